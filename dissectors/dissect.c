@@ -1,0 +1,226 @@
+/* dissect.c - frame driver and the shared name tables.
+ * Link decoders: Ethernet (IEEE 802.3, with IEEE 802.1Q / 802.1ad tags),
+ * Linux cooked v1/v2, raw IP, BSD null and OpenBSD loop. */
+#include "ecnwatch/dissect.h"
+
+#include <string.h>
+
+#include "ecnwatch/ecn.h"
+
+const char *const ew_ecn_name[4] = {"Not-ECT", "ECT(1)", "ECT(0)", "CE"};
+const char *const ew_ecn_key[4] = {"not_ect", "ect1", "ect0", "ce"};
+
+const char *const ew_event_name[EW_EV_COUNT] = {
+    [EW_EV_LINK_TRUNC] = "link_truncated",
+    [EW_EV_VLAN_TOO_DEEP] = "vlan_too_deep",
+    [EW_EV_NON_IP] = "non_ip",
+    [EW_EV_IP_VERSION_BAD] = "ip_version_bad",
+    [EW_EV_IPV4_TRUNC] = "ipv4_truncated",
+    [EW_EV_IPV4_HLEN_SMALL] = "ipv4_header_length_small",
+    [EW_EV_IPV4_TOTLEN_BAD] = "ipv4_total_length_bad",
+    [EW_EV_IPV4_FRAGMENT] = "ipv4_later_fragment",
+    [EW_EV_IPV6_TRUNC] = "ipv6_truncated",
+    [EW_EV_IPV6_EXT_TOO_LONG] = "ipv6_extension_chain_too_long",
+    [EW_EV_IPV6_EXT_BAD] = "ipv6_extension_header_bad",
+    [EW_EV_IPV6_FRAGMENT] = "ipv6_later_fragment",
+    [EW_EV_IP_LEN_SHORT] = "ip_length_past_frame",
+    [EW_EV_TCP_SHORT] = "tcp_segment_too_short",
+    [EW_EV_TCP_TRUNC] = "tcp_truncated",
+    [EW_EV_TCP_DOFF_SMALL] = "tcp_data_offset_small",
+    [EW_EV_TCP_DOFF_PAST_END] = "tcp_data_offset_past_end",
+    [EW_EV_TCP_OPT_TRUNC] = "tcp_options_truncated",
+    [EW_EV_TCP_OPT_BADLEN] = "tcp_option_length_bad",
+    [EW_EV_TCP_OPT_OVERRUN] = "tcp_option_overrun",
+    [EW_EV_UDP_TRUNC] = "udp_truncated",
+    [EW_EV_UDP_LEN_BAD] = "udp_length_bad",
+};
+
+const char *const ew_link_name[EW_LINK_COUNT] = {
+    [EW_LINK_ETHERNET] = "EN10MB", [EW_LINK_SLL] = "LINUX_SLL", [EW_LINK_SLL2] = "LINUX_SLL2",
+    [EW_LINK_RAW] = "RAW",         [EW_LINK_IPV4] = "IPV4",     [EW_LINK_IPV6] = "IPV6",
+    [EW_LINK_NULL] = "NULL",       [EW_LINK_LOOP] = "LOOP",
+};
+
+enum {
+    ETHERTYPE_IPV4 = 0x0800,
+    ETHERTYPE_IPV6 = 0x86dd,
+    ETHERTYPE_8021Q = 0x8100,
+    ETHERTYPE_8021AD = 0x88a8,
+    ETHERTYPE_QINQ_OLD = 0x9100,
+};
+
+static int
+is_vlan_tpid(uint16_t t)
+{
+    return t == ETHERTYPE_8021Q || t == ETHERTYPE_8021AD || t == ETHERTYPE_QINQ_OLD;
+}
+
+/* Walk up to EW_VLAN_MAX_DEPTH tags, then hand IP to the network layer. */
+static void
+dissect_ethertype(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    while (is_vlan_tpid(type)) {
+        uint16_t tci;
+
+        if (pkt->vlan_depth >= EW_VLAN_MAX_DEPTH) {
+            ew_pkt_event(pkt, EW_EV_VLAN_TOO_DEEP);
+            pkt->status = EW_PKT_UNDECODABLE;
+            return;
+        }
+        tci = ew_cur_be16(c);
+        type = ew_cur_be16(c);
+        if (c->trunc) {
+            ew_pkt_event(pkt, EW_EV_LINK_TRUNC);
+            pkt->status = EW_PKT_UNDECODABLE;
+            return;
+        }
+        pkt->vlan_id[pkt->vlan_depth++] = (uint16_t)(tci & 0x0fff);
+    }
+    if (type == ETHERTYPE_IPV4 || type == ETHERTYPE_IPV6) {
+        ew_dissect_ip(c, type, pkt, fs);
+        return;
+    }
+    ew_pkt_event(pkt, EW_EV_NON_IP);
+    pkt->status = EW_PKT_NON_IP;
+}
+
+static void
+link_ethernet(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    uint16_t type;
+
+    ew_cur_skip(c, 12); /* destination, source */
+    type = ew_cur_be16(c);
+    if (c->trunc) {
+        ew_pkt_event(pkt, EW_EV_LINK_TRUNC);
+        pkt->status = EW_PKT_UNDECODABLE;
+        return;
+    }
+    /* values up to 1500 are IEEE 802.3 lengths (LLC follows): not IP here */
+    dissect_ethertype(c, type, pkt, fs);
+}
+
+/* Linux cooked v1: type(2) hatype(2) halen(2) addr(8) protocol(2) */
+static void
+link_sll(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    uint16_t proto;
+
+    ew_cur_skip(c, 14);
+    proto = ew_cur_be16(c);
+    if (c->trunc) {
+        ew_pkt_event(pkt, EW_EV_LINK_TRUNC);
+        pkt->status = EW_PKT_UNDECODABLE;
+        return;
+    }
+    dissect_ethertype(c, proto, pkt, fs);
+}
+
+/* Linux cooked v2: protocol(2) reserved(2) ifindex(4) hatype(2) pkttype(1)
+ * halen(1) addr(8) */
+static void
+link_sll2(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    uint16_t proto = ew_cur_be16(c);
+
+    ew_cur_skip(c, 18);
+    if (c->trunc) {
+        ew_pkt_event(pkt, EW_EV_LINK_TRUNC);
+        pkt->status = EW_PKT_UNDECODABLE;
+        return;
+    }
+    dissect_ethertype(c, proto, pkt, fs);
+}
+
+/* BSD AF_ values for IP over the loopback: AF_INET is 2 everywhere; AF_INET6
+ * is 24 (NetBSD, OpenBSD, BSD/OS), 28 (FreeBSD) or 30 (Darwin) -- Linux uses 10
+ * but never writes this link type. */
+static uint16_t
+af_to_ethertype(uint32_t af)
+{
+    switch (af) {
+    case 2:
+        return ETHERTYPE_IPV4;
+    case 10:
+    case 24:
+    case 28:
+    case 30:
+        return ETHERTYPE_IPV6;
+    default:
+        return 0;
+    }
+}
+
+static void
+link_null(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs, int network_order)
+{
+    uint32_t af;
+    uint16_t type;
+
+    if (network_order) {
+        af = ew_cur_be32(c);
+    } else {
+        /* written in the capturing host's order: take whichever reading is small */
+        af = ew_cur_le32(c);
+        if (af > 0xffff)
+            af = ((af & 0xff) << 24) | ((af & 0xff00) << 8) | ((af >> 8) & 0xff00) | (af >> 24);
+    }
+    if (c->trunc) {
+        ew_pkt_event(pkt, EW_EV_LINK_TRUNC);
+        pkt->status = EW_PKT_UNDECODABLE;
+        return;
+    }
+    type = af_to_ethertype(af);
+    if (type == 0) {
+        ew_pkt_event(pkt, EW_EV_NON_IP);
+        pkt->status = EW_PKT_NON_IP;
+        return;
+    }
+    ew_dissect_ip(c, type, pkt, fs);
+}
+
+void
+ew_dissect_frame(enum ew_link link, const uint8_t *data, size_t caplen, uint32_t wirelen,
+                 struct ew_pkt *pkt)
+{
+    struct ew_cur c;
+
+    memset(pkt, 0, sizeof(*pkt));
+    pkt->link = link;
+    pkt->status = EW_PKT_OK;
+    ew_cur_init(&c, data, caplen);
+    pkt->caplen = caplen > UINT32_MAX ? UINT32_MAX : (uint32_t)caplen;
+    pkt->wirelen = wirelen;
+
+    switch (link) {
+    case EW_LINK_ETHERNET:
+        link_ethernet(&c, pkt, data);
+        break;
+    case EW_LINK_SLL:
+        link_sll(&c, pkt, data);
+        break;
+    case EW_LINK_SLL2:
+        link_sll2(&c, pkt, data);
+        break;
+    case EW_LINK_RAW:
+        ew_dissect_ip(&c, 0, pkt, data);
+        break;
+    case EW_LINK_IPV4:
+        ew_dissect_ip(&c, ETHERTYPE_IPV4, pkt, data);
+        break;
+    case EW_LINK_IPV6:
+        ew_dissect_ip(&c, ETHERTYPE_IPV6, pkt, data);
+        break;
+    case EW_LINK_NULL:
+        link_null(&c, pkt, data, 0);
+        break;
+    case EW_LINK_LOOP:
+        link_null(&c, pkt, data, 1);
+        break;
+    default:
+        pkt->status = EW_PKT_UNDECODABLE;
+        break;
+    }
+    if (pkt->status != EW_PKT_OK)
+        pkt->l4 = EW_L4_NONE;
+}

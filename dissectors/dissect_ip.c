@@ -1,0 +1,275 @@
+/* dissect_ip.c - IPv4 (RFC 791) and IPv6 (RFC 8200) headers, the ECN field
+ * of both (RFC 3168 §5) through one extractor, and the transport demux. */
+#include "ecnwatch/dissect.h"
+
+#include <string.h>
+
+#include "ecnwatch/ecn.h"
+
+enum {
+    IPPROTO_NUM_HOPOPTS = 0,
+    IPPROTO_NUM_TCP = 6,
+    IPPROTO_NUM_UDP = 17,
+    IPPROTO_NUM_ROUTING = 43,
+    IPPROTO_NUM_FRAGMENT = 44,
+    IPPROTO_NUM_AH = 51,
+    IPPROTO_NUM_NONE = 59,
+    IPPROTO_NUM_DSTOPTS = 60,
+    IPPROTO_NUM_MOBILITY = 135,
+    IPPROTO_NUM_HIP = 139,
+    IPPROTO_NUM_SHIM6 = 140,
+};
+
+static uint32_t
+frame_offset(const uint8_t *fs, const uint8_t *p)
+{
+    return (uint32_t)(p - fs);
+}
+
+/* the IP header claims more bytes than the frame had on the wire */
+static void
+check_ip_len(struct ew_pkt *pkt, const uint8_t *fs, const uint8_t *ip_start, uint32_t iplen)
+{
+    uint64_t end = (uint64_t)frame_offset(fs, ip_start) + iplen;
+
+    if (pkt->wirelen != 0 && end > pkt->wirelen)
+        ew_pkt_event(pkt, EW_EV_IP_LEN_SHORT);
+}
+
+static void
+dissect_transport(struct ew_cur *l4, uint32_t seglen, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    switch (pkt->ip_proto) {
+    case IPPROTO_NUM_TCP:
+        ew_dissect_tcp(l4, seglen, pkt, fs);
+        break;
+    case IPPROTO_NUM_UDP:
+        ew_dissect_udp(l4, seglen, pkt, fs);
+        break;
+    default:
+        break;
+    }
+}
+
+void
+ew_dissect_ipv4(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    const uint8_t *ip_start = c->p;
+    uint8_t vhl, tos, ttl, proto;
+    uint16_t totlen, id, frag;
+    uint32_t hlen, seglen;
+    struct ew_cur l4;
+
+    vhl = ew_cur_u8(c);
+    tos = ew_cur_u8(c);
+    totlen = ew_cur_be16(c);
+    id = ew_cur_be16(c);
+    frag = ew_cur_be16(c);
+    ttl = ew_cur_u8(c);
+    proto = ew_cur_u8(c);
+    ew_cur_skip(c, 2); /* checksum */
+    pkt->src[10] = 0xff;
+    pkt->src[11] = 0xff;
+    pkt->dst[10] = 0xff;
+    pkt->dst[11] = 0xff;
+    ew_cur_bytes(c, pkt->src + 12, 4);
+    ew_cur_bytes(c, pkt->dst + 12, 4);
+    if (c->trunc) {
+        ew_pkt_event(pkt, EW_EV_IPV4_TRUNC);
+        pkt->status = EW_PKT_UNDECODABLE;
+        return;
+    }
+    if ((vhl >> 4) != 4) {
+        ew_pkt_event(pkt, EW_EV_IP_VERSION_BAD);
+        pkt->status = EW_PKT_UNDECODABLE;
+        return;
+    }
+    hlen = (uint32_t)(vhl & 0x0f) * 4;
+    if (hlen < 20) {
+        ew_pkt_event(pkt, EW_EV_IPV4_HLEN_SMALL);
+        pkt->status = EW_PKT_UNDECODABLE;
+        return;
+    }
+    /* From here the fixed header is sound: the ECN field counts. */
+    pkt->family = 4;
+    pkt->ecn = ew_ecn_from_tc(tos);
+    pkt->dscp = (uint8_t)(tos >> 2);
+    pkt->ttl = ttl;
+    pkt->ip_proto = proto;
+    pkt->ip_id = id;
+    pkt->status = EW_PKT_OK;
+
+    if (totlen == 0) {
+        /* segmentation offload writes 0: take the frame's length, as Wireshark does */
+        uint32_t off = frame_offset(fs, ip_start);
+        totlen = (uint16_t)(pkt->wirelen > off ? (pkt->wirelen - off > 0xffff ? 0xffff
+                                                                             : pkt->wirelen - off)
+                                               : 0);
+    }
+    pkt->ip_len = totlen;
+    if (totlen < hlen) {
+        ew_pkt_event(pkt, EW_EV_IPV4_TOTLEN_BAD);
+        return;
+    }
+    check_ip_len(pkt, fs, ip_start, totlen);
+    if (!ew_cur_skip(c, hlen - 20)) { /* options */
+        ew_pkt_event(pkt, EW_EV_IPV4_TRUNC);
+        return;
+    }
+    if (frag & 0x3fff) /* MF or an offset */
+        pkt->fragment = true;
+    if (frag & 0x1fff) {
+        pkt->later_fragment = true;
+        ew_pkt_event(pkt, EW_EV_IPV4_FRAGMENT);
+        return;
+    }
+    seglen = totlen - hlen;
+    ew_cur_sub(c, seglen, &l4);
+    dissect_transport(&l4, seglen, pkt, fs);
+}
+
+static int
+is_ext_header(uint8_t nh)
+{
+    switch (nh) {
+    case IPPROTO_NUM_HOPOPTS:
+    case IPPROTO_NUM_ROUTING:
+    case IPPROTO_NUM_FRAGMENT:
+    case IPPROTO_NUM_AH:
+    case IPPROTO_NUM_DSTOPTS:
+    case IPPROTO_NUM_MOBILITY:
+    case IPPROTO_NUM_HIP:
+    case IPPROTO_NUM_SHIM6:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+void
+ew_dissect_ipv6(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    const uint8_t *ip_start = c->p;
+    uint32_t w, plen;
+    uint8_t nh, hlim, tc;
+    struct ew_cur pl;
+    bool whole;
+
+    w = ew_cur_be32(c);
+    plen = ew_cur_be16(c);
+    nh = ew_cur_u8(c);
+    hlim = ew_cur_u8(c);
+    ew_cur_bytes(c, pkt->src, 16);
+    ew_cur_bytes(c, pkt->dst, 16);
+    if (c->trunc) {
+        ew_pkt_event(pkt, EW_EV_IPV6_TRUNC);
+        pkt->status = EW_PKT_UNDECODABLE;
+        return;
+    }
+    if ((w >> 28) != 6) {
+        ew_pkt_event(pkt, EW_EV_IP_VERSION_BAD);
+        pkt->status = EW_PKT_UNDECODABLE;
+        return;
+    }
+    tc = (uint8_t)((w >> 20) & 0xff);
+    pkt->family = 6;
+    pkt->ecn = ew_ecn_from_tc(tc);
+    pkt->dscp = (uint8_t)(tc >> 2);
+    pkt->ttl = hlim;
+    pkt->ip_proto = nh;
+    pkt->status = EW_PKT_OK;
+
+    if (plen == 0 && nh == IPPROTO_NUM_HOPOPTS) {
+        /* a jumbogram (RFC 2675): its length is in an option; bound by the frame */
+        uint32_t off = frame_offset(fs, c->p);
+        plen = pkt->wirelen > off ? pkt->wirelen - off : 0;
+    }
+    pkt->ip_len = 40 + plen;
+    check_ip_len(pkt, fs, ip_start, 40 + plen);
+    whole = ew_cur_sub(c, plen, &pl);
+
+    for (;;) {
+        uint8_t next, hl;
+        size_t len;
+
+        if (!is_ext_header(nh))
+            break;
+        if (pkt->ext_count >= EW_IPV6_EXT_MAX) {
+            ew_pkt_event(pkt, EW_EV_IPV6_EXT_TOO_LONG);
+            pkt->ip_proto = nh;
+            return;
+        }
+        next = ew_cur_u8(&pl);
+        hl = ew_cur_u8(&pl);
+        if (nh == IPPROTO_NUM_FRAGMENT) {
+            uint16_t off;
+
+            /* hl is the reserved byte here */
+            off = ew_cur_be16(&pl);
+            ew_cur_skip(&pl, 4); /* identification */
+            if (!pl.trunc) {
+                pkt->fragment = true;
+                if (off & 0xfff8) {
+                    pkt->ext_count++;
+                    pkt->ip_proto = next;
+                    pkt->later_fragment = true;
+                    ew_pkt_event(pkt, EW_EV_IPV6_FRAGMENT);
+                    return;
+                }
+            }
+            len = 8;
+        } else if (nh == IPPROTO_NUM_AH) {
+            len = ((size_t)hl + 2) * 4;
+            ew_cur_skip(&pl, len - 2);
+        } else {
+            len = ((size_t)hl + 1) * 8;
+            ew_cur_skip(&pl, len - 2);
+        }
+        if (pl.trunc) {
+            /* ran out: the capture was short, or the header is longer than the payload */
+            ew_pkt_event(pkt, whole ? EW_EV_IPV6_EXT_BAD : EW_EV_IPV6_TRUNC);
+            pkt->ip_proto = nh;
+            return;
+        }
+        pkt->ext_count++;
+        nh = next;
+        pkt->ip_proto = nh;
+    }
+    {
+        uint32_t consumed = (uint32_t)(pl.p - (ip_start + 40));
+        uint32_t seglen = plen >= consumed ? plen - consumed : 0;
+
+        dissect_transport(&pl, seglen, pkt, fs);
+    }
+}
+
+/* Dispatch on the ethertype, or on the version nibble when it is 0 (raw IP). */
+void
+ew_dissect_ip(struct ew_cur *c, uint16_t ethertype, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    if (ethertype == 0) {
+        uint8_t first;
+
+        if (!ew_cur_peek_u8(c, &first)) {
+            ew_pkt_event(pkt, EW_EV_LINK_TRUNC);
+            pkt->status = EW_PKT_UNDECODABLE;
+            return;
+        }
+        switch (first >> 4) {
+        case 4:
+            ethertype = 0x0800;
+            break;
+        case 6:
+            ethertype = 0x86dd;
+            break;
+        default:
+            ew_pkt_event(pkt, EW_EV_IP_VERSION_BAD);
+            pkt->status = EW_PKT_UNDECODABLE;
+            return;
+        }
+    }
+    if (ethertype == 0x0800)
+        ew_dissect_ipv4(c, pkt, fs);
+    else
+        ew_dissect_ipv6(c, pkt, fs);
+}

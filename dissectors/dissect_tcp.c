@@ -1,0 +1,217 @@
+/* dissect_tcp.c - TCP header (RFC 9293 §3.1) with all nine flag bits (AE:
+ * RFC 9768 §3.1.1), and the options MSS, window scale, SACK-permitted, SACK,
+ * timestamps (RFC 2018, RFC 7323) and AccECN (RFC 9768 §3.2.3: kinds 172 and
+ * 174, and the experimental kind 254 with ExID 0xACC0 / 0xACC1, RFC 6994). */
+#include "ecnwatch/dissect.h"
+
+#include "ecnwatch/ecn.h"
+
+enum {
+    TCPOPT_EOL = 0,
+    TCPOPT_NOP = 1,
+    TCPOPT_MSS = 2,
+    TCPOPT_WS = 3,
+    TCPOPT_SACKPERM = 4,
+    TCPOPT_SACK = 5,
+    TCPOPT_TS = 8,
+    TCPOPT_ACCECN0 = 172,
+    TCPOPT_ACCECN1 = 174,
+    TCPOPT_EXP = 254,
+    TCP_EXID_ACCECN0 = 0xACC0,
+    TCP_EXID_ACCECN1 = 0xACC1,
+};
+
+/* AccECN field order: which counter each 24-bit field carries (§3.2.3.1) */
+static const enum ew_accecn_field accecn_order[2][3] = {
+    {EW_ACC_E0B, EW_ACC_CEB, EW_ACC_E1B}, /* kind 172 / ExID 0xACC0 */
+    {EW_ACC_E1B, EW_ACC_CEB, EW_ACC_E0B}, /* kind 174 / ExID 0xACC1 */
+};
+
+/* body: the option's bytes after kind and length (and after the ExID for 254).
+ * Whole 3-byte fields are read; a partial trailing field is ignored (§3.2.3.1
+ * forward compatibility). */
+static void
+parse_accecn(struct ew_cur *body, uint8_t kind, uint8_t order, uint8_t len, struct ew_tcp *t)
+{
+    struct ew_accecn_opt *a = &t->acc;
+    size_t n = ew_cur_left(body) / 3;
+    size_t i;
+
+    if (n > 3)
+        n = 3;
+    a->present = true;
+    a->kind = kind;
+    a->order = order;
+    a->len = len;
+    a->nfields = (uint8_t)n;
+    for (i = 0; i < 3; i++)
+        a->has[i] = false;
+    for (i = 0; i < n; i++) {
+        enum ew_accecn_field f = accecn_order[order][i];
+
+        a->val[f] = ew_cur_be24(body);
+        a->has[f] = true;
+    }
+}
+
+/* Walk the option space. `captured_all` says whether the whole option space
+ * was captured, so that running out can be told apart: truncated by the
+ * snaplen, or an option that overruns the space (invalid). */
+static void
+parse_options(struct ew_cur *o, bool captured_all, struct ew_pkt *pkt)
+{
+    struct ew_tcp *t = &pkt->u.tcp;
+    unsigned guard = 0;
+
+    while (ew_cur_left(o) > 0 && guard++ < 40) {
+        uint8_t kind = ew_cur_u8(o);
+        uint8_t len;
+        struct ew_cur body;
+
+        if (kind == TCPOPT_EOL)
+            return;
+        if (kind == TCPOPT_NOP)
+            continue;
+        if (!ew_cur_has(o, 1)) {
+            ew_pkt_event(pkt, captured_all ? EW_EV_TCP_OPT_OVERRUN : EW_EV_TCP_OPT_TRUNC);
+            return;
+        }
+        len = ew_cur_u8(o);
+        if (len < 2) {
+            ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
+            return;
+        }
+        if (!ew_cur_sub(o, (size_t)len - 2, &body)) {
+            ew_pkt_event(pkt, captured_all ? EW_EV_TCP_OPT_OVERRUN : EW_EV_TCP_OPT_TRUNC);
+            return;
+        }
+        switch (kind) {
+        case TCPOPT_MSS:
+            if (len != 4) {
+                ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
+                break;
+            }
+            t->has_mss = true;
+            t->mss = ew_cur_be16(&body);
+            break;
+        case TCPOPT_WS:
+            if (len != 3) {
+                ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
+                break;
+            }
+            t->has_ws = true;
+            t->ws = ew_cur_u8(&body);
+            break;
+        case TCPOPT_SACKPERM:
+            if (len != 2)
+                ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
+            else
+                t->has_sackperm = true;
+            break;
+        case TCPOPT_SACK:
+            if ((len - 2) % 8 != 0 || len == 2)
+                ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
+            else
+                t->sack_blocks = (uint8_t)((len - 2) / 8);
+            break;
+        case TCPOPT_TS:
+            if (len != 10) {
+                ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
+                break;
+            }
+            t->has_ts = true;
+            t->tsval = ew_cur_be32(&body);
+            t->tsecr = ew_cur_be32(&body);
+            break;
+        case TCPOPT_ACCECN0:
+        case TCPOPT_ACCECN1:
+            parse_accecn(&body, kind, kind == TCPOPT_ACCECN1, len, t);
+            break;
+        case TCPOPT_EXP:
+            if (len >= 4) {
+                uint16_t exid = ew_cur_be16(&body);
+
+                if (exid == TCP_EXID_ACCECN0 || exid == TCP_EXID_ACCECN1)
+                    parse_accecn(&body, kind, exid == TCP_EXID_ACCECN1, len, t);
+            }
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+void
+ew_dissect_tcp(struct ew_cur *c, uint32_t seglen, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    struct ew_tcp *t = &pkt->u.tcp;
+    const uint8_t *start = c->p;
+    uint8_t offb, flb;
+    uint32_t hlen;
+    struct ew_cur o;
+    bool whole;
+
+    if (seglen < 20) {
+        ew_pkt_event(pkt, EW_EV_TCP_SHORT);
+        return;
+    }
+    t->sport = ew_cur_be16(c);
+    t->dport = ew_cur_be16(c);
+    t->seq = ew_cur_be32(c);
+    t->ack = ew_cur_be32(c);
+    offb = ew_cur_u8(c);
+    flb = ew_cur_u8(c);
+    t->window = ew_cur_be16(c);
+    ew_cur_skip(c, 4); /* checksum, urgent pointer */
+    if (c->trunc) {
+        ew_pkt_event(pkt, EW_EV_TCP_TRUNC);
+        return;
+    }
+    t->doff = (uint8_t)(offb >> 4);
+    t->flags = (uint16_t)(((offb & 0x01u) << 8) | flb);
+    hlen = (uint32_t)t->doff * 4;
+    if (hlen < 20) {
+        ew_pkt_event(pkt, EW_EV_TCP_DOFF_SMALL);
+        return;
+    }
+    if (hlen > seglen) {
+        ew_pkt_event(pkt, EW_EV_TCP_DOFF_PAST_END);
+        return;
+    }
+    whole = ew_cur_sub(c, hlen - 20, &o);
+    t->opts_complete = whole;
+    if (!whole)
+        ew_pkt_event(pkt, EW_EV_TCP_OPT_TRUNC);
+    parse_options(&o, whole, pkt);
+    t->payload = seglen - hlen;
+    pkt->l4 = EW_L4_TCP;
+    pkt->l4_end = (uint32_t)(start - fs) + hlen;
+}
+
+void
+ew_dissect_udp(struct ew_cur *c, uint32_t seglen, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    struct ew_udp *u = &pkt->u.udp;
+    const uint8_t *start = c->p;
+
+    if (seglen < 8) {
+        ew_pkt_event(pkt, EW_EV_UDP_LEN_BAD);
+        return;
+    }
+    u->sport = ew_cur_be16(c);
+    u->dport = ew_cur_be16(c);
+    u->len = ew_cur_be16(c);
+    ew_cur_skip(c, 2); /* checksum */
+    if (c->trunc) {
+        ew_pkt_event(pkt, EW_EV_UDP_TRUNC);
+        return;
+    }
+    if (u->len < 8 || u->len > seglen) {
+        ew_pkt_event(pkt, EW_EV_UDP_LEN_BAD);
+        u->payload = seglen - 8;
+    } else {
+        u->payload = (uint32_t)u->len - 8;
+    }
+    pkt->l4 = EW_L4_UDP;
+    pkt->l4_end = (uint32_t)(start - fs) + 8;
+}

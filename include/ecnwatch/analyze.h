@@ -1,0 +1,69 @@
+/* analyze.h - the per-packet pipeline after dissection: totals, the flow
+ * table and the per-direction ECN accounting. Single-threaded; one analyzer
+ * per capture source. */
+#ifndef ECNWATCH_ANALYZE_H
+#define ECNWATCH_ANALYZE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ecnwatch/flow.h"
+#include "ecnwatch/pkt.h"
+
+struct ew_totals {
+    uint64_t frames;       /* every record read */
+    uint64_t ip_packets;   /* frames with a usable IP header (counted by codepoint) */
+    uint64_t non_ip;       /* ARP, LLC, ...: not an error */
+    uint64_t undecodable;  /* no usable IP header: truncated or invalid below IP */
+    uint64_t truncated;    /* frames with any *_truncated event */
+    uint64_t invalid;      /* frames with an invalid-header event */
+    uint64_t ecn[4];
+    uint64_t events[EW_EV_COUNT];
+};
+
+enum ew_neg {
+    EW_NEG_NONE,
+    EW_NEG_RFC3168,
+    EW_NEG_ACCECN,
+    EW_NEG_REFUSED,
+    EW_NEG_BROKEN,
+    EW_NEG_UNSEEN,
+    EW_NEG_NA, /* not TCP */
+};
+extern const char *const ew_neg_name[];
+
+struct ew_analyzer_cfg {
+    uint32_t max_flows;
+    uint64_t hash_seed;
+    int64_t idle_ns;
+    ew_flow_evict_fn on_evict; /* optional: sees each flow before its record is reused */
+    void *evict_arg;
+};
+
+struct ew_analyzer {
+    struct ew_flowtab *tab;
+    struct ew_totals tot;
+    int64_t first_ns, last_ns;
+    bool have_time;
+};
+
+/* 0 on success, -1 when the flow table cannot be allocated */
+int ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg);
+void ew_analyzer_free(struct ew_analyzer *an);
+
+/* Account one decoded frame seen at packet time ts_ns. Frame numbers are
+ * 1-based, in the order frames are given. */
+void ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_ns);
+
+/* segment kind of a TCP packet; updates the direction's sequence tracking */
+enum ew_seg_kind ew_tcp_seg_kind(struct ew_dir_stats *d, const struct ew_tcp *t);
+
+/* the handshake as far as it was seen (RFC 3168 §6.1.1, RFC 9768 Table 2) */
+enum ew_neg ew_flow_negotiation(const struct ew_flow *f);
+
+/* "not_ect", "ect0", "ect1", "mixed" or "none": the codepoints the sender put
+ * on its data (TCP: data and retransmissions; otherwise every packet), CE
+ * aside, as seen at the capture point */
+const char *ew_dir_sender_codepoint(const struct ew_flow *f, int dir);
+
+#endif /* ECNWATCH_ANALYZE_H */

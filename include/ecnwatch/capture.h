@@ -1,0 +1,46 @@
+/* capture.h - the libpcap side: open a capture file (or standard input),
+ * apply a filter, map the link type, hand out frames. The only header that
+ * knows libpcap exists. */
+#ifndef ECNWATCH_CAPTURE_H
+#define ECNWATCH_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ecnwatch/pkt.h"
+
+#define EW_ERRBUF_SIZE 512
+
+enum ew_cap_err {
+    EW_CAP_ERR_INPUT = -1,  /* missing, unreadable, not a capture */
+    EW_CAP_ERR_FILTER = -2, /* the filter expression does not compile */
+    EW_CAP_ERR_LINK = -3,   /* a link type ecnwatch does not decode */
+};
+
+enum ew_cap_next {
+    EW_CAP_FRAME = 1, /* a frame was returned */
+    EW_CAP_END = 0,   /* end of the capture */
+    EW_CAP_BROKEN = -1 /* the file ended mid-record or could not be read further */
+};
+
+struct ew_capture;
+
+struct ew_frame {
+    const uint8_t *data; /* borrowed until the next ew_capture_next() */
+    uint32_t caplen;
+    uint32_t wirelen;
+    int64_t ts_ns;
+};
+
+/* Open `path` ("-" for standard input) and compile `filter` (NULL or "" for
+ * none). On failure returns an enum ew_cap_err and a one-line message. */
+int ew_capture_open_file(const char *path, const char *filter, struct ew_capture **out,
+                         char *errbuf, size_t errlen);
+enum ew_link ew_capture_link(const struct ew_capture *cap);
+const char *ew_capture_link_name(const struct ew_capture *cap);
+/* On EW_CAP_BROKEN, errbuf says why. */
+enum ew_cap_next ew_capture_next(struct ew_capture *cap, struct ew_frame *fr, char *errbuf,
+                                 size_t errlen);
+void ew_capture_close(struct ew_capture *cap);
+
+#endif /* ECNWATCH_CAPTURE_H */

@@ -1,0 +1,133 @@
+/* flow.h - the bidirectional flow table and the per-flow record.
+ *
+ * The table owns every struct ew_flow. It holds at most max_flows records,
+ * allocated once; nothing is allocated per packet. Live flows are indexed by
+ * a seeded hash of the canonical key; a flow idle for longer than the idle
+ * timeout (packet time) is ended: it stays in the table for the report but a
+ * new packet of the same 5-tuple starts a new flow. When the table is full the
+ * oldest ended flow is evicted, else the least recently active live one;
+ * every eviction is counted and handed to the eviction callback first.
+ * Pointers returned are borrowed, valid until the next ew_flowtab_get().
+ */
+#ifndef ECNWATCH_FLOW_H
+#define ECNWATCH_FLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ecnwatch/pkt.h"
+
+/* Canonical key: (addr, port) pairs ordered so both directions map to one
+ * key. IPv4 addresses are stored v4-mapped. 40 bytes, no implicit padding,
+ * compared and hashed as bytes. */
+struct ew_flow_key {
+    uint8_t lo[16];
+    uint8_t hi[16];
+    uint16_t port_lo;
+    uint16_t port_hi;
+    uint8_t proto; /* IP protocol number */
+    uint8_t family; /* 4 or 6 */
+    uint8_t l4;     /* enum ew_l4: ports are meaningful for TCP/UDP only */
+    uint8_t pad;
+};
+
+/* direction index inside a flow: canonical low-to-high or the reverse */
+enum { EW_DIR_LO_HI = 0, EW_DIR_HI_LO = 1 };
+
+/* what kind of segment a TCP packet is, for the per-kind codepoint split */
+enum ew_seg_kind {
+    EW_SEG_SYN,
+    EW_SEG_SYNACK,
+    EW_SEG_DATA,
+    EW_SEG_PURE_ACK,
+    EW_SEG_RETRANS,
+    EW_SEG_FIN_RST,
+    EW_SEG_OTHER, /* no ACK, no SYN/FIN/RST, no payload */
+    EW_SEG_COUNT
+};
+extern const char *const ew_seg_kind_name[EW_SEG_COUNT];
+
+struct ew_dir_stats {
+    uint64_t packets;
+    uint64_t bytes;         /* IP length (header + payload) as the IP header states it */
+    uint64_t payload_bytes; /* transport payload, from the IP/UDP lengths */
+    uint64_t ecn[4];        /* by codepoint value, enum ew_ecn */
+    uint32_t ece, cwr, ae;  /* raw TCP header bits */
+    uint32_t kind_ecn[EW_SEG_COUNT][4];
+    uint32_t seq_max; /* highest sequence number sent + 1 (TCP) */
+    bool have_seq;
+};
+
+/* The first SYN and SYN-ACK as seen, for the negotiation. */
+struct ew_handshake {
+    uint64_t syn_frame, synack_frame;
+    uint16_t syn_flags, synack_flags;
+    uint8_t syn_ecn, synack_ecn;
+    uint16_t syn_count, synack_count;
+    bool syn_flags_changed; /* a later SYN carried other ECN flags (fallback) */
+    bool synack_flags_changed;
+};
+
+struct ew_flow {
+    struct ew_flow_key key;
+    uint64_t id;          /* 1-based, in order of creation (= order of first frame) */
+    uint64_t first_frame; /* 1-based frame numbers */
+    uint64_t last_frame;
+    int64_t first_ns;     /* packet time, ns since the epoch */
+    int64_t last_ns;
+    struct ew_dir_stats dir[2];
+    struct ew_handshake hs;
+    uint8_t client_dir;   /* the canonical direction that is client-to-server */
+    bool syn_seen;        /* the client was identified by a SYN */
+    bool ended;           /* idle-expired: kept for the report, out of the index */
+    /* table bookkeeping */
+    uint32_t hash;
+    uint32_t lru_prev, lru_next; /* record indices + 1; 0 = none */
+};
+
+struct ew_flowtab;
+
+/* called just before a flow's record is reused; the flow is still intact */
+typedef void (*ew_flow_evict_fn)(void *arg, const struct ew_flow *flow);
+
+struct ew_flowtab_stats {
+    uint64_t created;  /* flows ever created */
+    uint64_t evicted;  /* records reused because the table was full */
+    uint64_t expired;  /* flows ended by the idle timeout */
+    uint32_t in_table; /* records held (live + ended) */
+    uint32_t live;     /* flows in the index */
+};
+
+/* max_flows >= 1; idle_ns <= 0 disables the idle timeout. Returns NULL on
+ * allocation failure. */
+struct ew_flowtab *ew_flowtab_new(uint32_t max_flows, uint64_t seed, int64_t idle_ns,
+                                  ew_flow_evict_fn on_evict, void *arg);
+void ew_flowtab_free(struct ew_flowtab *tab);
+
+/* Build the canonical key of a decoded packet; returns the packet's direction
+ * (EW_DIR_LO_HI or EW_DIR_HI_LO). pkt->status must be EW_PKT_OK. */
+int ew_flow_key_from_pkt(const struct ew_pkt *pkt, struct ew_flow_key *key);
+
+uint64_t ew_flow_hash(const struct ew_flow_key *key, uint64_t seed);
+
+/* Find the live flow for key, or create one (ending it first if it has been
+ * idle past the timeout at packet time now_ns, evicting if the table is full).
+ * *created tells which. Never fails. O(1) expected; bounded by the probe
+ * length of the index. */
+struct ew_flow *ew_flowtab_get(struct ew_flowtab *tab, const struct ew_flow_key *key,
+                               int64_t now_ns, bool *created);
+
+/* Mark recently used (moves the flow to the tail of the activity list). */
+void ew_flowtab_touch(struct ew_flowtab *tab, struct ew_flow *flow);
+
+/* End up to `budget` live flows idle at now_ns; returns how many. */
+uint32_t ew_flowtab_expire(struct ew_flowtab *tab, int64_t now_ns, uint32_t budget);
+
+void ew_flowtab_get_stats(const struct ew_flowtab *tab, struct ew_flowtab_stats *st);
+
+/* Fill `out` (room for st.in_table pointers) with every held flow, ordered by
+ * id. Returns the count. */
+size_t ew_flowtab_list(const struct ew_flowtab *tab, const struct ew_flow **out, size_t room);
+
+#endif /* ECNWATCH_FLOW_H */

@@ -1,0 +1,150 @@
+/* pkt.h - one decoded frame: a value struct per layer, copied out of the
+ * captured bytes (nothing here points into them), plus anomaly events.
+ *
+ * Truncated (the capture ended early) and invalid (a field breaks its
+ * protocol's rules) are separate events: a truncated header is unknown, an
+ * invalid one is wrong.
+ */
+#ifndef ECNWATCH_PKT_H
+#define ECNWATCH_PKT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum ew_link {
+    EW_LINK_ETHERNET,
+    EW_LINK_SLL,  /* Linux cooked v1 */
+    EW_LINK_SLL2, /* Linux cooked v2 */
+    EW_LINK_RAW,  /* raw IP, version from the first nibble */
+    EW_LINK_IPV4,
+    EW_LINK_IPV6,
+    EW_LINK_NULL, /* BSD loopback, family in the capturing host's byte order */
+    EW_LINK_LOOP, /* OpenBSD loopback, family in network byte order */
+    EW_LINK_COUNT
+};
+
+#define EW_VLAN_MAX_DEPTH 2
+#define EW_IPV6_EXT_MAX 8
+
+/* Anomaly events. Keep ew_event_name[] (dissectors/dissect.c) in step. */
+enum ew_event {
+    EW_EV_LINK_TRUNC,       /* link header cut by the snaplen */
+    EW_EV_VLAN_TOO_DEEP,    /* more than EW_VLAN_MAX_DEPTH tags */
+    EW_EV_NON_IP,           /* not IPv4/IPv6 (ARP, LLC, ...): not an anomaly, just counted */
+    EW_EV_IP_VERSION_BAD,   /* version nibble disagrees with the link's protocol */
+    EW_EV_IPV4_TRUNC,       /* IPv4 header cut */
+    EW_EV_IPV4_HLEN_SMALL,  /* IHL below 5 */
+    EW_EV_IPV4_TOTLEN_BAD,  /* total length below the header length */
+    EW_EV_IPV4_FRAGMENT,    /* a non-first fragment: no ports */
+    EW_EV_IPV6_TRUNC,       /* IPv6 fixed header or an extension header cut */
+    EW_EV_IPV6_EXT_TOO_LONG, /* more than EW_IPV6_EXT_MAX extension headers */
+    EW_EV_IPV6_EXT_BAD,     /* an extension header longer than the payload */
+    EW_EV_IPV6_FRAGMENT,    /* a non-first fragment: no ports */
+    EW_EV_IP_LEN_SHORT,     /* the IP length says more than the frame held on the wire */
+    EW_EV_TCP_SHORT,        /* the IP payload is shorter than a TCP header */
+    EW_EV_TCP_TRUNC,        /* TCP fixed header cut */
+    EW_EV_TCP_DOFF_SMALL,   /* data offset below 5 */
+    EW_EV_TCP_DOFF_PAST_END, /* data offset past the end of the segment */
+    EW_EV_TCP_OPT_TRUNC,    /* the option space was cut by the snaplen */
+    EW_EV_TCP_OPT_BADLEN,   /* an option length of 0 or 1, or a wrong fixed length */
+    EW_EV_TCP_OPT_OVERRUN,  /* an option runs past the option space */
+    EW_EV_UDP_TRUNC,        /* UDP header cut */
+    EW_EV_UDP_LEN_BAD,      /* UDP length below 8 or past the IP payload */
+    EW_EV_COUNT
+};
+
+/* what became of the frame as a whole */
+enum ew_pkt_status {
+    EW_PKT_OK,        /* IP header decoded (the transport may still be missing) */
+    EW_PKT_NON_IP,    /* a frame of another protocol: nothing to account */
+    EW_PKT_UNDECODABLE /* no usable IP header: truncated or invalid below IP */
+};
+
+enum ew_l4 { EW_L4_NONE, EW_L4_TCP, EW_L4_UDP };
+
+enum ew_accecn_field { EW_ACC_E0B, EW_ACC_CEB, EW_ACC_E1B };
+
+struct ew_accecn_opt {
+    bool present;
+    uint8_t kind;      /* 172, 174, or 254 for the experimental encoding */
+    uint8_t order;     /* 0: EE0B,ECEB,EE1B; 1: EE1B,ECEB,EE0B */
+    uint8_t nfields;   /* whole 3-byte fields carried, 0..3 */
+    uint8_t len;       /* option length byte */
+    bool has[3];       /* indexed by enum ew_accecn_field */
+    uint32_t val[3];   /* 24-bit counters, indexed by enum ew_accecn_field */
+};
+
+struct ew_tcp {
+    uint16_t sport, dport;
+    uint32_t seq, ack;
+    uint16_t flags;    /* 9 bits, enum ew_tcp_flag */
+    uint8_t doff;      /* header length in 32-bit words */
+    uint16_t window;
+    uint32_t payload;  /* from the IP length, not from what was captured */
+    bool opts_complete; /* the whole option space was captured and parsed */
+    /* options */
+    bool has_mss, has_ws, has_sackperm, has_ts;
+    uint16_t mss;
+    uint8_t ws;
+    uint8_t sack_blocks;
+    uint32_t tsval, tsecr;
+    struct ew_accecn_opt acc;
+};
+
+struct ew_udp {
+    uint16_t sport, dport;
+    uint16_t len;
+    uint32_t payload;
+};
+
+struct ew_pkt {
+    /* link */
+    enum ew_link link;
+    uint32_t caplen;  /* bytes captured */
+    uint32_t wirelen; /* bytes on the wire, as the capture claims */
+    uint8_t vlan_depth;
+    uint16_t vlan_id[EW_VLAN_MAX_DEPTH];
+
+    enum ew_pkt_status status;
+    uint64_t events; /* bit (1 << enum ew_event) */
+
+    /* network: valid when status == EW_PKT_OK */
+    uint8_t family;   /* 4 or 6 */
+    uint8_t src[16], dst[16]; /* IPv4 as v4-mapped IPv6 (::ffff:a.b.c.d) */
+    uint8_t ecn;      /* enum ew_ecn */
+    uint8_t dscp;
+    uint8_t ttl;      /* hop limit for IPv6 */
+    uint8_t ip_proto; /* final next-header value */
+    uint16_t ip_id;   /* IPv4 identification; 0 for IPv6 */
+    uint32_t ip_len;  /* IP packet length from its header (header + payload) */
+    bool fragment;    /* first fragment or non-first: any fragmentation */
+    bool later_fragment; /* non-first fragment: no transport header */
+    uint8_t ext_count; /* IPv6 extension headers walked */
+
+    /* transport */
+    enum ew_l4 l4;
+    union {
+        struct ew_tcp tcp;
+        struct ew_udp udp;
+    } u;
+    /* offset from the frame start to the end of the transport header (TCP:
+     * including options); 0 when no transport header was decoded */
+    uint32_t l4_end;
+};
+
+static inline void
+ew_pkt_event(struct ew_pkt *p, enum ew_event ev)
+{
+    p->events |= (uint64_t)1 << ev;
+}
+
+static inline bool
+ew_pkt_has_event(const struct ew_pkt *p, enum ew_event ev)
+{
+    return (p->events >> ev) & 1u;
+}
+
+extern const char *const ew_event_name[EW_EV_COUNT];
+extern const char *const ew_link_name[EW_LINK_COUNT];
+
+#endif /* ECNWATCH_PKT_H */

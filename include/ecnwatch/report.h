@@ -1,0 +1,42 @@
+/* report.h - the JSON report (schema ecnwatch.report/1, see
+ * man/ecnwatch-report.5) and the human summary. Both are built from the
+ * analyzer's state after the capture and depend on nothing else, so the same
+ * capture gives the same bytes. */
+#ifndef ECNWATCH_REPORT_H
+#define ECNWATCH_REPORT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "ecnwatch/analyze.h"
+
+#define EW_SCHEMA "ecnwatch.report/1"
+
+struct ew_report_src {
+    const char *kind;     /* "file" or "interface" */
+    const char *name;
+    const char *linktype;
+    const char *filter;   /* NULL when none */
+    bool truncated;       /* the capture ended mid-record */
+    bool interrupted;     /* stopped by a signal */
+    uint64_t packet_limit; /* -c, 0 when none */
+};
+
+/* A new reference to the whole report. */
+json_t *ew_report_json(const struct ew_analyzer *an, const struct ew_report_src *src);
+
+/* The human summary: totals and a table of at most max_flows flows. */
+void ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
+                    size_t max_flows);
+
+/* Write the report to path atomically (temporary file in the same folder,
+ * fsync, rename). 0 on success; on failure -1, errbuf says why, and nothing
+ * is left at path or in the folder. */
+int ew_report_write_file(json_t *root, const char *path, char *errbuf, size_t errlen);
+
+/* address of a flow end as text ("192.0.2.1" or "2001:db8::1") */
+void ew_addr_str(const uint8_t addr[16], int family, char *buf, size_t len);
+
+#endif /* ECNWATCH_REPORT_H */

@@ -1,0 +1,250 @@
+/* analyze.c - totals, flows and per-direction ECN accounting. */
+#include "ecnwatch/analyze.h"
+
+#include <string.h>
+
+#include "ecnwatch/ecn.h"
+
+const char *const ew_neg_name[] = {
+    [EW_NEG_NONE] = "none",     [EW_NEG_RFC3168] = "rfc3168", [EW_NEG_ACCECN] = "accecn",
+    [EW_NEG_REFUSED] = "refused", [EW_NEG_BROKEN] = "broken", [EW_NEG_UNSEEN] = "unseen",
+    [EW_NEG_NA] = "none",
+};
+
+/* events that mean "the capture ended early" rather than "the header is wrong" */
+static const uint64_t trunc_events =
+    (1ull << EW_EV_LINK_TRUNC) | (1ull << EW_EV_IPV4_TRUNC) | (1ull << EW_EV_IPV6_TRUNC) |
+    (1ull << EW_EV_TCP_TRUNC) | (1ull << EW_EV_TCP_OPT_TRUNC) | (1ull << EW_EV_UDP_TRUNC);
+static const uint64_t benign_events =
+    (1ull << EW_EV_NON_IP) | (1ull << EW_EV_IPV4_FRAGMENT) | (1ull << EW_EV_IPV6_FRAGMENT);
+
+int
+ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg)
+{
+    memset(an, 0, sizeof(*an));
+    an->tab = ew_flowtab_new(cfg->max_flows, cfg->hash_seed, cfg->idle_ns, cfg->on_evict,
+                             cfg->evict_arg);
+    return an->tab ? 0 : -1;
+}
+
+void
+ew_analyzer_free(struct ew_analyzer *an)
+{
+    ew_flowtab_free(an->tab);
+    an->tab = NULL;
+}
+
+/* RFC 1982 serial number arithmetic on 32-bit sequence numbers */
+static bool
+seq_leq(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) <= 0;
+}
+
+enum ew_seg_kind
+ew_tcp_seg_kind(struct ew_dir_stats *d, const struct ew_tcp *t)
+{
+    uint32_t end = t->seq + t->payload;
+    enum ew_seg_kind k;
+
+    if (t->flags & EW_TCP_SYN) {
+        k = (t->flags & EW_TCP_ACK) ? EW_SEG_SYNACK : EW_SEG_SYN;
+        end += 1;
+    } else if (t->flags & (EW_TCP_FIN | EW_TCP_RST)) {
+        k = EW_SEG_FIN_RST;
+        if (t->flags & EW_TCP_FIN)
+            end += 1;
+    } else if (t->payload > 0) {
+        /* all of it sent before: a retransmission (or reordering at the tap) */
+        k = (d->have_seq && seq_leq(end, d->seq_max)) ? EW_SEG_RETRANS : EW_SEG_DATA;
+    } else if (t->flags & EW_TCP_ACK) {
+        k = EW_SEG_PURE_ACK;
+    } else {
+        k = EW_SEG_OTHER;
+    }
+    if (!(t->flags & EW_TCP_RST) && (!d->have_seq || !seq_leq(end, d->seq_max))) {
+        if (k != EW_SEG_PURE_ACK && k != EW_SEG_OTHER) {
+            d->seq_max = end;
+            d->have_seq = true;
+        }
+    }
+    return k;
+}
+
+static void
+record_handshake(struct ew_flow *f, const struct ew_pkt *pkt, uint64_t frame, int dir)
+{
+    const struct ew_tcp *t = &pkt->u.tcp;
+    uint16_t ecnflags = t->flags & (EW_TCP_AE | EW_TCP_CWR | EW_TCP_ECE);
+    struct ew_handshake *h = &f->hs;
+
+    if (!(t->flags & EW_TCP_SYN))
+        return;
+    if (!(t->flags & EW_TCP_ACK)) {
+        if (h->syn_count == 0) {
+            h->syn_frame = frame;
+            h->syn_flags = t->flags;
+            h->syn_ecn = pkt->ecn;
+            /* the SYN's sender is the client (simultaneous open aside) */
+            if (!f->syn_seen) {
+                f->client_dir = (uint8_t)dir;
+                f->syn_seen = true;
+            }
+        } else if ((h->syn_flags & (EW_TCP_AE | EW_TCP_CWR | EW_TCP_ECE)) != ecnflags) {
+            h->syn_flags_changed = true;
+        }
+        if (h->syn_count < UINT16_MAX)
+            h->syn_count++;
+    } else {
+        if (h->synack_count == 0) {
+            h->synack_frame = frame;
+            h->synack_flags = t->flags;
+            h->synack_ecn = pkt->ecn;
+            /* a SYN-ACK goes to the client */
+            if (!f->syn_seen)
+                f->client_dir = (uint8_t)(dir ^ 1);
+        } else if ((h->synack_flags & (EW_TCP_AE | EW_TCP_CWR | EW_TCP_ECE)) != ecnflags) {
+            h->synack_flags_changed = true;
+        }
+        if (h->synack_count < UINT16_MAX)
+            h->synack_count++;
+    }
+}
+
+void
+ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_ns)
+{
+    struct ew_totals *tot = &an->tot;
+    uint64_t frame = ++tot->frames;
+    struct ew_flow_key key;
+    struct ew_flow *f;
+    struct ew_dir_stats *d;
+    bool created;
+    int dir, ev;
+
+    if (!an->have_time) {
+        an->first_ns = ts_ns;
+        an->have_time = true;
+    }
+    an->last_ns = ts_ns;
+    for (ev = 0; ev < EW_EV_COUNT; ev++)
+        if (ew_pkt_has_event(pkt, (enum ew_event)ev))
+            tot->events[ev]++;
+    if (pkt->events & trunc_events)
+        tot->truncated++;
+    if (pkt->events & ~(trunc_events | benign_events))
+        tot->invalid++;
+
+    if (pkt->status == EW_PKT_NON_IP) {
+        tot->non_ip++;
+        return;
+    }
+    if (pkt->status != EW_PKT_OK) {
+        tot->undecodable++;
+        return;
+    }
+    tot->ip_packets++;
+    tot->ecn[pkt->ecn & EW_ECN_MASK]++;
+
+    dir = ew_flow_key_from_pkt(pkt, &key);
+    f = ew_flowtab_get(an->tab, &key, ts_ns, &created);
+    if (created) {
+        f->first_frame = frame;
+        f->client_dir = (uint8_t)dir; /* until a SYN says otherwise */
+    } else {
+        ew_flowtab_touch(an->tab, f);
+    }
+    f->last_frame = frame;
+    f->last_ns = ts_ns;
+
+    d = &f->dir[dir];
+    d->packets++;
+    d->bytes += pkt->ip_len;
+    d->ecn[pkt->ecn & EW_ECN_MASK]++;
+    if (pkt->l4 == EW_L4_TCP) {
+        const struct ew_tcp *t = &pkt->u.tcp;
+        enum ew_seg_kind k;
+
+        d->payload_bytes += t->payload;
+        if (t->flags & EW_TCP_ECE)
+            d->ece++;
+        if (t->flags & EW_TCP_CWR)
+            d->cwr++;
+        if (t->flags & EW_TCP_AE)
+            d->ae++;
+        k = ew_tcp_seg_kind(d, t);
+        d->kind_ecn[k][pkt->ecn & EW_ECN_MASK]++;
+        record_handshake(f, pkt, frame, dir);
+    } else if (pkt->l4 == EW_L4_UDP) {
+        d->payload_bytes += pkt->u.udp.payload;
+    }
+}
+
+static unsigned
+ecn_bits(uint16_t flags)
+{
+    return ew_tcp_ace(flags); /* (AE,CWR,ECE) as a 3-bit value, on a SYN: three flags */
+}
+
+enum ew_neg
+ew_flow_negotiation(const struct ew_flow *f)
+{
+    const struct ew_handshake *h = &f->hs;
+    unsigned syn, sa;
+
+    if (f->key.l4 != EW_L4_TCP)
+        return EW_NEG_NA;
+    if (h->syn_count == 0)
+        return EW_NEG_UNSEEN;
+    syn = ecn_bits(h->syn_flags);
+    if (syn == 0)
+        return EW_NEG_NONE; /* no ECN requested */
+    if (h->synack_count == 0)
+        return EW_NEG_UNSEEN; /* requested; the answer was not captured */
+    sa = ecn_bits(h->synack_flags);
+    if (sa == syn && (syn == 3 || syn == 7))
+        return EW_NEG_BROKEN; /* the SYN-ACK reflects the SYN's flags */
+    switch (sa) {
+    case 0:
+        return EW_NEG_REFUSED;
+    case 1: /* ECE alone: RFC 3168 §6.1.1 ECN-setup SYN-ACK */
+    case 5:
+        /* 101 to an AccECN SYN is reserved (RFC 9768 §3.1.3: AccECN); to a
+         * classic SYN it is ECE=1,CWR=0 with the former NS bit */
+        return (sa == 5 && syn == 7) ? EW_NEG_ACCECN : EW_NEG_RFC3168;
+    case 2:
+    case 3:
+    case 4:
+    case 6:
+        /* AccECN SYN-ACK codes: valid only in answer to an AccECN SYN */
+        return syn == 7 ? EW_NEG_ACCECN : EW_NEG_BROKEN;
+    default:
+        return EW_NEG_BROKEN;
+    }
+}
+
+const char *
+ew_dir_sender_codepoint(const struct ew_flow *f, int dir)
+{
+    const struct ew_dir_stats *d = &f->dir[dir];
+    uint64_t n[4];
+    int cp, kinds = 0, last = 0;
+
+    if (f->key.l4 == EW_L4_TCP) {
+        for (cp = 0; cp < 4; cp++)
+            n[cp] = (uint64_t)d->kind_ecn[EW_SEG_DATA][cp] + d->kind_ecn[EW_SEG_RETRANS][cp];
+    } else {
+        memcpy(n, d->ecn, sizeof(n));
+    }
+    for (cp = 0; cp < 3; cp++) { /* Not-ECT, ECT(1), ECT(0): CE is the network's */
+        if (n[cp]) {
+            kinds++;
+            last = cp;
+        }
+    }
+    if (kinds == 0)
+        return "none";
+    if (kinds > 1)
+        return "mixed";
+    return ew_ecn_key[last];
+}

@@ -1,0 +1,334 @@
+/* main.c - command line, the offline read loop, outputs and exit statuses.
+ *
+ * Exit statuses (man/ecnwatch.1): 0 done; 1 reserved for --fail-on; 2 bad
+ * usage (unknown option, bad value, bad filter expression); 3 the input
+ * cannot be read (missing, permission, not a capture, unsupported link type);
+ * 4 the report cannot be written.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "ecnwatch/analyze.h"
+#include "ecnwatch/capture.h"
+#include "ecnwatch/dissect.h"
+#include "ecnwatch/report.h"
+#include "ecnwatch/version.h"
+
+enum {
+    EXIT_DONE = 0,
+    EXIT_FAIL_ON = 1,
+    EXIT_USAGE = 2,
+    EXIT_INPUT = 3,
+    EXIT_OUTPUT = 4,
+};
+
+enum {
+    OPT_JSON = 256,
+    OPT_MAX_FLOWS,
+    OPT_IDLE,
+    OPT_SEED,
+    OPT_TEXT_FLOWS,
+};
+
+struct options {
+    const char *read_file;
+    const char *out_file;
+    bool json;
+    bool quiet;
+    uint64_t count; /* 0: no limit */
+    uint32_t max_flows;
+    double idle_s;
+    bool have_seed;
+    uint64_t seed;
+    size_t text_flows;
+    char *filter; /* joined trailing words, or NULL */
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void
+on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void
+usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: ecnwatch -r FILE [options] [filter expression]\n"
+            "Report what ECN is doing in a capture: codepoints per flow and direction.\n"
+            "\n"
+            "  -r FILE             read a pcap or pcapng capture; '-' reads standard input\n"
+            "  --json              write the JSON report to standard output\n"
+            "  -o FILE             write the JSON report to FILE (atomically)\n"
+            "  -c N                stop after N packets\n"
+            "  -q                  no human summary (with -o)\n"
+            "  --max-flows N       flows held at once (default 65536); overflow is counted\n"
+            "  --idle-timeout SEC  a flow idle this long in packet time ends (default 300)\n"
+            "  --hash-seed N       fixed flow-hash seed (default: random)\n"
+            "  --text-flows N      flows listed in the human summary (default 50)\n"
+            "  -h, --help          this help\n"
+            "  -V, --version       the version\n"
+            "\n"
+            "Trailing words are a libpcap filter expression, as tcpdump takes it.\n"
+            "Exit status: 0 done, 2 bad usage or filter, 3 input unreadable, 4 report unwritable.\n"
+            "See ecnwatch(1) and ecnwatch-report(5).\n");
+}
+
+static int
+parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (!s || !*s || *s == '-')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 0);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int
+bad_value(const char *opt, const char *val, const char *want)
+{
+    fprintf(stderr, "ecnwatch: bad value '%s' for %s: %s\n", val, opt, want);
+    return EXIT_USAGE;
+}
+
+/* returns -1 to continue, or an exit status */
+static int
+parse_args(int argc, char **argv, struct options *o)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"max-flows", required_argument, NULL, OPT_MAX_FLOWS},
+        {"idle-timeout", required_argument, NULL, OPT_IDLE},
+        {"hash-seed", required_argument, NULL, OPT_SEED},
+        {"text-flows", required_argument, NULL, OPT_TEXT_FLOWS},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    uint64_t v;
+    int c;
+
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":r:o:c:qhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            if (o->read_file) {
+                fprintf(stderr, "ecnwatch: -r given twice; this version reads one capture\n");
+                return EXIT_USAGE;
+            }
+            o->read_file = optarg;
+            break;
+        case 'o':
+            o->out_file = optarg;
+            break;
+        case 'c':
+            if (parse_u64(optarg, 1, UINT64_MAX, &o->count) != 0)
+                return bad_value("-c", optarg, "a packet count of at least 1");
+            break;
+        case 'q':
+            o->quiet = true;
+            break;
+        case OPT_JSON:
+            o->json = true;
+            break;
+        case OPT_MAX_FLOWS:
+            if (parse_u64(optarg, 1, 1u << 24, &v) != 0)
+                return bad_value("--max-flows", optarg, "a number from 1 to 16777216");
+            o->max_flows = (uint32_t)v;
+            break;
+        case OPT_IDLE: {
+            char *end;
+
+            errno = 0;
+            o->idle_s = strtod(optarg, &end);
+            if (errno || *end || !(o->idle_s >= 0) || o->idle_s > 1e9)
+                return bad_value("--idle-timeout", optarg, "seconds, 0 to disable");
+            break;
+        }
+        case OPT_SEED:
+            if (parse_u64(optarg, 0, UINT64_MAX, &o->seed) != 0)
+                return bad_value("--hash-seed", optarg, "an unsigned 64-bit number");
+            o->have_seed = true;
+            break;
+        case OPT_TEXT_FLOWS:
+            if (parse_u64(optarg, 0, SIZE_MAX, &v) != 0)
+                return bad_value("--text-flows", optarg, "a number of flows");
+            o->text_flows = (size_t)v;
+            break;
+        case 'h':
+            usage(stdout);
+            return EXIT_DONE;
+        case 'V':
+            printf("ecnwatch %s\n", EW_VERSION);
+            return EXIT_DONE;
+        case ':':
+            fprintf(stderr, "ecnwatch: option %s needs a value (try --help)\n",
+                    argv[optind - 1]);
+            return EXIT_USAGE;
+        default:
+            if (optopt)
+                fprintf(stderr, "ecnwatch: unknown option '-%c' (try --help)\n", optopt);
+            else
+                fprintf(stderr, "ecnwatch: unknown option '%s' (try --help)\n",
+                        argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (!o->read_file) {
+        fprintf(stderr, "ecnwatch: no input: give -r FILE (try --help)\n");
+        return EXIT_USAGE;
+    }
+    if (optind < argc) {
+        size_t len = 0;
+        int i;
+
+        for (i = optind; i < argc; i++)
+            len += strlen(argv[i]) + 1;
+        o->filter = malloc(len);
+        if (!o->filter) {
+            fprintf(stderr, "ecnwatch: out of memory\n");
+            return EXIT_USAGE;
+        }
+        o->filter[0] = '\0';
+        for (i = optind; i < argc; i++) {
+            if (i > optind)
+                strcat(o->filter, " ");
+            strcat(o->filter, argv[i]);
+        }
+    }
+    return -1;
+}
+
+static uint64_t
+pick_seed(const struct options *o)
+{
+    const char *env = getenv("ECNWATCH_HASH_SEED");
+    uint64_t seed = 0;
+
+    if (o->have_seed)
+        return o->seed;
+    if (env && parse_u64(env, 0, UINT64_MAX, &seed) == 0)
+        return seed;
+    if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed))
+        seed = 0x9e3779b97f4a7c15ULL; /* the seed only spreads the index; output does not depend on it */
+    return seed;
+}
+
+int
+main(int argc, char **argv)
+{
+    struct options o = {.max_flows = 65536, .idle_s = 300.0, .text_flows = 50};
+    struct ew_report_src src = {.kind = "file"};
+    struct ew_analyzer_cfg cfg;
+    struct ew_analyzer an;
+    struct ew_capture *cap = NULL;
+    struct sigaction sa;
+    char err[EW_ERRBUF_SIZE];
+    enum ew_link link;
+    json_t *root = NULL;
+    int rc, status = EXIT_DONE;
+
+    rc = parse_args(argc, argv, &o);
+    if (rc >= 0) {
+        free(o.filter);
+        return rc;
+    }
+
+    rc = ew_capture_open_file(o.read_file, o.filter, &cap, err, sizeof(err));
+    if (rc != 0) {
+        fprintf(stderr, "ecnwatch: %s\n", err);
+        free(o.filter);
+        return rc == EW_CAP_ERR_FILTER ? EXIT_USAGE : EXIT_INPUT;
+    }
+    link = ew_capture_link(cap);
+    src.name = strcmp(o.read_file, "-") == 0 ? "-" : o.read_file;
+    src.linktype = ew_capture_link_name(cap);
+    src.filter = o.filter;
+    src.packet_limit = o.count;
+
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.max_flows = o.max_flows;
+    cfg.hash_seed = pick_seed(&o);
+    cfg.idle_ns = (int64_t)(o.idle_s * 1e9);
+    if (ew_analyzer_init(&an, &cfg) != 0) {
+        fprintf(stderr, "ecnwatch: cannot allocate a flow table of %" PRIu32 " flows\n",
+                o.max_flows);
+        ew_capture_close(cap);
+        free(o.filter);
+        return EXIT_USAGE;
+    }
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    for (;;) {
+        struct ew_frame fr;
+        struct ew_pkt pkt;
+        enum ew_cap_next nx;
+
+        if (stop_requested) {
+            src.interrupted = true;
+            break;
+        }
+        if (o.count && an.tot.frames >= o.count)
+            break;
+        nx = ew_capture_next(cap, &fr, err, sizeof(err));
+        if (nx == EW_CAP_END)
+            break;
+        if (nx == EW_CAP_BROKEN) {
+            src.truncated = true;
+            fprintf(stderr, "ecnwatch: warning: %s: capture ends mid-record after %" PRIu64
+                    " frames (%s); the report covers what was read\n",
+                    src.name, an.tot.frames, err);
+            break;
+        }
+        ew_dissect_frame(link, fr.data, fr.caplen, fr.wirelen, &pkt);
+        ew_analyzer_frame(&an, &pkt, fr.ts_ns);
+    }
+    ew_capture_close(cap);
+    if (src.interrupted)
+        fprintf(stderr, "ecnwatch: interrupted after %" PRIu64 " frames; writing what was read\n",
+                an.tot.frames);
+
+    if (o.json || o.out_file)
+        root = ew_report_json(&an, &src);
+    if (o.out_file && ew_report_write_file(root, o.out_file, err, sizeof(err)) != 0) {
+        fprintf(stderr, "ecnwatch: %s\n", err);
+        status = EXIT_OUTPUT;
+    }
+    if (o.json) {
+        if (json_dumpf(root, stdout, JSON_INDENT(2)) != 0 || fputc('\n', stdout) == EOF ||
+            fflush(stdout) != 0) {
+            fprintf(stderr, "ecnwatch: cannot write the report to standard output\n");
+            status = EXIT_OUTPUT;
+        }
+    } else if (!o.quiet) {
+        ew_report_text(stdout, &an, &src, o.text_flows);
+        if (fflush(stdout) != 0)
+            status = EXIT_OUTPUT;
+    }
+    json_decref(root);
+    ew_analyzer_free(&an);
+    free(o.filter);
+    return status;
+}

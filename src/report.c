@@ -1,0 +1,420 @@
+/* report.c - JSON report, human summary and the atomic report writer. */
+#include "ecnwatch/report.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ecnwatch/ecn.h"
+#include "ecnwatch/version.h"
+
+void
+ew_addr_str(const uint8_t addr[16], int family, char *buf, size_t len)
+{
+    if (family == 4)
+        inet_ntop(AF_INET, addr + 12, buf, (socklen_t)len);
+    else
+        inet_ntop(AF_INET6, addr, buf, (socklen_t)len);
+}
+
+/* RFC 3339 UTC with microseconds, from packet time */
+static void
+time_str(int64_t ns, char *buf, size_t len)
+{
+    time_t s = (time_t)(ns / 1000000000);
+    long us = (long)((ns % 1000000000) / 1000);
+    struct tm tm;
+
+    if (us < 0) {
+        us += 1000000;
+        s -= 1;
+    }
+    if (!gmtime_r(&s, &tm)) {
+        snprintf(buf, len, "invalid");
+        return;
+    }
+    snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
+}
+
+static json_t *
+jint(uint64_t v)
+{
+    return json_integer((json_int_t)v);
+}
+
+static json_t *
+ecn_counts(const uint64_t n[4])
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "not_ect", jint(n[EW_ECN_NOT_ECT]));
+    json_object_set_new(o, "ect0", jint(n[EW_ECN_ECT_0]));
+    json_object_set_new(o, "ect1", jint(n[EW_ECN_ECT_1]));
+    json_object_set_new(o, "ce", jint(n[EW_ECN_CE]));
+    return o;
+}
+
+static json_t *
+ecn_counts32(const uint32_t n32[4])
+{
+    uint64_t n[4];
+    int i;
+
+    for (i = 0; i < 4; i++)
+        n[i] = n32[i];
+    return ecn_counts(n);
+}
+
+static json_t *
+dir_json(const struct ew_flow *f, int dir)
+{
+    const struct ew_dir_stats *d = &f->dir[dir];
+    json_t *o = json_object();
+
+    json_object_set_new(o, "packets", jint(d->packets));
+    json_object_set_new(o, "bytes", jint(d->bytes));
+    json_object_set_new(o, "payload_bytes", jint(d->payload_bytes));
+    json_object_set_new(o, "ecn", ecn_counts(d->ecn));
+    if (f->key.l4 == EW_L4_TCP) {
+        json_t *fl = json_object(), *kinds = json_object();
+        int k;
+
+        json_object_set_new(fl, "ece", jint(d->ece));
+        json_object_set_new(fl, "cwr", jint(d->cwr));
+        json_object_set_new(fl, "ae", jint(d->ae));
+        json_object_set_new(o, "tcp_flags", fl);
+        for (k = 0; k < EW_SEG_COUNT; k++)
+            json_object_set_new(kinds, ew_seg_kind_name[k], ecn_counts32(d->kind_ecn[k]));
+        json_object_set_new(o, "by_kind", kinds);
+    }
+    json_object_set_new(o, "sender_codepoint", json_string(ew_dir_sender_codepoint(f, dir)));
+    /* feedback decoding and ECT(1) semantics are not inferred by this version */
+    json_object_set_new(o, "feedback", json_string("unknown"));
+    json_object_set_new(o, "ect1", json_string(d->ecn[EW_ECN_ECT_1] ? "ambiguous" : "none"));
+    return o;
+}
+
+static json_t *
+endpoint_json(const struct ew_flow *f, int from_lo)
+{
+    char buf[INET6_ADDRSTRLEN];
+    json_t *o = json_object();
+    const uint8_t *a = from_lo ? f->key.lo : f->key.hi;
+    uint16_t port = from_lo ? f->key.port_lo : f->key.port_hi;
+
+    ew_addr_str(a, f->key.family, buf, sizeof(buf));
+    json_object_set_new(o, "addr", json_string(buf));
+    json_object_set_new(o, "port", f->key.l4 == EW_L4_NONE ? json_null() : jint(port));
+    return o;
+}
+
+static const char *
+proto_name(const struct ew_flow *f)
+{
+    switch (f->key.l4) {
+    case EW_L4_TCP:
+        return "tcp";
+    case EW_L4_UDP:
+        return "udp";
+    default:
+        return "other";
+    }
+}
+
+static json_t *
+flow_json(const struct ew_flow *f)
+{
+    json_t *o = json_object(), *ev = json_array();
+    char t[64];
+    int c2s = f->client_dir, s2c = f->client_dir ^ 1;
+    enum ew_neg neg = ew_flow_negotiation(f);
+
+    json_object_set_new(o, "id", jint(f->id));
+    json_object_set_new(o, "proto", json_string(proto_name(f)));
+    json_object_set_new(o, "ip_proto", jint(f->key.proto));
+    json_object_set_new(o, "family", jint(f->key.family));
+    json_object_set_new(o, "client", endpoint_json(f, c2s == EW_DIR_LO_HI));
+    json_object_set_new(o, "server", endpoint_json(f, c2s != EW_DIR_LO_HI));
+    json_object_set_new(o, "client_from",
+                        json_string(f->syn_seen ? "syn"
+                                    : f->hs.synack_count ? "synack"
+                                                         : "first_packet"));
+    json_object_set_new(o, "first_frame", jint(f->first_frame));
+    json_object_set_new(o, "last_frame", jint(f->last_frame));
+    time_str(f->first_ns, t, sizeof(t));
+    json_object_set_new(o, "first_time", json_string(t));
+    time_str(f->last_ns, t, sizeof(t));
+    json_object_set_new(o, "last_time", json_string(t));
+    json_object_set_new(o, "ended", json_string(f->ended ? "idle_timeout" : "capture_end"));
+    json_object_set_new(o, "c2s", dir_json(f, c2s));
+    json_object_set_new(o, "s2c", dir_json(f, s2c));
+    json_object_set_new(o, "negotiation", json_string(ew_neg_name[neg]));
+    if (f->key.l4 == EW_L4_TCP) {
+        json_t *hs = json_object();
+
+        if (f->hs.syn_count) {
+            json_object_set_new(hs, "syn_frame", jint(f->hs.syn_frame));
+            json_object_set_new(hs, "syn_ace", jint(ew_tcp_ace(f->hs.syn_flags)));
+            json_object_set_new(hs, "syn_ecn", json_string(ew_ecn_key[f->hs.syn_ecn & 3]));
+            json_object_set_new(hs, "syns", jint(f->hs.syn_count));
+        }
+        if (f->hs.synack_count) {
+            json_object_set_new(hs, "synack_frame", jint(f->hs.synack_frame));
+            json_object_set_new(hs, "synack_ace", jint(ew_tcp_ace(f->hs.synack_flags)));
+            json_object_set_new(hs, "synack_ecn",
+                                json_string(ew_ecn_key[f->hs.synack_ecn & 3]));
+            json_object_set_new(hs, "synacks", jint(f->hs.synack_count));
+        }
+        json_object_set_new(o, "handshake", hs);
+        if (f->hs.syn_count) {
+            json_t *e = json_object();
+            char note[96];
+
+            snprintf(note, sizeof(note), "SYN (AE,CWR,ECE) = %u,%u,%u",
+                     (ew_tcp_ace(f->hs.syn_flags) >> 2) & 1, (ew_tcp_ace(f->hs.syn_flags) >> 1) & 1,
+                     ew_tcp_ace(f->hs.syn_flags) & 1);
+            json_object_set_new(e, "frame", jint(f->hs.syn_frame));
+            json_object_set_new(e, "note", json_string(note));
+            json_array_append_new(ev, e);
+        }
+        if (f->hs.synack_count) {
+            json_t *e = json_object();
+            char note[96];
+            unsigned a = ew_tcp_ace(f->hs.synack_flags);
+
+            snprintf(note, sizeof(note), "SYN-ACK (AE,CWR,ECE) = %u,%u,%u", (a >> 2) & 1,
+                     (a >> 1) & 1, a & 1);
+            json_object_set_new(e, "frame", jint(f->hs.synack_frame));
+            json_object_set_new(e, "note", json_string(note));
+            json_array_append_new(ev, e);
+        }
+    }
+    json_object_set_new(o, "verdict", json_string("unknown"));
+    json_object_set_new(o, "vantage", json_string("unknown"));
+    json_object_set_new(o, "misuse", json_array());
+    json_object_set_new(o, "evidence", ev);
+    return o;
+}
+
+json_t *
+ew_report_json(const struct ew_analyzer *an, const struct ew_report_src *src)
+{
+    json_t *root = json_object(), *s = json_object(), *tot = json_object(), *flows;
+    json_t *events = json_object();
+    struct ew_flowtab_stats st;
+    const struct ew_flow **list;
+    size_t n, i;
+    char t[64];
+    int ev;
+
+    ew_flowtab_get_stats(an->tab, &st);
+    json_object_set_new(root, "schema", json_string(EW_SCHEMA));
+    json_object_set_new(root, "version", json_string(EW_VERSION));
+
+    json_object_set_new(s, "kind", json_string(src->kind));
+    json_object_set_new(s, "name", json_string(src->name));
+    json_object_set_new(s, "linktype", json_string(src->linktype ? src->linktype : "unknown"));
+    json_object_set_new(s, "filter", src->filter ? json_string(src->filter) : json_null());
+    json_object_set_new(s, "truncated", json_boolean(src->truncated));
+    json_object_set_new(s, "interrupted", json_boolean(src->interrupted));
+    json_object_set_new(s, "packet_limit", src->packet_limit ? jint(src->packet_limit) : json_null());
+    if (an->have_time) {
+        time_str(an->first_ns, t, sizeof(t));
+        json_object_set_new(s, "first_time", json_string(t));
+        time_str(an->last_ns, t, sizeof(t));
+        json_object_set_new(s, "last_time", json_string(t));
+    }
+    json_object_set_new(root, "source", s);
+
+    json_object_set_new(tot, "frames", jint(an->tot.frames));
+    json_object_set_new(tot, "ip_packets", jint(an->tot.ip_packets));
+    json_object_set_new(tot, "non_ip", jint(an->tot.non_ip));
+    json_object_set_new(tot, "undecodable", jint(an->tot.undecodable));
+    json_object_set_new(tot, "truncated", jint(an->tot.truncated));
+    json_object_set_new(tot, "invalid", jint(an->tot.invalid));
+    json_object_set_new(tot, "ecn", ecn_counts(an->tot.ecn));
+    json_object_set_new(tot, "flows", jint(st.created));
+    json_object_set_new(tot, "flows_reported", jint(st.in_table));
+    json_object_set_new(tot, "flows_evicted", jint(st.evicted));
+    json_object_set_new(tot, "flows_expired", jint(st.expired));
+    for (ev = 0; ev < EW_EV_COUNT; ev++)
+        if (an->tot.events[ev])
+            json_object_set_new(events, ew_event_name[ev], jint(an->tot.events[ev]));
+    json_object_set_new(tot, "events", events);
+    json_object_set_new(root, "totals", tot);
+
+    flows = json_array();
+    list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
+    if (list) {
+        n = ew_flowtab_list(an->tab, list, st.in_table);
+        for (i = 0; i < n; i++)
+            json_array_append_new(flows, flow_json(list[i]));
+        free(list);
+    }
+    json_object_set_new(root, "flows", flows);
+    return root;
+}
+
+static double
+pct(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void
+text_dir(FILE *out, const char *name, const struct ew_flow *f, int dir)
+{
+    const struct ew_dir_stats *d = &f->dir[dir];
+
+    fprintf(out, "    %-4s %9" PRIu64 " %7.1f%% %7.1f%% %7.1f%% %7.1f%%", name, d->packets,
+            pct(d->ecn[EW_ECN_NOT_ECT], d->packets), pct(d->ecn[EW_ECN_ECT_0], d->packets),
+            pct(d->ecn[EW_ECN_ECT_1], d->packets), pct(d->ecn[EW_ECN_CE], d->packets));
+    if (f->key.l4 == EW_L4_TCP)
+        fprintf(out, " %7" PRIu32 " %7" PRIu32 " %7" PRIu32, d->ece, d->cwr, d->ae);
+    fputc('\n', out);
+}
+
+void
+ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
+               size_t max_flows)
+{
+    const struct ew_totals *t = &an->tot;
+    struct ew_flowtab_stats st;
+    const struct ew_flow **list;
+    size_t n, i;
+
+    ew_flowtab_get_stats(an->tab, &st);
+    fprintf(out, "%s (%s): %" PRIu64 " frames, %" PRIu64 " IP packets, %" PRIu64 " flow%s\n",
+            src->name, src->linktype ? src->linktype : "unknown", t->frames, t->ip_packets,
+            st.created, st.created == 1 ? "" : "s");
+    fprintf(out,
+            "ECN: Not-ECT %" PRIu64 " (%.1f%%)  ECT(0) %" PRIu64 " (%.1f%%)  ECT(1) %" PRIu64
+            " (%.1f%%)  CE %" PRIu64 " (%.1f%%)\n",
+            t->ecn[EW_ECN_NOT_ECT], pct(t->ecn[EW_ECN_NOT_ECT], t->ip_packets),
+            t->ecn[EW_ECN_ECT_0], pct(t->ecn[EW_ECN_ECT_0], t->ip_packets), t->ecn[EW_ECN_ECT_1],
+            pct(t->ecn[EW_ECN_ECT_1], t->ip_packets), t->ecn[EW_ECN_CE],
+            pct(t->ecn[EW_ECN_CE], t->ip_packets));
+    if (t->non_ip || t->undecodable || t->truncated || t->invalid)
+        fprintf(out,
+                "Other: %" PRIu64 " non-IP, %" PRIu64 " undecodable, %" PRIu64
+                " truncated, %" PRIu64 " invalid\n",
+                t->non_ip, t->undecodable, t->truncated, t->invalid);
+    if (st.evicted)
+        fprintf(out, "Flow table full: %" PRIu64 " flows evicted (raise --max-flows)\n",
+                st.evicted);
+
+    list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
+    if (!list)
+        return;
+    n = ew_flowtab_list(an->tab, list, st.in_table);
+    for (i = 0; i < n && i < max_flows; i++) {
+        const struct ew_flow *f = list[i];
+        char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+        int c2s = f->client_dir;
+        const uint8_t *ca = c2s == EW_DIR_LO_HI ? f->key.lo : f->key.hi;
+        const uint8_t *sa = c2s == EW_DIR_LO_HI ? f->key.hi : f->key.lo;
+        uint16_t cp = c2s == EW_DIR_LO_HI ? f->key.port_lo : f->key.port_hi;
+        uint16_t sp = c2s == EW_DIR_LO_HI ? f->key.port_hi : f->key.port_lo;
+        char ce[INET6_ADDRSTRLEN + 10], se[INET6_ADDRSTRLEN + 10];
+
+        ew_addr_str(ca, f->key.family, a, sizeof(a));
+        ew_addr_str(sa, f->key.family, b, sizeof(b));
+        if (f->key.l4 == EW_L4_NONE) {
+            snprintf(ce, sizeof(ce), "%s", a);
+            snprintf(se, sizeof(se), "%s", b);
+        } else if (f->key.family == 6) {
+            snprintf(ce, sizeof(ce), "[%s]:%u", a, cp);
+            snprintf(se, sizeof(se), "[%s]:%u", b, sp);
+        } else {
+            snprintf(ce, sizeof(ce), "%s:%u", a, cp);
+            snprintf(se, sizeof(se), "%s:%u", b, sp);
+        }
+        fputc('\n', out);
+        if (f->key.l4 == EW_L4_NONE)
+            fprintf(out, "#%" PRIu64 " ip-proto %u  %s -> %s\n", f->id, f->key.proto, ce, se);
+        else
+            fprintf(out, "#%" PRIu64 " %s  %s -> %s", f->id, proto_name(f), ce, se);
+        if (f->key.l4 == EW_L4_TCP)
+            fprintf(out, "  negotiation %s\n", ew_neg_name[ew_flow_negotiation(f)]);
+        else if (f->key.l4 == EW_L4_UDP)
+            fputc('\n', out);
+        fprintf(out, "    dir  %9s %8s %8s %8s %8s%s\n", "packets", "Not-ECT", "ECT(0)", "ECT(1)",
+                "CE", f->key.l4 == EW_L4_TCP ? "     ECE     CWR      AE" : "");
+        text_dir(out, "c2s", f, c2s);
+        text_dir(out, "s2c", f, c2s ^ 1);
+    }
+    if (n > max_flows)
+        fprintf(out, "\n... and %zu more flows (the JSON report, --json or -o, has them all)\n",
+                n - max_flows);
+    free(list);
+}
+
+int
+ew_report_write_file(json_t *root, const char *path, char *errbuf, size_t errlen)
+{
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 16);
+    FILE *fp = NULL;
+    int fd, saved;
+
+    if (!tmp) {
+        snprintf(errbuf, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(errbuf, errlen, "%s: cannot create a temporary file beside it: %s", path,
+                 strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    {
+        /* mkstemp makes 0600; give the report the mode any new file gets */
+        mode_t um = umask(0);
+
+        umask(um);
+        if (fchmod(fd, 0666 & ~um) != 0) {
+            saved = errno;
+            close(fd);
+            goto fail;
+        }
+    }
+    fp = fdopen(fd, "w");
+    if (!fp) {
+        saved = errno;
+        close(fd);
+        goto fail;
+    }
+    if (json_dumpf(root, fp, JSON_INDENT(2)) != 0 || fputc('\n', fp) == EOF) {
+        saved = errno ? errno : EIO;
+        fclose(fp);
+        goto fail;
+    }
+    if (fflush(fp) != 0 || fsync(fileno(fp)) != 0) {
+        saved = errno;
+        fclose(fp);
+        goto fail;
+    }
+    if (fclose(fp) != 0) {
+        saved = errno;
+        goto fail;
+    }
+    if (rename(tmp, path) != 0) {
+        saved = errno;
+        goto fail;
+    }
+    free(tmp);
+    return 0;
+fail:
+    unlink(tmp);
+    snprintf(errbuf, errlen, "%s: cannot write the report: %s", path, strerror(saved));
+    free(tmp);
+    return -1;
+}
