@@ -133,15 +133,13 @@ link_sll2(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
 }
 
 /* BSD AF_ values for IP over the loopback: AF_INET is 2 everywhere; AF_INET6
- * is 24 (NetBSD, OpenBSD, BSD/OS), 28 (FreeBSD) or 30 (Darwin) -- Linux uses 10
- * but never writes this link type. */
+ * is 24 (NetBSD, OpenBSD, BSD/OS), 28 (FreeBSD) or 30 (Darwin). */
 static uint16_t
 af_to_ethertype(uint32_t af)
 {
     switch (af) {
     case 2:
         return ETHERTYPE_IPV4;
-    case 10:
     case 24:
     case 28:
     case 30:

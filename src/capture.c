@@ -110,7 +110,7 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
     cap->link_name = pcap_datalink_val_to_name(dlt);
     if (map_link(dlt, &cap->link) != 0) {
         snprintf(errbuf, errlen, "%s: link type %d (%s) is not supported", display_name(path),
-                 dlt, cap->link_name ? cap->link_name : "unknown");
+                 dlt, cap->link_name ? cap->link_name : "no name known to libpcap");
         ew_capture_close(cap);
         return EW_CAP_ERR_LINK;
     }

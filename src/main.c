@@ -295,6 +295,11 @@ main(int argc, char **argv)
         nx = ew_capture_next(cap, &fr, err, sizeof(err));
         if (nx == EW_CAP_END)
             break;
+        if (nx == EW_CAP_BROKEN && stop_requested) {
+            /* the signal interrupted a blocking read: a stop, not a broken file */
+            src.interrupted = true;
+            break;
+        }
         if (nx == EW_CAP_BROKEN) {
             src.truncated = true;
             fprintf(stderr, "ecnwatch: warning: %s: capture ends mid-record after %" PRIu64

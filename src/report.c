@@ -127,6 +127,19 @@ proto_name(const struct ew_flow *f)
     }
 }
 
+/* the handshake's (AE,CWR,ECE) flags as "111", the way RFC 9768 Table 2 writes them */
+static const char *
+flag_bits(uint16_t flags, char out[4])
+{
+    unsigned a = ew_tcp_ace(flags);
+
+    out[0] = (a & 4) ? '1' : '0';
+    out[1] = (a & 2) ? '1' : '0';
+    out[2] = (a & 1) ? '1' : '0';
+    out[3] = '\0';
+    return out;
+}
+
 static json_t *
 flow_json(const struct ew_flow *f)
 {
@@ -157,16 +170,18 @@ flow_json(const struct ew_flow *f)
     json_object_set_new(o, "negotiation", json_string(ew_neg_name[neg]));
     if (f->key.l4 == EW_L4_TCP) {
         json_t *hs = json_object();
+        char bits[4];
 
         if (f->hs.syn_count) {
             json_object_set_new(hs, "syn_frame", jint(f->hs.syn_frame));
-            json_object_set_new(hs, "syn_ace", jint(ew_tcp_ace(f->hs.syn_flags)));
+            json_object_set_new(hs, "syn_ecn_flags", json_string(flag_bits(f->hs.syn_flags, bits)));
             json_object_set_new(hs, "syn_ecn", json_string(ew_ecn_key[f->hs.syn_ecn & 3]));
             json_object_set_new(hs, "syns", jint(f->hs.syn_count));
         }
         if (f->hs.synack_count) {
             json_object_set_new(hs, "synack_frame", jint(f->hs.synack_frame));
-            json_object_set_new(hs, "synack_ace", jint(ew_tcp_ace(f->hs.synack_flags)));
+            json_object_set_new(hs, "synack_ecn_flags",
+                                json_string(flag_bits(f->hs.synack_flags, bits)));
             json_object_set_new(hs, "synack_ecn",
                                 json_string(ew_ecn_key[f->hs.synack_ecn & 3]));
             json_object_set_new(hs, "synacks", jint(f->hs.synack_count));
@@ -340,8 +355,13 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
             fprintf(out, "#%" PRIu64 " ip-proto %u  %s -> %s\n", f->id, f->key.proto, ce, se);
         else
             fprintf(out, "#%" PRIu64 " %s  %s -> %s", f->id, proto_name(f), ce, se);
-        if (f->key.l4 == EW_L4_TCP)
-            fprintf(out, "  negotiation %s\n", ew_neg_name[ew_flow_negotiation(f)]);
+        if (f->key.l4 == EW_L4_TCP) {
+            enum ew_neg neg = ew_flow_negotiation(f);
+
+            fprintf(out, "  negotiation %s%s\n", ew_neg_name[neg],
+                    neg == EW_NEG_ACCECN ? " (ECE/CWR/AE below are raw bits: here they carry the ACE counter)"
+                                         : "");
+        }
         else if (f->key.l4 == EW_L4_UDP)
             fputc('\n', out);
         fprintf(out, "    dir  %9s %8s %8s %8s %8s%s\n", "packets", "Not-ECT", "ECT(0)", "ECT(1)",

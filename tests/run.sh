@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# run.sh BUILD [BUILD...] - every test, once per build directory given (the
+# plain build and the AddressSanitizer + UndefinedBehaviorSanitizer build):
+# CUnit suites, the command line, the snaplen sweep and the tshark
+# cross-check, over the captures in captures/ and their re-encapsulations
+# under every supported link type. Ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+export TZ=UTC LC_ALL=C
+export ECNWATCH_HASH_SEED=1
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+passed=0
+failed=0
+count() { # count OK-COUNT FAIL-COUNT
+    passed=$((passed + $1))
+    failed=$((failed + $2))
+}
+
+for build in "$@"; do
+    echo "== $build"
+    gen=$build/gen
+    mkdir -p "$gen"
+
+    # CUnit
+    out=$("$build/run_tests" 2>&1)
+    rc=$?
+    echo "$out" | grep -E 'FAILED|^Run Summary|^ +(suites|tests|asserts)'
+    t=$(echo "$out" | awk '$1 == "tests" { print $3, $5 }')
+    if [ -n "$t" ] && [ $rc = 0 ]; then
+        set -- $t "$@"; count "$(($1 - $2))" "$2"; shift 2
+    else
+        echo "FAIL unit tests (exit $rc)"; echo "$out" | tail -20; count 0 1
+    fi
+
+    # re-encapsulate real captures under every link type
+    relinked=()
+    for link in vlan qinq sll sll2 raw ipv4 ipv6 null loop; do
+        for base in rfc3168-ce-client accecn-ce-v6-server udp-ect-client; do
+            f=$gen/$base-$link.pcap
+            if "$build/ecngen" relink "$link" "captures/$base.pcap" "$f" 2>/dev/null; then
+                relinked+=("$f")
+            else
+                echo "FAIL ecngen relink $link $base"; count 0 1
+            fi
+        done
+    done
+
+    # command line
+    out=$(bash tests/cli.sh "$build/ecnwatch" 2>&1)
+    echo "$out" | grep -v '^ok'
+    c=$(echo "$out" | awk '/^cli: [0-9]+ passed/ { print $2, $4 }')
+    if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
+
+    # snaplen sweep, one check per capture
+    for f in captures/*.pcap "${relinked[@]}"; do
+        if out=$("$build/sweep" "$f" 2>&1); then
+            count 1 0
+        else
+            echo "FAIL sweep $f"; echo "$out" | tail -5; count 0 1
+        fi
+    done
+    echo "sweep: $(ls captures/*.pcap | wc -l) captures and ${#relinked[@]} re-encapsulations, every snaplen"
+
+    # tshark cross-check, one check per capture
+    out=$(bash tests/tshark_check.sh "$build/ecnwatch" captures/*.pcap "${relinked[@]}" 2>&1)
+    echo "$out" | grep -v '^ok' || true
+    count "$(echo "$out" | grep -c '^ok')" "$(echo "$out" | grep -c '^FAIL')"
+    echo "tshark: $(echo "$out" | grep -c '^ok') captures agree"
+done
+
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
