@@ -32,7 +32,7 @@ LDFLAGS += $(SANFLAGS)
 DISSECT_CFLAGS = -Wconversion -Wsign-conversion
 
 DISSECT_SRC = $(wildcard dissectors/*.c)
-CORE_SRC = src/flowtab.c src/analyze.c src/capture.c src/report.c
+CORE_SRC = src/flowtab.c src/analyze.c src/infer.c src/capture.c src/report.c
 MAIN_SRC = src/main.c
 TEST_SRC = $(wildcard tests/unit/*.c)
 
@@ -44,8 +44,10 @@ LIB_OBJ = $(DISSECT_OBJ) $(CORE_OBJ)
 
 BIN = $(BUILD)/ecnwatch
 TOOLS = $(BUILD)/run_tests $(BUILD)/ecngen $(BUILD)/sweep
+# the fuzz harnesses without libFuzzer: replay saved inputs (tests/fuzz/README.md)
+TOOLS += $(BUILD)/replay_dissect $(BUILD)/replay_pipeline $(BUILD)/mkseeds
 
-.PHONY: all tools test test-build check deps clean install uninstall
+.PHONY: all tools test test-build check deps clean install uninstall fuzz fuzz-smoke fuzz-build
 
 all: $(BIN)
 
@@ -61,6 +63,12 @@ $(BUILD)/ecngen: $(BUILD)/tests/tools/ecngen.o
 $(BUILD)/sweep: $(BUILD)/tests/tools/sweep.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+$(BUILD)/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(LIB_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/mkseeds: $(BUILD)/tests/fuzz/mkseeds.o $(LIB_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
 $(BUILD)/dissectors/%.o: dissectors/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DISSECT_CFLAGS) -c -o $@ $<
@@ -70,6 +78,54 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 tools: $(BIN) $(TOOLS)
+
+# libFuzzer harnesses, built with clang in build/fuzz/ (tests/fuzz/README.md):
+#   make fuzz FUZZ_SECONDS=N   each harness for N seconds, one after the other
+#   make fuzz-smoke            each for FUZZ_SMOKE_SECONDS (make test runs it)
+FUZZ_CC ?= clang
+FUZZ_BUILD = build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 20
+FUZZ_NAMES = fuzz_dissect fuzz_pipeline
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS = -g -O1 -std=c11 $(filter-out -Werror,$(WARN)) $(FUZZ_SAN) $(PKG_CFLAGS) -MMD -MP
+FUZZ_LIB_OBJ = $(DISSECT_SRC:%.c=$(FUZZ_BUILD)/%.o) $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_BIN = $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
+FUZZ_RELINK = rfc3168-ce-client accecn-ce-v6-server udp-ect-client
+
+$(FUZZ_BUILD)/dissectors/%.o: dissectors/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(DISSECT_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(PKG_LIBS)
+
+# seed corpora cut from captures/ and their re-encapsulations (not committed)
+$(FUZZ_BUILD)/seeds.stamp: $(BUILD)/mkseeds $(BUILD)/ecngen $(wildcard captures/*.pcap)
+	@rm -rf $(FUZZ_BUILD)/gen $(FUZZ_NAMES:%=$(FUZZ_BUILD)/seeds-%)
+	@mkdir -p $(FUZZ_BUILD)/gen $(FUZZ_NAMES:%=$(FUZZ_BUILD)/seeds-%)
+	@for l in vlan qinq sll sll2 raw null loop; do for c in $(FUZZ_RELINK); do \
+	    $(BUILD)/ecngen relink $$l captures/$$c.pcap $(FUZZ_BUILD)/gen/$$c-$$l.pcap 2>/dev/null || exit 1; \
+	done; done
+	@$(BUILD)/mkseeds $(FUZZ_BUILD)/seeds-fuzz_dissect $(FUZZ_BUILD)/seeds-fuzz_pipeline \
+	    captures/*.pcap $(FUZZ_BUILD)/gen/*.pcap
+	@touch $@
+
+# keep the objects that only pattern rules build
+.SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_NAMES:%=$(FUZZ_BUILD)/tests/fuzz/%.o) \
+            $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/%.o) $(BUILD)/tests/fuzz/replay.o
+
+fuzz-build: $(FUZZ_BIN) $(FUZZ_BUILD)/seeds.stamp
+
+fuzz: fuzz-build
+	@bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
+
+fuzz-smoke: fuzz-build
+	@bash tests/fuzz/run.sh $(FUZZ_SMOKE_SECONDS) $(FUZZ_NAMES)
 
 # install the Debian packages the build and the tests need (as root; no-op when present)
 deps:

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ecnwatch/ecn.h"
+#include "ecnwatch/infer.h"
 
 const char *const ew_neg_name[] = {
     [EW_NEG_NONE] = "none",     [EW_NEG_RFC3168] = "rfc3168", [EW_NEG_ACCECN] = "accecn",
@@ -166,6 +167,8 @@ ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_n
         enum ew_seg_kind k;
 
         d->payload_bytes += t->payload;
+        if (t->payload > d->max_payload)
+            d->max_payload = t->payload;
         if (t->flags & EW_TCP_ECE)
             d->ece++;
         if (t->flags & EW_TCP_CWR)
@@ -175,8 +178,11 @@ ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_n
         k = ew_tcp_seg_kind(d, t);
         d->kind_ecn[k][pkt->ecn & EW_ECN_MASK]++;
         record_handshake(f, pkt, frame, dir);
+        ew_infer_tcp(f, pkt, dir, (int)k, frame, ts_ns);
     } else if (pkt->l4 == EW_L4_UDP) {
         d->payload_bytes += pkt->u.udp.payload;
+        if (pkt->u.udp.payload > d->max_payload)
+            d->max_payload = pkt->u.udp.payload;
     }
 }
 

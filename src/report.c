@@ -72,9 +72,96 @@ ecn_counts32(const uint32_t n32[4])
 }
 
 static json_t *
-dir_json(const struct ew_flow *f, int dir)
+ms(int64_t ns)
+{
+    return json_real((double)(ns / 1000) / 1000.0);
+}
+
+static json_t *
+feedback_json(const struct ew_flow *f, int d, const struct ew_dir_verdict *dv)
+{
+    const struct ew_half *h = &f->inf.half[d];
+    json_t *o = json_object();
+
+    json_object_set_new(o, "mode", json_string(ew_fb_name[dv->feedback]));
+    json_object_set_new(o, "reason", json_string(dv->feedback_reason));
+    json_object_set_new(o, "segments", jint(h->fb_segments));
+    json_object_set_new(o, "ce_seen", jint(h->ce_seen));
+    if (dv->feedback == EW_FB_ACCECN) {
+        json_t *opt = json_object();
+
+        json_object_set_new(o, "ace_changes", jint(h->ace_changes));
+        json_object_set_new(o, "ce_reported", jint(h->cep_reported));
+        json_object_set_new(o, "ace_matches_seen", jint(h->ace_exact));
+        json_object_set_new(o, "ace_differs_from_seen", jint(h->ace_mismatch));
+        json_object_set_new(o, "ace_wrap_ambiguous", jint(h->ace_wrap_ambiguous));
+        json_object_set_new(opt, "segments", jint(h->opt_segments));
+        json_object_set_new(opt, "ect0_bytes", h->opt_seen[EW_ACC_E0B] ? jint(h->opt_total[EW_ACC_E0B]) : json_null());
+        json_object_set_new(opt, "ce_bytes", h->opt_seen[EW_ACC_CEB] ? jint(h->opt_total[EW_ACC_CEB]) : json_null());
+        json_object_set_new(opt, "ect1_bytes", h->opt_seen[EW_ACC_E1B] ? jint(h->opt_total[EW_ACC_E1B]) : json_null());
+        json_object_set_new(opt, "matches_seen", jint(h->opt_exact));
+        json_object_set_new(opt, "differs_from_seen", jint(h->opt_mismatch));
+        json_object_set_new(o, "option", opt);
+        json_object_set_new(o, "bytes_seen", json_pack("{s:I,s:I,s:I}", "ect0",
+                                                       (json_int_t)h->bytes_seen[EW_ECN_ECT_0], "ce",
+                                                       (json_int_t)h->bytes_seen[EW_ECN_CE], "ect1",
+                                                       (json_int_t)h->bytes_seen[EW_ECN_ECT_1]));
+    } else if (dv->feedback != EW_FB_NONE) {
+        json_object_set_new(o, "ece_segments", jint(h->ece_acks));
+        json_object_set_new(o, "ece_runs", jint(h->ece_runs));
+        json_object_set_new(o, "ece_runs_ended_by_cwr", jint(h->ece_runs_after_cwr));
+        json_object_set_new(o, "ece_runs_ended_without_cwr", jint(h->ece_runs_without_cwr));
+        json_object_set_new(o, "cwr_segments", jint(h->cwr_seen));
+        json_object_set_new(o, "esce_segments", jint(h->esce_acks));
+        json_object_set_new(o, "ce_unechoed", jint(h->ce_unechoed));
+    }
+    json_object_set_new(o, "checked_exactly", json_boolean(dv->fb_checked_exact));
+    json_object_set_new(o, "marks_downstream", json_boolean(dv->marks_downstream));
+    return o;
+}
+
+/* the handshake's round trip (SYN to the ACK of the SYN-ACK, 0 when not seen):
+ * the end-to-end RTT wherever the capture point is */
+static int64_t
+handshake_rtt(const struct ew_flow *f)
+{
+    const struct ew_infer *in = &f->inf;
+
+    if (in->syn_ns && in->ack3_ns && in->ack3_ns >= in->syn_ns)
+        return in->ack3_ns - in->syn_ns;
+    return 0;
+}
+
+/* RTT of d's data against its ACKs, as timed at the capture point (near the
+ * receiver this is only the receiver's ACK delay), and CE marks per RTT,
+ * using the handshake RTT when there is one */
+static json_t *
+rtt_json(const struct ew_flow *f, int d)
+{
+    const struct ew_half *h = &f->inf.half[d];
+    json_t *o = json_object();
+    uint64_t ce = h->ce_seen > h->cep_reported ? h->ce_seen : h->cep_reported;
+    int64_t dur = h->data_last_ns - h->data_first_ns;
+    int64_t rtt = handshake_rtt(f) ? handshake_rtt(f) : h->rtt_srtt;
+
+    json_object_set_new(o, "samples", jint(h->rtt_samples));
+    if (h->rtt_samples) {
+        json_object_set_new(o, "min_ms", ms(h->rtt_min));
+        json_object_set_new(o, "srtt_ms", ms(h->rtt_srtt));
+        json_object_set_new(o, "last_ms", ms(h->rtt_last));
+    }
+    if (dur > 0 && rtt > 0 && h->data_pkts > 1)
+        json_object_set_new(o, "ce_per_rtt",
+                            json_real((double)(int64_t)((double)ce * (double)rtt / (double)dur *
+                                                        1000.0) / 1000.0));
+    return o;
+}
+
+static json_t *
+dir_json(const struct ew_flow *f, int dir, const struct ew_flow_verdict *v)
 {
     const struct ew_dir_stats *d = &f->dir[dir];
+    const struct ew_dir_verdict *dv = &v->dir[dir];
     json_t *o = json_object();
 
     json_object_set_new(o, "packets", jint(d->packets));
@@ -94,9 +181,13 @@ dir_json(const struct ew_flow *f, int dir)
         json_object_set_new(o, "by_kind", kinds);
     }
     json_object_set_new(o, "sender_codepoint", json_string(ew_dir_sender_codepoint(f, dir)));
-    /* feedback decoding and ECT(1) semantics are not inferred by this version */
-    json_object_set_new(o, "feedback", json_string("unknown"));
-    json_object_set_new(o, "ect1", json_string(d->ecn[EW_ECN_ECT_1] ? "ambiguous" : "none"));
+    json_object_set_new(o, "feedback", json_string(ew_fb_name[dv->feedback]));
+    json_object_set_new(o, "ect1", json_string(ew_ect1_name[dv->ect1]));
+    json_object_set_new(o, "ect1_reason", json_string(dv->ect1_reason));
+    if (f->key.l4 == EW_L4_TCP) {
+        json_object_set_new(o, "feedback_detail", feedback_json(f, dir, dv));
+        json_object_set_new(o, "rtt", rtt_json(f, dir));
+    }
     return o;
 }
 
@@ -146,7 +237,11 @@ flow_json(const struct ew_flow *f)
     json_t *o = json_object(), *ev = json_array();
     char t[64];
     int c2s = f->client_dir, s2c = f->client_dir ^ 1;
-    enum ew_neg neg = ew_flow_negotiation(f);
+    struct ew_flow_verdict v;
+    struct ew_evidence evid[24];
+    size_t nev, i;
+
+    ew_infer_conclude(f, &v);
 
     json_object_set_new(o, "id", jint(f->id));
     json_object_set_new(o, "proto", json_string(proto_name(f)));
@@ -165,9 +260,13 @@ flow_json(const struct ew_flow *f)
     time_str(f->last_ns, t, sizeof(t));
     json_object_set_new(o, "last_time", json_string(t));
     json_object_set_new(o, "ended", json_string(f->ended ? "idle_timeout" : "capture_end"));
-    json_object_set_new(o, "c2s", dir_json(f, c2s));
-    json_object_set_new(o, "s2c", dir_json(f, s2c));
-    json_object_set_new(o, "negotiation", json_string(ew_neg_name[neg]));
+    json_object_set_new(o, "c2s", dir_json(f, c2s, &v));
+    json_object_set_new(o, "s2c", dir_json(f, s2c, &v));
+    json_object_set_new(o, "negotiation", json_string(ew_neg_name[v.neg]));
+    if (v.neg_inferred)
+        json_object_set_new(o, "negotiation_inferred", json_string(v.neg_reason));
+    if (handshake_rtt(f))
+        json_object_set_new(o, "handshake_rtt_ms", ms(handshake_rtt(f)));
     if (f->key.l4 == EW_L4_TCP) {
         json_t *hs = json_object();
         char bits[4];
@@ -187,32 +286,16 @@ flow_json(const struct ew_flow *f)
             json_object_set_new(hs, "synacks", jint(f->hs.synack_count));
         }
         json_object_set_new(o, "handshake", hs);
-        if (f->hs.syn_count) {
-            json_t *e = json_object();
-            char note[96];
-
-            snprintf(note, sizeof(note), "SYN (AE,CWR,ECE) = %u,%u,%u",
-                     (ew_tcp_ace(f->hs.syn_flags) >> 2) & 1, (ew_tcp_ace(f->hs.syn_flags) >> 1) & 1,
-                     ew_tcp_ace(f->hs.syn_flags) & 1);
-            json_object_set_new(e, "frame", jint(f->hs.syn_frame));
-            json_object_set_new(e, "note", json_string(note));
-            json_array_append_new(ev, e);
-        }
-        if (f->hs.synack_count) {
-            json_t *e = json_object();
-            char note[96];
-            unsigned a = ew_tcp_ace(f->hs.synack_flags);
-
-            snprintf(note, sizeof(note), "SYN-ACK (AE,CWR,ECE) = %u,%u,%u", (a >> 2) & 1,
-                     (a >> 1) & 1, a & 1);
-            json_object_set_new(e, "frame", jint(f->hs.synack_frame));
-            json_object_set_new(e, "note", json_string(note));
-            json_array_append_new(ev, e);
-        }
     }
-    json_object_set_new(o, "verdict", json_string("unknown"));
-    json_object_set_new(o, "vantage", json_string("unknown"));
+    json_object_set_new(o, "verdict", json_string(ew_verdict_name[v.verdict]));
+    json_object_set_new(o, "verdict_reason", json_string(v.reason));
+    json_object_set_new(o, "vantage", json_string(ew_vantage_name[v.vantage]));
+    json_object_set_new(o, "vantage_reason", json_string(v.vantage_reason));
     json_object_set_new(o, "misuse", json_array());
+    nev = ew_infer_evidence(f, &v, evid, sizeof(evid) / sizeof(evid[0]));
+    for (i = 0; i < nev; i++)
+        json_array_append_new(ev, json_pack("{s:I,s:s}", "frame", (json_int_t)evid[i].frame,
+                                            "note", evid[i].note));
     json_object_set_new(o, "evidence", ev);
     return o;
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ecnwatch/infer.h"
 #include "ecnwatch/pkt.h"
 
 /* Canonical key: (addr, port) pairs ordered so both directions map to one
@@ -55,6 +56,7 @@ struct ew_dir_stats {
     uint64_t ecn[4];        /* by codepoint value, enum ew_ecn */
     uint32_t ece, cwr, ae;  /* raw TCP header bits */
     uint32_t kind_ecn[EW_SEG_COUNT][4];
+    uint32_t max_payload; /* largest transport payload: an MSS estimate */
     uint32_t seq_max; /* highest sequence number sent + 1 (TCP) */
     bool have_seq;
 };
@@ -78,6 +80,7 @@ struct ew_flow {
     int64_t last_ns;
     struct ew_dir_stats dir[2];
     struct ew_handshake hs;
+    struct ew_infer inf;
     uint8_t client_dir;   /* the canonical direction that is client-to-server */
     bool syn_seen;        /* the client was identified by a SYN */
     bool ended;           /* idle-expired: kept for the report, out of the index */

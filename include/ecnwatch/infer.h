@@ -1,0 +1,178 @@
+/* infer.h - ECN inference per flow: the handshake (RFC 3168 §6.1.1, RFC 9768
+ * §3.1), the feedback of each half-connection (RFC 3168 latching, DCTCP echo,
+ * AccECN ACE and option counters, SCE's ESCE), what ECT(1) means on each
+ * direction (L4S or SCE), where the capture point sits, and RTT.
+ *
+ * ew_infer_packet() updates a small fixed state per flow as packets pass;
+ * ew_infer_conclude() turns that state into verdicts, and ew_infer_evidence()
+ * into the frames and notes behind them. Conclusions are a pure function of
+ * the state, so a report can be built at any time.
+ */
+#ifndef ECNWATCH_INFER_H
+#define ECNWATCH_INFER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ecnwatch/pkt.h"
+
+/* Observations about one direction d's data and the feedback on it, which
+ * travels in the other direction. */
+struct ew_half {
+    /* d's packets as they pass the capture point */
+    uint32_t data_pkts;         /* segments with payload, retransmissions included */
+    uint64_t first_data_frame;
+    uint8_t first_data_ecn;
+    uint8_t last_data_ecn;
+    uint32_t ect1_runs;         /* ECT(0) -> ECT(1) changes between consecutive data segments */
+    uint32_t ce_seen;           /* CE packets, SYNs excepted (what r.cep counts) */
+    uint64_t bytes_seen[4];     /* payload bytes by codepoint */
+    uint64_t first_ce_frame, first_ect1_frame, first_ect0_frame;
+    uint32_t cwr_seen;
+    uint64_t first_cwr_frame;
+    bool ce_since_ack;          /* a CE arrived since the last feedback segment */
+
+    /* classic feedback on the other direction's segments */
+    uint32_t fb_segments;       /* feedback-carrying segments seen (ACK set, SYN clear) */
+    uint32_t ece_acks;
+    bool ece_on;
+    bool cwr_during_run;
+    uint32_t ece_runs, ece_runs_after_cwr, ece_runs_without_cwr;
+    uint64_t first_ece_frame, first_ece_off_frame;
+    uint32_t ce_unechoed;       /* feedback after a CE arrival without ECE (checked where CE is seen) */
+    uint64_t first_ce_unechoed_frame;
+    uint32_t esce_acks;         /* bit 7 (ESCE) set, outside AccECN */
+    uint64_t first_esce_frame;
+    uint32_t esce_after_ect1;   /* ESCE on feedback following ECT(1) arrivals */
+
+    /* AccECN feedback */
+    bool ace_init;
+    uint8_t ace_last;
+    uint32_t ace_segments, ace_changes;
+    uint64_t cep_reported;      /* sum of ACE increments (mod 8 each) */
+    uint32_t ace_exact, ace_mismatch; /* ACE == (5 + CE seen) mod 8, where checkable */
+    uint64_t first_ace_change_frame, first_ace_mismatch_frame;
+    uint32_t ace_wrap_ambiguous; /* increments that could hide a wrap of 8 */
+    uint32_t ace_zero_first;    /* ACE 0 on the first feedback after the handshake */
+    bool opt_init;
+    uint32_t opt_last[3];       /* last 24-bit field values, enum ew_accecn_field */
+    uint64_t opt_total[3];      /* bytes the option counters say arrived */
+    uint32_t opt_segments;
+    uint32_t opt_exact, opt_mismatch;
+    uint64_t first_opt_frame, first_opt_mismatch_frame;
+    uint32_t first_opt_val[3];
+    bool first_opt_has[3];
+    bool opt_seen[3];           /* the field has appeared: opt_last[] holds it */
+
+    /* RTT, data in d against acknowledgements in the other direction */
+    bool rtt_timing;
+    uint32_t rtt_seq;
+    int64_t rtt_ts;
+    uint32_t rtt_samples;
+    int64_t rtt_min, rtt_last, rtt_srtt; /* ns */
+    int64_t data_first_ns, data_last_ns;
+    uint32_t ack_max;           /* highest acknowledgement number seen for d's data */
+    bool ack_init;
+};
+
+struct ew_infer {
+    struct ew_half half[2];     /* indexed by the data direction */
+    int64_t syn_ns, synack_ns, ack3_ns;
+    uint64_t ack3_frame;
+    uint8_t ack3_ace;           /* ACE of the handshake ACK (reports the SYN-ACK's IP-ECN) */
+    bool ack3_seen;
+    bool synack_dir_set;
+    uint8_t synack_dir;         /* direction of the SYN-ACK (server to client) */
+    uint32_t accecn_opt_segments; /* AccECN options on non-SYN segments, any direction */
+    uint64_t first_accecn_opt_frame;
+    uint32_t ace5_segments;     /* non-SYN segments with ACE exactly 0b101 before any CE */
+    uint32_t nonsyn_segments;
+};
+
+enum ew_fb {
+    EW_FB_NONE,
+    EW_FB_RFC3168,
+    EW_FB_DCTCP,
+    EW_FB_ACCECN,
+    EW_FB_SCE,
+    EW_FB_UNKNOWN,
+};
+extern const char *const ew_fb_name[];
+
+enum ew_ect1 {
+    EW_ECT1_NONE,
+    EW_ECT1_L4S,
+    EW_ECT1_SCE,
+    EW_ECT1_AMBIGUOUS,
+    EW_ECT1_CONFLICT,
+};
+extern const char *const ew_ect1_name[];
+
+enum ew_verdict {
+    EW_V_NOT_ECN,
+    EW_V_CLASSIC,
+    EW_V_DCTCP,
+    EW_V_ACCECN_CLASSIC,
+    EW_V_L4S,
+    EW_V_SCE,
+    EW_V_CONFLICT,
+    EW_V_AMBIGUOUS,
+    EW_V_UNKNOWN,
+};
+extern const char *const ew_verdict_name[];
+
+enum ew_vantage {
+    EW_VANT_CLIENT,
+    EW_VANT_SERVER,
+    EW_VANT_MIDDLE,
+    EW_VANT_UNKNOWN,
+};
+extern const char *const ew_vantage_name[];
+
+#define EW_REASON_LEN 200
+
+struct ew_dir_verdict {
+    enum ew_fb feedback;
+    enum ew_ect1 ect1;
+    char feedback_reason[EW_REASON_LEN];
+    char ect1_reason[EW_REASON_LEN];
+    /* where the feedback was checked against the marks seen */
+    bool fb_checked_exact; /* every checkable feedback value matched what arrived */
+    bool marks_downstream; /* the feedback reports marks the capture point did not see */
+};
+
+struct ew_flow;
+
+struct ew_flow_verdict {
+    int neg;                /* enum ew_neg */
+    bool neg_inferred;      /* handshake not captured: mode inferred from what followed */
+    char neg_reason[EW_REASON_LEN];
+    enum ew_verdict verdict;
+    char reason[EW_REASON_LEN];
+    enum ew_vantage vantage;
+    char vantage_reason[EW_REASON_LEN];
+    int main_dir;           /* the data direction the verdict is about (canonical index) */
+    struct ew_dir_verdict dir[2]; /* by canonical direction */
+};
+
+struct ew_evidence {
+    uint64_t frame;
+    char note[EW_REASON_LEN];
+};
+
+struct ew_flow;
+enum ew_seg_kind;
+
+/* Update the flow's inference state with one TCP packet travelling in
+ * canonical direction dir; kind is its segment kind. */
+void ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind,
+                  uint64_t frame, int64_t ts_ns);
+
+void ew_infer_conclude(const struct ew_flow *f, struct ew_flow_verdict *v);
+
+/* The frames behind the verdict, in frame order; returns how many (<= room). */
+size_t ew_infer_evidence(const struct ew_flow *f, const struct ew_flow_verdict *v,
+                         struct ew_evidence *out, size_t room);
+
+#endif /* ECNWATCH_INFER_H */

@@ -1,0 +1,730 @@
+/* infer.c - handshake, feedback and ECT(1) inference (see infer.h).
+ * Facts and section numbers: RFC 3168, RFC 8257 (DCTCP), RFC 9768 (AccECN),
+ * RFC 9330/9331 (L4S), draft-morton-tsvwg-sce and draft-grimes-tcpm-tcpsce. */
+#include "ecnwatch/infer.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecnwatch/analyze.h"
+#include "ecnwatch/ecn.h"
+#include "ecnwatch/flow.h"
+
+const char *const ew_fb_name[] = {
+    [EW_FB_NONE] = "none",   [EW_FB_RFC3168] = "rfc3168", [EW_FB_DCTCP] = "dctcp",
+    [EW_FB_ACCECN] = "accecn", [EW_FB_SCE] = "sce",       [EW_FB_UNKNOWN] = "unknown",
+};
+const char *const ew_ect1_name[] = {
+    [EW_ECT1_NONE] = "none",           [EW_ECT1_L4S] = "l4s",         [EW_ECT1_SCE] = "sce",
+    [EW_ECT1_AMBIGUOUS] = "ambiguous", [EW_ECT1_CONFLICT] = "conflict",
+};
+const char *const ew_verdict_name[] = {
+    [EW_V_NOT_ECN] = "not_ecn", [EW_V_CLASSIC] = "classic",     [EW_V_DCTCP] = "dctcp",
+    [EW_V_ACCECN_CLASSIC] = "accecn_classic", [EW_V_L4S] = "l4s", [EW_V_SCE] = "sce",
+    [EW_V_CONFLICT] = "conflict", [EW_V_AMBIGUOUS] = "ambiguous", [EW_V_UNKNOWN] = "unknown",
+};
+const char *const ew_vantage_name[] = {
+    [EW_VANT_CLIENT] = "client_side", [EW_VANT_SERVER] = "server_side",
+    [EW_VANT_MIDDLE] = "middle",      [EW_VANT_UNKNOWN] = "unknown",
+};
+
+#define ACC_MASK24 0xffffffu
+/* AccECN initial counter values (RFC 9768 §3.2.1): r.cep 5, r.e0b 1, r.ceb 0, r.e1b 1 */
+#define ACE_INIT 5u
+static const uint32_t opt_init[3] = {[EW_ACC_E0B] = 1, [EW_ACC_CEB] = 0, [EW_ACC_E1B] = 1};
+/* which codepoint each option field counts */
+static const int opt_cp[3] = {[EW_ACC_E0B] = EW_ECN_ECT_0, [EW_ACC_CEB] = EW_ECN_CE,
+                              [EW_ACC_E1B] = EW_ECN_ECT_1};
+
+static bool
+seq_geq(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) >= 0;
+}
+
+static bool
+seq_lt(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) < 0;
+}
+
+static void
+first(uint64_t *slot, uint64_t frame)
+{
+    if (*slot == 0)
+        *slot = frame;
+}
+
+/* d's packet as it passes: arrivals, data codepoints, CWR, RTT timing */
+static void
+account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t frame,
+                int64_t ts)
+{
+    const struct ew_tcp *t = &pkt->u.tcp;
+    uint8_t ecn = pkt->ecn & EW_ECN_MASK;
+    bool pure_syn = (t->flags & EW_TCP_SYN) && !(t->flags & EW_TCP_ACK);
+
+    /* r.cep counts CE on every packet but a SYN (RFC 9768 §3.2.1) */
+    if (!pure_syn && ecn == EW_ECN_CE) {
+        h->ce_seen++;
+        first(&h->first_ce_frame, frame);
+        h->ce_since_ack = true;
+    }
+    if (!pure_syn)
+        h->bytes_seen[ecn] += t->payload;
+    if (t->payload > 0 && !(t->flags & EW_TCP_SYN)) {
+        if (h->data_pkts == 0) {
+            h->first_data_frame = frame;
+            h->first_data_ecn = ecn;
+            h->data_first_ns = ts;
+        } else if (h->last_data_ecn == EW_ECN_ECT_0 && ecn == EW_ECN_ECT_1) {
+            h->ect1_runs++;
+        }
+        h->data_last_ns = ts;
+        h->last_data_ecn = ecn;
+        h->data_pkts++;
+        if (ecn == EW_ECN_ECT_1)
+            first(&h->first_ect1_frame, frame);
+        if (ecn == EW_ECN_ECT_0)
+            first(&h->first_ect0_frame, frame);
+    }
+    if ((t->flags & EW_TCP_CWR) && !(t->flags & EW_TCP_SYN)) {
+        h->cwr_seen++;
+        first(&h->first_cwr_frame, frame);
+        if (h->ece_on)
+            h->cwr_during_run = true;
+    }
+    /* RTT: time one new segment at a time; a retransmission spoils it (Karn) */
+    if (kind == EW_SEG_DATA && !h->rtt_timing) {
+        h->rtt_timing = true;
+        h->rtt_seq = t->seq + t->payload;
+        h->rtt_ts = ts;
+    } else if (kind == EW_SEG_RETRANS && h->rtt_timing && seq_lt(t->seq, h->rtt_seq)) {
+        h->rtt_timing = false;
+    }
+}
+
+static void
+rtt_sample(struct ew_half *h, int64_t rtt)
+{
+    if (rtt < 0)
+        return;
+    if (h->rtt_samples == 0 || rtt < h->rtt_min)
+        h->rtt_min = rtt;
+    h->rtt_srtt = h->rtt_samples == 0 ? rtt : h->rtt_srtt + (rtt - h->rtt_srtt) / 8;
+    h->rtt_last = rtt;
+    h->rtt_samples++;
+}
+
+/* The segment's header read as feedback on the other direction's data (r),
+ * in every interpretation at once; the conclusion picks the one the
+ * handshake (or what followed) says is in force. */
+static void
+account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pkt,
+                 bool handshake_ack, uint64_t frame, int64_t ts, uint32_t mss_est)
+{
+    const struct ew_tcp *t = &pkt->u.tcp;
+    bool ece = t->flags & EW_TCP_ECE;
+    unsigned ace = ew_tcp_ace(t->flags);
+    uint32_t newly = 0;
+    int i;
+
+    r->fb_segments++;
+
+    /* RFC 3168 §6.1.3: ECE latched until CWR; RFC 8257 §3.2: ECE follows CE */
+    if (ece) {
+        r->ece_acks++;
+        first(&r->first_ece_frame, frame);
+        if (!r->ece_on) {
+            r->ece_on = true;
+            r->ece_runs++;
+            r->cwr_during_run = false;
+        }
+    } else if (r->ece_on) {
+        r->ece_on = false;
+        if (r->cwr_during_run) {
+            r->ece_runs_after_cwr++;
+        } else {
+            r->ece_runs_without_cwr++;
+            first(&r->first_ece_off_frame, frame);
+        }
+    }
+    if (r->ce_since_ack && !ece && !handshake_ack) {
+        r->ce_unechoed++;
+        first(&r->first_ce_unechoed_frame, frame);
+    }
+    /* SCE: ESCE on the former NS bit (draft-grimes-tcpm-tcpsce) */
+    if (t->flags & EW_TCP_AE) {
+        r->esce_acks++;
+        first(&r->first_esce_frame, frame);
+        if (r->last_data_ecn == EW_ECN_ECT_1)
+            r->esce_after_ect1++;
+    }
+
+    if (!r->ack_init || seq_geq(t->ack, r->ack_max)) {
+        newly = r->ack_init ? t->ack - r->ack_max : 0;
+        r->ack_max = t->ack;
+        r->ack_init = true;
+    }
+    if (r->rtt_timing && seq_geq(t->ack, r->rtt_seq)) {
+        rtt_sample(r, ts - r->rtt_ts);
+        r->rtt_timing = false;
+    }
+
+    /* AccECN ACE (RFC 9768 §3.2.2): a 3-bit count of CE packets from 5 */
+    if (!handshake_ack) {
+        unsigned expect = (ACE_INIT + r->ce_seen) & 7u;
+        unsigned delta = (ace - (r->ace_init ? r->ace_last : ACE_INIT)) & 7u;
+
+        if (!r->ace_init && ace == 0)
+            r->ace_zero_first++;
+        r->ace_init = true;
+        r->ace_segments++;
+        if (ace == expect) {
+            r->ace_exact++;
+        } else {
+            r->ace_mismatch++;
+            first(&r->first_ace_mismatch_frame, frame);
+        }
+        if (delta) {
+            r->ace_changes++;
+            r->cep_reported += delta;
+            first(&r->first_ace_change_frame, frame);
+        }
+        /* App. A.2.1: eight or more packets newly acknowledged can hide a wrap */
+        if (mss_est && newly / mss_est >= 8)
+            r->ace_wrap_ambiguous++;
+        r->ace_last = (uint8_t)ace;
+        if (ace == 5 && r->cep_reported == 0)
+            in->ace5_segments++;
+    }
+
+    /* AccECN option counters (§3.2.3): 24-bit byte counts, with wrap */
+    if (t->acc.present) {
+        bool any = false, exact = true;
+
+        in->accecn_opt_segments++;
+        first(&in->first_accecn_opt_frame, frame);
+        for (i = 0; i < 3; i++) {
+            uint32_t last, v;
+
+            if (!t->acc.has[i])
+                continue;
+            any = true;
+            v = t->acc.val[i] & ACC_MASK24;
+            if (!r->opt_init) {
+                r->first_opt_has[i] = true;
+                r->first_opt_val[i] = v;
+            }
+            last = r->opt_seen[i] ? r->opt_last[i] : opt_init[i];
+            r->opt_total[i] += (v - last) & ACC_MASK24;
+            r->opt_last[i] = v;
+            r->opt_seen[i] = true;
+            if (v != ((opt_init[i] + r->bytes_seen[opt_cp[i]]) & ACC_MASK24))
+                exact = false;
+        }
+        if (any) {
+            if (!r->opt_init)
+                first(&r->first_opt_frame, frame);
+            r->opt_init = true;
+            r->opt_segments++;
+            if (exact) {
+                r->opt_exact++;
+            } else {
+                r->opt_mismatch++;
+                first(&r->first_opt_mismatch_frame, frame);
+            }
+        }
+    }
+    r->ce_since_ack = false;
+}
+
+void
+ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uint64_t frame,
+             int64_t ts)
+{
+    struct ew_infer *in = &f->inf;
+    const struct ew_tcp *t = &pkt->u.tcp;
+    bool syn = t->flags & EW_TCP_SYN, ack = t->flags & EW_TCP_ACK;
+    bool handshake_ack = false;
+
+    if (syn && !ack && in->syn_ns == 0)
+        in->syn_ns = ts ? ts : 1;
+    if (syn && ack && !in->synack_dir_set) {
+        in->synack_dir_set = true;
+        in->synack_dir = (uint8_t)dir;
+        in->synack_ns = ts ? ts : 1;
+    }
+    /* RFC 9768 §3.2.2.1: the client's first segment after the SYN-ACK, when it
+     * is a pure ACK without SACK, feeds back the SYN-ACK's IP-ECN in ACE */
+    if (!syn && ack && in->synack_dir_set && dir == (in->synack_dir ^ 1) && !in->ack3_seen) {
+        in->ack3_seen = true;
+        in->ack3_ns = ts ? ts : 1;
+        in->ack3_frame = frame;
+        in->ack3_ace = (uint8_t)ew_tcp_ace(t->flags);
+        handshake_ack = kind == EW_SEG_PURE_ACK && t->sack_blocks == 0 &&
+                        ew_flow_negotiation(f) == EW_NEG_ACCECN;
+    }
+    if (!syn)
+        in->nonsyn_segments++;
+
+    account_arrival(&in->half[dir], pkt, kind, frame, ts);
+    if (ack && !syn) {
+        uint32_t mss = f->dir[dir ^ 1].max_payload;
+
+        account_feedback(in, &in->half[dir ^ 1], pkt, handshake_ack, frame, ts, mss);
+    }
+}
+
+/* ---------------------------------------------------------------- conclusions */
+
+enum mode { MODE_NONE, MODE_CLASSIC, MODE_ACCECN };
+
+static enum mode
+mode_of(int neg)
+{
+    switch (neg) {
+    case EW_NEG_RFC3168:
+        return MODE_CLASSIC;
+    case EW_NEG_ACCECN:
+        return MODE_ACCECN;
+    default:
+        return MODE_NONE;
+    }
+}
+
+static uint64_t
+data_cp(const struct ew_flow *f, int d, int cp)
+{
+    return (uint64_t)f->dir[d].kind_ecn[EW_SEG_DATA][cp] + f->dir[d].kind_ecn[EW_SEG_RETRANS][cp];
+}
+
+/* the handshake was not captured: infer the mode from what followed */
+static int
+infer_mode(const struct ew_flow *f, struct ew_flow_verdict *v)
+{
+    const struct ew_infer *in = &f->inf;
+    uint64_t ae = f->dir[0].ae + f->dir[1].ae;
+    uint64_t segs = in->nonsyn_segments;
+    int d;
+    bool ect = false, flags = false;
+
+    if (in->accecn_opt_segments > 0) {
+        snprintf(v->neg_reason, EW_REASON_LEN,
+                 "handshake not captured; AccECN option on %u segments, first in frame %llu",
+                 in->accecn_opt_segments, (unsigned long long)in->first_accecn_opt_frame);
+        return EW_NEG_ACCECN;
+    }
+    /* with no CE yet, every AccECN segment carries ACE 0b101: AE set throughout */
+    if (segs >= 4 && ae * 10 >= segs * 9 && in->ace5_segments > 0) {
+        snprintf(v->neg_reason, EW_REASON_LEN,
+                 "handshake not captured; AE set on %llu of %llu segments (ACE counter from 5)",
+                 (unsigned long long)ae, (unsigned long long)segs);
+        return EW_NEG_ACCECN;
+    }
+    for (d = 0; d < 2; d++) {
+        if (data_cp(f, d, EW_ECN_ECT_0) || data_cp(f, d, EW_ECN_ECT_1) ||
+            data_cp(f, d, EW_ECN_CE))
+            ect = true;
+        if (f->dir[d].ece || f->dir[d].cwr)
+            flags = true;
+    }
+    if (ect || flags) {
+        snprintf(v->neg_reason, EW_REASON_LEN,
+                 "handshake not captured; %s without AccECN signs: classic ECN assumed",
+                 ect ? "ECT on data" : "ECE/CWR flags");
+        return EW_NEG_RFC3168;
+    }
+    snprintf(v->neg_reason, EW_REASON_LEN,
+             "handshake not captured; no ECT and no ECN flags seen: not ECN-capable");
+    return EW_NEG_NONE;
+}
+
+static void
+conclude_feedback(const struct ew_flow *f, int d, enum mode m, struct ew_dir_verdict *dv)
+{
+    const struct ew_half *h = &f->inf.half[d];
+    uint64_t e1 = f->dir[d].ecn[EW_ECN_ECT_1];
+
+    dv->fb_checked_exact = false;
+    dv->marks_downstream = false;
+    switch (m) {
+    case MODE_NONE:
+        dv->feedback = EW_FB_NONE;
+        snprintf(dv->feedback_reason, EW_REASON_LEN, "no ECN feedback negotiated");
+        return;
+    case MODE_ACCECN:
+        dv->feedback = EW_FB_ACCECN;
+        snprintf(dv->feedback_reason, EW_REASON_LEN,
+                 "AccECN: ACE changed %u times (%llu CE packets reported, %u seen here); "
+                 "option on %u segments",
+                 h->ace_changes, (unsigned long long)h->cep_reported, h->ce_seen,
+                 h->opt_segments);
+        if (h->ace_segments >= 3 && h->ace_mismatch == 0 && h->ce_seen > 0 &&
+            (h->opt_segments == 0 || h->opt_mismatch == 0))
+            dv->fb_checked_exact = true;
+        if (h->cep_reported > h->ce_seen ||
+            (h->opt_seen[EW_ACC_CEB] && h->opt_total[EW_ACC_CEB] > h->bytes_seen[EW_ECN_CE]))
+            dv->marks_downstream = true;
+        return;
+    case MODE_CLASSIC:
+        break;
+    }
+    if (h->esce_acks > 0 && (e1 ? h->esce_after_ect1 > 0 : data_cp(f, d, EW_ECN_ECT_0) > 0)) {
+        dv->feedback = EW_FB_SCE;
+        snprintf(dv->feedback_reason, EW_REASON_LEN,
+                 "ESCE (former NS bit) on %u of %u feedback segments, %s; CE by ECE (%u ACKs)",
+                 h->esce_acks, h->fb_segments,
+                 e1 ? "following ECT(1) arrivals" : "while the sender sent ECT(0)", h->ece_acks);
+    } else if (h->ece_runs_without_cwr > 0 && h->ece_runs_without_cwr >= h->ece_runs_after_cwr) {
+        dv->feedback = EW_FB_DCTCP;
+        snprintf(dv->feedback_reason, EW_REASON_LEN,
+                 "ECE cleared %u times without a CWR (%u runs ended after CWR): ECE follows CE, "
+                 "as DCTCP echoes it",
+                 h->ece_runs_without_cwr, h->ece_runs_after_cwr);
+    } else if (h->ece_runs > 0) {
+        dv->feedback = EW_FB_RFC3168;
+        snprintf(dv->feedback_reason, EW_REASON_LEN,
+                 "ECE latched in %u runs (%u ACKs), each cleared only after a CWR", h->ece_runs,
+                 h->ece_acks);
+    } else {
+        dv->feedback = EW_FB_RFC3168;
+        snprintf(dv->feedback_reason, EW_REASON_LEN,
+                 "classic ECN negotiated; no ECE seen, so RFC 3168 latching and DCTCP echo "
+                 "could not be told apart");
+    }
+    if (h->ce_seen > 0 && h->ece_acks > 0 && h->ce_unechoed == 0)
+        dv->fb_checked_exact = true;
+    if (h->ece_runs > 0 && h->ce_seen == 0)
+        dv->marks_downstream = true;
+}
+
+static void
+conclude_ect1(const struct ew_flow *f, int d, enum mode m, struct ew_dir_verdict *dv)
+{
+    const struct ew_half *h = &f->inf.half[d];
+    uint64_t e0 = data_cp(f, d, EW_ECN_ECT_0), e1 = data_cp(f, d, EW_ECN_ECT_1);
+    bool seen = f->dir[d].ecn[EW_ECN_ECT_1] > 0;
+    bool fb_e1 = m == MODE_ACCECN && h->opt_seen[EW_ACC_E1B] && h->opt_total[EW_ACC_E1B] > 0;
+    bool esce = m == MODE_CLASSIC && h->esce_acks > 0;
+    /* ECT(1) from the first data segment on, nearly throughout: the sender's */
+    bool sender_e1 = h->data_pkts > 0 && h->first_data_ecn == EW_ECN_ECT_1 && e1 * 10 >= (e0 + e1) * 9;
+    /* the sender starts ECT(0), ECT(1) comes and goes: the network re-marks */
+    bool network_e1 = e1 > 0 && !sender_e1 && e0 > 0;
+
+    if (!seen && !fb_e1 && !esce) {
+        dv->ect1 = EW_ECT1_NONE;
+        snprintf(dv->ect1_reason, EW_REASON_LEN, "no ECT(1) seen or reported");
+        return;
+    }
+    if (m == MODE_ACCECN) {
+        if (sender_e1) {
+            dv->ect1 = EW_ECT1_L4S;
+            snprintf(dv->ect1_reason, EW_REASON_LEN,
+                     "the sender marks ECT(1) from its first data segment (frame %llu) and has "
+                     "AccECN feedback: the L4S identifier (RFC 9331)",
+                     (unsigned long long)h->first_data_frame);
+        } else if (network_e1 || (!seen && fb_e1 && e0 > 0)) {
+            dv->ect1 = EW_ECT1_CONFLICT;
+            snprintf(dv->ect1_reason, EW_REASON_LEN,
+                     "an ECT(0) sender's AccECN connection gets ECT(1) %s: SCE-style marking "
+                     "meets L4S accurate feedback",
+                     seen ? "in runs on the path" : "reported by EE1B");
+        } else {
+            dv->ect1 = EW_ECT1_AMBIGUOUS;
+            snprintf(dv->ect1_reason, EW_REASON_LEN,
+                     "ECT(1) on an AccECN connection, but not from the first data segment nor "
+                     "in runs after ECT(0): sender L4S or path remarking");
+        }
+        return;
+    }
+    if (m == MODE_CLASSIC) {
+        if (sender_e1) {
+            if (h->esce_acks * 2 >= h->fb_segments && h->fb_segments > 0) {
+                dv->ect1 = EW_ECT1_CONFLICT;
+                snprintf(dv->ect1_reason, EW_REASON_LEN,
+                         "an ECT(1) sender (L4S identifier) meets a receiver echoing ESCE on %u "
+                         "of %u ACKs: it reads every ECT(1) as SCE",
+                         h->esce_acks, h->fb_segments);
+            } else {
+                dv->ect1 = EW_ECT1_AMBIGUOUS;
+                snprintf(dv->ect1_reason, EW_REASON_LEN,
+                         "ECT(1) from the first data segment but only classic feedback: an L4S "
+                         "sender without AccECN, or remarked before this point");
+            }
+        } else if ((network_e1 && h->esce_after_ect1 > 0) || (!seen && esce && e0 > 0)) {
+            dv->ect1 = EW_ECT1_SCE;
+            snprintf(dv->ect1_reason, EW_REASON_LEN,
+                     "the sender sends ECT(0); %s and the receiver echoes ESCE: SCE marking",
+                     seen ? "ECT(1) appears in runs on the path" : "no ECT(1) here yet");
+        } else if (network_e1) {
+            dv->ect1 = EW_ECT1_AMBIGUOUS;
+            snprintf(dv->ect1_reason, EW_REASON_LEN,
+                     "ECT(1) in runs on an ECT(0) sender's data but no ESCE: an SCE AQM with a "
+                     "legacy receiver, or ECT(0)->ECT(1) remarking");
+        } else {
+            dv->ect1 = EW_ECT1_AMBIGUOUS;
+            snprintf(dv->ect1_reason, EW_REASON_LEN,
+                     "ECT(1) or ESCE without a pattern that tells L4S from SCE");
+        }
+        return;
+    }
+    dv->ect1 = EW_ECT1_AMBIGUOUS;
+    snprintf(dv->ect1_reason, EW_REASON_LEN,
+             "ECT(1) on a flow without ECN feedback: neither L4S nor SCE can work here");
+}
+
+static void
+conclude_vantage(const struct ew_flow *f, struct ew_flow_verdict *v)
+{
+    const struct ew_infer *in = &f->inf;
+    int d;
+
+    if (in->syn_ns && in->synack_ns && in->ack3_ns && in->synack_ns >= in->syn_ns &&
+        in->ack3_ns >= in->synack_ns) {
+        int64_t t1 = in->synack_ns - in->syn_ns, t2 = in->ack3_ns - in->synack_ns;
+        int64_t tot = t1 + t2;
+
+        if (tot > 0) {
+            if (t2 * 10 <= tot)
+                v->vantage = EW_VANT_CLIENT;
+            else if (t1 * 10 <= tot)
+                v->vantage = EW_VANT_SERVER;
+            else
+                v->vantage = EW_VANT_MIDDLE;
+            snprintf(v->vantage_reason, EW_REASON_LEN,
+                     "SYN to SYN-ACK %.3f ms, SYN-ACK to ACK %.3f ms", (double)t1 / 1e6,
+                     (double)t2 / 1e6);
+            return;
+        }
+    }
+    /* no usable handshake: AccECN feedback that matches the marks seen exactly
+     * shows the capture point at that direction's receiver */
+    for (d = 0; d < 2; d++) {
+        const struct ew_half *h = &in->half[d];
+
+        if (mode_of(v->neg) == MODE_ACCECN && h->ace_segments >= 3 && h->ace_mismatch == 0 &&
+            h->ce_seen > 0) {
+            bool c2s = d == f->client_dir;
+
+            v->vantage = c2s ? EW_VANT_SERVER : EW_VANT_CLIENT;
+            snprintf(v->vantage_reason, EW_REASON_LEN,
+                     "the %s ACE matches the %u CE arrivals seen on every one of %u segments: the "
+                     "capture point is at the %s",
+                     c2s ? "server's" : "client's", h->ce_seen, h->ace_segments,
+                     c2s ? "server" : "client");
+            return;
+        }
+    }
+    v->vantage = EW_VANT_UNKNOWN;
+    snprintf(v->vantage_reason, EW_REASON_LEN, "no complete handshake and no exact feedback");
+}
+
+void
+ew_infer_conclude(const struct ew_flow *f, struct ew_flow_verdict *v)
+{
+    int d, c2s = f->client_dir, main_dir;
+    enum mode m;
+    struct ew_dir_verdict *mv;
+    const char *cp;
+
+    memset(v, 0, sizeof(*v));
+    v->neg = ew_flow_negotiation(f);
+    if (v->neg == EW_NEG_UNSEEN && f->key.l4 == EW_L4_TCP) {
+        v->neg_inferred = true;
+        m = mode_of(infer_mode(f, v));
+    } else {
+        m = mode_of(v->neg);
+    }
+    main_dir = f->dir[c2s ^ 1].payload_bytes > f->dir[c2s].payload_bytes ? c2s ^ 1 : c2s;
+    v->main_dir = main_dir;
+
+    if (f->key.l4 != EW_L4_TCP) {
+        for (d = 0; d < 2; d++) {
+            v->dir[d].feedback = EW_FB_UNKNOWN;
+            v->dir[d].ect1 = f->dir[d].ecn[EW_ECN_ECT_1] ? EW_ECT1_AMBIGUOUS : EW_ECT1_NONE;
+            snprintf(v->dir[d].feedback_reason, EW_REASON_LEN, "no transport feedback visible");
+            snprintf(v->dir[d].ect1_reason, EW_REASON_LEN, "%s",
+                     f->dir[d].ecn[EW_ECN_ECT_1] ? "ECT(1) without visible feedback"
+                                                 : "no ECT(1) seen");
+        }
+        cp = ew_dir_sender_codepoint(f, main_dir);
+        if (!strcmp(cp, "not_ect") || !strcmp(cp, "none")) {
+            v->verdict = EW_V_NOT_ECN;
+            snprintf(v->reason, EW_REASON_LEN, "no ECT on this flow's packets");
+        } else {
+            v->verdict = EW_V_UNKNOWN;
+            snprintf(v->reason, EW_REASON_LEN,
+                     "ECN-capable packets (%s) but no feedback this version can read", cp);
+        }
+        v->vantage = EW_VANT_UNKNOWN;
+        snprintf(v->vantage_reason, EW_REASON_LEN, "not TCP");
+        return;
+    }
+    for (d = 0; d < 2; d++) {
+        conclude_feedback(f, d, m, &v->dir[d]);
+        conclude_ect1(f, d, m, &v->dir[d]);
+    }
+    conclude_vantage(f, v);
+
+    mv = &v->dir[main_dir];
+    cp = ew_dir_sender_codepoint(f, main_dir);
+    if (f->inf.half[main_dir].data_pkts == 0) {
+        v->verdict = EW_V_UNKNOWN;
+        snprintf(v->reason, EW_REASON_LEN, "no data segments seen");
+    } else if (m == MODE_NONE) {
+        v->verdict = EW_V_NOT_ECN;
+        snprintf(v->reason, EW_REASON_LEN, "no ECN negotiated (%s)%s", ew_neg_name[v->neg],
+                 strcmp(cp, "not_ect") ? "; yet the data carries ECT" : "");
+    } else if (mv->ect1 == EW_ECT1_CONFLICT) {
+        v->verdict = EW_V_CONFLICT;
+        snprintf(v->reason, EW_REASON_LEN, "%s", mv->ect1_reason);
+    } else if (mv->ect1 == EW_ECT1_AMBIGUOUS) {
+        v->verdict = EW_V_AMBIGUOUS;
+        snprintf(v->reason, EW_REASON_LEN, "%s", mv->ect1_reason);
+    } else if (m == MODE_ACCECN && mv->ect1 == EW_ECT1_L4S) {
+        v->verdict = EW_V_L4S;
+        snprintf(v->reason, EW_REASON_LEN, "%s", mv->ect1_reason);
+    } else if (!strcmp(cp, "not_ect") && data_cp(f, main_dir, EW_ECN_CE) == 0) {
+        v->verdict = EW_V_AMBIGUOUS;
+        snprintf(v->reason, EW_REASON_LEN,
+                 "ECN negotiated but the data is Not-ECT here: the sender's choice, or bleached "
+                 "before this point");
+    } else if (m == MODE_ACCECN) {
+        v->verdict = EW_V_ACCECN_CLASSIC;
+        snprintf(v->reason, EW_REASON_LEN, "AccECN feedback with an ECT(0) sender");
+    } else if (mv->ect1 == EW_ECT1_SCE || mv->feedback == EW_FB_SCE) {
+        v->verdict = EW_V_SCE;
+        snprintf(v->reason, EW_REASON_LEN, "%s", mv->ect1 == EW_ECT1_SCE ? mv->ect1_reason
+                                                                          : mv->feedback_reason);
+    } else if (mv->feedback == EW_FB_DCTCP) {
+        v->verdict = EW_V_DCTCP;
+        snprintf(v->reason, EW_REASON_LEN, "%s", mv->feedback_reason);
+    } else {
+        v->verdict = EW_V_CLASSIC;
+        snprintf(v->reason, EW_REASON_LEN, "%s", mv->feedback_reason);
+    }
+}
+
+/* ---------------------------------------------------------------- evidence */
+
+static const char *const synack_meaning[8] = {
+    "no ECN", "classic ECN (RFC 3168)", "AccECN, the SYN arrived Not-ECT",
+    "AccECN, the SYN arrived ECT(1)", "AccECN, the SYN arrived ECT(0)",
+    "reserved code (RFC 9768 §3.1.3: AccECN)", "AccECN, the SYN arrived CE",
+    "the SYN's flags reflected: broken",
+};
+static const char *const ace_hs_meaning[8] = {
+    "0: AccECN zeroed or not in AccECN mode", "1: unused", "the SYN-ACK arrived Not-ECT",
+    "the SYN-ACK arrived ECT(1)", "the SYN-ACK arrived ECT(0)", "5: unused",
+    "the SYN-ACK arrived CE", "7: unused",
+};
+
+static size_t
+add(struct ew_evidence *out, size_t n, size_t room, uint64_t frame, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static size_t
+add(struct ew_evidence *out, size_t n, size_t room, uint64_t frame, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (frame == 0 || n >= room)
+        return n;
+    out[n].frame = frame;
+    va_start(ap, fmt);
+    vsnprintf(out[n].note, sizeof(out[n].note), fmt, ap);
+    va_end(ap);
+    return n + 1;
+}
+
+static int
+cmp_evidence(const void *a, const void *b)
+{
+    const struct ew_evidence *x = a, *y = b;
+
+    return (x->frame > y->frame) - (x->frame < y->frame);
+}
+
+size_t
+ew_infer_evidence(const struct ew_flow *f, const struct ew_flow_verdict *v,
+                  struct ew_evidence *out, size_t room)
+{
+    const struct ew_infer *in = &f->inf;
+    size_t n = 0;
+    int d, c2s = f->client_dir;
+    unsigned a;
+
+    if (f->key.l4 != EW_L4_TCP)
+        return 0;
+    if (f->hs.syn_count) {
+        a = ew_tcp_ace(f->hs.syn_flags);
+        n = add(out, n, room, f->hs.syn_frame, "SYN %s (AE,CWR,ECE = %u,%u,%u), IP %s",
+                a == 7 ? "requests AccECN" : a == 3 ? "requests classic ECN" : a == 0 ? "without ECN" : "with an anomalous ECN setup",
+                (a >> 2) & 1, (a >> 1) & 1, a & 1, ew_ecn_name[f->hs.syn_ecn & 3]);
+    }
+    if (f->hs.synack_count) {
+        a = ew_tcp_ace(f->hs.synack_flags);
+        n = add(out, n, room, f->hs.synack_frame, "SYN-ACK (AE,CWR,ECE = %u,%u,%u): %s, IP %s",
+                (a >> 2) & 1, (a >> 1) & 1, a & 1,
+                ew_tcp_ace(f->hs.syn_flags) == 7 ? synack_meaning[a]
+                : a == 1                          ? "classic ECN (RFC 3168)"
+                : a == 0                          ? "no ECN"
+                                                  : "not a valid answer to this SYN",
+                ew_ecn_name[f->hs.synack_ecn & 3]);
+    }
+    if (v->neg == EW_NEG_ACCECN && in->ack3_seen)
+        n = add(out, n, room, in->ack3_frame, "ACK of the SYN-ACK, ACE %u: %s", in->ack3_ace,
+                ace_hs_meaning[in->ack3_ace & 7]);
+    if (v->neg_inferred && in->first_accecn_opt_frame)
+        n = add(out, n, room, in->first_accecn_opt_frame,
+                "AccECN option without a captured handshake");
+    for (d = 0; d < 2; d++) {
+        const struct ew_half *h = &in->half[d];
+        const char *dn = d == c2s ? "c2s" : "s2c";
+        const char *rn = d == c2s ? "s2c" : "c2s";
+
+        if (h->first_data_frame)
+            n = add(out, n, room, h->first_data_frame, "first %s data segment is %s", dn,
+                    ew_ecn_name[h->first_data_ecn & 3]);
+        if (h->first_ect1_frame && h->first_ect1_frame != h->first_data_frame)
+            n = add(out, n, room, h->first_ect1_frame, "first ECT(1) on %s data (%u ECT(0)->ECT(1) changes)",
+                    dn, h->ect1_runs);
+        if (h->first_ce_frame)
+            n = add(out, n, room, h->first_ce_frame, "first CE on %s (%u CE packets)", dn,
+                    h->ce_seen);
+        if (mode_of(v->neg_inferred ? EW_NEG_UNSEEN : v->neg) != MODE_ACCECN || v->neg_inferred) {
+            if (h->first_ece_frame && v->dir[d].feedback != EW_FB_ACCECN)
+                n = add(out, n, room, h->first_ece_frame, "first ECE on %s feedback for %s data",
+                        rn, dn);
+            if (h->first_ece_off_frame && v->dir[d].feedback == EW_FB_DCTCP)
+                n = add(out, n, room, h->first_ece_off_frame,
+                        "ECE cleared on %s without a CWR from the sender", rn);
+            if (h->first_cwr_frame && v->dir[d].feedback != EW_FB_ACCECN)
+                n = add(out, n, room, h->first_cwr_frame, "first CWR on %s", dn);
+            if (h->first_esce_frame && v->dir[d].feedback == EW_FB_SCE)
+                n = add(out, n, room, h->first_esce_frame, "first ESCE on %s (%u segments)", rn,
+                        h->esce_acks);
+        }
+        if (v->dir[d].feedback == EW_FB_ACCECN) {
+            if (h->first_ace_change_frame)
+                n = add(out, n, room, h->first_ace_change_frame,
+                        "ACE on %s first counts a CE (%llu CE reported in all)", rn,
+                        (unsigned long long)h->cep_reported);
+            if (h->first_ace_mismatch_frame && h->ce_seen)
+                n = add(out, n, room, h->first_ace_mismatch_frame,
+                        "ACE on %s differs from the CE arrivals seen here", rn);
+            if (h->first_opt_frame)
+                n = add(out, n, room, h->first_opt_frame,
+                        "first AccECN option on %s (feedback on %s data): EE0B %llu, ECEB %llu, "
+                        "EE1B %llu bytes in all",
+                        rn, dn, (unsigned long long)h->opt_total[EW_ACC_E0B],
+                        (unsigned long long)h->opt_total[EW_ACC_CEB],
+                        (unsigned long long)h->opt_total[EW_ACC_E1B]);
+        }
+    }
+    qsort(out, n, sizeof(*out), cmp_evidence);
+    return n;
+}

@@ -1,0 +1,26 @@
+/* run_tests.c - the one CUnit main: registers every suite, runs them, and
+ * exits non-zero when any assertion failed. */
+#include <CUnit/Basic.h>
+#include <stdio.h>
+
+#include "suites.h"
+
+int
+main(void)
+{
+    unsigned failures;
+
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    if (ew_test_register_cursor() || ew_test_register_dissect() || ew_test_register_flowtab() ||
+        ew_test_register_analyze()) {
+        fprintf(stderr, "cannot register the test suites: %s\n", CU_get_error_msg());
+        CU_cleanup_registry();
+        return 2;
+    }
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return failures ? 1 : 0;
+}

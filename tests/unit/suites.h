@@ -1,0 +1,10 @@
+/* suites.h - one register function per test module; each returns 0 on success */
+#ifndef ECNWATCH_TEST_SUITES_H
+#define ECNWATCH_TEST_SUITES_H
+
+int ew_test_register_cursor(void);
+int ew_test_register_dissect(void);
+int ew_test_register_flowtab(void);
+int ew_test_register_analyze(void);
+
+#endif
