@@ -43,7 +43,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ = $(DISSECT_OBJ) $(CORE_OBJ)
 
 BIN = $(BUILD)/ecnwatch
-TOOLS = $(BUILD)/run_tests $(BUILD)/ecngen $(BUILD)/sweep
+TOOLS = $(BUILD)/run_tests $(BUILD)/ecngen $(BUILD)/sweep $(BUILD)/tcpgen
 # the fuzz harnesses without libFuzzer: replay saved inputs (tests/fuzz/README.md)
 TOOLS += $(BUILD)/replay_dissect $(BUILD)/replay_pipeline $(BUILD)/mkseeds
 
@@ -59,6 +59,9 @@ $(BUILD)/run_tests: $(TEST_OBJ) $(LIB_OBJ)
 
 $(BUILD)/ecngen: $(BUILD)/tests/tools/ecngen.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/tcpgen: $(BUILD)/tests/tools/tcpgen.o
+	$(CC) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/sweep: $(BUILD)/tests/tools/sweep.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)

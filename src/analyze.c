@@ -90,6 +90,7 @@ record_handshake(struct ew_flow *f, const struct ew_pkt *pkt, uint64_t frame, in
             if (!f->syn_seen) {
                 f->client_dir = (uint8_t)dir;
                 f->syn_seen = true;
+                f->client_from = EW_CLIENT_SYN;
             }
         } else if ((h->syn_flags & (EW_TCP_AE | EW_TCP_CWR | EW_TCP_ECE)) != ecnflags) {
             h->syn_flags_changed = true;
@@ -102,8 +103,10 @@ record_handshake(struct ew_flow *f, const struct ew_pkt *pkt, uint64_t frame, in
             h->synack_flags = t->flags;
             h->synack_ecn = pkt->ecn;
             /* a SYN-ACK goes to the client */
-            if (!f->syn_seen)
+            if (!f->syn_seen) {
                 f->client_dir = (uint8_t)(dir ^ 1);
+                f->client_from = EW_CLIENT_SYNACK;
+            }
         } else if ((h->synack_flags & (EW_TCP_AE | EW_TCP_CWR | EW_TCP_ECE)) != ecnflags) {
             h->synack_flags_changed = true;
         }
@@ -152,6 +155,13 @@ ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_n
     if (created) {
         f->first_frame = frame;
         f->client_dir = (uint8_t)dir; /* until a SYN says otherwise */
+        f->client_from = EW_CLIENT_FIRST_PACKET;
+        if (pkt->l4 == EW_L4_TCP && !(pkt->u.tcp.flags & EW_TCP_SYN) &&
+            pkt->u.tcp.sport != pkt->u.tcp.dport) {
+            /* joined mid-flow: the server is the end with the lower port */
+            f->client_dir = (uint8_t)(pkt->u.tcp.sport > pkt->u.tcp.dport ? dir : dir ^ 1);
+            f->client_from = EW_CLIENT_PORT;
+        }
     } else {
         ew_flowtab_touch(an->tab, f);
     }

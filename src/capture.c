@@ -156,10 +156,13 @@ ew_capture_next(struct ew_capture *cap, struct ew_frame *fr, char *errbuf, size_
     int rc = pcap_next_ex(cap->p, &h, &data);
 
     if (rc == 1) {
+        /* pcapng can carry any 64-bit time: clamp to 1970..2096 so nanoseconds fit */
+        int64_t sec = h->ts.tv_sec < 0 ? 0 : h->ts.tv_sec > 4000000000 ? 4000000000 : h->ts.tv_sec;
+
         fr->data = data;
         fr->caplen = h->caplen;
         fr->wirelen = h->len;
-        fr->ts_ns = (int64_t)h->ts.tv_sec * 1000000000 + (int64_t)h->ts.tv_usec;
+        fr->ts_ns = sec * 1000000000 + (int64_t)h->ts.tv_usec;
         return EW_CAP_FRAME;
     }
     if (rc == PCAP_ERROR_BREAK)

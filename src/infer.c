@@ -71,16 +71,21 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
         h->ce_seen++;
         first(&h->first_ce_frame, frame);
         h->ce_since_ack = true;
+        h->ce_end = t->seq + t->payload;
     }
     if (!pure_syn)
         h->bytes_seen[ecn] += t->payload;
     if (t->payload > 0 && !(t->flags & EW_TCP_SYN)) {
         if (h->data_pkts == 0) {
             h->first_data_frame = frame;
-            h->first_data_ecn = ecn;
             h->data_first_ns = ts;
         } else if (h->last_data_ecn == EW_ECN_ECT_0 && ecn == EW_ECN_ECT_1) {
             h->ect1_runs++;
+        }
+        /* CE is the network's: the sender's codepoint is the first other one */
+        if (!h->first_data_ecn_set && ecn != EW_ECN_CE) {
+            h->first_data_ecn = ecn;
+            h->first_data_ecn_set = true;
         }
         h->data_last_ns = ts;
         h->last_data_ecn = ecn;
@@ -121,9 +126,12 @@ rtt_sample(struct ew_half *h, int64_t rtt)
 /* The segment's header read as feedback on the other direction's data (r),
  * in every interpretation at once; the conclusion picks the one the
  * handshake (or what followed) says is in force. */
+/* baseline: the initial counter values are known (the handshake was seen);
+ * otherwise the first values seen are the baseline and count nothing. */
 static void
 account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pkt,
-                 bool handshake_ack, uint64_t frame, int64_t ts, uint32_t mss_est)
+                 bool handshake_ack, bool baseline, uint64_t frame, int64_t ts,
+                 uint32_t mss_est)
 {
     const struct ew_tcp *t = &pkt->u.tcp;
     bool ece = t->flags & EW_TCP_ECE;
@@ -151,9 +159,14 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
             first(&r->first_ece_off_frame, frame);
         }
     }
-    if (r->ce_since_ack && !ece && !handshake_ack) {
-        r->ce_unechoed++;
-        first(&r->first_ce_unechoed_frame, frame);
+    /* a segment that acknowledges a CE arrival must carry ECE; one that only
+     * covers earlier data may not (DCTCP's and SCE's paired ACKs) */
+    if (r->ce_since_ack && !handshake_ack && seq_geq(t->ack, r->ce_end)) {
+        if (!ece) {
+            r->ce_unechoed++;
+            first(&r->first_ce_unechoed_frame, frame);
+        }
+        r->ce_since_ack = false;
     }
     /* SCE: ESCE on the former NS bit (draft-grimes-tcpm-tcpsce) */
     if (t->flags & EW_TCP_AE) {
@@ -176,11 +189,20 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
     /* AccECN ACE (RFC 9768 §3.2.2): a 3-bit count of CE packets from 5 */
     if (!handshake_ack) {
         unsigned expect = (ACE_INIT + r->ce_seen) & 7u;
-        unsigned delta = (ace - (r->ace_init ? r->ace_last : ACE_INIT)) & 7u;
+        unsigned delta;
 
-        if (!r->ace_init && ace == 0)
-            r->ace_zero_first++;
+        if (!r->ace_init) {
+            if (ace == 0 && baseline)
+                r->ace_zero_first++;
+            r->ace_offset = (uint8_t)((ace - expect) & 7u);
+            r->ace_last = (uint8_t)(baseline ? ACE_INIT : ace);
+        }
+        delta = (ace - r->ace_last) & 7u;
         r->ace_init = true;
+        if (ace == ((expect + r->ace_offset) & 7u))
+            r->ace_rel_exact++;
+        else
+            r->ace_rel_mismatch++;
         r->ace_segments++;
         if (ace == expect) {
             r->ace_exact++;
@@ -218,7 +240,10 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
                 r->first_opt_has[i] = true;
                 r->first_opt_val[i] = v;
             }
-            last = r->opt_seen[i] ? r->opt_last[i] : opt_init[i];
+            if (!r->opt_seen[i])
+                r->opt_offset[i] =
+                    (v - opt_init[i] - (uint32_t)r->bytes_seen[opt_cp[i]]) & ACC_MASK24;
+            last = r->opt_seen[i] ? r->opt_last[i] : baseline ? opt_init[i] : v;
             r->opt_total[i] += (v - last) & ACC_MASK24;
             r->opt_last[i] = v;
             r->opt_seen[i] = true;
@@ -238,7 +263,6 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
             }
         }
     }
-    r->ce_since_ack = false;
 }
 
 void
@@ -274,7 +298,9 @@ ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uin
     if (ack && !syn) {
         uint32_t mss = f->dir[dir ^ 1].max_payload;
 
-        account_feedback(in, &in->half[dir ^ 1], pkt, handshake_ack, frame, ts, mss);
+        bool baseline = f->hs.syn_count > 0 || in->synack_dir_set;
+
+        account_feedback(in, &in->half[dir ^ 1], pkt, handshake_ack, baseline, frame, ts, mss);
     }
 }
 
@@ -343,7 +369,8 @@ infer_mode(const struct ew_flow *f, struct ew_flow_verdict *v)
 }
 
 static void
-conclude_feedback(const struct ew_flow *f, int d, enum mode m, struct ew_dir_verdict *dv)
+conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
+                  struct ew_dir_verdict *dv)
 {
     const struct ew_half *h = &f->inf.half[d];
     uint64_t e1 = f->dir[d].ecn[EW_ECN_ECT_1];
@@ -362,8 +389,8 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, struct ew_dir_ver
                  "option on %u segments",
                  h->ace_changes, (unsigned long long)h->cep_reported, h->ce_seen,
                  h->opt_segments);
-        if (h->ace_segments >= 3 && h->ace_mismatch == 0 && h->ce_seen > 0 &&
-            (h->opt_segments == 0 || h->opt_mismatch == 0))
+        if (h->ace_segments >= 3 && (inferred ? h->ace_rel_mismatch : h->ace_mismatch) == 0 &&
+            h->ce_seen > 0 && (inferred || h->opt_segments == 0 || h->opt_mismatch == 0))
             dv->fb_checked_exact = true;
         if (h->cep_reported > h->ce_seen ||
             (h->opt_seen[EW_ACC_CEB] && h->opt_total[EW_ACC_CEB] > h->bytes_seen[EW_ECN_CE]))
@@ -387,8 +414,8 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, struct ew_dir_ver
     } else if (h->ece_runs > 0) {
         dv->feedback = EW_FB_RFC3168;
         snprintf(dv->feedback_reason, EW_REASON_LEN,
-                 "ECE latched in %u runs (%u ACKs), each cleared only after a CWR", h->ece_runs,
-                 h->ece_acks);
+                 "ECE latched %u time%s (%u ACKs), each cleared only after a CWR", h->ece_runs,
+                 h->ece_runs == 1 ? "" : "s", h->ece_acks);
     } else {
         dv->feedback = EW_FB_RFC3168;
         snprintf(dv->feedback_reason, EW_REASON_LEN,
@@ -410,9 +437,15 @@ conclude_ect1(const struct ew_flow *f, int d, enum mode m, struct ew_dir_verdict
     bool fb_e1 = m == MODE_ACCECN && h->opt_seen[EW_ACC_E1B] && h->opt_total[EW_ACC_E1B] > 0;
     bool esce = m == MODE_CLASSIC && h->esce_acks > 0;
     /* ECT(1) from the first data segment on, nearly throughout: the sender's */
-    bool sender_e1 = h->data_pkts > 0 && h->first_data_ecn == EW_ECN_ECT_1 && e1 * 10 >= (e0 + e1) * 9;
+    bool sender_e1 = h->first_data_ecn_set && h->first_data_ecn == EW_ECN_ECT_1 &&
+                     e1 * 10 >= (e0 + e1) * 9;
     /* the sender starts ECT(0), ECT(1) comes and goes: the network re-marks */
-    bool network_e1 = e1 > 0 && !sender_e1 && e0 > 0;
+    bool network_e1 = e1 > 0 && !sender_e1 && e0 > 0 && h->first_data_ecn_set &&
+                      h->first_data_ecn == EW_ECN_ECT_0;
+
+    dv->sender_cp = ew_dir_sender_codepoint(f, d);
+    if (network_e1 && data_cp(f, d, EW_ECN_NOT_ECT) == 0)
+        dv->sender_cp = "ect0"; /* the ECT(1) is the network's marking */
 
     if (!seen && !fb_e1 && !esce) {
         dv->ect1 = EW_ECT1_NONE;
@@ -505,14 +538,15 @@ conclude_vantage(const struct ew_flow *f, struct ew_flow_verdict *v)
     for (d = 0; d < 2; d++) {
         const struct ew_half *h = &in->half[d];
 
-        if (mode_of(v->neg) == MODE_ACCECN && h->ace_segments >= 3 && h->ace_mismatch == 0 &&
-            h->ce_seen > 0) {
+        uint32_t mism = v->neg_inferred ? h->ace_rel_mismatch : h->ace_mismatch;
+
+        if (v->mode_accecn && h->ace_segments >= 3 && mism == 0 && h->ce_seen > 0) {
             bool c2s = d == f->client_dir;
 
             v->vantage = c2s ? EW_VANT_SERVER : EW_VANT_CLIENT;
             snprintf(v->vantage_reason, EW_REASON_LEN,
-                     "the %s ACE matches the %u CE arrivals seen on every one of %u segments: the "
-                     "capture point is at the %s",
+                     "the %s ACE follows the %u CE arrivals seen here on every one of %u "
+                     "segments: the capture point sees what the %s receives",
                      c2s ? "server's" : "client's", h->ce_seen, h->ace_segments,
                      c2s ? "server" : "client");
             return;
@@ -538,6 +572,7 @@ ew_infer_conclude(const struct ew_flow *f, struct ew_flow_verdict *v)
     } else {
         m = mode_of(v->neg);
     }
+    v->mode_accecn = m == MODE_ACCECN;
     main_dir = f->dir[c2s ^ 1].payload_bytes > f->dir[c2s].payload_bytes ? c2s ^ 1 : c2s;
     v->main_dir = main_dir;
 
@@ -550,7 +585,9 @@ ew_infer_conclude(const struct ew_flow *f, struct ew_flow_verdict *v)
                      f->dir[d].ecn[EW_ECN_ECT_1] ? "ECT(1) without visible feedback"
                                                  : "no ECT(1) seen");
         }
-        cp = ew_dir_sender_codepoint(f, main_dir);
+        for (d = 0; d < 2; d++)
+            v->dir[d].sender_cp = ew_dir_sender_codepoint(f, d);
+        cp = v->dir[main_dir].sender_cp;
         if (!strcmp(cp, "not_ect") || !strcmp(cp, "none")) {
             v->verdict = EW_V_NOT_ECN;
             snprintf(v->reason, EW_REASON_LEN, "no ECT on this flow's packets");
@@ -564,13 +601,13 @@ ew_infer_conclude(const struct ew_flow *f, struct ew_flow_verdict *v)
         return;
     }
     for (d = 0; d < 2; d++) {
-        conclude_feedback(f, d, m, &v->dir[d]);
+        conclude_feedback(f, d, m, v->neg_inferred, &v->dir[d]);
         conclude_ect1(f, d, m, &v->dir[d]);
     }
     conclude_vantage(f, v);
 
     mv = &v->dir[main_dir];
-    cp = ew_dir_sender_codepoint(f, main_dir);
+    cp = mv->sender_cp;
     if (f->inf.half[main_dir].data_pkts == 0) {
         v->verdict = EW_V_UNKNOWN;
         snprintf(v->reason, EW_REASON_LEN, "no data segments seen");
@@ -688,7 +725,7 @@ ew_infer_evidence(const struct ew_flow *f, const struct ew_flow_verdict *v,
 
         if (h->first_data_frame)
             n = add(out, n, room, h->first_data_frame, "first %s data segment is %s", dn,
-                    ew_ecn_name[h->first_data_ecn & 3]);
+                    ew_ecn_name[h->first_data_ecn_set ? h->first_data_ecn & 3 : EW_ECN_CE]);
         if (h->first_ect1_frame && h->first_ect1_frame != h->first_data_frame)
             n = add(out, n, room, h->first_ect1_frame, "first ECT(1) on %s data (%u ECT(0)->ECT(1) changes)",
                     dn, h->ect1_runs);

@@ -180,7 +180,7 @@ dir_json(const struct ew_flow *f, int dir, const struct ew_flow_verdict *v)
             json_object_set_new(kinds, ew_seg_kind_name[k], ecn_counts32(d->kind_ecn[k]));
         json_object_set_new(o, "by_kind", kinds);
     }
-    json_object_set_new(o, "sender_codepoint", json_string(ew_dir_sender_codepoint(f, dir)));
+    json_object_set_new(o, "sender_codepoint", json_string(dv->sender_cp));
     json_object_set_new(o, "feedback", json_string(ew_fb_name[dv->feedback]));
     json_object_set_new(o, "ect1", json_string(ew_ect1_name[dv->ect1]));
     json_object_set_new(o, "ect1_reason", json_string(dv->ect1_reason));
@@ -249,10 +249,14 @@ flow_json(const struct ew_flow *f)
     json_object_set_new(o, "family", jint(f->key.family));
     json_object_set_new(o, "client", endpoint_json(f, c2s == EW_DIR_LO_HI));
     json_object_set_new(o, "server", endpoint_json(f, c2s != EW_DIR_LO_HI));
-    json_object_set_new(o, "client_from",
-                        json_string(f->syn_seen ? "syn"
-                                    : f->hs.synack_count ? "synack"
-                                                         : "first_packet"));
+    {
+        static const char *const from[] = {[EW_CLIENT_FIRST_PACKET] = "first_packet",
+                                           [EW_CLIENT_PORT] = "higher_port",
+                                           [EW_CLIENT_SYNACK] = "synack",
+                                           [EW_CLIENT_SYN] = "syn"};
+
+        json_object_set_new(o, "client_from", json_string(from[f->client_from & 3]));
+    }
     json_object_set_new(o, "first_frame", jint(f->first_frame));
     json_object_set_new(o, "last_frame", jint(f->last_frame));
     time_str(f->first_ns, t, sizeof(t));
@@ -366,7 +370,8 @@ pct(uint64_t part, uint64_t whole)
 }
 
 static void
-text_dir(FILE *out, const char *name, const struct ew_flow *f, int dir)
+text_dir(FILE *out, const char *name, const struct ew_flow *f, int dir,
+         const struct ew_flow_verdict *v)
 {
     const struct ew_dir_stats *d = &f->dir[dir];
 
@@ -374,7 +379,8 @@ text_dir(FILE *out, const char *name, const struct ew_flow *f, int dir)
             pct(d->ecn[EW_ECN_NOT_ECT], d->packets), pct(d->ecn[EW_ECN_ECT_0], d->packets),
             pct(d->ecn[EW_ECN_ECT_1], d->packets), pct(d->ecn[EW_ECN_CE], d->packets));
     if (f->key.l4 == EW_L4_TCP)
-        fprintf(out, " %7" PRIu32 " %7" PRIu32 " %7" PRIu32, d->ece, d->cwr, d->ae);
+        fprintf(out, "  %-8s %s", ew_fb_name[v->dir[dir].feedback],
+                ew_ect1_name[v->dir[dir].ect1]);
     fputc('\n', out);
 }
 
@@ -413,6 +419,7 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
     n = ew_flowtab_list(an->tab, list, st.in_table);
     for (i = 0; i < n && i < max_flows; i++) {
         const struct ew_flow *f = list[i];
+        struct ew_flow_verdict v;
         char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
         int c2s = f->client_dir;
         const uint8_t *ca = c2s == EW_DIR_LO_HI ? f->key.lo : f->key.hi;
@@ -438,19 +445,22 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
             fprintf(out, "#%" PRIu64 " ip-proto %u  %s -> %s\n", f->id, f->key.proto, ce, se);
         else
             fprintf(out, "#%" PRIu64 " %s  %s -> %s", f->id, proto_name(f), ce, se);
-        if (f->key.l4 == EW_L4_TCP) {
-            enum ew_neg neg = ew_flow_negotiation(f);
-
-            fprintf(out, "  negotiation %s%s\n", ew_neg_name[neg],
-                    neg == EW_NEG_ACCECN ? " (ECE/CWR/AE below are raw bits: here they carry the ACE counter)"
-                                         : "");
-        }
+        ew_infer_conclude(f, &v);
+        if (f->key.l4 == EW_L4_TCP)
+            fprintf(out, "  negotiation %s%s\n", ew_neg_name[v.neg],
+                    v.neg_inferred ? " (handshake not captured)" : "");
         else if (f->key.l4 == EW_L4_UDP)
             fputc('\n', out);
+        fprintf(out, "    verdict %s", ew_verdict_name[v.verdict]);
+        if (v.vantage != EW_VANT_UNKNOWN)
+            fprintf(out, ", captured %s", v.vantage == EW_VANT_CLIENT   ? "at the client side"
+                                          : v.vantage == EW_VANT_SERVER ? "at the server side"
+                                                                        : "in the middle");
+        fprintf(out, ": %s\n", v.reason);
         fprintf(out, "    dir  %9s %8s %8s %8s %8s%s\n", "packets", "Not-ECT", "ECT(0)", "ECT(1)",
-                "CE", f->key.l4 == EW_L4_TCP ? "     ECE     CWR      AE" : "");
-        text_dir(out, "c2s", f, c2s);
-        text_dir(out, "s2c", f, c2s ^ 1);
+                "CE", f->key.l4 == EW_L4_TCP ? "  feedback ECT(1)" : "");
+        text_dir(out, "c2s", f, c2s, &v);
+        text_dir(out, "s2c", f, c2s ^ 1, &v);
     }
     if (n > max_flows)
         fprintf(out, "\n... and %zu more flows (the JSON report, --json or -o, has them all)\n",

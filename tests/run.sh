@@ -53,6 +53,12 @@ for build in "$@"; do
     c=$(echo "$out" | awk '/^cli: [0-9]+ passed/ { print $2, $4 }')
     if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
 
+    # verdicts on real and generated captures
+    out=$(bash tests/inference.sh "$build" 2>&1)
+    echo "$out" | grep -v '^ok'
+    c=$(echo "$out" | awk '/^inference: [0-9]+ passed/ { print $2, $4 }')
+    if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
+
     # snaplen sweep, one check per capture
     for f in captures/*.pcap "${relinked[@]}"; do
         if out=$("$build/sweep" "$f" 2>&1); then
@@ -68,7 +74,41 @@ for build in "$@"; do
     echo "$out" | grep -v '^ok' || true
     count "$(echo "$out" | grep -c '^ok')" "$(echo "$out" | grep -c '^FAIL')"
     echo "tshark: $(echo "$out" | grep -c '^ok') captures agree"
+
+    # hostile captures: malformed files and headers, each with its outcome
+    out=$(bash tests/hostile.sh "$build/ecnwatch" 2>&1)
+    echo "$out" | grep -v '^ok'
+    c=$(echo "$out" | awk '/^hostile: [0-9]+ passed/ { print $2, $4 }')
+    if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
+
+    # fuzz regression inputs and hand-made seeds, replayed through both harnesses
+    for h in dissect pipeline; do
+        dirs=$(ls -d tests/fuzz/seeds/fuzz_$h tests/fuzz/regressions/fuzz_$h 2>/dev/null)
+        if out=$("$build/replay_$h" $dirs 2>&1); then
+            count 1 0; echo "fuzz_$h $out"
+        else
+            echo "FAIL replay fuzz_$h"; echo "$out" | tail -20; count 0 1
+        fi
+    done
 done
+
+# once, with the first (plain) build: a million flows through a capped table,
+# SIGINT mid-read, a failed write (RSS is measured: not under the sanitizers)
+plain=$1
+out=$(bash tests/flood.sh "$plain/ecnwatch" 2>&1)
+echo "$out"
+c=$(echo "$out" | awk '/^flood: [0-9]+ passed/ { print $2, $4 }')
+if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
+
+# once: each libFuzzer harness for a short while, when clang can build them
+if bash tests/fuzz/run.sh --available; then
+    out=$(make --no-print-directory fuzz-smoke 2>&1)
+    echo "$out" | grep -E '^(ok|FAIL) |^fuzz:|rror'
+    c=$(echo "$out" | awk '/^fuzz: [0-9]+ passed/ { print $2, $4 }')
+    if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
+else
+    echo "fuzz: clang cannot build libFuzzer binaries here; smoke run skipped"
+fi
 
 echo
 echo "$passed passed, $failed failed"

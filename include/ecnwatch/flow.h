@@ -71,6 +71,13 @@ struct ew_handshake {
     bool synack_flags_changed;
 };
 
+enum ew_client_from {
+    EW_CLIENT_FIRST_PACKET, /* the sender of the first packet */
+    EW_CLIENT_PORT,         /* no handshake: the end with the higher (ephemeral) port */
+    EW_CLIENT_SYNACK,       /* the receiver of the SYN-ACK */
+    EW_CLIENT_SYN,          /* the sender of the SYN */
+};
+
 struct ew_flow {
     struct ew_flow_key key;
     uint64_t id;          /* 1-based, in order of creation (= order of first frame) */
@@ -83,6 +90,7 @@ struct ew_flow {
     struct ew_infer inf;
     uint8_t client_dir;   /* the canonical direction that is client-to-server */
     bool syn_seen;        /* the client was identified by a SYN */
+    uint8_t client_from;  /* enum ew_client_from: how the client was identified */
     bool ended;           /* idle-expired: kept for the report, out of the index */
     /* table bookkeeping */
     uint32_t hash;

@@ -23,7 +23,8 @@ struct ew_half {
     /* d's packets as they pass the capture point */
     uint32_t data_pkts;         /* segments with payload, retransmissions included */
     uint64_t first_data_frame;
-    uint8_t first_data_ecn;
+    uint8_t first_data_ecn;     /* the first data segment's codepoint that is not CE */
+    bool first_data_ecn_set;
     uint8_t last_data_ecn;
     uint32_t ect1_runs;         /* ECT(0) -> ECT(1) changes between consecutive data segments */
     uint32_t ce_seen;           /* CE packets, SYNs excepted (what r.cep counts) */
@@ -31,7 +32,8 @@ struct ew_half {
     uint64_t first_ce_frame, first_ect1_frame, first_ect0_frame;
     uint32_t cwr_seen;
     uint64_t first_cwr_frame;
-    bool ce_since_ack;          /* a CE arrived since the last feedback segment */
+    bool ce_since_ack;          /* a CE arrived that no feedback segment has covered yet */
+    uint32_t ce_end;            /* sequence end of the latest CE data segment */
 
     /* classic feedback on the other direction's segments */
     uint32_t fb_segments;       /* feedback-carrying segments seen (ACK set, SYN clear) */
@@ -52,6 +54,8 @@ struct ew_half {
     uint32_t ace_segments, ace_changes;
     uint64_t cep_reported;      /* sum of ACE increments (mod 8 each) */
     uint32_t ace_exact, ace_mismatch; /* ACE == (5 + CE seen) mod 8, where checkable */
+    uint8_t ace_offset;         /* first ACE - (5 + CE seen then): 0 when the handshake was seen */
+    uint32_t ace_rel_exact, ace_rel_mismatch; /* the same check relative to the first ACE */
     uint64_t first_ace_change_frame, first_ace_mismatch_frame;
     uint32_t ace_wrap_ambiguous; /* increments that could hide a wrap of 8 */
     uint32_t ace_zero_first;    /* ACE 0 on the first feedback after the handshake */
@@ -60,6 +64,7 @@ struct ew_half {
     uint64_t opt_total[3];      /* bytes the option counters say arrived */
     uint32_t opt_segments;
     uint32_t opt_exact, opt_mismatch;
+    uint32_t opt_offset[3];     /* as ace_offset, for each option field */
     uint64_t first_opt_frame, first_opt_mismatch_frame;
     uint32_t first_opt_val[3];
     bool first_opt_has[3];
@@ -133,6 +138,7 @@ extern const char *const ew_vantage_name[];
 #define EW_REASON_LEN 200
 
 struct ew_dir_verdict {
+    const char *sender_cp;  /* "not_ect", "ect0", "ect1", "mixed" or "none" */
     enum ew_fb feedback;
     enum ew_ect1 ect1;
     char feedback_reason[EW_REASON_LEN];
@@ -147,6 +153,7 @@ struct ew_flow;
 struct ew_flow_verdict {
     int neg;                /* enum ew_neg */
     bool neg_inferred;      /* handshake not captured: mode inferred from what followed */
+    bool mode_accecn;       /* AccECN feedback in force (negotiated or inferred) */
     char neg_reason[EW_REASON_LEN];
     enum ew_verdict verdict;
     char reason[EW_REASON_LEN];

@@ -6,5 +6,6 @@ int ew_test_register_cursor(void);
 int ew_test_register_dissect(void);
 int ew_test_register_flowtab(void);
 int ew_test_register_analyze(void);
+int ew_test_register_infer(void);
 
 #endif

@@ -1,0 +1,596 @@
+/* tcpgen.c - writes protocol-faithful TCP conversations with ECN feedback
+ * that a stock Linux stack cannot produce: DCTCP echo, SCE receivers with
+ * ESCE, Prague-like ECT(1) senders with AccECN feedback, and the L4S/SCE
+ * conflicts; also RFC 3168, AccECN and non-ECN for reference.
+ *
+ *   tcpgen SCHEME VANTAGE OUT [--seed N] [--segments N] [--skip N]
+ *
+ * SCHEME: notecn classic dctcp accecn prague sce l4s-into-sce sce-on-accecn
+ * VANTAGE: sender (capture at the data sender: data as sent, ACKs as they
+ * arrive) or receiver (data as it arrives after the AQM, ACKs as sent).
+ * --skip N leaves out the first N packets, as a capture started mid-flow.
+ *
+ * The model: the client sends --segments data segments of 1448 bytes, paced
+ * 0.5 ms apart, across a path of 10 ms each way with an AQM in the middle.
+ * The AQM marks per scheme from a seeded generator (fixed default seed). The
+ * receiver feeds back as its scheme's specification says:
+ *   RFC 3168 §6.1.3 latch; RFC 8257 §3.2 DCTCP echo with paired ACKs;
+ *   RFC 9768 §3.2 ACE and AccECN option (kind 174); SCE: classic ECE/CWR
+ *   for CE plus ESCE (the former NS bit) on ACKs covering ECT(1) arrivals,
+ *   with immediate ACKs at ECT(0)/ECT(1) changes.
+ * The sender sets CWR on its first new segment after an ECE ACK arrives
+ * (RFC 3168 §6.1.2), at most once per RTT; AccECN senders never use CWR.
+ * Addresses are from the documentation ranges; nothing is sent anywhere.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum scheme { S_NOTECN, S_CLASSIC, S_DCTCP, S_ACCECN, S_PRAGUE, S_SCE, S_L4S_INTO_SCE, S_SCE_ON_ACCECN };
+static const char *const scheme_names[] = {"notecn", "classic", "dctcp", "accecn", "prague",
+                                           "sce", "l4s-into-sce", "sce-on-accecn"};
+
+enum { NOT_ECT = 0, ECT1 = 1, ECT0 = 2, CE = 3 };
+enum { F_FIN = 0x01, F_SYN = 0x02, F_RST = 0x04, F_PSH = 0x08, F_ACK = 0x10, F_ECE = 0x40, F_CWR = 0x80, F_AE = 0x100 };
+
+#define MSS 1448
+#define OWD_NS 10000000LL
+#define GAP_NS 500000LL
+#define SNAPLEN 128
+
+struct rec {
+    int64_t ts;
+    int from_client;
+    uint8_t ecn;
+    uint16_t flags;
+    uint32_t seq, ack;
+    uint32_t payload;
+    bool accecn_opt;
+    uint32_t e0b, ceb, e1b;
+    bool mss_opt;
+    uint64_t order; /* creation order, to keep equal times stable */
+};
+
+static struct rec *recs;
+static size_t nrecs, caprecs;
+static uint64_t order_ctr;
+
+static void
+emit(const struct rec *r)
+{
+    if (nrecs == caprecs) {
+        caprecs = caprecs ? caprecs * 2 : 1024;
+        recs = realloc(recs, caprecs * sizeof(*recs));
+        if (!recs) {
+            perror("tcpgen");
+            exit(1);
+        }
+    }
+    recs[nrecs] = *r;
+    recs[nrecs].order = order_ctr++;
+    nrecs++;
+}
+
+static uint64_t rng_state;
+
+static double
+rnd(void)
+{
+    /* xorshift64*: fixed seed, so the same arguments give the same file */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (double)((rng_state * 0x2545F4914F6CDD1DULL) >> 11) / 9007199254740992.0;
+}
+
+struct cfg {
+    enum scheme s;
+    bool at_sender;
+    int segments;
+    int skip;
+};
+
+static bool
+is_accecn(enum scheme s)
+{
+    return s == S_ACCECN || s == S_PRAGUE || s == S_SCE_ON_ACCECN;
+}
+
+static bool
+sce_receiver(enum scheme s)
+{
+    return s == S_SCE || s == S_L4S_INTO_SCE;
+}
+
+static uint8_t
+sender_cp(enum scheme s)
+{
+    switch (s) {
+    case S_NOTECN:
+        return NOT_ECT;
+    case S_PRAGUE:
+    case S_L4S_INTO_SCE:
+        return ECT1;
+    default:
+        return ECT0;
+    }
+}
+
+/* the receiver's ACK codepoint: Linux AccECN and DCTCP put ECT on ACKs too */
+static uint8_t
+ack_cp(enum scheme s)
+{
+    return (is_accecn(s) || s == S_DCTCP) ? ECT0 : NOT_ECT;
+}
+
+/* AQM state: a two-state marking process per scheme */
+struct aqm {
+    bool run; /* inside a marking run */
+};
+
+static uint8_t
+aqm_mark(enum scheme s, struct aqm *q, uint8_t ecn)
+{
+    switch (s) {
+    case S_CLASSIC:
+    case S_ACCECN:
+        return (ecn != NOT_ECT && rnd() < 0.03) ? CE : ecn;
+    case S_DCTCP:
+        /* a step threshold: marks come in short runs as the queue crosses K */
+        q->run = q->run ? rnd() < 0.6 : rnd() < 0.04;
+        return (q->run && ecn != NOT_ECT) ? CE : ecn;
+    case S_PRAGUE:
+        /* DualQ L queue: frequent shallow CE on ECT(1) */
+        return (ecn == ECT1 && rnd() < 0.12) ? CE : ecn;
+    case S_SCE:
+    case S_SCE_ON_ACCECN:
+    case S_L4S_INTO_SCE:
+        /* SCE AQM: ECT(0) -> ECT(1) in runs as the queue builds; rare CE */
+        if (ecn != NOT_ECT && rnd() < 0.01)
+            return CE;
+        q->run = q->run ? rnd() < 0.85 : rnd() < 0.05;
+        return (q->run && ecn == ECT0) ? ECT1 : ecn;
+    default:
+        return ecn;
+    }
+}
+
+struct receiver {
+    uint32_t rcv_nxt;
+    int unacked;          /* segments since the last ACK */
+    bool latched;         /* RFC 3168 ECE latch */
+    bool dctcp_ce;        /* DCTCP.CE */
+    bool prior_esce, queue_esce; /* SCE */
+    uint32_t cep;         /* AccECN r.cep */
+    uint32_t e0b, ceb, e1b;
+    uint8_t prev_ecn;
+};
+
+struct sender {
+    bool cwr_pending;
+    int64_t last_cwr_ts;
+};
+
+static void
+send_ack(const struct cfg *c, struct receiver *rv, int64_t t, uint32_t server_seq, bool esce_force)
+{
+    struct rec a = {0};
+    enum scheme s = c->s;
+
+    a.from_client = 0;
+    a.flags = F_ACK;
+    a.seq = server_seq;
+    a.ack = rv->rcv_nxt;
+    a.ecn = ack_cp(s);
+    if (is_accecn(s)) {
+        uint32_t ace = rv->cep & 7;
+
+        if (ace & 4)
+            a.flags |= F_AE;
+        if (ace & 2)
+            a.flags |= F_CWR;
+        if (ace & 1)
+            a.flags |= F_ECE;
+        a.accecn_opt = true;
+        a.e0b = rv->e0b;
+        a.ceb = rv->ceb;
+        a.e1b = rv->e1b;
+    } else if (s != S_NOTECN) {
+        bool ece = s == S_DCTCP ? rv->dctcp_ce : rv->latched;
+
+        if (ece)
+            a.flags |= F_ECE;
+        if (sce_receiver(s) && (rv->queue_esce || esce_force)) {
+            a.flags |= F_AE;
+            rv->queue_esce = false;
+        }
+    }
+    /* receiver-side time; the sender sees it one way later */
+    a.ts = c->at_sender ? t + OWD_NS : t;
+    emit(&a);
+    rv->unacked = 0;
+}
+
+/* a data segment arrives at the receiver at time t with codepoint ecn */
+static void
+receive(const struct cfg *c, struct receiver *rv, int64_t t, uint32_t seq, uint32_t len,
+        uint8_t ecn, bool cwr, uint32_t server_seq)
+{
+    enum scheme s = c->s;
+    bool immediate = false, ce = ecn == CE;
+
+    if (s == S_DCTCP) {
+        /* RFC 8257 §3.2: at a CE state change, ACK what came before with the old
+         * state if an ACK was pending, then ACK at once with the new state */
+        if (ce != rv->dctcp_ce) {
+            if (rv->unacked > 0)
+                send_ack(c, rv, t, server_seq, false);
+            rv->dctcp_ce = ce;
+            immediate = true;
+        }
+        if (cwr)
+            rv->latched = false;
+    } else if (is_accecn(s)) {
+        if (ce) {
+            rv->cep++;
+            if (rv->prev_ecn != CE)
+                immediate = true; /* change-triggered ACK, §3.2.2.5.1 */
+        }
+        if (ecn == ECT0)
+            rv->e0b += len;
+        else if (ecn == ECT1)
+            rv->e1b += len;
+        else if (ecn == CE)
+            rv->ceb += len;
+    } else if (s != S_NOTECN) {
+        /* Errata 3639: CWR first, then CE re-arms the latch */
+        if (cwr)
+            rv->latched = false;
+        if (ce && !rv->latched) {
+            rv->latched = true;
+            immediate = true;
+        }
+        if (sce_receiver(s)) {
+            bool sce = ecn == ECT1;
+
+            if (sce != rv->prior_esce && rv->unacked > 0) {
+                send_ack(c, rv, t, server_seq, false);
+                immediate = true;
+            }
+            if (sce) {
+                rv->queue_esce = true;
+                immediate = immediate || !rv->prior_esce;
+            }
+            rv->prior_esce = sce;
+        }
+    }
+    rv->prev_ecn = ecn;
+    rv->rcv_nxt = seq + len;
+    rv->unacked++;
+    if (immediate || rv->unacked >= 2)
+        send_ack(c, rv, t, server_seq, false);
+}
+
+/* the sender learns of ECE when ACKs reach it */
+static void
+sender_sees_acks(const struct cfg *c, struct sender *sd, size_t *next_ack, int64_t now)
+{
+    while (*next_ack < nrecs) {
+        struct rec *r = &recs[*next_ack];
+        int64_t arrive = c->at_sender ? r->ts : r->ts + OWD_NS;
+
+        if (r->from_client) {
+            (*next_ack)++;
+            continue;
+        }
+        if (arrive > now)
+            break;
+        if (!is_accecn(c->s) && (r->flags & F_ECE) && !(r->flags & F_SYN) &&
+            now - sd->last_cwr_ts > 2 * OWD_NS)
+            sd->cwr_pending = true;
+        (*next_ack)++;
+    }
+}
+
+static void
+generate(const struct cfg *c)
+{
+    enum scheme s = c->s;
+    struct receiver rv = {0};
+    struct sender sd = {.last_cwr_ts = -1000000000LL};
+    struct aqm q = {false};
+    uint32_t cseq = 1000, sseq = 50000;
+    int64_t t0 = 1700000000LL * 1000000000LL, t;
+    uint8_t scp = sender_cp(s);
+    uint8_t syn_cp = (s == S_DCTCP) ? ECT0 : (s == S_PRAGUE ? ECT1 : NOT_ECT);
+    size_t next_ack = 0;
+    struct rec r;
+    int i;
+
+    /* handshake */
+    memset(&r, 0, sizeof(r));
+    r.from_client = 1;
+    r.flags = F_SYN;
+    if (s != S_NOTECN)
+        r.flags |= F_ECE | F_CWR;
+    if (is_accecn(s))
+        r.flags |= F_AE;
+    r.seq = cseq;
+    r.ecn = syn_cp;
+    r.mss_opt = true;
+    r.ts = c->at_sender ? t0 : t0 + OWD_NS;
+    emit(&r);
+
+    memset(&r, 0, sizeof(r));
+    r.from_client = 0;
+    r.flags = F_SYN | F_ACK;
+    if (is_accecn(s)) {
+        /* RFC 9768 Table 2: the SYN-ACK reports the SYN's arriving IP-ECN */
+        static const uint16_t code[4] = {[NOT_ECT] = F_CWR, [ECT1] = F_CWR | F_ECE,
+                                          [ECT0] = F_AE, [CE] = F_AE | F_CWR};
+        r.flags |= code[syn_cp];
+        r.accecn_opt = true;
+        r.e0b = 1;
+        r.e1b = 1;
+    } else if (s != S_NOTECN) {
+        r.flags |= F_ECE;
+    }
+    r.seq = sseq;
+    r.ack = cseq + 1;
+    r.ecn = syn_cp;
+    r.mss_opt = true;
+    r.ts = c->at_sender ? t0 + 2 * OWD_NS : t0 + OWD_NS;
+    emit(&r);
+
+    memset(&r, 0, sizeof(r));
+    r.from_client = 1;
+    r.flags = F_ACK;
+    if (is_accecn(s)) {
+        /* §3.2.2.1: the ACK of the SYN-ACK reports the SYN-ACK's IP-ECN */
+        static const uint16_t code[4] = {[NOT_ECT] = F_CWR, [ECT1] = F_CWR | F_ECE,
+                                          [ECT0] = F_AE, [CE] = F_AE | F_CWR};
+        r.flags |= code[syn_cp];
+        r.accecn_opt = true;
+        r.e0b = 1;
+        r.e1b = 1;
+    }
+    r.seq = cseq + 1;
+    r.ack = sseq + 1;
+    r.ecn = is_accecn(s) ? scp : (s == S_DCTCP ? ECT0 : NOT_ECT);
+    r.ts = c->at_sender ? t0 + 2 * OWD_NS : t0 + 3 * OWD_NS;
+    emit(&r);
+
+    cseq += 1;
+    sseq += 1;
+    rv.rcv_nxt = cseq;
+    rv.cep = 5;
+    rv.e0b = 1;
+    rv.e1b = 1;
+    rv.prev_ecn = NOT_ECT;
+
+    t = t0 + 2 * OWD_NS + GAP_NS;
+    for (i = 0; i < c->segments; i++, t += GAP_NS) {
+        uint8_t arrived;
+
+        sender_sees_acks(c, &sd, &next_ack, t);
+        memset(&r, 0, sizeof(r));
+        r.from_client = 1;
+        r.flags = F_ACK | F_PSH;
+        if (sd.cwr_pending) {
+            r.flags |= F_CWR;
+            sd.cwr_pending = false;
+            sd.last_cwr_ts = t;
+        }
+        r.seq = cseq;
+        r.ack = sseq;
+        r.payload = MSS;
+        r.ecn = scp;
+        if (is_accecn(s)) {
+            /* an AccECN sender keeps ACE at 5 (no CE from the server's side) */
+            r.flags = (uint16_t)((r.flags & ~F_CWR) | F_AE | F_ECE);
+        }
+        arrived = aqm_mark(s, &q, scp);
+        if (!c->at_sender)
+            r.ecn = arrived;
+        r.ts = c->at_sender ? t : t + OWD_NS;
+        emit(&r);
+        receive(c, &rv, t + OWD_NS, cseq, MSS, arrived, (r.flags & F_CWR) && !is_accecn(s),
+                sseq);
+        cseq += MSS;
+    }
+    if (rv.unacked)
+        send_ack(c, &rv, t + OWD_NS, sseq, false);
+
+    /* close */
+    memset(&r, 0, sizeof(r));
+    r.from_client = 1;
+    r.flags = F_FIN | F_ACK;
+    r.seq = cseq;
+    r.ack = sseq;
+    r.ecn = NOT_ECT;
+    r.ts = c->at_sender ? t + GAP_NS : t + GAP_NS + OWD_NS;
+    emit(&r);
+}
+
+/* ---------------------------------------------------------------- pcap writer */
+
+static void
+put16(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static void
+putle32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static int
+cmp_rec(const void *a, const void *b)
+{
+    const struct rec *x = a, *y = b;
+
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+static void
+write_pcap(FILE *out, const struct cfg *c)
+{
+    uint8_t gh[24], ph[16], pkt[14 + 20 + 60 + MSS];
+    uint16_t ipid_c = 1, ipid_s = 1;
+    size_t i;
+    int k = 0;
+
+    putle32(gh, 0xa1b23c4d); /* nanosecond pcap */
+    gh[4] = 2;
+    gh[5] = 0;
+    gh[6] = 4;
+    gh[7] = 0;
+    memset(gh + 8, 0, 8);
+    putle32(gh + 16, SNAPLEN);
+    putle32(gh + 20, 1); /* Ethernet */
+    fwrite(gh, 1, 24, out);
+
+    qsort(recs, nrecs, sizeof(*recs), cmp_rec);
+    for (i = 0; i < nrecs; i++) {
+        const struct rec *r = &recs[i];
+        uint8_t *e = pkt, *ip = pkt + 14, *th = ip + 20, *o;
+        uint32_t optlen = 0, iplen, sum = 0, caplen, j;
+
+        if (k++ < c->skip)
+            continue;
+        memset(pkt, 0, sizeof(pkt));
+        /* Ethernet: locally administered addresses */
+        memcpy(e, r->from_client ? "\x02\x00\x00\x00\x00\x02" : "\x02\x00\x00\x00\x00\x01", 6);
+        memcpy(e + 6, r->from_client ? "\x02\x00\x00\x00\x00\x01" : "\x02\x00\x00\x00\x00\x02", 6);
+        put16(e + 12, 0x0800);
+        o = th + 20;
+        if (r->mss_opt) {
+            o[0] = 2;
+            o[1] = 4;
+            put16(o + 2, MSS);
+            optlen += 4;
+        }
+        if (r->accecn_opt) {
+            uint8_t *a = th + 20 + optlen;
+
+            a[0] = 1; /* NOP, as Linux pads */
+            a[1] = 174;
+            a[2] = 11;
+            a[3] = (uint8_t)(r->e1b >> 16);
+            a[4] = (uint8_t)(r->e1b >> 8);
+            a[5] = (uint8_t)r->e1b;
+            a[6] = (uint8_t)(r->ceb >> 16);
+            a[7] = (uint8_t)(r->ceb >> 8);
+            a[8] = (uint8_t)r->ceb;
+            a[9] = (uint8_t)(r->e0b >> 16);
+            a[10] = (uint8_t)(r->e0b >> 8);
+            a[11] = (uint8_t)r->e0b;
+            optlen += 12;
+        }
+        iplen = 20 + 20 + optlen + r->payload;
+        ip[0] = 0x45;
+        ip[1] = r->ecn;
+        put16(ip + 2, iplen);
+        put16(ip + 4, r->from_client ? ipid_c++ : ipid_s++);
+        put16(ip + 6, 0x4000);
+        ip[8] = 64;
+        ip[9] = 6;
+        memcpy(ip + 12, r->from_client ? "\xc0\x00\x02\x01" : "\xc6\x33\x64\x02", 4);
+        memcpy(ip + 16, r->from_client ? "\xc6\x33\x64\x02" : "\xc0\x00\x02\x01", 4);
+        for (j = 0; j < 20; j += 2)
+            sum += (uint32_t)(ip[j] << 8 | ip[j + 1]);
+        while (sum >> 16)
+            sum = (sum & 0xffff) + (sum >> 16);
+        put16(ip + 10, ~sum & 0xffff);
+        put16(th, r->from_client ? 40000 : 5201);
+        put16(th + 2, r->from_client ? 5201 : 40000);
+        put32(th + 4, r->seq);
+        put32(th + 8, r->ack);
+        th[12] = (uint8_t)((((20 + optlen) / 4) << 4) | ((r->flags & F_AE) ? 1 : 0));
+        th[13] = (uint8_t)(r->flags & 0xff);
+        put16(th + 14, 65535);
+        caplen = 14 + iplen;
+        if (caplen > SNAPLEN)
+            caplen = SNAPLEN;
+        putle32(ph, (uint32_t)(r->ts / 1000000000LL));
+        putle32(ph + 4, (uint32_t)(r->ts % 1000000000LL));
+        putle32(ph + 8, caplen);
+        putle32(ph + 12, 14 + iplen);
+        fwrite(ph, 1, 16, out);
+        fwrite(pkt, 1, caplen, out);
+    }
+}
+
+int
+main(int argc, char **argv)
+{
+    struct cfg c = {.segments = 400};
+    const char *out_path;
+    FILE *out;
+    size_t si;
+    int i;
+
+    if (argc < 4) {
+        fprintf(stderr, "usage: tcpgen SCHEME sender|receiver OUT [--seed N] [--segments N] [--skip N]\n");
+        return 2;
+    }
+    for (si = 0; si < sizeof(scheme_names) / sizeof(scheme_names[0]); si++)
+        if (!strcmp(argv[1], scheme_names[si]))
+            break;
+    if (si == sizeof(scheme_names) / sizeof(scheme_names[0])) {
+        fprintf(stderr, "tcpgen: unknown scheme '%s'\n", argv[1]);
+        return 2;
+    }
+    c.s = (enum scheme)si;
+    if (strcmp(argv[2], "sender") && strcmp(argv[2], "receiver")) {
+        fprintf(stderr, "tcpgen: vantage must be sender or receiver\n");
+        return 2;
+    }
+    c.at_sender = !strcmp(argv[2], "sender");
+    out_path = argv[3];
+    rng_state = 0x5eed5eed12345678ULL;
+    for (i = 4; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--seed"))
+            rng_state = strtoull(argv[i + 1], NULL, 0) | 1;
+        else if (!strcmp(argv[i], "--segments"))
+            c.segments = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--skip"))
+            c.skip = atoi(argv[i + 1]);
+        else {
+            fprintf(stderr, "tcpgen: unknown option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    generate(&c);
+    out = fopen(out_path, "wb");
+    if (!out) {
+        perror(out_path);
+        return 3;
+    }
+    write_pcap(out, &c);
+    if (fclose(out) != 0) {
+        perror(out_path);
+        return 3;
+    }
+    free(recs);
+    return 0;
+}
