@@ -1,10 +1,12 @@
 /* analyze.c - totals, flows and per-direction ECN accounting. */
 #include "ecnwatch/analyze.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/infer.h"
+#include "ecnwatch/misuse.h"
 
 const char *const ew_neg_name[] = {
     [EW_NEG_NONE] = "none",     [EW_NEG_RFC3168] = "rfc3168", [EW_NEG_ACCECN] = "accecn",
@@ -19,13 +21,75 @@ static const uint64_t trunc_events =
 static const uint64_t benign_events =
     (1ull << EW_EV_NON_IP) | (1ull << EW_EV_IPV4_FRAGMENT) | (1ull << EW_EV_IPV6_FRAGMENT);
 
+/* the kinds of misuse one flow shows, as a mask */
+static uint32_t
+flow_kinds(const struct ew_flow *f)
+{
+    struct ew_flow_verdict v;
+    struct ew_finding fnd[32];
+    size_t n, i;
+    uint32_t mask = 0;
+
+    ew_infer_conclude(f, &v);
+    n = ew_misuse_find(f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
+    for (i = 0; i < n; i++)
+        mask |= 1u << fnd[i].kind;
+    return mask;
+}
+
+/* a flow leaves the table: keep what it was found to do, then tell the user */
+static void
+on_evict(void *arg, const struct ew_flow *f)
+{
+    struct ew_analyzer *an = arg;
+    uint32_t mask = flow_kinds(f);
+    int k;
+
+    for (k = 0; k < EW_MU_COUNT; k++)
+        if (mask & (1u << k))
+            an->evicted_findings[k]++;
+    if (an->user_evict)
+        an->user_evict(an->user_evict_arg, f);
+}
+
 int
 ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg)
 {
     memset(an, 0, sizeof(*an));
-    an->tab = ew_flowtab_new(cfg->max_flows, cfg->hash_seed, cfg->idle_ns, cfg->on_evict,
-                             cfg->evict_arg);
+    an->user_evict = cfg->on_evict;
+    an->user_evict_arg = cfg->evict_arg;
+    an->tab = ew_flowtab_new(cfg->max_flows, cfg->hash_seed, cfg->idle_ns, on_evict, an);
     return an->tab ? 0 : -1;
+}
+
+uint32_t
+ew_analyzer_findings(const struct ew_analyzer *an, uint64_t counts[32])
+{
+    struct ew_flowtab_stats st;
+    const struct ew_flow **list;
+    uint32_t mask = 0;
+    size_t n, i;
+    int k;
+
+    for (k = 0; k < 32; k++)
+        counts[k] = k < EW_MU_COUNT ? an->evicted_findings[k] : 0;
+    ew_flowtab_get_stats(an->tab, &st);
+    list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
+    if (list) {
+        n = ew_flowtab_list(an->tab, list, st.in_table);
+        for (i = 0; i < n; i++) {
+            uint32_t m = flow_kinds(list[i]);
+
+            for (k = 0; k < EW_MU_COUNT; k++)
+                if (m & (1u << k))
+                    counts[k]++;
+        }
+        free(list);
+    }
+    for (k = 0; k < EW_MU_COUNT; k++)
+        if (counts[k])
+            mask |= 1u << k;
+    return mask;
 }
 
 void
@@ -82,6 +146,16 @@ record_handshake(struct ew_flow *f, const struct ew_pkt *pkt, uint64_t frame, in
     if (!(t->flags & EW_TCP_SYN))
         return;
     if (!(t->flags & EW_TCP_ACK)) {
+        if (t->acc.present && !h->syn_accecn_option) {
+            h->syn_accecn_option = true;
+            h->syn_option_frame = frame;
+        }
+        if (h->syn_count > 0) {
+            unsigned a = ew_tcp_ace(h->syn_flags), b = ew_tcp_ace(t->flags);
+
+            if ((a == 3 && b == 7) || (a == 7 && b == 3))
+                h->syn_classic_and_accecn = true;
+        }
         if (h->syn_count == 0) {
             h->syn_frame = frame;
             h->syn_flags = t->flags;

@@ -89,12 +89,19 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
         }
         h->data_last_ns = ts;
         h->last_data_ecn = ecn;
+        h->last_data_frame = frame;
+        if (h->ece_acks > 0)
+            h->data_after_ece++;
         h->data_pkts++;
         if (ecn == EW_ECN_ECT_1)
             first(&h->first_ect1_frame, frame);
         if (ecn == EW_ECN_ECT_0)
             first(&h->first_ect0_frame, frame);
     }
+    if (ew_ecn_is_ect(ecn) && kind == EW_SEG_PURE_ACK)
+        first(&h->first_ect_pure_ack_frame, frame);
+    if (ew_ecn_is_ect(ecn) && kind == EW_SEG_RETRANS)
+        first(&h->first_ect_retrans_frame, frame);
     if ((t->flags & EW_TCP_CWR) && !(t->flags & EW_TCP_SYN)) {
         h->cwr_seen++;
         first(&h->first_cwr_frame, frame);
@@ -443,6 +450,8 @@ conclude_ect1(const struct ew_flow *f, int d, enum mode m, struct ew_dir_verdict
     bool network_e1 = e1 > 0 && !sender_e1 && e0 > 0 && h->first_data_ecn_set &&
                       h->first_data_ecn == EW_ECN_ECT_0;
 
+    dv->sender_ect1 = sender_e1;
+    dv->network_ect1 = network_e1;
     dv->sender_cp = ew_dir_sender_codepoint(f, d);
     if (network_e1 && data_cp(f, d, EW_ECN_NOT_ECT) == 0)
         dv->sender_cp = "ect0"; /* the ECT(1) is the network's marking */

@@ -19,6 +19,7 @@
 #include "ecnwatch/analyze.h"
 #include "ecnwatch/capture.h"
 #include "ecnwatch/dissect.h"
+#include "ecnwatch/misuse.h"
 #include "ecnwatch/report.h"
 #include "ecnwatch/version.h"
 
@@ -36,6 +37,7 @@ enum {
     OPT_IDLE,
     OPT_SEED,
     OPT_TEXT_FLOWS,
+    OPT_FAIL_ON,
 };
 
 struct options {
@@ -49,6 +51,7 @@ struct options {
     bool have_seed;
     uint64_t seed;
     size_t text_flows;
+    uint32_t fail_on; /* mask of misuse kinds */
     char *filter; /* joined trailing words, or NULL */
 };
 
@@ -77,11 +80,13 @@ usage(FILE *out)
             "  --idle-timeout SEC  a flow idle this long in packet time ends (default 300)\n"
             "  --hash-seed N       fixed flow-hash seed (default: random)\n"
             "  --text-flows N      flows listed in the human summary (default 50)\n"
+            "  --fail-on KINDS     exit 1 when any listed misuse kind is found (comma-separated, or any)\n"
             "  -h, --help          this help\n"
             "  -V, --version       the version\n"
             "\n"
             "Trailing words are a libpcap filter expression, as tcpdump takes it.\n"
-            "Exit status: 0 done, 2 bad usage or filter, 3 input unreadable, 4 report unwritable.\n"
+            "Exit status: 0 done, 1 --fail-on matched, 2 bad usage or filter, 3 input unreadable,\n"
+            "4 report unwritable.\n"
             "See ecnwatch(1) and ecnwatch-report(5).\n");
 }
 
@@ -118,6 +123,7 @@ parse_args(int argc, char **argv, struct options *o)
         {"idle-timeout", required_argument, NULL, OPT_IDLE},
         {"hash-seed", required_argument, NULL, OPT_SEED},
         {"text-flows", required_argument, NULL, OPT_TEXT_FLOWS},
+        {"fail-on", required_argument, NULL, OPT_FAIL_ON},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -172,6 +178,18 @@ parse_args(int argc, char **argv, struct options *o)
                 return bad_value("--text-flows", optarg, "a number of flows");
             o->text_flows = (size_t)v;
             break;
+        case OPT_FAIL_ON: {
+            char bad[80];
+
+            if (ew_misuse_parse_list(optarg, &o->fail_on, bad, sizeof(bad)) != 0) {
+                fprintf(stderr,
+                        "ecnwatch: --fail-on: unknown misuse kind '%s' (see ecnwatch(1) for the "
+                        "list, or use 'any')\n",
+                        bad);
+                return EXIT_USAGE;
+            }
+            break;
+        }
         case 'h':
             usage(stdout);
             return EXIT_DONE;
@@ -331,6 +349,22 @@ main(int argc, char **argv)
         ew_report_text(stdout, &an, &src, o.text_flows);
         if (fflush(stdout) != 0)
             status = EXIT_OUTPUT;
+    }
+    if (status == EXIT_DONE && o.fail_on) {
+        uint64_t counts[32];
+        uint32_t found = ew_analyzer_findings(&an, counts) & o.fail_on;
+
+        if (found) {
+            int k;
+
+            fprintf(stderr, "ecnwatch: --fail-on matched:");
+            for (k = 0; k < EW_MU_COUNT; k++)
+                if (found & (1u << k))
+                    fprintf(stderr, " %s (%" PRIu64 " flow%s)", ew_misuse_name[k], counts[k],
+                            counts[k] == 1 ? "" : "s");
+            fputc('\n', stderr);
+            status = EXIT_FAIL_ON;
+        }
     }
     json_decref(root);
     ew_analyzer_free(&an);

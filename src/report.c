@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ecnwatch/ecn.h"
+#include "ecnwatch/misuse.h"
 #include "ecnwatch/version.h"
 
 void
@@ -232,6 +233,21 @@ flag_bits(uint16_t flags, char out[4])
 }
 
 static json_t *
+finding_json(const struct ew_flow *f, const struct ew_finding *x)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "kind", json_string(ew_misuse_name[x->kind]));
+    json_object_set_new(o, "dir", json_string(x->dir == f->client_dir ? "c2s" : "s2c"));
+    json_object_set_new(o, "first_frame", jint(x->first_frame));
+    json_object_set_new(o, "count", jint(x->count));
+    json_object_set_new(o, "confidence", json_string(ew_confidence_name[x->confidence]));
+    json_object_set_new(o, "ref", json_string(x->ref));
+    json_object_set_new(o, "detail", json_string(x->detail));
+    return o;
+}
+
+static json_t *
 flow_json(const struct ew_flow *f)
 {
     json_t *o = json_object(), *ev = json_array();
@@ -295,7 +311,15 @@ flow_json(const struct ew_flow *f)
     json_object_set_new(o, "verdict_reason", json_string(v.reason));
     json_object_set_new(o, "vantage", json_string(ew_vantage_name[v.vantage]));
     json_object_set_new(o, "vantage_reason", json_string(v.vantage_reason));
-    json_object_set_new(o, "misuse", json_array());
+    {
+        struct ew_finding fnd[32];
+        size_t nf = ew_misuse_find(f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
+        json_t *arr = json_array();
+
+        for (i = 0; i < nf; i++)
+            json_array_append_new(arr, finding_json(f, &fnd[i]));
+        json_object_set_new(o, "misuse", arr);
+    }
     nev = ew_infer_evidence(f, &v, evid, sizeof(evid) / sizeof(evid[0]));
     for (i = 0; i < nev; i++)
         json_array_append_new(ev, json_pack("{s:I,s:s}", "frame", (json_int_t)evid[i].frame,
@@ -349,6 +373,17 @@ ew_report_json(const struct ew_analyzer *an, const struct ew_report_src *src)
         if (an->tot.events[ev])
             json_object_set_new(events, ew_event_name[ev], jint(an->tot.events[ev]));
     json_object_set_new(tot, "events", events);
+    {
+        uint64_t counts[32];
+        json_t *fo = json_object();
+        int k;
+
+        ew_analyzer_findings(an, counts);
+        for (k = 0; k < EW_MU_COUNT; k++)
+            if (counts[k])
+                json_object_set_new(fo, ew_misuse_name[k], jint(counts[k]));
+        json_object_set_new(tot, "findings", fo);
+    }
     json_object_set_new(root, "totals", tot);
 
     flows = json_array();
@@ -384,6 +419,43 @@ text_dir(FILE *out, const char *name, const struct ew_flow *f, int dir,
     fputc('\n', out);
 }
 
+/* findings first, where a person looks first */
+static void
+text_findings(FILE *out, const struct ew_analyzer *an, const struct ew_flow **list, size_t n)
+{
+    size_t i, j, shown = 0, total = 0;
+    uint64_t evicted = 0;
+    int k;
+
+    for (i = 0; i < n; i++) {
+        struct ew_flow_verdict v;
+        struct ew_finding fnd[32];
+        size_t nf;
+
+        ew_infer_conclude(list[i], &v);
+        nf = ew_misuse_find(list[i], &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
+        for (j = 0; j < nf; j++) {
+            if (total++ == 0)
+                fprintf(out, "\nMISUSE FOUND:\n");
+            if (shown < 40) {
+                fprintf(out, "  #%" PRIu64 " %s %s (%s, %" PRIu64 "x from frame %" PRIu64 ", %s): %s\n",
+                        list[i]->id, ew_misuse_name[fnd[j].kind],
+                        fnd[j].dir == list[i]->client_dir ? "c2s" : "s2c",
+                        ew_confidence_name[fnd[j].confidence], fnd[j].count, fnd[j].first_frame,
+                        fnd[j].ref, fnd[j].detail);
+                shown++;
+            }
+        }
+    }
+    if (total > shown)
+        fprintf(out, "  ... and %zu more findings (the JSON report has them all)\n", total - shown);
+    for (k = 0; k < EW_MU_COUNT; k++)
+        evicted += an->evicted_findings[k];
+    if (evicted)
+        fprintf(out, "  flows evicted from the table had %" PRIu64 " more findings (totals.findings)\n",
+                evicted);
+}
+
 void
 ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
                size_t max_flows)
@@ -417,6 +489,7 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
     if (!list)
         return;
     n = ew_flowtab_list(an->tab, list, st.in_table);
+    text_findings(out, an, list, n);
     for (i = 0; i < n && i < max_flows; i++) {
         const struct ew_flow *f = list[i];
         struct ew_flow_verdict v;

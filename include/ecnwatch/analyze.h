@@ -43,11 +43,16 @@ struct ew_analyzer_cfg {
 struct ew_analyzer {
     struct ew_flowtab *tab;
     struct ew_totals tot;
+    /* findings of flows that left the table (evicted), by misuse kind */
+    uint64_t evicted_findings[32];
+    ew_flow_evict_fn user_evict;
+    void *user_evict_arg;
     int64_t first_ns, last_ns;
     bool have_time;
 };
 
-/* 0 on success, -1 when the flow table cannot be allocated */
+/* 0 on success, -1 when the flow table cannot be allocated. The analyzer
+ * keeps its address in the flow table: do not move it after this call. */
 int ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg);
 void ew_analyzer_free(struct ew_analyzer *an);
 
@@ -65,5 +70,10 @@ enum ew_neg ew_flow_negotiation(const struct ew_flow *f);
  * on its data (TCP: data and retransmissions; otherwise every packet), CE
  * aside, as seen at the capture point */
 const char *ew_dir_sender_codepoint(const struct ew_flow *f, int dir);
+
+/* Flows with each misuse kind, held and evicted together: counts[kind] is the
+ * number of flows with at least one finding of that kind. Returns the mask of
+ * kinds found. */
+uint32_t ew_analyzer_findings(const struct ew_analyzer *an, uint64_t counts[32]);
 
 #endif /* ECNWATCH_ANALYZE_H */

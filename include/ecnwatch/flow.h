@@ -68,6 +68,9 @@ struct ew_handshake {
     uint8_t syn_ecn, synack_ecn;
     uint16_t syn_count, synack_count;
     bool syn_flags_changed; /* a later SYN carried other ECN flags (fallback) */
+    bool syn_classic_and_accecn; /* both a 011 and a 111 SYN (RFC 9768 §3.1.5) */
+    bool syn_accecn_option;  /* an AccECN option on a SYN (§3.2.3.2: never) */
+    uint64_t syn_option_frame;
     bool synack_flags_changed;
 };
 

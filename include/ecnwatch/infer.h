@@ -30,6 +30,9 @@ struct ew_half {
     uint32_t ce_seen;           /* CE packets, SYNs excepted (what r.cep counts) */
     uint64_t bytes_seen[4];     /* payload bytes by codepoint */
     uint64_t first_ce_frame, first_ect1_frame, first_ect0_frame;
+    uint64_t first_ect_pure_ack_frame, first_ect_retrans_frame;
+    uint32_t data_after_ece;    /* data segments sent after the first ECE feedback on them */
+    uint64_t last_data_frame;
     uint32_t cwr_seen;
     uint64_t first_cwr_frame;
     bool ce_since_ack;          /* a CE arrived that no feedback segment has covered yet */
@@ -141,6 +144,8 @@ struct ew_dir_verdict {
     const char *sender_cp;  /* "not_ect", "ect0", "ect1", "mixed" or "none" */
     enum ew_fb feedback;
     enum ew_ect1 ect1;
+    bool sender_ect1;       /* the sender itself marks ECT(1): from the first data segment on */
+    bool network_ect1;      /* ECT(1) appears in runs on an ECT(0) sender's data */
     char feedback_reason[EW_REASON_LEN];
     char ect1_reason[EW_REASON_LEN];
     /* where the feedback was checked against the marks seen */
