@@ -112,15 +112,15 @@ ew_dissect_ipv4(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
         return;
     }
     check_ip_len(pkt, fs, ip_start, totlen);
-    if (!ew_cur_skip(c, hlen - 20)) { /* options */
-        ew_pkt_event(pkt, EW_EV_IPV4_TRUNC);
-        return;
-    }
     if (frag & 0x3fff) /* MF or an offset */
         pkt->fragment = true;
     if (frag & 0x1fff) {
         pkt->later_fragment = true;
         ew_pkt_event(pkt, EW_EV_IPV4_FRAGMENT);
+        return;
+    }
+    if (!ew_cur_skip(c, hlen - 20)) { /* options */
+        ew_pkt_event(pkt, EW_EV_IPV4_TRUNC);
         return;
     }
     seglen = totlen - hlen;
@@ -199,8 +199,21 @@ ew_dissect_ipv6(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
             pkt->ip_proto = nh;
             return;
         }
-        next = ew_cur_u8(&pl);
-        hl = ew_cur_u8(&pl);
+        {
+            /* what the payload length leaves for this header, captured or not */
+            size_t declared = plen - (size_t)(pl.p - (ip_start + 40));
+
+            next = ew_cur_u8(&pl);
+            hl = ew_cur_u8(&pl);
+            len = nh == IPPROTO_NUM_FRAGMENT ? 8
+                  : nh == IPPROTO_NUM_AH     ? ((size_t)hl + 2) * 4
+                                             : ((size_t)hl + 1) * 8;
+            if (len > declared) {
+                ew_pkt_event(pkt, EW_EV_IPV6_EXT_BAD);
+                pkt->ip_proto = nh;
+                return;
+            }
+        }
         if (nh == IPPROTO_NUM_FRAGMENT) {
             uint16_t off;
 
@@ -217,12 +230,7 @@ ew_dissect_ipv6(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
                     return;
                 }
             }
-            len = 8;
-        } else if (nh == IPPROTO_NUM_AH) {
-            len = ((size_t)hl + 2) * 4;
-            ew_cur_skip(&pl, len - 2);
         } else {
-            len = ((size_t)hl + 1) * 8;
             ew_cur_skip(&pl, len - 2);
         }
         if (pl.trunc) {

@@ -58,9 +58,10 @@ parse_accecn(struct ew_cur *body, uint8_t kind, uint8_t order, uint8_t len, stru
  * was captured, so that running out can be told apart: truncated by the
  * snaplen, or an option that overruns the space (invalid). */
 static void
-parse_options(struct ew_cur *o, bool captured_all, struct ew_pkt *pkt)
+parse_options(struct ew_cur *o, size_t space, bool captured_all, struct ew_pkt *pkt)
 {
     struct ew_tcp *t = &pkt->u.tcp;
+    const uint8_t *start = o->p;
     unsigned guard = 0;
 
     while (ew_cur_left(o) > 0 && guard++ < 40) {
@@ -79,6 +80,12 @@ parse_options(struct ew_cur *o, bool captured_all, struct ew_pkt *pkt)
         len = ew_cur_u8(o);
         if (len < 2) {
             ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
+            return;
+        }
+        /* longer than the option space the data offset declares: invalid,
+         * whatever the capture holds */
+        if ((size_t)len - 2 > space - (size_t)(o->p - start)) {
+            ew_pkt_event(pkt, EW_EV_TCP_OPT_OVERRUN);
             return;
         }
         if (!ew_cur_sub(o, (size_t)len - 2, &body)) {
@@ -128,7 +135,9 @@ parse_options(struct ew_cur *o, bool captured_all, struct ew_pkt *pkt)
             parse_accecn(&body, kind, kind == TCPOPT_ACCECN1, len, t);
             break;
         case TCPOPT_EXP:
-            if (len >= 4) {
+            if (len < 4) {
+                ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN); /* no room for an ExID (RFC 6994) */
+            } else {
                 uint16_t exid = ew_cur_be16(&body);
 
                 if (exid == TCP_EXID_ACCECN0 || exid == TCP_EXID_ACCECN1)
@@ -182,7 +191,7 @@ ew_dissect_tcp(struct ew_cur *c, uint32_t seglen, struct ew_pkt *pkt, const uint
     t->opts_complete = whole;
     if (!whole)
         ew_pkt_event(pkt, EW_EV_TCP_OPT_TRUNC);
-    parse_options(&o, whole, pkt);
+    parse_options(&o, hlen - 20, whole, pkt);
     t->payload = seglen - hlen;
     pkt->l4 = EW_L4_TCP;
     pkt->l4_end = (uint32_t)(start - fs) + hlen;
