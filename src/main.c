@@ -20,6 +20,7 @@
 #include "ecnwatch/capture.h"
 #include "ecnwatch/dissect.h"
 #include "ecnwatch/misuse.h"
+#include "ecnwatch/pathcmp.h"
 #include "ecnwatch/report.h"
 #include "ecnwatch/version.h"
 
@@ -40,8 +41,12 @@ enum {
     OPT_FAIL_ON,
 };
 
+#define MAX_FILES 8
+
 struct options {
-    const char *read_file;
+    const char *read_file; /* the first -r */
+    const char *files[MAX_FILES];
+    int nfiles;
     const char *out_file;
     bool json;
     bool quiet;
@@ -68,10 +73,12 @@ static void
 usage(FILE *out)
 {
     fprintf(out,
-            "Usage: ecnwatch -r FILE [options] [filter expression]\n"
-            "Report what ECN is doing in a capture: codepoints per flow and direction.\n"
+            "Usage: ecnwatch -r FILE [-r FILE...] [options] [filter expression]\n"
+            "Report what ECN is doing in a capture: codepoints, feedback, verdicts, misuse.\n"
             "\n"
-            "  -r FILE             read a pcap or pcapng capture; '-' reads standard input\n"
+            "  -r FILE             read a pcap or pcapng capture; '-' reads standard input;\n"
+            "                      several -r: the same traffic captured along its path\n"
+            "                      (upstream first): ECN changes between them are located\n"
             "  --json              write the JSON report to standard output\n"
             "  -o FILE             write the JSON report to FILE (atomically)\n"
             "  -c N                stop after N packets\n"
@@ -135,11 +142,17 @@ parse_args(int argc, char **argv, struct options *o)
     while ((c = getopt_long(argc, argv, ":r:o:c:qhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'r':
-            if (o->read_file) {
-                fprintf(stderr, "ecnwatch: -r given twice; this version reads one capture\n");
+            if (o->nfiles == MAX_FILES) {
+                fprintf(stderr, "ecnwatch: at most %d captures (-r) at once\n", MAX_FILES);
                 return EXIT_USAGE;
             }
-            o->read_file = optarg;
+            if (o->nfiles > 0 && !strcmp(optarg, "-")) {
+                fprintf(stderr, "ecnwatch: only the first capture can be standard input\n");
+                return EXIT_USAGE;
+            }
+            o->files[o->nfiles++] = optarg;
+            if (!o->read_file)
+                o->read_file = optarg;
             break;
         case 'o':
             o->out_file = optarg;
@@ -249,6 +262,87 @@ pick_seed(const struct options *o)
     return seed;
 }
 
+/* packets of the first capture indexed for matching, at most */
+#define PATH_INDEX_MAX (4u << 20)
+
+struct read_ctx {
+    const struct options *o;
+    struct ew_analyzer *an;  /* analyse (the first capture), or NULL */
+    struct ew_index *index;  /* index for the next capture downstream, or NULL */
+    struct ew_hop *hop;      /* match against the capture upstream, or NULL */
+    struct ew_index *up;
+    struct ew_report_src *src;
+};
+
+/* Read one capture to its end, -c, or a signal. 0, or an exit status. */
+static int
+read_capture(struct read_ctx *rc, const char *path, bool first)
+{
+    char err[EW_ERRBUF_SIZE];
+    struct ew_capture *cap;
+    enum ew_link link;
+    uint64_t frames = 0;
+    int e = ew_capture_open_file(path, rc->o->filter, &cap, err, sizeof(err));
+
+    if (e != 0) {
+        fprintf(stderr, "ecnwatch: %s\n", err);
+        return e == EW_CAP_ERR_FILTER ? EXIT_USAGE : EXIT_INPUT;
+    }
+    link = ew_capture_link(cap);
+    if (first) {
+        rc->src->name = strcmp(path, "-") == 0 ? "-" : path;
+        rc->src->linktype = ew_capture_link_name(cap);
+        rc->src->filter = rc->o->filter;
+        rc->src->packet_limit = rc->o->count;
+    }
+    for (;;) {
+        struct ew_frame fr;
+        struct ew_pkt pkt;
+        enum ew_cap_next nx;
+        const uint8_t *payload = NULL;
+        size_t plen = 0;
+
+        if (stop_requested) {
+            rc->src->interrupted = true;
+            break;
+        }
+        if (rc->o->count && frames >= rc->o->count)
+            break;
+        nx = ew_capture_next(cap, &fr, err, sizeof(err));
+        if (nx == EW_CAP_END)
+            break;
+        if (nx == EW_CAP_BROKEN && stop_requested) {
+            /* the signal interrupted a blocking read: a stop, not a broken file */
+            rc->src->interrupted = true;
+            break;
+        }
+        if (nx == EW_CAP_BROKEN) {
+            if (first)
+                rc->src->truncated = true;
+            fprintf(stderr, "ecnwatch: warning: %s: capture ends mid-record after %" PRIu64
+                    " frames (%s); the report covers what was read\n",
+                    strcmp(path, "-") ? path : "standard input", frames, err);
+            break;
+        }
+        frames++;
+        ew_dissect_frame(link, fr.data, fr.caplen, fr.wirelen, &pkt);
+        if (rc->an)
+            ew_analyzer_frame(rc->an, &pkt, fr.ts_ns);
+        if (rc->index || rc->hop) {
+            if (pkt.l4_end && pkt.l4_end < fr.caplen) {
+                payload = fr.data + pkt.l4_end;
+                plen = fr.caplen - pkt.l4_end;
+            }
+            if (rc->hop)
+                ew_hop_match(rc->hop, rc->up, &pkt, payload, plen, frames);
+            if (rc->index)
+                ew_index_add(rc->index, &pkt, payload, plen, frames);
+        }
+    }
+    ew_capture_close(cap);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -256,12 +350,13 @@ main(int argc, char **argv)
     struct ew_report_src src = {.kind = "file"};
     struct ew_analyzer_cfg cfg;
     struct ew_analyzer an;
-    struct ew_capture *cap = NULL;
+    struct ew_index *up_ix[MAX_FILES] = {NULL};
+    struct ew_hop *hops[MAX_FILES] = {NULL};
+    bool have_an = false;
     struct sigaction sa;
     char err[EW_ERRBUF_SIZE];
-    enum ew_link link;
     json_t *root = NULL;
-    int rc, status = EXIT_DONE;
+    int i, rc, status = EXIT_DONE;
 
     rc = parse_args(argc, argv, &o);
     if (rc >= 0) {
@@ -269,18 +364,15 @@ main(int argc, char **argv)
         return rc;
     }
 
-    rc = ew_capture_open_file(o.read_file, o.filter, &cap, err, sizeof(err));
-    if (rc != 0) {
-        fprintf(stderr, "ecnwatch: %s\n", err);
-        free(o.filter);
-        return rc == EW_CAP_ERR_FILTER ? EXIT_USAGE : EXIT_INPUT;
+    for (i = 1; i < o.nfiles; i++) {
+        up_ix[i - 1] = ew_index_new(PATH_INDEX_MAX);
+        hops[i - 1] = ew_hop_new(i, i + 1);
+        if (!up_ix[i - 1] || !hops[i - 1]) {
+            fprintf(stderr, "ecnwatch: out of memory for %d captures\n", o.nfiles);
+            status = EXIT_USAGE;
+            goto out;
+        }
     }
-    link = ew_capture_link(cap);
-    src.name = strcmp(o.read_file, "-") == 0 ? "-" : o.read_file;
-    src.linktype = ew_capture_link_name(cap);
-    src.filter = o.filter;
-    src.packet_limit = o.count;
-
     memset(&cfg, 0, sizeof(cfg));
     cfg.max_flows = o.max_flows;
     cfg.hash_seed = pick_seed(&o);
@@ -288,10 +380,10 @@ main(int argc, char **argv)
     if (ew_analyzer_init(&an, &cfg) != 0) {
         fprintf(stderr, "ecnwatch: cannot allocate a flow table of %" PRIu32 " flows\n",
                 o.max_flows);
-        ew_capture_close(cap);
-        free(o.filter);
-        return EXIT_USAGE;
+        status = EXIT_USAGE;
+        goto out;
     }
+    have_an = true;
 
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
@@ -299,42 +391,44 @@ main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    for (;;) {
-        struct ew_frame fr;
-        struct ew_pkt pkt;
-        enum ew_cap_next nx;
+    /* the first capture is analysed; each capture is indexed for the next
+     * one downstream and matched against the one before it */
+    for (i = 0; i < o.nfiles && !src.interrupted; i++) {
+        struct read_ctx rc_ = {
+            .o = &o,
+            .an = i == 0 ? &an : NULL,
+            .index = i + 1 < o.nfiles ? up_ix[i] : NULL,
+            .hop = i > 0 ? hops[i - 1] : NULL,
+            .up = i > 0 ? up_ix[i - 1] : NULL,
+            .src = &src,
+        };
 
-        if (stop_requested) {
-            src.interrupted = true;
-            break;
+        rc = read_capture(&rc_, o.files[i], i == 0);
+        if (rc != 0) {
+            status = rc;
+            goto out;
         }
-        if (o.count && an.tot.frames >= o.count)
-            break;
-        nx = ew_capture_next(cap, &fr, err, sizeof(err));
-        if (nx == EW_CAP_END)
-            break;
-        if (nx == EW_CAP_BROKEN && stop_requested) {
-            /* the signal interrupted a blocking read: a stop, not a broken file */
-            src.interrupted = true;
-            break;
-        }
-        if (nx == EW_CAP_BROKEN) {
-            src.truncated = true;
-            fprintf(stderr, "ecnwatch: warning: %s: capture ends mid-record after %" PRIu64
-                    " frames (%s); the report covers what was read\n",
-                    src.name, an.tot.frames, err);
-            break;
-        }
-        ew_dissect_frame(link, fr.data, fr.caplen, fr.wirelen, &pkt);
-        ew_analyzer_frame(&an, &pkt, fr.ts_ns);
+        if (i > 0)
+            ew_hop_finish(hops[i - 1], up_ix[i - 1]);
     }
-    ew_capture_close(cap);
     if (src.interrupted)
         fprintf(stderr, "ecnwatch: interrupted after %" PRIu64 " frames; writing what was read\n",
                 an.tot.frames);
 
-    if (o.json || o.out_file)
+    if (o.json || o.out_file) {
         root = ew_report_json(&an, &src);
+        if (o.nfiles > 1) {
+            json_t *path = json_object(), *caps = json_array(), *jh = json_array();
+
+            for (i = 0; i < o.nfiles; i++)
+                json_array_append_new(caps, json_string(o.files[i]));
+            for (i = 1; i < o.nfiles; i++)
+                json_array_append_new(jh, ew_hop_json(hops[i - 1], o.files[i - 1], o.files[i]));
+            json_object_set_new(path, "captures", caps);
+            json_object_set_new(path, "hops", jh);
+            json_object_set_new(root, "path", path);
+        }
+    }
     if (o.out_file && ew_report_write_file(root, o.out_file, err, sizeof(err)) != 0) {
         fprintf(stderr, "ecnwatch: %s\n", err);
         status = EXIT_OUTPUT;
@@ -347,12 +441,18 @@ main(int argc, char **argv)
         }
     } else if (!o.quiet) {
         ew_report_text(stdout, &an, &src, o.text_flows);
+        for (i = 1; i < o.nfiles; i++)
+            ew_hop_text(stdout, hops[i - 1], o.files[i - 1], o.files[i]);
         if (fflush(stdout) != 0)
             status = EXIT_OUTPUT;
     }
     if (status == EXIT_DONE && o.fail_on) {
         uint64_t counts[32];
-        uint32_t found = ew_analyzer_findings(&an, counts) & o.fail_on;
+        uint32_t found = ew_analyzer_findings(&an, counts);
+
+        for (i = 1; i < o.nfiles; i++)
+            found |= ew_hop_kinds(hops[i - 1], counts);
+        found &= o.fail_on;
 
         if (found) {
             int k;
@@ -366,8 +466,14 @@ main(int argc, char **argv)
             status = EXIT_FAIL_ON;
         }
     }
+out:
     json_decref(root);
-    ew_analyzer_free(&an);
+    if (have_an)
+        ew_analyzer_free(&an);
+    for (i = 0; i < MAX_FILES; i++) {
+        ew_index_free(up_ix[i]);
+        ew_hop_free(hops[i]);
+    }
     free(o.filter);
     return status;
 }

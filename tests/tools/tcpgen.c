@@ -9,6 +9,12 @@
  * VANTAGE: sender (capture at the data sender: data as sent, ACKs as they
  * arrive) or receiver (data as it arrives after the AQM, ACKs as sent).
  * --skip N leaves out the first N packets, as a capture started mid-flow.
+ * --fault F breaks one rule, for the misuse tests: reflect (the SYN-ACK
+ * repeats the SYN's ECN flags), synack101 (the reserved AccECN code),
+ * synopt (an AccECN option on the SYN), ectsyn (an ECT(0) classic SYN),
+ * ectack (ECT on a classic receiver's pure ACKs), noecho (the receiver never
+ * sets ECE), nocwr (the sender never sets CWR), zeroopt (the first AccECN
+ * option carries EE0B = 0), zeroace (ACE 0 on the first feedback).
  *
  * The model: the client sends --segments data segments of 1448 bytes, paced
  * 0.5 ms apart, across a path of 10 ms each way with an AQM in the middle.
@@ -85,11 +91,17 @@ rnd(void)
     return (double)((rng_state * 0x2545F4914F6CDD1DULL) >> 11) / 9007199254740992.0;
 }
 
+enum fault { F_NONE, F_REFLECT, F_SYNACK101, F_SYNOPT, F_ECTSYN, F_ECTACK, F_NOECHO, F_NOCWR,
+             F_ZEROOPT, F_ZEROACE };
+static const char *const fault_names[] = {"none", "reflect", "synack101", "synopt", "ectsyn",
+                                          "ectack", "noecho", "nocwr", "zeroopt", "zeroace"};
+
 struct cfg {
     enum scheme s;
     bool at_sender;
     int segments;
     int skip;
+    enum fault fault;
 };
 
 static bool
@@ -166,6 +178,7 @@ struct receiver {
     uint32_t cep;         /* AccECN r.cep */
     uint32_t e0b, ceb, e1b;
     uint8_t prev_ecn;
+    bool fed_back;        /* a feedback segment has been sent */
 };
 
 struct sender {
@@ -183,7 +196,7 @@ send_ack(const struct cfg *c, struct receiver *rv, int64_t t, uint32_t server_se
     a.flags = F_ACK;
     a.seq = server_seq;
     a.ack = rv->rcv_nxt;
-    a.ecn = ack_cp(s);
+    a.ecn = c->fault == F_ECTACK ? ECT0 : ack_cp(s);
     if (is_accecn(s)) {
         uint32_t ace = rv->cep & 7;
 
@@ -197,8 +210,13 @@ send_ack(const struct cfg *c, struct receiver *rv, int64_t t, uint32_t server_se
         a.e0b = rv->e0b;
         a.ceb = rv->ceb;
         a.e1b = rv->e1b;
+        if (!rv->fed_back && c->fault == F_ZEROOPT)
+            a.e0b = 0;
+        if (!rv->fed_back && c->fault == F_ZEROACE)
+            a.flags = F_ACK;
+        rv->fed_back = true;
     } else if (s != S_NOTECN) {
-        bool ece = s == S_DCTCP ? rv->dctcp_ce : rv->latched;
+        bool ece = (s == S_DCTCP ? rv->dctcp_ce : rv->latched) && c->fault != F_NOECHO;
 
         if (ece)
             a.flags |= F_ECE;
@@ -287,7 +305,7 @@ sender_sees_acks(const struct cfg *c, struct sender *sd, size_t *next_ack, int64
         }
         if (arrive > now)
             break;
-        if (!is_accecn(c->s) && (r->flags & F_ECE) && !(r->flags & F_SYN) &&
+        if (!is_accecn(c->s) && c->fault != F_NOCWR && (r->flags & F_ECE) && !(r->flags & F_SYN) &&
             now - sd->last_cwr_ts > 2 * OWD_NS)
             sd->cwr_pending = true;
         (*next_ack)++;
@@ -318,8 +336,10 @@ generate(const struct cfg *c)
     if (is_accecn(s))
         r.flags |= F_AE;
     r.seq = cseq;
-    r.ecn = syn_cp;
+    r.ecn = c->fault == F_ECTSYN ? ECT0 : syn_cp;
     r.mss_opt = true;
+    r.accecn_opt = c->fault == F_SYNOPT;
+    r.e0b = r.e1b = 1;
     r.ts = c->at_sender ? t0 : t0 + OWD_NS;
     emit(&r);
 
@@ -337,6 +357,10 @@ generate(const struct cfg *c)
     } else if (s != S_NOTECN) {
         r.flags |= F_ECE;
     }
+    if (c->fault == F_REFLECT)
+        r.flags = (uint16_t)(F_SYN | F_ACK | (recs[0].flags & (F_AE | F_CWR | F_ECE)));
+    if (c->fault == F_SYNACK101)
+        r.flags = F_SYN | F_ACK | F_AE | F_ECE;
     r.seq = sseq;
     r.ack = cseq + 1;
     r.ecn = syn_cp;
@@ -550,7 +574,8 @@ main(int argc, char **argv)
     int i;
 
     if (argc < 4) {
-        fprintf(stderr, "usage: tcpgen SCHEME sender|receiver OUT [--seed N] [--segments N] [--skip N]\n");
+        fprintf(stderr, "usage: tcpgen SCHEME sender|receiver OUT [--seed N] [--segments N] [--skip N] "
+                        "[--fault F]\n");
         return 2;
     }
     for (si = 0; si < sizeof(scheme_names) / sizeof(scheme_names[0]); si++)
@@ -575,6 +600,18 @@ main(int argc, char **argv)
             c.segments = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--skip"))
             c.skip = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--fault")) {
+            size_t fi;
+
+            for (fi = 0; fi < sizeof(fault_names) / sizeof(fault_names[0]); fi++)
+                if (!strcmp(argv[i + 1], fault_names[fi]))
+                    break;
+            if (fi == sizeof(fault_names) / sizeof(fault_names[0])) {
+                fprintf(stderr, "tcpgen: unknown fault '%s'\n", argv[i + 1]);
+                return 2;
+            }
+            c.fault = (enum fault)fi;
+        }
         else {
             fprintf(stderr, "tcpgen: unknown option '%s'\n", argv[i]);
             return 2;

@@ -1,0 +1,53 @@
+/* pathcmp.h - two or more captures of the same traffic, taken at points along
+ * its path (upstream first): the same packets are matched across them by
+ * addresses, ports, IP ID, TCP sequence and acknowledgement numbers and
+ * lengths, and every change of the ECN field between two capture points is
+ * reported with the frame numbers in both files.
+ *
+ * Memory is bounded: at most max_index packets of a capture are indexed (the
+ * rest are counted as not indexed), and at most EW_PATH_MAX_PAIRS changed
+ * packet pairs are listed (all are counted). */
+#ifndef ECNWATCH_PATHCMP_H
+#define ECNWATCH_PATHCMP_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ecnwatch/pkt.h"
+
+#define EW_PATH_MAX_PAIRS 200000
+#define EW_PATH_MAX_GROUPS 4096
+
+struct ew_index;
+struct ew_hop;
+
+/* An index of one capture's packets. NULL on allocation failure. */
+struct ew_index *ew_index_new(uint32_t max_index);
+void ew_index_free(struct ew_index *ix);
+/* add a decoded packet; payload/plen: captured transport payload bytes (may be
+ * short or empty), used only to tell apart UDP and IPv6 packets */
+void ew_index_add(struct ew_index *ix, const struct ew_pkt *pkt, const uint8_t *payload,
+                  size_t plen, uint64_t frame);
+
+/* Changes between an upstream capture (its index) and a downstream one. */
+struct ew_hop *ew_hop_new(int from_capture, int to_capture);
+void ew_hop_free(struct ew_hop *hop);
+/* match one downstream packet against the upstream index */
+void ew_hop_match(struct ew_hop *hop, struct ew_index *up, const struct ew_pkt *pkt,
+                  const uint8_t *payload, size_t plen, uint64_t frame);
+/* finish: count the upstream packets never matched */
+void ew_hop_finish(struct ew_hop *hop, const struct ew_index *up);
+
+/* the hop as JSON; names are the two captures' names */
+json_t *ew_hop_json(const struct ew_hop *hop, const char *up_name, const char *down_name);
+
+/* the hop for people: one line per change */
+void ew_hop_text(FILE *out, const struct ew_hop *hop, const char *up_name, const char *down_name);
+
+/* misuse kinds found on this hop: bit (1 << enum ew_misuse_kind); counts[kind]
+ * packets */
+uint32_t ew_hop_kinds(const struct ew_hop *hop, uint64_t counts[32]);
+
+#endif /* ECNWATCH_PATHCMP_H */

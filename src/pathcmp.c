@@ -1,0 +1,413 @@
+/* pathcmp.c - match packets across captures and localise ECN changes
+ * (see pathcmp.h). Transitions are named after RFC 3168 §18 and RFC 9768
+ * §3.2.2.3: ECT->Not-ECT bleaching, ECT(0)<->ECT(1) remarking, CE->other
+ * erasing a mark, Not-ECT->CE/ECT falsely claiming ECN, ECT->CE marking. */
+#include "ecnwatch/pathcmp.h"
+
+#include <arpa/inet.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecnwatch/ecn.h"
+#include "ecnwatch/flow.h"
+#include "ecnwatch/misuse.h"
+#include "ecnwatch/report.h"
+
+struct ix_entry {
+    uint64_t sig;   /* 0 = empty slot */
+    uint64_t frame;
+    uint8_t ecn;
+    bool matched;
+};
+
+struct ew_index {
+    struct ix_entry *slot;
+    uint64_t mask;
+    uint32_t max, count;
+    uint64_t not_indexed;
+};
+
+struct group {
+    struct ew_flow_key key;
+    uint8_t dir; /* canonical direction */
+    uint8_t from, to;
+    bool used;
+    uint64_t count;
+    uint64_t first_up, first_down;
+    uint32_t hash;
+};
+
+struct pair {
+    uint64_t up, down;
+    uint16_t group;
+};
+
+struct ew_hop {
+    int from_capture, to_capture;
+    uint64_t matched, unmatched_down, unmatched_up, not_indexed;
+    uint64_t unchanged;
+    struct group groups[EW_PATH_MAX_GROUPS];
+    uint32_t ngroups;
+    uint64_t groups_dropped; /* changes in groups beyond the cap */
+    struct pair *pairs;
+    uint32_t npairs;
+    uint64_t pairs_dropped;
+};
+
+static uint64_t
+mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 33);
+}
+
+/* what identifies one packet at every capture point: never the ECN field,
+ * TTL, checksums or the TCP ECN flags, which the path may change */
+static uint64_t
+signature(const struct ew_pkt *pkt, const uint8_t *payload, size_t plen)
+{
+    uint64_t h = 0x5bd1e9955bd1e995ULL;
+    size_t i;
+
+    h = mix(h, pkt->family);
+    h = mix(h, pkt->ip_proto);
+    for (i = 0; i < 16; i += 8) {
+        uint64_t a, b;
+
+        memcpy(&a, pkt->src + i, 8);
+        memcpy(&b, pkt->dst + i, 8);
+        h = mix(h, a);
+        h = mix(h, b);
+    }
+    h = mix(h, pkt->ip_id);
+    h = mix(h, pkt->ip_len);
+    if (pkt->l4 == EW_L4_TCP) {
+        h = mix(h, ((uint64_t)pkt->u.tcp.sport << 16) | pkt->u.tcp.dport);
+        h = mix(h, ((uint64_t)pkt->u.tcp.seq << 32) | pkt->u.tcp.ack);
+        h = mix(h, pkt->u.tcp.flags & (EW_TCP_SYN | EW_TCP_FIN | EW_TCP_RST | EW_TCP_ACK));
+        if (pkt->u.tcp.has_ts)
+            h = mix(h, pkt->u.tcp.tsval);
+    } else if (pkt->l4 == EW_L4_UDP) {
+        h = mix(h, ((uint64_t)pkt->u.udp.sport << 16) | pkt->u.udp.dport);
+    }
+    /* a few payload bytes tell apart packets that share every header field */
+    if (pkt->family == 6 || pkt->l4 != EW_L4_TCP) {
+        for (i = 0; i < plen && i < 16; i++)
+            h = mix(h, payload[i]);
+    }
+    return h ? h : 1;
+}
+
+struct ew_index *
+ew_index_new(uint32_t max_index)
+{
+    struct ew_index *ix = calloc(1, sizeof(*ix));
+    uint64_t n = 16;
+
+    if (!ix)
+        return NULL;
+    while (n < 2ull * max_index)
+        n <<= 1;
+    ix->slot = calloc((size_t)n, sizeof(*ix->slot));
+    if (!ix->slot) {
+        free(ix);
+        return NULL;
+    }
+    ix->mask = n - 1;
+    ix->max = max_index;
+    return ix;
+}
+
+void
+ew_index_free(struct ew_index *ix)
+{
+    if (!ix)
+        return;
+    free(ix->slot);
+    free(ix);
+}
+
+void
+ew_index_add(struct ew_index *ix, const struct ew_pkt *pkt, const uint8_t *payload, size_t plen,
+             uint64_t frame)
+{
+    uint64_t sig, i;
+
+    if (pkt->status != EW_PKT_OK)
+        return;
+    if (ix->count >= ix->max) {
+        ix->not_indexed++;
+        return;
+    }
+    sig = signature(pkt, payload, plen);
+    i = sig & ix->mask;
+    while (ix->slot[i].sig)
+        i = (i + 1) & ix->mask;
+    ix->slot[i].sig = sig;
+    ix->slot[i].frame = frame;
+    ix->slot[i].ecn = pkt->ecn & EW_ECN_MASK;
+    ix->count++;
+}
+
+struct ew_hop *
+ew_hop_new(int from_capture, int to_capture)
+{
+    struct ew_hop *hop = calloc(1, sizeof(*hop));
+
+    if (!hop)
+        return NULL;
+    hop->pairs = calloc(EW_PATH_MAX_PAIRS, sizeof(*hop->pairs));
+    if (!hop->pairs) {
+        free(hop);
+        return NULL;
+    }
+    hop->from_capture = from_capture;
+    hop->to_capture = to_capture;
+    return hop;
+}
+
+void
+ew_hop_free(struct ew_hop *hop)
+{
+    if (!hop)
+        return;
+    free(hop->pairs);
+    free(hop);
+}
+
+static struct group *
+find_group(struct ew_hop *hop, const struct ew_flow_key *k, int dir, uint8_t from, uint8_t to,
+           uint16_t *gi)
+{
+    uint32_t h = (uint32_t)ew_flow_hash(k, 0) ^ (uint32_t)(dir << 4 | from << 2 | to);
+    uint32_t i;
+
+    /* groups are few (a flow and direction per transition): a scan is enough */
+    for (i = 0; i < hop->ngroups; i++) {
+        struct group *g = &hop->groups[i];
+
+        if (g->hash == h && g->dir == dir && g->from == from && g->to == to &&
+            memcmp(&g->key, k, sizeof(*k)) == 0) {
+            *gi = (uint16_t)i;
+            return g;
+        }
+    }
+    if (hop->ngroups >= EW_PATH_MAX_GROUPS)
+        return NULL;
+    *gi = (uint16_t)hop->ngroups;
+    hop->groups[hop->ngroups].key = *k;
+    hop->groups[hop->ngroups].dir = (uint8_t)dir;
+    hop->groups[hop->ngroups].from = from;
+    hop->groups[hop->ngroups].to = to;
+    hop->groups[hop->ngroups].hash = h;
+    hop->groups[hop->ngroups].used = true;
+    return &hop->groups[hop->ngroups++];
+}
+
+void
+ew_hop_match(struct ew_hop *hop, struct ew_index *up, const struct ew_pkt *pkt,
+             const uint8_t *payload, size_t plen, uint64_t frame)
+{
+    uint64_t sig, i;
+    struct ix_entry *e = NULL;
+
+    if (pkt->status != EW_PKT_OK)
+        return;
+    sig = signature(pkt, payload, plen);
+    for (i = sig & up->mask; up->slot[i].sig; i = (i + 1) & up->mask) {
+        if (up->slot[i].sig == sig && !up->slot[i].matched) {
+            e = &up->slot[i];
+            break;
+        }
+    }
+    if (!e) {
+        hop->unmatched_down++;
+        return;
+    }
+    e->matched = true;
+    hop->matched++;
+    if (e->ecn == (pkt->ecn & EW_ECN_MASK)) {
+        hop->unchanged++;
+    } else {
+        struct ew_flow_key k;
+        int dir = ew_flow_key_from_pkt(pkt, &k);
+        uint16_t gi = 0;
+        struct group *g = find_group(hop, &k, dir, e->ecn, pkt->ecn & EW_ECN_MASK, &gi);
+
+        if (!g) {
+            hop->groups_dropped++;
+            return;
+        }
+        if (g->count++ == 0) {
+            g->first_up = e->frame;
+            g->first_down = frame;
+        }
+        if (hop->npairs < EW_PATH_MAX_PAIRS) {
+            hop->pairs[hop->npairs].up = e->frame;
+            hop->pairs[hop->npairs].down = frame;
+            hop->pairs[hop->npairs].group = gi;
+            hop->npairs++;
+        } else {
+            hop->pairs_dropped++;
+        }
+    }
+}
+
+void
+ew_hop_finish(struct ew_hop *hop, const struct ew_index *up)
+{
+    uint64_t i;
+
+    hop->unmatched_up = 0;
+    for (i = 0; i <= up->mask; i++)
+        if (up->slot[i].sig && !up->slot[i].matched)
+            hop->unmatched_up++;
+    hop->not_indexed = up->not_indexed;
+}
+
+/* the misuse kind of a transition, or -1 for congestion marking (ECT -> CE) */
+static int
+transition_kind(uint8_t from, uint8_t to)
+{
+    if (from == EW_ECN_CE)
+        return EW_MU_CE_UNMARKED;
+    if (ew_ecn_is_ect(from) && to == EW_ECN_NOT_ECT)
+        return EW_MU_BLEACHING;
+    if (ew_ecn_is_ect(from) && ew_ecn_is_ect(to))
+        return EW_MU_REMARKING;
+    if (from == EW_ECN_NOT_ECT && to == EW_ECN_CE)
+        return EW_MU_CE_ON_NOT_ECT;
+    if (from == EW_ECN_NOT_ECT)
+        return EW_MU_ECT_ON_NOT_ECT;
+    return -1;
+}
+
+static const char *
+transition_meaning(uint8_t from, uint8_t to)
+{
+    switch (transition_kind(from, to)) {
+    case EW_MU_CE_UNMARKED:
+        return "a congestion mark erased";
+    case EW_MU_BLEACHING:
+        return "ECN capability cleared (bleaching)";
+    case EW_MU_REMARKING:
+        return from == EW_ECN_ECT_0 ? "ECT(0) turned ECT(1): SCE-style marking, or a remark into "
+                                      "the L4S queue"
+                                    : "ECT(1) turned ECT(0): the L4S identifier lost";
+    case EW_MU_CE_ON_NOT_ECT:
+        return "a packet that is not ECN-capable marked CE";
+    case EW_MU_ECT_ON_NOT_ECT:
+        return "a packet that is not ECN-capable made to look ECN-capable";
+    default:
+        return "congestion marking";
+    }
+}
+
+uint32_t
+ew_hop_kinds(const struct ew_hop *hop, uint64_t counts[32])
+{
+    uint32_t mask = 0, i;
+
+    for (i = 0; i < hop->ngroups; i++) {
+        int k = transition_kind(hop->groups[i].from, hop->groups[i].to);
+
+        if (k < 0)
+            continue;
+        /* SCE-style ECT(0) -> ECT(1) is reported, but is not remarking "outside SCE" */
+        mask |= 1u << k;
+        counts[k] += hop->groups[i].count;
+    }
+    return mask;
+}
+
+json_t *
+ew_hop_json(const struct ew_hop *hop, const char *up_name, const char *down_name)
+{
+    json_t *o = json_object(), *changes = json_array();
+    json_t **frames = calloc(hop->ngroups ? hop->ngroups : 1, sizeof(*frames));
+    uint32_t i, j;
+
+    /* one pass over the pairs, each into its group's list, in frame order */
+    for (i = 0; frames && i < hop->ngroups; i++)
+        frames[i] = json_array();
+    for (j = 0; frames && j < hop->npairs; j++)
+        json_array_append_new(frames[hop->pairs[j].group],
+                              json_pack("[I,I]", (json_int_t)hop->pairs[j].up,
+                                        (json_int_t)hop->pairs[j].down));
+
+    json_object_set_new(o, "from_capture", json_integer(hop->from_capture));
+    json_object_set_new(o, "to_capture", json_integer(hop->to_capture));
+    json_object_set_new(o, "from", json_string(up_name));
+    json_object_set_new(o, "to", json_string(down_name));
+    json_object_set_new(o, "matched", json_integer((json_int_t)hop->matched));
+    json_object_set_new(o, "unchanged", json_integer((json_int_t)hop->unchanged));
+    json_object_set_new(o, "only_upstream", json_integer((json_int_t)hop->unmatched_up));
+    json_object_set_new(o, "only_downstream", json_integer((json_int_t)hop->unmatched_down));
+    json_object_set_new(o, "not_indexed", json_integer((json_int_t)hop->not_indexed));
+    for (i = 0; i < hop->ngroups; i++) {
+        const struct group *g = &hop->groups[i];
+        json_t *c = json_object(), *src = json_object(), *dst = json_object();
+        char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+        const uint8_t *sa = g->dir == EW_DIR_LO_HI ? g->key.lo : g->key.hi;
+        const uint8_t *da = g->dir == EW_DIR_LO_HI ? g->key.hi : g->key.lo;
+        uint16_t sp = g->dir == EW_DIR_LO_HI ? g->key.port_lo : g->key.port_hi;
+        uint16_t dp = g->dir == EW_DIR_LO_HI ? g->key.port_hi : g->key.port_lo;
+        int k = transition_kind(g->from, g->to);
+
+        ew_addr_str(sa, g->key.family, a, sizeof(a));
+        ew_addr_str(da, g->key.family, b, sizeof(b));
+        json_object_set_new(src, "addr", json_string(a));
+        json_object_set_new(src, "port", g->key.l4 ? json_integer(sp) : json_null());
+        json_object_set_new(dst, "addr", json_string(b));
+        json_object_set_new(dst, "port", g->key.l4 ? json_integer(dp) : json_null());
+        json_object_set_new(c, "src", src);
+        json_object_set_new(c, "dst", dst);
+        json_object_set_new(c, "proto", json_string(g->key.l4 == EW_L4_TCP   ? "tcp"
+                                                    : g->key.l4 == EW_L4_UDP ? "udp"
+                                                                             : "other"));
+        json_object_set_new(c, "from", json_string(ew_ecn_key[g->from]));
+        json_object_set_new(c, "to", json_string(ew_ecn_key[g->to]));
+        json_object_set_new(c, "meaning", json_string(transition_meaning(g->from, g->to)));
+        json_object_set_new(c, "misuse", k >= 0 ? json_string(ew_misuse_name[k]) : json_null());
+        json_object_set_new(c, "count", json_integer((json_int_t)g->count));
+        json_object_set_new(c, "first_frames", json_pack("[I,I]", (json_int_t)g->first_up,
+                                                         (json_int_t)g->first_down));
+        json_object_set_new(c, "frames", frames ? frames[i] : json_array());
+        json_array_append_new(changes, c);
+    }
+    free(frames);
+    json_object_set_new(o, "changes", changes);
+    if (hop->pairs_dropped || hop->groups_dropped)
+        json_object_set_new(o, "changes_not_listed",
+                            json_integer((json_int_t)(hop->pairs_dropped + hop->groups_dropped)));
+    return o;
+}
+
+void
+ew_hop_text(FILE *out, const struct ew_hop *hop, const char *up_name, const char *down_name)
+{
+    uint32_t i;
+
+    fprintf(out, "\nPATH %s -> %s: %llu packets matched, %llu unchanged, %llu only upstream, "
+                 "%llu only downstream\n",
+            up_name, down_name, (unsigned long long)hop->matched,
+            (unsigned long long)hop->unchanged, (unsigned long long)hop->unmatched_up,
+            (unsigned long long)hop->unmatched_down);
+    for (i = 0; i < hop->ngroups; i++) {
+        const struct group *g = &hop->groups[i];
+        char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+        const uint8_t *sa = g->dir == EW_DIR_LO_HI ? g->key.lo : g->key.hi;
+        const uint8_t *da = g->dir == EW_DIR_LO_HI ? g->key.hi : g->key.lo;
+        uint16_t sp = g->dir == EW_DIR_LO_HI ? g->key.port_lo : g->key.port_hi;
+        uint16_t dp = g->dir == EW_DIR_LO_HI ? g->key.port_hi : g->key.port_lo;
+
+        ew_addr_str(sa, g->key.family, a, sizeof(a));
+        ew_addr_str(da, g->key.family, b, sizeof(b));
+        fprintf(out, "  %s:%u -> %s:%u  %s -> %s  %llux (first: frame %llu -> frame %llu): %s\n",
+                a, sp, b, dp, ew_ecn_name[g->from], ew_ecn_name[g->to],
+                (unsigned long long)g->count, (unsigned long long)g->first_up,
+                (unsigned long long)g->first_down, transition_meaning(g->from, g->to));
+    }
+}
