@@ -59,6 +59,8 @@ ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg)
     an->user_evict = cfg->on_evict;
     an->user_evict_arg = cfg->evict_arg;
     an->tab = ew_flowtab_new(cfg->max_flows, cfg->hash_seed, cfg->idle_ns, on_evict, an);
+    if (an->tab && cfg->on_end)
+        ew_flowtab_set_end_cb(an->tab, cfg->on_end, cfg->end_arg);
     return an->tab ? 0 : -1;
 }
 

@@ -28,6 +28,8 @@ struct ew_flowtab {
     struct ew_list ended; /* ended flows, oldest end first */
     ew_flow_evict_fn on_evict;
     void *evict_arg;
+    ew_flow_evict_fn on_end;
+    void *end_arg;
     struct ew_flowtab_stats st;
 };
 
@@ -221,6 +223,8 @@ index_remove(struct ew_flowtab *t, const struct ew_flow *f)
 static void
 end_flow(struct ew_flowtab *t, struct ew_flow *f)
 {
+    if (t->on_end)
+        t->on_end(t->end_arg, f);
     index_remove(t, f);
     list_unlink(t, &t->live, f);
     f->ended = true;
@@ -344,4 +348,40 @@ ew_flowtab_list(const struct ew_flowtab *t, const struct ew_flow **out, size_t r
         out[n++] = &t->rec[i];
     qsort(out, n, sizeof(*out), cmp_flow_id);
     return n;
+}
+
+void
+ew_flowtab_set_end_cb(struct ew_flowtab *t, ew_flow_evict_fn on_end, void *arg)
+{
+    t->on_end = on_end;
+    t->end_arg = arg;
+}
+
+void
+ew_flowtab_foreach_recent(struct ew_flowtab *t, int64_t since_ns,
+                          void (*fn)(void *arg, struct ew_flow *f), void *arg)
+{
+    uint32_t r = t->live.tail;
+
+    while (r) {
+        struct ew_flow *f = rec_at(t, r);
+
+        if (f->last_ns < since_ns)
+            break;
+        r = f->lru_prev;
+        fn(arg, f);
+    }
+}
+
+void
+ew_flowtab_foreach_live(struct ew_flowtab *t, void (*fn)(void *arg, struct ew_flow *f), void *arg)
+{
+    uint32_t r = t->live.head;
+
+    while (r) {
+        struct ew_flow *f = rec_at(t, r);
+
+        r = f->lru_next;
+        fn(arg, f);
+    }
 }

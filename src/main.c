@@ -21,6 +21,7 @@
 #include "ecnwatch/dissect.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/pathcmp.h"
+#include "ecnwatch/stream.h"
 #include "ecnwatch/report.h"
 #include "ecnwatch/version.h"
 
@@ -39,6 +40,7 @@ enum {
     OPT_SEED,
     OPT_TEXT_FLOWS,
     OPT_FAIL_ON,
+    OPT_NDJSON,
 };
 
 #define MAX_FILES 8
@@ -49,6 +51,7 @@ struct options {
     int nfiles;
     const char *out_file;
     bool json;
+    bool ndjson;
     bool quiet;
     uint64_t count; /* 0: no limit */
     uint32_t max_flows;
@@ -80,6 +83,8 @@ usage(FILE *out)
             "                      several -r: the same traffic captured along its path\n"
             "                      (upstream first): ECN changes between them are located\n"
             "  --json              write the JSON report to standard output\n"
+            "  --ndjson            stream events, one JSON object per line: findings as found,\n"
+            "                      flow ends, a summary\n"
             "  -o FILE             write the JSON report to FILE (atomically)\n"
             "  -c N                stop after N packets\n"
             "  -q                  no human summary (with -o)\n"
@@ -131,6 +136,7 @@ parse_args(int argc, char **argv, struct options *o)
         {"hash-seed", required_argument, NULL, OPT_SEED},
         {"text-flows", required_argument, NULL, OPT_TEXT_FLOWS},
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
+        {"ndjson", no_argument, NULL, OPT_NDJSON},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -166,6 +172,9 @@ parse_args(int argc, char **argv, struct options *o)
             break;
         case OPT_JSON:
             o->json = true;
+            break;
+        case OPT_NDJSON:
+            o->ndjson = true;
             break;
         case OPT_MAX_FLOWS:
             if (parse_u64(optarg, 1, 1u << 24, &v) != 0)
@@ -222,6 +231,11 @@ parse_args(int argc, char **argv, struct options *o)
             return EXIT_USAGE;
         }
     }
+    if (o->json && o->ndjson) {
+        fprintf(stderr, "ecnwatch: --json and --ndjson both write to standard output; pick one "
+                        "(-o FILE writes the report to a file)\n");
+        return EXIT_USAGE;
+    }
     if (!o->read_file) {
         fprintf(stderr, "ecnwatch: no input: give -r FILE (try --help)\n");
         return EXIT_USAGE;
@@ -267,6 +281,7 @@ pick_seed(const struct options *o)
 
 struct read_ctx {
     const struct options *o;
+    struct ew_stream *stream; /* --ndjson, or NULL */
     struct ew_analyzer *an;  /* analyse (the first capture), or NULL */
     struct ew_index *index;  /* index for the next capture downstream, or NULL */
     struct ew_hop *hop;      /* match against the capture upstream, or NULL */
@@ -326,8 +341,11 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
         }
         frames++;
         ew_dissect_frame(link, fr.data, fr.caplen, fr.wirelen, &pkt);
-        if (rc->an)
+        if (rc->an) {
             ew_analyzer_frame(rc->an, &pkt, fr.ts_ns);
+            if (rc->stream)
+                ew_stream_packet(rc->stream, fr.ts_ns);
+        }
         if (rc->index || rc->hop) {
             if (pkt.l4_end && pkt.l4_end < fr.caplen) {
                 payload = fr.data + pkt.l4_end;
@@ -350,6 +368,7 @@ main(int argc, char **argv)
     struct ew_report_src src = {.kind = "file"};
     struct ew_analyzer_cfg cfg;
     struct ew_analyzer an;
+    struct ew_stream stream;
     struct ew_index *up_ix[MAX_FILES] = {NULL};
     struct ew_hop *hops[MAX_FILES] = {NULL};
     bool have_an = false;
@@ -377,6 +396,9 @@ main(int argc, char **argv)
     cfg.max_flows = o.max_flows;
     cfg.hash_seed = pick_seed(&o);
     cfg.idle_ns = (int64_t)(o.idle_s * 1e9);
+    ew_stream_init(&stream, stdout, 1000000000, false);
+    if (o.ndjson)
+        ew_stream_attach(&stream, &cfg);
     if (ew_analyzer_init(&an, &cfg) != 0) {
         fprintf(stderr, "ecnwatch: cannot allocate a flow table of %" PRIu32 " flows\n",
                 o.max_flows);
@@ -384,6 +406,7 @@ main(int argc, char **argv)
         goto out;
     }
     have_an = true;
+    ew_stream_bind(&stream, &an);
 
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
@@ -396,6 +419,7 @@ main(int argc, char **argv)
     for (i = 0; i < o.nfiles && !src.interrupted; i++) {
         struct read_ctx rc_ = {
             .o = &o,
+            .stream = o.ndjson ? &stream : NULL,
             .an = i == 0 ? &an : NULL,
             .index = i + 1 < o.nfiles ? up_ix[i] : NULL,
             .hop = i > 0 ? hops[i - 1] : NULL,
@@ -437,6 +461,12 @@ main(int argc, char **argv)
         if (json_dumpf(root, stdout, JSON_INDENT(2)) != 0 || fputc('\n', stdout) == EOF ||
             fflush(stdout) != 0) {
             fprintf(stderr, "ecnwatch: cannot write the report to standard output\n");
+            status = EXIT_OUTPUT;
+        }
+    } else if (o.ndjson) {
+        ew_stream_finish(&stream, &src);
+        if (stream.error) {
+            fprintf(stderr, "ecnwatch: cannot write the event stream to standard output\n");
             status = EXIT_OUTPUT;
         }
     } else if (!o.quiet) {

@@ -24,8 +24,8 @@ ew_addr_str(const uint8_t addr[16], int family, char *buf, size_t len)
 }
 
 /* RFC 3339 UTC with microseconds, from packet time */
-static void
-time_str(int64_t ns, char *buf, size_t len)
+void
+ew_time_str(int64_t ns, char *buf, size_t len)
 {
     time_t s = (time_t)(ns / 1000000000);
     long us = (long)((ns % 1000000000) / 1000);
@@ -232,8 +232,8 @@ flag_bits(uint16_t flags, char out[4])
     return out;
 }
 
-static json_t *
-finding_json(const struct ew_flow *f, const struct ew_finding *x)
+json_t *
+ew_report_finding_json(const struct ew_flow *f, const struct ew_finding *x)
 {
     json_t *o = json_object();
 
@@ -247,8 +247,8 @@ finding_json(const struct ew_flow *f, const struct ew_finding *x)
     return o;
 }
 
-static json_t *
-flow_json(const struct ew_flow *f)
+json_t *
+ew_report_flow_json(const struct ew_flow *f)
 {
     json_t *o = json_object(), *ev = json_array();
     char t[64];
@@ -275,9 +275,9 @@ flow_json(const struct ew_flow *f)
     }
     json_object_set_new(o, "first_frame", jint(f->first_frame));
     json_object_set_new(o, "last_frame", jint(f->last_frame));
-    time_str(f->first_ns, t, sizeof(t));
+    ew_time_str(f->first_ns, t, sizeof(t));
     json_object_set_new(o, "first_time", json_string(t));
-    time_str(f->last_ns, t, sizeof(t));
+    ew_time_str(f->last_ns, t, sizeof(t));
     json_object_set_new(o, "last_time", json_string(t));
     json_object_set_new(o, "ended", json_string(f->ended ? "idle_timeout" : "capture_end"));
     json_object_set_new(o, "c2s", dir_json(f, c2s, &v));
@@ -317,7 +317,7 @@ flow_json(const struct ew_flow *f)
         json_t *arr = json_array();
 
         for (i = 0; i < nf; i++)
-            json_array_append_new(arr, finding_json(f, &fnd[i]));
+            json_array_append_new(arr, ew_report_finding_json(f, &fnd[i]));
         json_object_set_new(o, "misuse", arr);
     }
     nev = ew_infer_evidence(f, &v, evid, sizeof(evid) / sizeof(evid[0]));
@@ -351,9 +351,9 @@ ew_report_json(const struct ew_analyzer *an, const struct ew_report_src *src)
     json_object_set_new(s, "interrupted", json_boolean(src->interrupted));
     json_object_set_new(s, "packet_limit", src->packet_limit ? jint(src->packet_limit) : json_null());
     if (an->have_time) {
-        time_str(an->first_ns, t, sizeof(t));
+        ew_time_str(an->first_ns, t, sizeof(t));
         json_object_set_new(s, "first_time", json_string(t));
-        time_str(an->last_ns, t, sizeof(t));
+        ew_time_str(an->last_ns, t, sizeof(t));
         json_object_set_new(s, "last_time", json_string(t));
     }
     json_object_set_new(root, "source", s);
@@ -391,7 +391,7 @@ ew_report_json(const struct ew_analyzer *an, const struct ew_report_src *src)
     if (list) {
         n = ew_flowtab_list(an->tab, list, st.in_table);
         for (i = 0; i < n; i++)
-            json_array_append_new(flows, flow_json(list[i]));
+            json_array_append_new(flows, ew_report_flow_json(list[i]));
         free(list);
     }
     json_object_set_new(root, "flows", flows);

@@ -136,5 +136,25 @@ wait
 jq -e '.source.interrupted == true and .totals.frames == 2198' "$tmp/sig.json" >/dev/null &&
     ok "SIGTERM writes a complete report" || bad "SIGTERM writes a complete report ($(cat "$tmp/sig.rc" 2>/dev/null))"
 
+# --ndjson: every line an object with an event; findings before the flow ends; summary last
+"$EW" -r captures/bleach-accecn-client.pcap --ndjson >"$tmp/ev.ndjson" 2>/dev/null
+if jq -e -s 'length >= 3 and all(.[]; has("event") and has("time")) and
+        (map(.event) | index("finding")) < (map(.event) | index("flow_end")) and
+        .[-1].event == "summary" and .[-1].totals.frames == 2746 and
+        ([.[] | select(.event == "finding")][0] | .kind == "bleaching" and .flow == 1)' \
+        "$tmp/ev.ndjson" >/dev/null && [ "$(jq -c . "$tmp/ev.ndjson" | wc -l)" = "$(wc -l <"$tmp/ev.ndjson")" ]; then
+    ok "--ndjson streams findings, flow ends, a summary"
+else
+    bad "--ndjson streams findings, flow ends, a summary"
+fi
+expect "--json with --ndjson -> 2" 2 "both write to standard output" -- "$EW" -r "$CAP" --json --ndjson
+# flows ended by the idle timeout stream as they end, before the capture's end
+# (two scenarios recorded seconds apart, merged: the first flow falls idle)
+mergecap -w "$tmp/two.pcap" captures/rfc3168-ce-client.pcap captures/udp-ect-client.pcap
+"$EW" -r "$tmp/two.pcap" --ndjson --idle-timeout 1 >"$tmp/idle.ndjson" 2>/dev/null
+jq -e -s '(map(select(.event == "flow_end")) | .[0] | .reason == "idle" and .flow.proto == "tcp") and
+    (map(select(.event == "flow_end" and .reason == "capture_end")) | length == 3)' "$tmp/idle.ndjson" >/dev/null &&
+    ok "--ndjson flow_end on idle timeout" || bad "--ndjson flow_end on idle timeout"
+
 echo "cli: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -38,6 +38,8 @@ struct ew_analyzer_cfg {
     int64_t idle_ns;
     ew_flow_evict_fn on_evict; /* optional: sees each flow before its record is reused */
     void *evict_arg;
+    ew_flow_evict_fn on_end;   /* optional: sees each flow the idle timeout ends */
+    void *end_arg;
 };
 
 struct ew_analyzer {

@@ -95,6 +95,7 @@ struct ew_flow {
     bool syn_seen;        /* the client was identified by a SYN */
     uint8_t client_from;  /* enum ew_client_from: how the client was identified */
     bool ended;           /* idle-expired: kept for the report, out of the index */
+    uint32_t streamed_kinds; /* misuse kinds already streamed as events (--ndjson) */
     /* table bookkeeping */
     uint32_t hash;
     uint32_t lru_prev, lru_next; /* record indices + 1; 0 = none */
@@ -131,6 +132,18 @@ uint64_t ew_flow_hash(const struct ew_flow_key *key, uint64_t seed);
  * length of the index. */
 struct ew_flow *ew_flowtab_get(struct ew_flowtab *tab, const struct ew_flow_key *key,
                                int64_t now_ns, bool *created);
+
+/* Called when a live flow ends by the idle timeout (the flow is intact). */
+void ew_flowtab_set_end_cb(struct ew_flowtab *tab, ew_flow_evict_fn on_end, void *arg);
+
+/* Call fn for every live flow active at or after since_ns, most recent
+ * first. O(flows visited). fn must not add or remove flows. */
+void ew_flowtab_foreach_recent(struct ew_flowtab *tab, int64_t since_ns,
+                               void (*fn)(void *arg, struct ew_flow *f), void *arg);
+
+/* Call fn for every live flow, in no particular order. */
+void ew_flowtab_foreach_live(struct ew_flowtab *tab, void (*fn)(void *arg, struct ew_flow *f),
+                             void *arg);
 
 /* Mark recently used (moves the flow to the tail of the activity list). */
 void ew_flowtab_touch(struct ew_flowtab *tab, struct ew_flow *flow);

@@ -24,6 +24,16 @@ struct ew_report_src {
     uint64_t packet_limit; /* -c, 0 when none */
 };
 
+/* One flow as the report shows it (a new reference). */
+json_t *ew_report_flow_json(const struct ew_flow *f);
+
+struct ew_finding;
+/* One finding as the report shows it (a new reference). */
+json_t *ew_report_finding_json(const struct ew_flow *f, const struct ew_finding *x);
+
+/* RFC 3339 UTC with microseconds, from packet time */
+void ew_time_str(int64_t ns, char *buf, size_t len);
+
 /* A new reference to the whole report. */
 json_t *ew_report_json(const struct ew_analyzer *an, const struct ew_report_src *src);
 
