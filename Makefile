@@ -17,9 +17,9 @@ SANFLAGS =
 OPT ?= -O2
 endif
 
-PKGS = libpcap jansson
+PKGS = libpcap jansson ncursesw
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -ljansson)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -ljansson -lncursesw)
 CUNIT_LIBS := $(shell pkg-config --libs cunit 2>/dev/null || echo -lcunit)
 
 WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -33,7 +33,7 @@ DISSECT_CFLAGS = -Wconversion -Wsign-conversion
 
 DISSECT_SRC = $(wildcard dissectors/*.c)
 CORE_SRC = src/flowtab.c src/analyze.c src/infer.c src/misuse.c src/pathcmp.c src/stream.c src/capture.c src/report.c
-MAIN_SRC = src/main.c
+MAIN_SRC = src/main.c src/live.c src/ui_curses.c
 TEST_SRC = $(wildcard tests/unit/*.c)
 
 DISSECT_OBJ = $(DISSECT_SRC:%.c=$(BUILD)/%.o)

@@ -21,6 +21,8 @@
 
 struct ew_capture {
     pcap_t *p;
+    bool live;
+    bool micro; /* timestamps in microseconds (live, no nanosecond support) */
     enum ew_link link;
     const char *link_name;
 };
@@ -133,6 +135,169 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
         pcap_freecode(&prog);
     }
     *out = cap;
+    return 0;
+}
+
+static int
+finish_open(struct ew_capture *cap, const char *name, const char *filter, char *errbuf,
+            size_t errlen)
+{
+    int dlt = pcap_datalink(cap->p);
+
+    cap->link_name = pcap_datalink_val_to_name(dlt);
+    if (map_link(dlt, &cap->link) != 0) {
+        snprintf(errbuf, errlen, "%s: link type %d (%s) is not supported", name, dlt,
+                 cap->link_name ? cap->link_name : "no name known to libpcap");
+        return EW_CAP_ERR_LINK;
+    }
+    if (!cap->link_name)
+        cap->link_name = "unknown";
+    if (filter && filter[0]) {
+        struct bpf_program prog;
+
+        if (pcap_compile(cap->p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+            snprintf(errbuf, errlen, "bad filter expression '%s': %s", filter,
+                     pcap_geterr(cap->p));
+            return EW_CAP_ERR_FILTER;
+        }
+        if (pcap_setfilter(cap->p, &prog) != 0) {
+            snprintf(errbuf, errlen, "cannot apply filter '%s': %s", filter, pcap_geterr(cap->p));
+            pcap_freecode(&prog);
+            return EW_CAP_ERR_FILTER;
+        }
+        pcap_freecode(&prog);
+    }
+    return 0;
+}
+
+int
+ew_capture_open_live(const char *iface, int snaplen, int buffer_kib, const char *filter,
+                     struct ew_capture **out, char *errbuf, size_t errlen)
+{
+    char pcerr[PCAP_ERRBUF_SIZE] = "";
+    struct ew_capture *cap;
+    int rc;
+
+    *out = NULL;
+    cap = calloc(1, sizeof(*cap));
+    if (!cap) {
+        snprintf(errbuf, errlen, "out of memory");
+        return EW_CAP_ERR_INPUT;
+    }
+    cap->p = pcap_create(iface, pcerr);
+    if (!cap->p) {
+        snprintf(errbuf, errlen, "%s: %s", iface, pcerr);
+        free(cap);
+        return EW_CAP_ERR_INPUT;
+    }
+    pcap_set_snaplen(cap->p, snaplen);
+    pcap_set_immediate_mode(cap->p, 1);
+    pcap_set_promisc(cap->p, 1);
+    pcap_set_tstamp_precision(cap->p, PCAP_TSTAMP_PRECISION_NANO);
+    if (buffer_kib > 0)
+        pcap_set_buffer_size(cap->p, buffer_kib * 1024);
+    rc = pcap_activate(cap->p);
+    if (rc == PCAP_ERROR_TSTAMP_PRECISION_NOTSUP) {
+        /* fall back to microseconds: timestamps are then scaled when read */
+        pcap_close(cap->p);
+        cap->p = pcap_create(iface, pcerr);
+        if (!cap->p) {
+            snprintf(errbuf, errlen, "%s: %s", iface, pcerr);
+            free(cap);
+            return EW_CAP_ERR_INPUT;
+        }
+        pcap_set_snaplen(cap->p, snaplen);
+        pcap_set_immediate_mode(cap->p, 1);
+        pcap_set_promisc(cap->p, 1);
+        if (buffer_kib > 0)
+            pcap_set_buffer_size(cap->p, buffer_kib * 1024);
+        rc = pcap_activate(cap->p);
+        cap->micro = true;
+    }
+    if (rc < 0) {
+        switch (rc) {
+        case PCAP_ERROR_NO_SUCH_DEVICE:
+            snprintf(errbuf, errlen, "%s: no such interface", iface);
+            break;
+        case PCAP_ERROR_PERM_DENIED:
+            snprintf(errbuf, errlen,
+                     "%s: no permission to capture (needs CAP_NET_RAW, or run as root): %s",
+                     iface, pcap_geterr(cap->p));
+            break;
+        case PCAP_ERROR_IFACE_NOT_UP:
+            snprintf(errbuf, errlen, "%s: the interface is down", iface);
+            break;
+        default:
+            snprintf(errbuf, errlen, "%s: %s", iface, pcap_geterr(cap->p));
+            break;
+        }
+        ew_capture_close(cap);
+        return EW_CAP_ERR_INPUT;
+    }
+    cap->live = true;
+    rc = finish_open(cap, iface, filter, errbuf, errlen);
+    if (rc == 0 && pcap_setnonblock(cap->p, 1, pcerr) != 0) {
+        snprintf(errbuf, errlen, "%s: %s", iface, pcerr);
+        rc = EW_CAP_ERR_INPUT;
+    }
+    if (rc != 0) {
+        ew_capture_close(cap);
+        return rc;
+    }
+    *out = cap;
+    return 0;
+}
+
+int
+ew_capture_fd(const struct ew_capture *cap)
+{
+    return cap->live ? pcap_get_selectable_fd(cap->p) : -1;
+}
+
+struct dispatch_ctx {
+    struct ew_capture *cap;
+    void (*fn)(void *arg, const struct ew_frame *fr);
+    void *arg;
+};
+
+static void
+dispatch_cb(u_char *user, const struct pcap_pkthdr *h, const u_char *data)
+{
+    struct dispatch_ctx *d = (struct dispatch_ctx *)(void *)user;
+    struct ew_frame fr;
+    int64_t sec = h->ts.tv_sec < 0 ? 0 : h->ts.tv_sec > 4000000000 ? 4000000000 : h->ts.tv_sec;
+
+    fr.data = data;
+    fr.caplen = h->caplen;
+    fr.wirelen = h->len;
+    fr.ts_ns = sec * 1000000000 + (int64_t)h->ts.tv_usec * (d->cap->micro ? 1000 : 1);
+    d->fn(d->arg, &fr);
+}
+
+int
+ew_capture_dispatch(struct ew_capture *cap, int budget,
+                    void (*fn)(void *arg, const struct ew_frame *fr), void *arg, char *errbuf,
+                    size_t errlen)
+{
+    struct dispatch_ctx d = {cap, fn, arg};
+    int n = pcap_dispatch(cap->p, budget, dispatch_cb, (u_char *)(void *)&d);
+
+    if (n == PCAP_ERROR) {
+        snprintf(errbuf, errlen, "%s", pcap_geterr(cap->p));
+        return -1;
+    }
+    return n < 0 ? 0 : n;
+}
+
+int
+ew_capture_stats(struct ew_capture *cap, uint64_t *received, uint64_t *dropped)
+{
+    struct pcap_stat st;
+
+    if (!cap->live || pcap_stats(cap->p, &st) != 0)
+        return -1;
+    *received = st.ps_recv;
+    *dropped = (uint64_t)st.ps_drop + st.ps_ifdrop;
     return 0;
 }
 

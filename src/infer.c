@@ -529,6 +529,13 @@ conclude_vantage(const struct ew_flow *f, struct ew_flow_verdict *v)
         int64_t t1 = in->synack_ns - in->syn_ns, t2 = in->ack3_ns - in->synack_ns;
         int64_t tot = t1 + t2;
 
+        if (tot > 0 && tot < 100000) {
+            v->vantage = EW_VANT_UNKNOWN;
+            snprintf(v->vantage_reason, EW_REASON_LEN,
+                     "SYN to ACK took %.3f ms: too short to tell the two ends apart",
+                     (double)tot / 1e6);
+            return;
+        }
         if (tot > 0) {
             if (t2 * 10 <= tot)
                 v->vantage = EW_VANT_CLIENT;

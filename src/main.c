@@ -19,6 +19,7 @@
 #include "ecnwatch/analyze.h"
 #include "ecnwatch/capture.h"
 #include "ecnwatch/dissect.h"
+#include "ecnwatch/live.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/pathcmp.h"
 #include "ecnwatch/stream.h"
@@ -41,6 +42,7 @@ enum {
     OPT_TEXT_FLOWS,
     OPT_FAIL_ON,
     OPT_NDJSON,
+    OPT_INTERVAL,
 };
 
 #define MAX_FILES 8
@@ -50,6 +52,11 @@ struct options {
     const char *files[MAX_FILES];
     int nfiles;
     const char *out_file;
+    const char *iface;
+    int snaplen;
+    int buffer_kib;
+    const char *user;
+    double interval_s;
     bool json;
     bool ndjson;
     bool quiet;
@@ -77,11 +84,18 @@ usage(FILE *out)
 {
     fprintf(out,
             "Usage: ecnwatch -r FILE [-r FILE...] [options] [filter expression]\n"
+            "       ecnwatch -i INTERFACE [options] [filter expression]\n"
             "Report what ECN is doing in a capture: codepoints, feedback, verdicts, misuse.\n"
             "\n"
             "  -r FILE             read a pcap or pcapng capture; '-' reads standard input;\n"
             "                      several -r: the same traffic captured along its path\n"
             "                      (upstream first): ECN changes between them are located\n"
+            "  -i IFACE            capture live: a terminal view, or NDJSON when standard\n"
+            "                      output is not a terminal\n"
+            "  -s SNAPLEN          live: bytes kept per packet (default 192; 0 = all)\n"
+            "  -B KIB              live: kernel buffer size in KiB\n"
+            "  -Z USER             live: drop to USER once the capture is open (default nobody)\n"
+            "  --interval SEC      live: refresh and stream interval (default 1)\n"
             "  --json              write the JSON report to standard output\n"
             "  --ndjson            stream events, one JSON object per line: findings as found,\n"
             "                      flow ends, a summary\n"
@@ -137,6 +151,7 @@ parse_args(int argc, char **argv, struct options *o)
         {"text-flows", required_argument, NULL, OPT_TEXT_FLOWS},
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
         {"ndjson", no_argument, NULL, OPT_NDJSON},
+        {"interval", required_argument, NULL, OPT_INTERVAL},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -145,7 +160,7 @@ parse_args(int argc, char **argv, struct options *o)
     int c;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":r:o:c:qhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":r:i:s:B:Z:o:c:qhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'r':
             if (o->nfiles == MAX_FILES) {
@@ -160,6 +175,31 @@ parse_args(int argc, char **argv, struct options *o)
             if (!o->read_file)
                 o->read_file = optarg;
             break;
+        case 'i':
+            o->iface = optarg;
+            break;
+        case 's':
+            if (parse_u64(optarg, 0, 262144, &v) != 0)
+                return bad_value("-s", optarg, "a snapshot length from 0 (the maximum) to 262144");
+            o->snaplen = v ? (int)v : 262144;
+            break;
+        case 'B':
+            if (parse_u64(optarg, 1, 4u << 20, &v) != 0)
+                return bad_value("-B", optarg, "a buffer size in KiB");
+            o->buffer_kib = (int)v;
+            break;
+        case 'Z':
+            o->user = optarg;
+            break;
+        case OPT_INTERVAL: {
+            char *end;
+
+            errno = 0;
+            o->interval_s = strtod(optarg, &end);
+            if (errno || *end || !(o->interval_s >= 0.1) || o->interval_s > 3600)
+                return bad_value("--interval", optarg, "seconds, from 0.1 to 3600");
+            break;
+        }
         case 'o':
             o->out_file = optarg;
             break;
@@ -236,8 +276,12 @@ parse_args(int argc, char **argv, struct options *o)
                         "(-o FILE writes the report to a file)\n");
         return EXIT_USAGE;
     }
-    if (!o->read_file) {
-        fprintf(stderr, "ecnwatch: no input: give -r FILE (try --help)\n");
+    if (!o->read_file && !o->iface) {
+        fprintf(stderr, "ecnwatch: no input: give -r FILE or -i INTERFACE (try --help)\n");
+        return EXIT_USAGE;
+    }
+    if (o->read_file && o->iface) {
+        fprintf(stderr, "ecnwatch: -r and -i cannot be used together\n");
         return EXIT_USAGE;
     }
     if (optind < argc) {
@@ -364,7 +408,8 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
 int
 main(int argc, char **argv)
 {
-    struct options o = {.max_flows = 65536, .idle_s = 300.0, .text_flows = 50};
+    struct options o = {.max_flows = 65536, .idle_s = 300.0, .text_flows = 50, .snaplen = 192,
+                        .interval_s = 1.0};
     struct ew_report_src src = {.kind = "file"};
     struct ew_analyzer_cfg cfg;
     struct ew_analyzer an;
@@ -383,6 +428,37 @@ main(int argc, char **argv)
         return rc;
     }
 
+    if (o.iface) {
+        struct ew_live_cfg lc;
+
+        if (o.json) {
+            fprintf(stderr, "ecnwatch: --json is for -r; with -i use -o FILE or --ndjson\n");
+            free(o.filter);
+            return EXIT_USAGE;
+        }
+        memset(&lc, 0, sizeof(lc));
+        lc.iface = o.iface;
+        lc.filter = o.filter;
+        lc.snaplen = o.snaplen;
+        lc.buffer_kib = o.buffer_kib;
+        lc.count = o.count;
+        lc.user = o.user;
+        lc.ndjson = o.ndjson;
+        lc.out_file = o.out_file;
+        lc.fail_on = o.fail_on;
+        lc.interval_s = o.interval_s;
+        lc.an.max_flows = o.max_flows;
+        lc.an.hash_seed = pick_seed(&o);
+        lc.an.idle_ns = (int64_t)(o.idle_s * 1e9);
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        status = ew_live_run(&lc, &stop_requested);
+        free(o.filter);
+        return status;
+    }
     for (i = 1; i < o.nfiles; i++) {
         up_ix[i - 1] = ew_index_new(PATH_INDEX_MAX);
         hops[i - 1] = ew_hop_new(i, i + 1);

@@ -36,6 +36,22 @@ struct ew_frame {
  * none). On failure returns an enum ew_cap_err and a one-line message. */
 int ew_capture_open_file(const char *path, const char *filter, struct ew_capture **out,
                          char *errbuf, size_t errlen);
+/* Open interface `iface` for live capture: immediate mode, the given snapshot
+ * length and kernel buffer (KiB, 0 for the default), then the filter. On
+ * failure returns an enum ew_cap_err and a one-line message that names the
+ * cause (no such interface, no permission and the capability needed,
+ * interface down). */
+int ew_capture_open_live(const char *iface, int snaplen, int buffer_kib, const char *filter,
+                         struct ew_capture **out, char *errbuf, size_t errlen);
+/* a descriptor to poll for packets (live captures), -1 when there is none */
+int ew_capture_fd(const struct ew_capture *cap);
+/* Hand at most `budget` waiting frames to fn without blocking; returns the
+ * number handed, or -1 on an error (errbuf says it). */
+int ew_capture_dispatch(struct ew_capture *cap, int budget,
+                        void (*fn)(void *arg, const struct ew_frame *fr), void *arg,
+                        char *errbuf, size_t errlen);
+/* kernel counters of a live capture: received, dropped; -1 when unknown */
+int ew_capture_stats(struct ew_capture *cap, uint64_t *received, uint64_t *dropped);
 enum ew_link ew_capture_link(const struct ew_capture *cap);
 const char *ew_capture_link_name(const struct ew_capture *cap);
 /* On EW_CAP_BROKEN, errbuf says why. */

@@ -1,0 +1,46 @@
+/* ui.h - the ncurses live view. The view reads the analyzer between packets
+ * (single thread) and keeps only its own small state: the sort key, the
+ * filter, the selection, and a short per-second history of a few flows for
+ * the sparklines. */
+#ifndef ECNWATCH_UI_H
+#define ECNWATCH_UI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ecnwatch/analyze.h"
+
+/* what a key did, as a bitmask */
+enum {
+    EW_UI_HANDLED = 1,
+    EW_UI_REDRAW = 2,
+    EW_UI_QUIT = 4,
+    EW_UI_CLEAR = 8, /* the user asked to clear all flows */
+};
+
+struct ew_ui_status {
+    const char *iface;
+    uint64_t frames;
+    double pkts_per_s;
+    uint64_t kernel_drops;
+    bool drops_known;
+    int64_t now_ns;
+};
+
+struct ew_ui;
+
+/* Start curses on the terminal; NULL (and the terminal untouched) on failure. */
+struct ew_ui *ew_ui_start(void);
+/* Restore the terminal; safe to call twice and with NULL. */
+void ew_ui_stop(struct ew_ui *ui);
+/* Read and handle the keys waiting; returns the union of their results. */
+int ew_ui_keys(struct ew_ui *ui);
+/* once per second: record the per-second history */
+void ew_ui_sample(struct ew_ui *ui, const struct ew_analyzer *an);
+void ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_status *st);
+/* the user paused the display */
+bool ew_ui_paused(const struct ew_ui *ui);
+/* forget the history (after the flows were cleared) */
+void ew_ui_reset(struct ew_ui *ui);
+
+#endif /* ECNWATCH_UI_H */
