@@ -1,6 +1,7 @@
 /* analyze.c - totals, flows and per-direction ECN accounting. */
 #include "ecnwatch/analyze.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,8 @@ on_evict(void *arg, const struct ew_flow *f)
             an->evicted_findings[k]++;
     if (an->user_evict)
         an->user_evict(an->user_evict_arg, f);
+    if (an->series)
+        ew_series_release(an->series, (struct ew_flow *)(uintptr_t)f);
 }
 
 int
@@ -270,6 +273,8 @@ ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_n
         if (pkt->u.udp.payload > d->max_payload)
             d->max_payload = pkt->u.udp.payload;
     }
+    if (an->series)
+        ew_series_packet(an->series, f, dir, pkt, ts_ns);
 }
 
 static unsigned

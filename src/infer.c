@@ -4,6 +4,7 @@
 #include "ecnwatch/infer.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,11 +45,6 @@ seq_geq(uint32_t a, uint32_t b)
     return (int32_t)(a - b) >= 0;
 }
 
-static bool
-seq_lt(uint32_t a, uint32_t b)
-{
-    return (int32_t)(a - b) < 0;
-}
 
 static void
 first(uint64_t *slot, uint64_t frame)
@@ -109,18 +105,31 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
             h->cwr_during_run = true;
     }
     /* RTT: time one new segment at a time; a retransmission spoils it (Karn) */
-    if (kind == EW_SEG_DATA && !h->rtt_timing) {
-        h->rtt_timing = true;
-        h->rtt_seq = t->seq + t->payload;
-        h->rtt_ts = ts;
-    } else if (kind == EW_SEG_RETRANS && h->rtt_timing && seq_lt(t->seq, h->rtt_seq)) {
-        h->rtt_timing = false;
+    /* RTT: time new segments, spaced at least an eighth of the smoothed RTT
+     * apart; a retransmission spoils every timing (Karn) */
+    if (kind == EW_SEG_DATA && h->rtt_count < EW_RTT_TIMED) {
+        int64_t last = h->rtt_count ? h->rtt_q[(h->rtt_head + h->rtt_count - 1) % EW_RTT_TIMED].ts
+                                    : INT64_MIN;
+
+        if (h->rtt_count == 0 || ts - last >= h->rtt_srtt / EW_RTT_TIMED) {
+            unsigned i = (h->rtt_head + h->rtt_count) % EW_RTT_TIMED;
+
+            h->rtt_q[i].seq_end = t->seq + t->payload;
+            h->rtt_q[i].ts = ts;
+            h->rtt_count++;
+        }
+    } else if (kind == EW_SEG_RETRANS) {
+        h->rtt_count = 0;
     }
+    if (kind == EW_SEG_RETRANS)
+        h->retrans++;
 }
 
 static void
 rtt_sample(struct ew_half *h, int64_t rtt)
 {
+    uint32_t qd;
+
     if (rtt < 0)
         return;
     if (h->rtt_samples == 0 || rtt < h->rtt_min)
@@ -128,11 +137,38 @@ rtt_sample(struct ew_half *h, int64_t rtt)
     h->rtt_srtt = h->rtt_samples == 0 ? rtt : h->rtt_srtt + (rtt - h->rtt_srtt) / 8;
     h->rtt_last = rtt;
     h->rtt_samples++;
+    qd = (uint32_t)((rtt - h->rtt_min) / 1000);
+    h->qd_sum_us += qd;
+    h->qd_n++;
+    if (qd > h->qd_max_us)
+        h->qd_max_us = qd;
+}
+
+/* a mark fed back now: note the queueing delay the latest RTT shows */
+static void
+mark_delay(struct ew_half *h)
+{
+    uint32_t qd;
+
+    if (h->rtt_samples == 0)
+        return;
+    qd = (uint32_t)((h->rtt_last - h->rtt_min) / 1000);
+    h->qd_marks++;
+    h->qd_marks_sum_us += qd;
+    if (qd > h->qd_marks_max_us)
+        h->qd_marks_max_us = qd;
 }
 
 /* The segment's header read as feedback on the other direction's data (r),
  * in every interpretation at once; the conclusion picks the one the
  * handshake (or what followed) says is in force. */
+/* AccECN is in force, as far as the packets so far tell */
+static bool
+f_is_accecn(const struct ew_infer *in)
+{
+    return in->accecn_mode;
+}
+
 /* baseline: the initial counter values are known (the handshake was seen);
  * otherwise the first values seen are the baseline and count nothing. */
 static void
@@ -148,6 +184,20 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
 
     r->fb_segments++;
 
+    /* RTT from the newest timed segment this ACK covers: before the marks
+     * below, so that a mark fed back here is paired with this very sample */
+    {
+        int64_t sent = -1;
+
+        while (r->rtt_count && seq_geq(t->ack, r->rtt_q[r->rtt_head].seq_end)) {
+            sent = r->rtt_q[r->rtt_head].ts;
+            r->rtt_head = (uint8_t)((r->rtt_head + 1) % EW_RTT_TIMED);
+            r->rtt_count--;
+        }
+        if (sent >= 0)
+            rtt_sample(r, ts - sent);
+    }
+
     /* RFC 3168 §6.1.3: ECE latched until CWR; RFC 8257 §3.2: ECE follows CE */
     if (ece) {
         r->ece_acks++;
@@ -156,6 +206,8 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
             r->ece_on = true;
             r->ece_runs++;
             r->cwr_during_run = false;
+            if (!in->accecn_mode)
+                mark_delay(r); /* a classic mark signal; in AccECN mode ACE counts below */
         }
     } else if (r->ece_on) {
         r->ece_on = false;
@@ -188,10 +240,6 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
         r->ack_max = t->ack;
         r->ack_init = true;
     }
-    if (r->rtt_timing && seq_geq(t->ack, r->rtt_seq)) {
-        rtt_sample(r, ts - r->rtt_ts);
-        r->rtt_timing = false;
-    }
 
     /* AccECN ACE (RFC 9768 §3.2.2): a 3-bit count of CE packets from 5 */
     if (!handshake_ack) {
@@ -221,6 +269,8 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
             r->ace_changes++;
             r->cep_reported += delta;
             first(&r->first_ace_change_frame, frame);
+            if (r->ace_init && f_is_accecn(in))
+                mark_delay(r);
         }
         /* App. A.2.1: eight or more packets newly acknowledged can hide a wrap */
         if (mss_est && newly / mss_est >= 8)
@@ -300,6 +350,9 @@ ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uin
     }
     if (!syn)
         in->nonsyn_segments++;
+    if (!in->accecn_mode && ((!syn && t->acc.present) ||
+                             (in->synack_dir_set && ew_flow_negotiation(f) == EW_NEG_ACCECN)))
+        in->accecn_mode = true;
 
     account_arrival(&in->half[dir], pkt, kind, frame, ts);
     if (ack && !syn) {
@@ -780,4 +833,91 @@ ew_infer_evidence(const struct ew_flow *f, const struct ew_flow_verdict *v,
     }
     qsort(out, n, sizeof(*out), cmp_evidence);
     return n;
+}
+
+/* ---------------------------------------------------------------- path */
+
+const char *const ew_aqm_name[] = {
+    [EW_AQM_NONE_SEEN] = "none_seen", [EW_AQM_L4S] = "l4s_shallow",
+    [EW_AQM_CLASSIC] = "classic_single_queue", [EW_AQM_SCE] = "sce",
+    [EW_AQM_DROP_TAIL] = "drop_tail", [EW_AQM_UNKNOWN] = "unknown",
+};
+
+/* Heuristic thresholds (the L4S operational guidance and TCP Prague's
+ * classic-ECN detector use the same orders of magnitude): an L4S AQM marks at
+ * about a millisecond of queue, a classic one (CoDel's 5 ms target, RED,
+ * PIE) at several. */
+#define QD_SHALLOW_US 2000
+#define QD_CLASSIC_US 3000
+
+void
+ew_infer_path(const struct ew_flow *f, int d, const struct ew_flow_verdict *v,
+              struct ew_path_verdict *p)
+{
+    const struct ew_half *h = &f->inf.half[d];
+    const struct ew_dir_verdict *dv = &v->dir[d];
+    uint64_t reported = v->mode_accecn ? h->cep_reported : h->ece_runs;
+    uint64_t marks = h->ce_seen > reported ? h->ce_seen : reported;
+
+    memset(p, 0, sizeof(*p));
+    p->marks = marks;
+    p->qdelay_at_marks_ms = h->qd_marks ? (double)h->qd_marks_sum_us / h->qd_marks / 1000.0 : -1;
+    p->qdelay_mean_ms = h->qd_n ? (double)h->qd_sum_us / h->qd_n / 1000.0 : -1;
+    p->qdelay_max_ms = h->qd_n ? (double)h->qd_max_us / 1000.0 : -1;
+    if ((d == f->client_dir) ? v->vantage == EW_VANT_SERVER : v->vantage == EW_VANT_CLIENT)
+        p->qdelay_at_marks_ms = p->qdelay_mean_ms = p->qdelay_max_ms = -1;
+    if (h->ce_seen && dv->marks_downstream)
+        p->marking = "both";
+    else if (h->ce_seen)
+        p->marking = "upstream";
+    else if (marks)
+        p->marking = "downstream";
+    else
+        p->marking = "none";
+
+    /* next to the receiver, data-to-ACK times are its ACK delay, not the path's */
+    bool at_receiver = (d == f->client_dir) ? v->vantage == EW_VANT_SERVER
+                                            : v->vantage == EW_VANT_CLIENT;
+    bool rtt_usable = !at_receiver && h->qd_marks > 0 &&
+                      (v->vantage != EW_VANT_UNKNOWN || h->rtt_min >= 500000);
+
+    if (dv->ect1 == EW_ECT1_SCE || dv->feedback == EW_FB_SCE ||
+        (dv->network_ect1 && !v->mode_accecn)) {
+        p->aqm = EW_AQM_SCE;
+        snprintf(p->reason, EW_REASON_LEN,
+                 "ECT(0) packets turn ECT(1) in runs (%u changes): an SCE-style AQM",
+                 h->ect1_runs);
+    } else if (marks > 0 && !rtt_usable) {
+        p->aqm = EW_AQM_UNKNOWN;
+        p->qdelay_at_marks_ms = -1;
+        snprintf(p->reason, EW_REASON_LEN,
+                 "%llu marks, but the queueing delay cannot be measured at %s (a capture at "
+                 "the sender or on the path can)",
+                 (unsigned long long)marks, at_receiver ? "the receiver" : "this point");
+    } else if (marks > 0 && h->qd_marks_sum_us <= (uint64_t)QD_SHALLOW_US * h->qd_marks) {
+        p->aqm = EW_AQM_L4S;
+        snprintf(p->reason, EW_REASON_LEN,
+                 "%llu marks at %.1f ms of queueing delay on average: a shallow, L4S-style AQM",
+                 (unsigned long long)marks, p->qdelay_at_marks_ms);
+    } else if (marks > 0 && h->qd_marks_sum_us >= (uint64_t)QD_CLASSIC_US * h->qd_marks) {
+        p->aqm = EW_AQM_CLASSIC;
+        snprintf(p->reason, EW_REASON_LEN,
+                 "%llu marks at %.1f ms of queueing delay on average: a classic single-queue "
+                 "AQM",
+                 (unsigned long long)marks, p->qdelay_at_marks_ms);
+    } else if (marks > 0) {
+        p->aqm = EW_AQM_UNKNOWN;
+        snprintf(p->reason, EW_REASON_LEN,
+                 "%llu marks at %.1f ms of queueing delay: between a shallow and a classic AQM",
+                 (unsigned long long)marks, p->qdelay_at_marks_ms);
+    } else if (h->retrans > 0 && h->qd_n && !at_receiver && h->qd_max_us >= QD_CLASSIC_US) {
+        p->aqm = EW_AQM_DROP_TAIL;
+        snprintf(p->reason, EW_REASON_LEN,
+                 "no marks, %u retransmissions and up to %.1f ms of queueing delay: a drop-tail "
+                 "queue",
+                 h->retrans, p->qdelay_max_ms);
+    } else {
+        p->aqm = EW_AQM_NONE_SEEN;
+        snprintf(p->reason, EW_REASON_LEN, "no marks and no sign of a filling queue");
+    }
 }

@@ -15,15 +15,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ecnwatch/analyze.h"
 #include "ecnwatch/capture.h"
 #include "ecnwatch/dissect.h"
+#include "ecnwatch/infer.h"
 #include "ecnwatch/live.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/pathcmp.h"
 #include "ecnwatch/stream.h"
 #include "ecnwatch/report.h"
+#include "ecnwatch/series.h"
 #include "ecnwatch/version.h"
 
 enum {
@@ -43,6 +47,8 @@ enum {
     OPT_FAIL_ON,
     OPT_NDJSON,
     OPT_INTERVAL,
+    OPT_TIMESERIES,
+    OPT_PLOT,
 };
 
 #define MAX_FILES 8
@@ -57,6 +63,9 @@ struct options {
     int buffer_kib;
     const char *user;
     double interval_s;
+    bool interval_set;
+    bool timeseries;
+    const char *plot_dir;
     bool json;
     bool ndjson;
     bool quiet;
@@ -95,7 +104,9 @@ usage(FILE *out)
             "  -s SNAPLEN          live: bytes kept per packet (default 192; 0 = all)\n"
             "  -B KIB              live: kernel buffer size in KiB\n"
             "  -Z USER             live: drop to USER once the capture is open (default nobody)\n"
-            "  --interval SEC      live: refresh and stream interval (default 1)\n"
+            "  --interval SEC      time-series bins (default 0.1); live: refresh (default 1)\n"
+            "  --timeseries        per-flow time series in the JSON report\n"
+            "  --plot DIR          an SVG per flow (throughput, RTT, CE, ECT(1)) and an index\n"
             "  --json              write the JSON report to standard output\n"
             "  --ndjson            stream events, one JSON object per line: findings as found,\n"
             "                      flow ends, a summary\n"
@@ -152,6 +163,8 @@ parse_args(int argc, char **argv, struct options *o)
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
         {"ndjson", no_argument, NULL, OPT_NDJSON},
         {"interval", required_argument, NULL, OPT_INTERVAL},
+        {"timeseries", no_argument, NULL, OPT_TIMESERIES},
+        {"plot", required_argument, NULL, OPT_PLOT},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -196,10 +209,17 @@ parse_args(int argc, char **argv, struct options *o)
 
             errno = 0;
             o->interval_s = strtod(optarg, &end);
-            if (errno || *end || !(o->interval_s >= 0.1) || o->interval_s > 3600)
-                return bad_value("--interval", optarg, "seconds, from 0.1 to 3600");
+            if (errno || *end || !(o->interval_s >= 0.001) || o->interval_s > 3600)
+                return bad_value("--interval", optarg, "seconds, from 0.001 to 3600");
+            o->interval_set = true;
             break;
         }
+        case OPT_TIMESERIES:
+            o->timeseries = true;
+            break;
+        case OPT_PLOT:
+            o->plot_dir = optarg;
+            break;
         case 'o':
             o->out_file = optarg;
             break;
@@ -320,6 +340,130 @@ pick_seed(const struct options *o)
     return seed;
 }
 
+/* flow directions with a time series, at most (each EW_SERIES_BINS bins) */
+#define SERIES_MAX 1024
+
+/* write path atomically from a callback that prints into a FILE */
+static int
+write_atomic(const char *path, int (*fn)(void *arg, FILE *out), void *arg, char *err,
+             size_t errlen)
+{
+    char tmp[4200];
+    FILE *fp;
+    int fd;
+
+    snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
+    fd = mkstemp(tmp);
+    if (fd < 0 || !(fp = fdopen(fd, "w"))) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        return -1;
+    }
+    fchmod(fd, 0644);
+    if (fn(arg, fp) != 0 || fflush(fp) != 0 || fsync(fileno(fp)) != 0) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
+        fclose(fp);
+        unlink(tmp);
+        return -1;
+    }
+    if (fclose(fp) != 0 || rename(tmp, path) != 0) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+struct plot_arg {
+    const struct ew_analyzer *an;
+    const struct ew_flow *f;
+    const struct ew_flow **list;
+    size_t n;
+};
+
+static int
+svg_cb(void *arg, FILE *out)
+{
+    struct plot_arg *a = arg;
+
+    return ew_series_svg(a->an->series, a->f, out);
+}
+
+static int
+index_cb(void *arg, FILE *out)
+{
+    struct plot_arg *a = arg;
+    size_t i;
+
+    fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>ecnwatch plots"
+                 "</title></head>\n<body style=\"font-family: sans-serif\">\n<h1>ecnwatch: "
+                 "flows over time</h1>\n<table>\n<tr><th>flow</th><th>endpoints</th>"
+                 "<th>verdict</th><th>path</th></tr>\n");
+    for (i = 0; i < a->n; i++) {
+        const struct ew_flow *f = a->list[i];
+        struct ew_flow_verdict v;
+        struct ew_path_verdict p;
+        char x[64], y[64];
+
+        if (!f->series[0] && !f->series[1])
+            continue;
+        ew_infer_conclude(f, &v);
+        ew_infer_path(f, v.main_dir, &v, &p);
+        ew_addr_str(f->key.lo, f->key.family, x, sizeof(x));
+        ew_addr_str(f->key.hi, f->key.family, y, sizeof(y));
+        fprintf(out, "<tr><td><a href=\"flow-%llu.svg\">%llu</a></td><td>%s:%u &harr; %s:%u</td>"
+                     "<td>%s</td><td>%s</td></tr>\n",
+                (unsigned long long)f->id, (unsigned long long)f->id, x, f->key.port_lo, y,
+                f->key.port_hi, ew_verdict_name[v.verdict], ew_aqm_name[p.aqm]);
+    }
+    fprintf(out, "</table>\n");
+    for (i = 0; i < a->n; i++)
+        if (a->list[i]->series[0] || a->list[i]->series[1])
+            fprintf(out, "<p><img src=\"flow-%llu.svg\" alt=\"flow %llu\"></p>\n",
+                    (unsigned long long)a->list[i]->id, (unsigned long long)a->list[i]->id);
+    fprintf(out, "</body></html>\n");
+    return ferror(out) ? -1 : 0;
+}
+
+/* --plot DIR: an SVG per flow with a series, and an index page */
+static int
+write_plots(const struct ew_analyzer *an, const char *dir, char *err, size_t errlen)
+{
+    struct ew_flowtab_stats st;
+    struct plot_arg a = {.an = an};
+    char path[4096];
+    size_t i;
+    int rc = 0;
+
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "--plot %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    ew_flowtab_get_stats(an->tab, &st);
+    a.list = malloc((st.in_table ? st.in_table : 1) * sizeof(*a.list));
+    if (!a.list) {
+        snprintf(err, errlen, "--plot: out of memory");
+        return -1;
+    }
+    a.n = ew_flowtab_list(an->tab, a.list, st.in_table);
+    for (i = 0; i < a.n && rc == 0; i++) {
+        if (!a.list[i]->series[0] && !a.list[i]->series[1])
+            continue;
+        a.f = a.list[i];
+        snprintf(path, sizeof(path), "%s/flow-%llu.svg", dir, (unsigned long long)a.f->id);
+        rc = write_atomic(path, svg_cb, &a, err, errlen);
+    }
+    if (rc == 0) {
+        snprintf(path, sizeof(path), "%s/index.html", dir);
+        rc = write_atomic(path, index_cb, &a, err, errlen);
+    }
+    free(a.list);
+    return rc;
+}
+
 /* packets of the first capture indexed for matching, at most */
 #define PATH_INDEX_MAX (4u << 20)
 
@@ -414,6 +558,7 @@ main(int argc, char **argv)
     struct ew_analyzer_cfg cfg;
     struct ew_analyzer an;
     struct ew_stream stream;
+    struct ew_series_pool series = {0};
     struct ew_index *up_ix[MAX_FILES] = {NULL};
     struct ew_hop *hops[MAX_FILES] = {NULL};
     bool have_an = false;
@@ -475,6 +620,13 @@ main(int argc, char **argv)
     ew_stream_init(&stream, stdout, 1000000000, false);
     if (o.ndjson)
         ew_stream_attach(&stream, &cfg);
+    if ((o.timeseries || o.plot_dir) &&
+        ew_series_pool_init(&series, SERIES_MAX,
+                            (int64_t)((o.interval_set ? o.interval_s : 0.1) * 1e9)) != 0) {
+        fprintf(stderr, "ecnwatch: out of memory for time series\n");
+        free(o.filter);
+        return EXIT_USAGE;
+    }
     if (ew_analyzer_init(&an, &cfg) != 0) {
         fprintf(stderr, "ecnwatch: cannot allocate a flow table of %" PRIu32 " flows\n",
                 o.max_flows);
@@ -482,6 +634,8 @@ main(int argc, char **argv)
         goto out;
     }
     have_an = true;
+    if (series.s)
+        an.series = &series;
     ew_stream_bind(&stream, &an);
 
     memset(&sa, 0, sizeof(sa));
@@ -552,6 +706,10 @@ main(int argc, char **argv)
         if (fflush(stdout) != 0)
             status = EXIT_OUTPUT;
     }
+    if (o.plot_dir && write_plots(&an, o.plot_dir, err, sizeof(err)) != 0) {
+        fprintf(stderr, "ecnwatch: %s\n", err);
+        status = EXIT_OUTPUT;
+    }
     if (status == EXIT_DONE && o.fail_on) {
         uint64_t counts[32];
         uint32_t found = ew_analyzer_findings(&an, counts);
@@ -576,6 +734,7 @@ out:
     json_decref(root);
     if (have_an)
         ew_analyzer_free(&an);
+    ew_series_pool_free(&series);
     for (i = 0; i < MAX_FILES; i++) {
         ew_index_free(up_ix[i]);
         ew_hop_free(hops[i]);

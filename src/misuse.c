@@ -363,6 +363,22 @@ direction_rules(struct ctx *c, int d)
             "CWR: it does not react to congestion marks",
             dname(c, d), h->ece_acks, h->data_after_ece);
 
+    /* an L4S flow marked by a classic single-queue AQM (RFC 9331 §4.3; the L4S
+     * operational guidance): it takes more than its share from classic flows */
+    if (dv->ect1 == EW_ECT1_L4S && h->data_pkts > 0) {
+        struct ew_path_verdict p;
+
+        ew_infer_path(f, d, c->v, &p);
+        if (p.aqm == EW_AQM_CLASSIC)
+            add(c, EW_MU_CLASSIC_AQM_UNDER_L4S, d, h->first_ce_frame ? h->first_ce_frame
+                                                                     : h->first_ace_change_frame,
+                p.marks, EW_CONF_LIKELY, "RFC 9331 §4.3",
+                "this L4S flow is CE-marked at %.1f ms of queueing delay, the signature of a "
+                "classic single-queue AQM: there it pushes classic flows sharing the queue "
+                "aside; the sender should fall back to classic behaviour",
+                p.qdelay_at_marks_ms);
+    }
+
     /* AccECN counters zeroed or mangled (RFC 9768 §3.2.2.4, §3.2.3.2.4) */
     if (accecn && !c->v->neg_inferred) {
         if (h->ace_zero_first)

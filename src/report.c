@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ecnwatch/ecn.h"
+#include "ecnwatch/bottleneck.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/version.h"
 
@@ -159,6 +160,30 @@ rtt_json(const struct ew_flow *f, int d)
 }
 
 static json_t *
+opt_ms(double v)
+{
+    return v < 0 ? json_null() : json_real((double)(int64_t)(v * 1000.0 + 0.5) / 1000.0);
+}
+
+/* which kind of AQM marked this direction, and where */
+static json_t *
+path_json(const struct ew_flow *f, int dir, const struct ew_flow_verdict *v)
+{
+    struct ew_path_verdict p;
+    json_t *o = json_object();
+
+    ew_infer_path(f, dir, v, &p);
+    json_object_set_new(o, "aqm", json_string(ew_aqm_name[p.aqm]));
+    json_object_set_new(o, "reason", json_string(p.reason));
+    json_object_set_new(o, "marking", json_string(p.marking));
+    json_object_set_new(o, "marks", jint(p.marks));
+    json_object_set_new(o, "qdelay_at_marks_ms", opt_ms(p.qdelay_at_marks_ms));
+    json_object_set_new(o, "qdelay_mean_ms", opt_ms(p.qdelay_mean_ms));
+    json_object_set_new(o, "qdelay_max_ms", opt_ms(p.qdelay_max_ms));
+    return o;
+}
+
+static json_t *
 dir_json(const struct ew_flow *f, int dir, const struct ew_flow_verdict *v)
 {
     const struct ew_dir_stats *d = &f->dir[dir];
@@ -188,6 +213,8 @@ dir_json(const struct ew_flow *f, int dir, const struct ew_flow_verdict *v)
     if (f->key.l4 == EW_L4_TCP) {
         json_object_set_new(o, "feedback_detail", feedback_json(f, dir, dv));
         json_object_set_new(o, "rtt", rtt_json(f, dir));
+        if (f->inf.half[dir].data_pkts > 0)
+            json_object_set_new(o, "path", path_json(f, dir, v));
     }
     return o;
 }
@@ -248,7 +275,7 @@ ew_report_finding_json(const struct ew_flow *f, const struct ew_finding *x)
 }
 
 json_t *
-ew_report_flow_json(const struct ew_flow *f)
+ew_report_flow_json(const struct ew_analyzer *an, const struct ew_flow *f)
 {
     json_t *o = json_object(), *ev = json_array();
     char t[64];
@@ -325,6 +352,12 @@ ew_report_flow_json(const struct ew_flow *f)
         json_array_append_new(ev, json_pack("{s:I,s:s}", "frame", (json_int_t)evid[i].frame,
                                             "note", evid[i].note));
     json_object_set_new(o, "evidence", ev);
+    if (an && an->series) {
+        json_t *ts = ew_series_json(an->series, f);
+
+        if (ts)
+            json_object_set_new(o, "timeseries", ts);
+    }
     return o;
 }
 
@@ -391,7 +424,8 @@ ew_report_json(const struct ew_analyzer *an, const struct ew_report_src *src)
     if (list) {
         n = ew_flowtab_list(an->tab, list, st.in_table);
         for (i = 0; i < n; i++)
-            json_array_append_new(flows, ew_report_flow_json(list[i]));
+            json_array_append_new(flows, ew_report_flow_json(an, list[i]));
+        json_object_set_new(root, "bottlenecks", ew_bottlenecks_json(list, n));
         free(list);
     }
     json_object_set_new(root, "flows", flows);

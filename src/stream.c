@@ -35,7 +35,7 @@ flow_end(struct ew_stream *s, const struct ew_flow *f, const char *reason)
     json_t *o = event("flow_end", f->last_ns);
 
     json_object_set_new(o, "reason", json_string(reason));
-    json_object_set_new(o, "flow", ew_report_flow_json(f));
+    json_object_set_new(o, "flow", ew_report_flow_json(s->an, f));
     emit(s, o);
 }
 
@@ -77,7 +77,7 @@ findings(void *arg, struct ew_flow *f)
             continue;
         f->streamed_kinds |= 1u << fnd[i].kind;
         o = event("finding", f->last_ns);
-        fl = ew_report_flow_json(f);
+        fl = ew_report_flow_json(s->an, f);
         json_object_set_new(o, "flow", json_incref(json_object_get(fl, "id")));
         json_object_set_new(o, "proto", json_incref(json_object_get(fl, "proto")));
         json_object_set_new(o, "client", json_incref(json_object_get(fl, "client")));
@@ -96,7 +96,7 @@ update(void *arg, struct ew_flow *f)
     struct ew_stream *s = arg;
     json_t *o = event("flow_update", f->last_ns);
 
-    json_object_set_new(o, "flow", ew_report_flow_json(f));
+    json_object_set_new(o, "flow", ew_report_flow_json(s->an, f));
     emit(s, o);
 }
 

@@ -62,11 +62,12 @@ for build in "$@"; do
     c=$(echo "$out" | awk '/^inference: [0-9]+ passed/ { print $2, $4 }')
     if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
 
-    # misuse findings, and the two-capture localisation against the router's logs
-    for t in "misuse.sh $build" "path.sh $build/ecnwatch"; do
+    # misuse findings, the two-capture localisation against the router's logs,
+    # and the path diagnosis (AQM kind, shared bottlenecks, time series, plots)
+    for t in "misuse.sh $build" "path.sh $build/ecnwatch" "pathdiag.sh $build"; do
         out=$(bash tests/$t 2>&1)
         echo "$out" | grep -v '^ok'
-        c=$(echo "$out" | awk '/^(misuse|path): [0-9]+ passed/ { print $2, $4 }')
+        c=$(echo "$out" | awk '/^(misuse|path|pathdiag): [0-9]+ passed/ { print $2, $4 }')
         if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
     done
 

@@ -9,6 +9,7 @@
 
 #include "ecnwatch/flow.h"
 #include "ecnwatch/pkt.h"
+#include "ecnwatch/series.h"
 
 struct ew_totals {
     uint64_t frames;       /* every record read */
@@ -49,6 +50,7 @@ struct ew_analyzer {
     uint64_t evicted_findings[32];
     ew_flow_evict_fn user_evict;
     void *user_evict_arg;
+    struct ew_series_pool *series; /* per-flow time series, or NULL */
     int64_t first_ns, last_ns;
     bool have_time;
 };

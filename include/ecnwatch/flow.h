@@ -96,6 +96,7 @@ struct ew_flow {
     uint8_t client_from;  /* enum ew_client_from: how the client was identified */
     bool ended;           /* idle-expired: kept for the report, out of the index */
     uint32_t streamed_kinds; /* misuse kinds already streamed as events (--ndjson) */
+    uint32_t series[2];   /* time-series slots + 1 per direction (canonical); 0 = none */
     /* table bookkeeping */
     uint32_t hash;
     uint32_t lru_prev, lru_next; /* record indices + 1; 0 = none */

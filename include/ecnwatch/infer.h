@@ -19,6 +19,8 @@
 
 /* Observations about one direction d's data and the feedback on it, which
  * travels in the other direction. */
+#define EW_RTT_TIMED 8
+
 struct ew_half {
     /* d's packets as they pass the capture point */
     uint32_t data_pkts;         /* segments with payload, retransmissions included */
@@ -74,13 +76,22 @@ struct ew_half {
     bool opt_seen[3];           /* the field has appeared: opt_last[] holds it */
 
     /* RTT, data in d against acknowledgements in the other direction */
-    bool rtt_timing;
-    uint32_t rtt_seq;
-    int64_t rtt_ts;
+    /* segments being timed: a small FIFO, so that most ACKs give an RTT sample */
+    struct {
+        uint32_t seq_end;
+        int64_t ts;
+    } rtt_q[EW_RTT_TIMED];
+    uint8_t rtt_head, rtt_count;
     uint32_t rtt_samples;
     int64_t rtt_min, rtt_last, rtt_srtt; /* ns */
     int64_t data_first_ns, data_last_ns;
     uint32_t ack_max;           /* highest acknowledgement number seen for d's data */
+    /* queueing delay: RTT above the minimum, overall and when marks are fed back */
+    uint64_t qd_sum_us;
+    uint32_t qd_n, qd_max_us;
+    uint64_t qd_marks_sum_us;
+    uint32_t qd_marks, qd_marks_max_us;
+    uint32_t retrans;           /* retransmitted data segments: signs of loss */
     bool ack_init;
 };
 
@@ -93,6 +104,7 @@ struct ew_infer {
     bool synack_dir_set;
     uint8_t synack_dir;         /* direction of the SYN-ACK (server to client) */
     uint32_t accecn_opt_segments; /* AccECN options on non-SYN segments, any direction */
+    bool accecn_mode;           /* AccECN so far: negotiated, or an option seen */
     uint64_t first_accecn_opt_frame;
     uint32_t ace5_segments;     /* non-SYN segments with ACE exactly 0b101 before any CE */
     uint32_t nonsyn_segments;
@@ -167,6 +179,30 @@ struct ew_flow_verdict {
     int main_dir;           /* the data direction the verdict is about (canonical index) */
     struct ew_dir_verdict dir[2]; /* by canonical direction */
 };
+
+/* what kind of AQM marked a direction's packets (a heuristic: see ecnwatch(1)) */
+enum ew_aqm {
+    EW_AQM_NONE_SEEN,
+    EW_AQM_L4S,     /* frequent CE at about a millisecond of queueing delay */
+    EW_AQM_CLASSIC, /* CE at several milliseconds or more: a classic single queue */
+    EW_AQM_SCE,     /* ECT(0) turned ECT(1) in runs */
+    EW_AQM_DROP_TAIL, /* losses and growing delay, no marks */
+    EW_AQM_UNKNOWN,
+};
+extern const char *const ew_aqm_name[];
+
+struct ew_path_verdict {
+    enum ew_aqm aqm;
+    char reason[EW_REASON_LEN];
+    const char *marking; /* "upstream", "downstream", "both" or "none": where the marks were applied */
+    double qdelay_at_marks_ms; /* mean, or -1 */
+    double qdelay_mean_ms, qdelay_max_ms; /* -1 when no RTT was measured */
+    uint64_t marks;
+};
+
+/* The path verdict for direction d (canonical), given the flow's verdict. */
+void ew_infer_path(const struct ew_flow *f, int d, const struct ew_flow_verdict *v,
+                   struct ew_path_verdict *p);
 
 struct ew_evidence {
     uint64_t frame;

@@ -25,7 +25,7 @@ struct ew_report_src {
 };
 
 /* One flow as the report shows it (a new reference). */
-json_t *ew_report_flow_json(const struct ew_flow *f);
+json_t *ew_report_flow_json(const struct ew_analyzer *an, const struct ew_flow *f);
 
 struct ew_finding;
 /* One finding as the report shows it (a new reference). */

@@ -9,6 +9,14 @@
  * VANTAGE: sender (capture at the data sender: data as sent, ACKs as they
  * arrive) or receiver (data as it arrives after the AQM, ACKs as sent).
  * --skip N leaves out the first N packets, as a capture started mid-flow.
+ * --qdelay MS sets the standing queue the data meets at the AQM (it builds up
+ * over the first 40 segments; marks only come once it has); by default 6 ms
+ * for classic schemes and 0.8 ms for DCTCP and Prague.
+ * --mark-p P sets the AQM's marking probability once the queue is up.
+ * --pair dualq|single writes two flows at once through one bottleneck, a
+ * Prague-like ECT(1) flow and a classic ECT(0) flow: a DualQ (the L4S flow
+ * at 0.8 ms, marked often; the classic flow at 12 ms, marked rarely) or one
+ * shared queue (both at 8 ms, marked alike).
  * --fault F breaks one rule, for the misuse tests: reflect (the SYN-ACK
  * repeats the SYN's ECN flags), synack101 (the reserved AccECN code),
  * synopt (an AccECN option on the SYN), ectsyn (an ECT(0) classic SYN),
@@ -56,10 +64,12 @@ struct rec {
     bool accecn_opt;
     uint32_t e0b, ceb, e1b;
     bool mss_opt;
+    uint16_t cport; /* the flow's client port */
     uint64_t order; /* creation order, to keep equal times stable */
 };
 
 static struct rec *recs;
+static uint16_t cur_cport = 40000;
 static size_t nrecs, caprecs;
 static uint64_t order_ctr;
 
@@ -76,6 +86,7 @@ emit(const struct rec *r)
     }
     recs[nrecs] = *r;
     recs[nrecs].order = order_ctr++;
+    recs[nrecs].cport = cur_cport;
     nrecs++;
 }
 
@@ -102,6 +113,10 @@ struct cfg {
     int segments;
     int skip;
     enum fault fault;
+    int64_t qdelay_ns; /* -1: the scheme's default */
+    double mark_p;     /* < 0: the scheme's default */
+    uint16_t cport;
+    int64_t t_offset;
 };
 
 static bool
@@ -142,9 +157,15 @@ struct aqm {
     bool run; /* inside a marking run */
 };
 
+static double mark_override = -1;
+
 static uint8_t
-aqm_mark(enum scheme s, struct aqm *q, uint8_t ecn)
+aqm_mark(enum scheme s, struct aqm *q, uint8_t ecn, bool queue_up)
 {
+    if (!queue_up)
+        return ecn; /* an AQM marks only once a queue stands */
+    if (mark_override >= 0)
+        return (ecn != NOT_ECT && rnd() < mark_override) ? CE : ecn;
     switch (s) {
     case S_CLASSIC:
     case S_ACCECN:
@@ -299,7 +320,7 @@ sender_sees_acks(const struct cfg *c, struct sender *sd, size_t *next_ack, int64
         struct rec *r = &recs[*next_ack];
         int64_t arrive = c->at_sender ? r->ts : r->ts + OWD_NS;
 
-        if (r->from_client) {
+        if (r->from_client || r->cport != cur_cport) {
             (*next_ack)++;
             continue;
         }
@@ -318,9 +339,13 @@ generate(const struct cfg *c)
     enum scheme s = c->s;
     struct receiver rv = {0};
     struct sender sd = {.last_cwr_ts = -1000000000LL};
-    struct aqm q = {false};
+    struct aqm aq = {false};
     uint32_t cseq = 1000, sseq = 50000;
-    int64_t t0 = 1700000000LL * 1000000000LL, t;
+    int64_t t0 = 1700000000LL * 1000000000LL + c->t_offset, t;
+    int64_t qd = c->qdelay_ns >= 0                       ? c->qdelay_ns
+                 : (s == S_DCTCP || s == S_PRAGUE)        ? 800000
+                 : s == S_NOTECN                          ? 0
+                                                          : 6000000;
     uint8_t scp = sender_cp(s);
     uint8_t syn_cp = (s == S_DCTCP) ? ECT0 : (s == S_PRAGUE ? ECT1 : NOT_ECT);
     size_t next_ack = 0;
@@ -395,8 +420,14 @@ generate(const struct cfg *c)
     rv.prev_ecn = NOT_ECT;
 
     t = t0 + 2 * OWD_NS + GAP_NS;
+    cur_cport = c->cport;
+    mark_override = c->mark_p;
     for (i = 0; i < c->segments; i++, t += GAP_NS) {
         uint8_t arrived;
+        /* the standing queue builds over 40 segments, then breathes between 90
+         * and 100% in small steps, so that packets never overtake each other */
+        int64_t q = i < 40 ? qd * i / 40
+                           : (int64_t)((double)qd * (0.9 + 0.1 * abs(i % 40 - 20) / 20.0));
 
         sender_sees_acks(c, &sd, &next_ack, t);
         memset(&r, 0, sizeof(r));
@@ -415,17 +446,17 @@ generate(const struct cfg *c)
             /* an AccECN sender keeps ACE at 5 (no CE from the server's side) */
             r.flags = (uint16_t)((r.flags & ~F_CWR) | F_AE | F_ECE);
         }
-        arrived = aqm_mark(s, &q, scp);
+        arrived = aqm_mark(s, &aq, scp, i >= 40 || qd == 0);
         if (!c->at_sender)
             r.ecn = arrived;
-        r.ts = c->at_sender ? t : t + OWD_NS;
+        r.ts = c->at_sender ? t : t + OWD_NS + q;
         emit(&r);
-        receive(c, &rv, t + OWD_NS, cseq, MSS, arrived, (r.flags & F_CWR) && !is_accecn(s),
+        receive(c, &rv, t + OWD_NS + q, cseq, MSS, arrived, (r.flags & F_CWR) && !is_accecn(s),
                 sseq);
         cseq += MSS;
     }
     if (rv.unacked)
-        send_ack(c, &rv, t + OWD_NS, sseq, false);
+        send_ack(c, &rv, t + OWD_NS + qd, sseq, false);
 
     /* close */
     memset(&r, 0, sizeof(r));
@@ -434,7 +465,7 @@ generate(const struct cfg *c)
     r.seq = cseq;
     r.ack = sseq;
     r.ecn = NOT_ECT;
-    r.ts = c->at_sender ? t + GAP_NS : t + GAP_NS + OWD_NS;
+    r.ts = c->at_sender ? t + GAP_NS : t + GAP_NS + OWD_NS + qd;
     emit(&r);
 }
 
@@ -545,8 +576,8 @@ write_pcap(FILE *out, const struct cfg *c)
         while (sum >> 16)
             sum = (sum & 0xffff) + (sum >> 16);
         put16(ip + 10, ~sum & 0xffff);
-        put16(th, r->from_client ? 40000 : 5201);
-        put16(th + 2, r->from_client ? 5201 : 40000);
+        put16(th, r->from_client ? r->cport : 5201);
+        put16(th + 2, r->from_client ? 5201 : r->cport);
         put32(th + 4, r->seq);
         put32(th + 8, r->ack);
         th[12] = (uint8_t)((((20 + optlen) / 4) << 4) | ((r->flags & F_AE) ? 1 : 0));
@@ -567,7 +598,8 @@ write_pcap(FILE *out, const struct cfg *c)
 int
 main(int argc, char **argv)
 {
-    struct cfg c = {.segments = 400};
+    struct cfg c = {.segments = 400, .qdelay_ns = -1, .mark_p = -1, .cport = 40000};
+    const char *pair = NULL;
     const char *out_path;
     FILE *out;
     size_t si;
@@ -600,6 +632,12 @@ main(int argc, char **argv)
             c.segments = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--skip"))
             c.skip = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--qdelay"))
+            c.qdelay_ns = (int64_t)(atof(argv[i + 1]) * 1e6);
+        else if (!strcmp(argv[i], "--mark-p"))
+            c.mark_p = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--pair"))
+            pair = argv[i + 1];
         else if (!strcmp(argv[i], "--fault")) {
             size_t fi;
 
@@ -617,7 +655,28 @@ main(int argc, char **argv)
             return 2;
         }
     }
-    generate(&c);
+    if (pair) {
+        /* one bottleneck, two flows: a Prague-like L4S flow and a classic one */
+        struct cfg l4s = c, classic = c;
+        bool dualq = !strcmp(pair, "dualq");
+
+        if (!dualq && strcmp(pair, "single")) {
+            fprintf(stderr, "tcpgen: --pair takes dualq or single\n");
+            return 2;
+        }
+        l4s.s = S_PRAGUE;
+        classic.s = S_CLASSIC;
+        classic.cport = 40001;
+        classic.t_offset = 3000000;
+        l4s.qdelay_ns = dualq ? 800000 : 8000000;
+        classic.qdelay_ns = dualq ? 12000000 : 8000000;
+        l4s.mark_p = dualq ? 0.12 : 0.03;
+        classic.mark_p = dualq ? 0.01 : 0.03;
+        generate(&l4s);
+        generate(&classic);
+    } else {
+        generate(&c);
+    }
     out = fopen(out_path, "wb");
     if (!out) {
         perror(out_path);

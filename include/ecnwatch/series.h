@@ -1,0 +1,54 @@
+/* series.h - per-flow time series (--timeseries, --plot): for each direction,
+ * bins of packet time holding packets, bytes, CE and ECT(1) packets, marks fed
+ * back and the lowest RTT seen. Memory is bounded: series come from a pool
+ * allocated once (EW_SERIES_BINS bins each, at most max_series series); when
+ * a series runs out of bins, neighbouring bins merge and the interval doubles.
+ * Flows beyond the pool get no series, and that is counted. */
+#ifndef ECNWATCH_SERIES_H
+#define ECNWATCH_SERIES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define EW_SERIES_BINS 256
+
+struct ew_bin {
+    uint32_t bytes;
+    uint16_t pkts, ce, e1, marks;
+    uint32_t rtt_min_us; /* 0: no sample in this bin */
+};
+
+struct ew_series {
+    uint64_t flow_id;     /* 0: free */
+    int64_t t0, width;    /* ns */
+    uint16_t n;           /* bins in use */
+    uint32_t last_rtt_samples;
+    uint64_t last_marks;
+    struct ew_bin b[EW_SERIES_BINS];
+};
+
+struct ew_series_pool {
+    struct ew_series *s;
+    uint32_t cap;
+    int64_t width0;
+    uint64_t refused; /* directions that wanted a series when the pool was full */
+};
+
+struct ew_flow;
+struct ew_pkt;
+
+int ew_series_pool_init(struct ew_series_pool *p, uint32_t max_series, int64_t width_ns);
+void ew_series_pool_free(struct ew_series_pool *p);
+/* account one packet of the flow's direction dir (after the analyzer did) */
+void ew_series_packet(struct ew_series_pool *p, struct ew_flow *f, int dir,
+                      const struct ew_pkt *pkt, int64_t ts);
+/* the flow leaves the table: its series go back to the pool */
+void ew_series_release(struct ew_series_pool *p, struct ew_flow *f);
+/* "timeseries" of a flow (NULL when it has none): a new reference */
+json_t *ew_series_json(const struct ew_series_pool *p, const struct ew_flow *f);
+/* an SVG picture of the flow's series; 0 on success */
+int ew_series_svg(const struct ew_series_pool *p, const struct ew_flow *f, FILE *out);
+
+#endif /* ECNWATCH_SERIES_H */

@@ -1,0 +1,174 @@
+/* bottleneck.c - flows that share a path in one capture (the same two hosts,
+ * overlapping in time), L4S (ECT(1)) flows against classic (ECT(0)) ones:
+ * throughput share, marking rate and queueing delay side by side, and whether
+ * that looks like a DualQ (RFC 9332: ECT(1) marked often at low delay, ECT(0)
+ * rarely at a deeper queue) or one shared queue (the same delay for both). */
+#include "ecnwatch/bottleneck.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecnwatch/ecn.h"
+#include "ecnwatch/flow.h"
+#include "ecnwatch/infer.h"
+#include "ecnwatch/report.h"
+
+struct member {
+    const struct ew_flow *f;
+    int d;        /* main data direction */
+    bool l4s;
+    double mbps, ce_per_pkt, qdelay_ms;
+};
+
+struct side {
+    json_t *ids;
+    double mbps, ce, ce_pkts, qd_sum;
+    int n, qd_n;
+};
+
+static int
+same_hosts(const struct ew_flow *a, const struct ew_flow *b)
+{
+    return a->key.family == b->key.family && !memcmp(a->key.lo, b->key.lo, 16) &&
+           !memcmp(a->key.hi, b->key.hi, 16);
+}
+
+static void
+classify(const struct ew_flow *f, struct member *m, bool *ok)
+{
+    struct ew_flow_verdict v;
+    struct ew_path_verdict p;
+    const struct ew_half *h;
+    double dur;
+
+    *ok = false;
+    if (f->key.l4 != EW_L4_TCP)
+        return;
+    ew_infer_conclude(f, &v);
+    m->f = f;
+    m->d = v.main_dir;
+    h = &f->inf.half[m->d];
+    if (h->data_pkts < 10)
+        return;
+    if (v.dir[m->d].sender_ect1 && v.mode_accecn)
+        m->l4s = true;
+    else if (!strcmp(v.dir[m->d].sender_cp, "ect0"))
+        m->l4s = false;
+    else
+        return; /* neither an L4S nor a classic ECN sender */
+    dur = (double)(h->data_last_ns - h->data_first_ns) / 1e9;
+    m->mbps = dur > 0 ? (double)f->dir[m->d].payload_bytes * 8 / dur / 1e6 : 0;
+    ew_infer_path(f, m->d, &v, &p);
+    m->ce_per_pkt = (double)p.marks / (double)h->data_pkts;
+    m->qdelay_ms = p.qdelay_at_marks_ms >= 0 ? p.qdelay_at_marks_ms : p.qdelay_mean_ms;
+    *ok = true;
+}
+
+static json_t *
+side_json(struct side *s)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "flows", s->ids);
+    json_object_set_new(o, "throughput_mbps", json_real((double)(int64_t)(s->mbps * 1000) / 1000));
+    json_object_set_new(o, "ce_per_packet",
+                        json_real(s->ce_pkts > 0 ? (double)(int64_t)(s->ce / s->ce_pkts * 1e5) / 1e5
+                                                 : 0));
+    json_object_set_new(o, "qdelay_ms", s->qd_n ? json_real((double)(int64_t)(s->qd_sum / s->qd_n * 1000) / 1000)
+                                                 : json_null());
+    return o;
+}
+
+json_t *
+ew_bottlenecks_json(const struct ew_flow *const *flows, size_t n)
+{
+    json_t *arr = json_array();
+    bool *done = calloc(n ? n : 1, sizeof(*done));
+    struct member *m = calloc(n ? n : 1, sizeof(*m));
+    bool *ok = calloc(n ? n : 1, sizeof(*ok));
+    size_t i, j;
+
+    if (!done || !m || !ok)
+        goto out;
+    for (i = 0; i < n; i++)
+        classify(flows[i], &m[i], &ok[i]);
+    for (i = 0; i < n; i++) {
+        struct side l4s = {json_array(), 0, 0, 0, 0, 0, 0}, cl = {json_array(), 0, 0, 0, 0, 0, 0};
+        json_t *g;
+        char a[64], b[64];
+        const char *looks = "unknown";
+        char reason[200];
+        double ql, qc;
+
+        if (done[i] || !ok[i]) {
+            json_decref(l4s.ids);
+            json_decref(cl.ids);
+            continue;
+        }
+        /* the group: flows between the same hosts, overlapping in time */
+        for (j = i; j < n; j++) {
+            struct side *s;
+            const struct ew_half *h;
+
+            if (done[j] || !ok[j] || !same_hosts(flows[i], flows[j]))
+                continue;
+            if (j != i && (flows[j]->first_ns > flows[i]->last_ns ||
+                           flows[j]->last_ns < flows[i]->first_ns))
+                continue;
+            done[j] = true;
+            s = m[j].l4s ? &l4s : &cl;
+            h = &flows[j]->inf.half[m[j].d];
+            json_array_append_new(s->ids, json_integer((json_int_t)flows[j]->id));
+            s->mbps += m[j].mbps;
+            s->ce += m[j].ce_per_pkt * h->data_pkts;
+            s->ce_pkts += h->data_pkts;
+            if (m[j].qdelay_ms >= 0) {
+                s->qd_sum += m[j].qdelay_ms;
+                s->qd_n++;
+            }
+            s->n++;
+        }
+        if (l4s.n == 0 || cl.n == 0) {
+            json_decref(l4s.ids);
+            json_decref(cl.ids);
+            continue;
+        }
+        ql = l4s.qd_n ? l4s.qd_sum / l4s.qd_n : -1;
+        qc = cl.qd_n ? cl.qd_sum / cl.qd_n : -1;
+        if (ql < 0 || qc < 0) {
+            snprintf(reason, sizeof(reason),
+                     "queueing delay not measurable at this capture point for both kinds");
+        } else if (ql * 2 < qc && l4s.ce / l4s.ce_pkts > 2 * (cl.ce / (cl.ce_pkts ? cl.ce_pkts : 1))) {
+            looks = "dualq";
+            snprintf(reason, sizeof(reason),
+                     "ECT(1) marked %.1fx as often at %.1f ms, ECT(0) at %.1f ms: two queues, "
+                     "coupled as a DualQ",
+                     (l4s.ce / l4s.ce_pkts) / (cl.ce > 0 ? cl.ce / cl.ce_pkts : 1e-9), ql, qc);
+        } else if ((ql > qc ? ql - qc : qc - ql) <= 0.3 * (ql > qc ? ql : qc)) {
+            looks = "single_queue";
+            snprintf(reason, sizeof(reason),
+                     "the same queueing delay for both (%.1f and %.1f ms): one shared queue",
+                     ql, qc);
+        } else {
+            snprintf(reason, sizeof(reason), "queueing delay %.1f ms (ECT(1)) against %.1f ms "
+                                             "(ECT(0)): neither pattern", ql, qc);
+        }
+        ew_addr_str(flows[i]->key.lo, flows[i]->key.family, a, sizeof(a));
+        ew_addr_str(flows[i]->key.hi, flows[i]->key.family, b, sizeof(b));
+        g = json_object();
+        json_object_set_new(g, "hosts", json_pack("[s,s]", a, b));
+        json_object_set_new(g, "looks_like", json_string(looks));
+        json_object_set_new(g, "reason", json_string(reason));
+        json_object_set_new(g, "throughput_ratio_l4s_to_classic",
+                            cl.mbps > 0 ? json_real((double)(int64_t)(l4s.mbps / cl.mbps * 1000) / 1000)
+                                        : json_null());
+        json_object_set_new(g, "l4s", side_json(&l4s));
+        json_object_set_new(g, "classic", side_json(&cl));
+        json_array_append_new(arr, g);
+    }
+out:
+    free(done);
+    free(m);
+    free(ok);
+    return arr;
+}

@@ -1,0 +1,324 @@
+/* series.c - per-flow time series and their SVG pictures (see series.h). */
+#include "ecnwatch/series.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecnwatch/ecn.h"
+#include "ecnwatch/flow.h"
+#include "ecnwatch/infer.h"
+#include "ecnwatch/report.h"
+
+int
+ew_series_pool_init(struct ew_series_pool *p, uint32_t max_series, int64_t width_ns)
+{
+    memset(p, 0, sizeof(*p));
+    if (max_series == 0)
+        return 0;
+    p->s = calloc(max_series, sizeof(*p->s));
+    if (!p->s)
+        return -1;
+    p->cap = max_series;
+    p->width0 = width_ns > 0 ? width_ns : 100000000;
+    return 0;
+}
+
+void
+ew_series_pool_free(struct ew_series_pool *p)
+{
+    free(p->s);
+    memset(p, 0, sizeof(*p));
+}
+
+static struct ew_series *
+take(struct ew_series_pool *p, uint64_t id, int64_t ts)
+{
+    uint32_t i;
+
+    for (i = 0; i < p->cap; i++) {
+        if (p->s[i].flow_id == 0) {
+            memset(&p->s[i], 0, sizeof(p->s[i]));
+            p->s[i].flow_id = id;
+            p->s[i].t0 = ts;
+            p->s[i].width = p->width0;
+            return &p->s[i];
+        }
+    }
+    p->refused++;
+    return NULL;
+}
+
+static uint16_t
+add16(uint16_t a, uint32_t b)
+{
+    return (uint16_t)(a + b > 65535 ? 65535 : a + b);
+}
+
+/* halve the resolution: bins 2k and 2k+1 become bin k */
+static void
+merge(struct ew_series *s)
+{
+    uint16_t i;
+
+    for (i = 0; i < s->n / 2 + s->n % 2; i++) {
+        struct ew_bin a = s->b[2 * i], b = 2 * i + 1 < s->n ? s->b[2 * i + 1] : (struct ew_bin){0};
+
+        a.bytes = a.bytes + b.bytes < a.bytes ? UINT32_MAX : a.bytes + b.bytes;
+        a.pkts = add16(a.pkts, b.pkts);
+        a.ce = add16(a.ce, b.ce);
+        a.e1 = add16(a.e1, b.e1);
+        a.marks = add16(a.marks, b.marks);
+        if (b.rtt_min_us && (!a.rtt_min_us || b.rtt_min_us < a.rtt_min_us))
+            a.rtt_min_us = b.rtt_min_us;
+        s->b[i] = a;
+    }
+    memset(&s->b[s->n / 2 + s->n % 2], 0, sizeof(s->b[0]) * (EW_SERIES_BINS - (s->n / 2 + s->n % 2)));
+    s->n = (uint16_t)(s->n / 2 + s->n % 2);
+    s->width *= 2;
+}
+
+void
+ew_series_packet(struct ew_series_pool *p, struct ew_flow *f, int dir, const struct ew_pkt *pkt,
+                 int64_t ts)
+{
+    struct ew_series *s;
+    const struct ew_half *h = &f->inf.half[dir];
+    uint64_t marks;
+    int64_t k;
+
+    if (!p->s)
+        return;
+    if (!f->series[dir]) {
+        s = take(p, f->id, ts);
+        if (!s)
+            return;
+        f->series[dir] = (uint32_t)(s - p->s) + 1;
+    }
+    s = &p->s[f->series[dir] - 1];
+    if (ts < s->t0)
+        ts = s->t0; /* time going backwards lands in the first bin */
+    while ((k = (ts - s->t0) / s->width) >= EW_SERIES_BINS)
+        merge(s);
+    if (k >= s->n)
+        s->n = (uint16_t)(k + 1);
+    s->b[k].pkts = add16(s->b[k].pkts, 1);
+    if (pkt->l4 == EW_L4_TCP)
+        s->b[k].bytes += pkt->u.tcp.payload;
+    else if (pkt->l4 == EW_L4_UDP)
+        s->b[k].bytes += pkt->u.udp.payload;
+    if ((pkt->ecn & EW_ECN_MASK) == EW_ECN_CE)
+        s->b[k].ce = add16(s->b[k].ce, 1);
+    if ((pkt->ecn & EW_ECN_MASK) == EW_ECN_ECT_1)
+        s->b[k].e1 = add16(s->b[k].e1, 1);
+    /* what the feedback on this direction says, as it arrives (the other
+     * direction's packets carry it; both directions' packets pass here) */
+    marks = h->cep_reported > h->ece_runs ? h->cep_reported : h->ece_runs;
+    if (marks > s->last_marks) {
+        s->b[k].marks = add16(s->b[k].marks, (uint32_t)(marks - s->last_marks));
+        s->last_marks = marks;
+    }
+    if (h->rtt_samples != s->last_rtt_samples) {
+        uint32_t us = (uint32_t)(h->rtt_last / 1000);
+
+        if (!s->b[k].rtt_min_us || us < s->b[k].rtt_min_us)
+            s->b[k].rtt_min_us = us ? us : 1;
+        s->last_rtt_samples = h->rtt_samples;
+    }
+}
+
+void
+ew_series_release(struct ew_series_pool *p, struct ew_flow *f)
+{
+    int d;
+
+    for (d = 0; d < 2; d++) {
+        if (f->series[d] && p->s)
+            p->s[f->series[d] - 1].flow_id = 0;
+        f->series[d] = 0;
+    }
+}
+
+static double
+r3(double v)
+{
+    return (double)(int64_t)(v * 1000.0 + (v >= 0 ? 0.5 : -0.5)) / 1000.0;
+}
+
+static json_t *
+dir_series(const struct ew_series *s, const struct ew_flow *f, int dir)
+{
+    json_t *rows = json_array();
+    const struct ew_half *h = &f->inf.half[dir];
+    double w = (double)s->width / 1e9;
+    uint16_t i;
+
+    for (i = 0; i < s->n; i++) {
+        const struct ew_bin *b = &s->b[i];
+        double rtt = b->rtt_min_us ? b->rtt_min_us / 1000.0 : -1;
+        double srtt = h->rtt_srtt > 0 ? (double)h->rtt_srtt / 1e9 : 0;
+        uint32_t marks = b->ce > b->marks ? b->ce : b->marks;
+
+        json_array_append_new(
+            rows, json_pack("[f,f,f,f,f,o,o]", r3((double)i * w * 1000.0),
+                            r3((double)b->bytes * 8 / w / 1e6),
+                            b->pkts ? r3((double)b->ce / b->pkts) : 0.0,
+                            b->pkts ? r3((double)b->e1 / b->pkts) : 0.0,
+                            srtt > 0 ? r3(marks * srtt / w) : 0.0,
+                            rtt >= 0 ? json_real(r3(rtt)) : json_null(),
+                            rtt >= 0 && h->rtt_samples
+                                ? json_real(r3(rtt - (double)h->rtt_min / 1e6))
+                                : json_null()));
+    }
+    return rows;
+}
+
+json_t *
+ew_series_json(const struct ew_series_pool *p, const struct ew_flow *f)
+{
+    json_t *o;
+    const struct ew_series *s0 = NULL;
+    char t[64];
+    int d;
+
+    if (!p->s || (!f->series[0] && !f->series[1]))
+        return NULL;
+    o = json_object();
+    for (d = 0; d < 2; d++)
+        if (f->series[d] && (!s0 || p->s[f->series[d] - 1].t0 < s0->t0))
+            s0 = &p->s[f->series[d] - 1];
+    ew_time_str(s0->t0, t, sizeof(t));
+    json_object_set_new(o, "start", json_string(t));
+    json_object_set_new(o, "columns", json_pack("[s,s,s,s,s,s,s]", "t_ms", "mbps", "ce_share",
+                                                "ect1_share", "ce_per_rtt", "rtt_ms",
+                                                "qdelay_ms"));
+    for (d = 0; d < 2; d++) {
+        const char *name = d == f->client_dir ? "c2s" : "s2c";
+        json_t *x;
+
+        if (!f->series[d])
+            continue;
+        x = json_object();
+        json_object_set_new(x, "interval_ms",
+                            json_real(r3((double)p->s[f->series[d] - 1].width / 1e6)));
+        json_object_set_new(x, "offset_ms",
+                            json_real(r3((double)(p->s[f->series[d] - 1].t0 - s0->t0) / 1e6)));
+        json_object_set_new(x, "bins", dir_series(&p->s[f->series[d] - 1], f, d));
+        json_object_set_new(o, name, x);
+    }
+    return o;
+}
+
+/* ------------------------------------------------------------------ SVG */
+
+#define SVG_W 900
+#define PANEL_H 120
+#define LEFT 70
+#define RIGHT 20
+
+static void
+panel(FILE *out, int y0, const char *title, const char *unit, const double *v, const bool *has,
+      int n, double vmax, const char *color, int64_t width_ns)
+{
+    int i, plot_w = SVG_W - LEFT - RIGHT;
+    bool open = false;
+
+    if (vmax <= 0)
+        vmax = 1;
+    fprintf(out, "<g transform=\"translate(0,%d)\">\n", y0);
+    fprintf(out, "<rect x=\"%d\" y=\"10\" width=\"%d\" height=\"%d\" fill=\"#fafafa\" "
+                 "stroke=\"#999\"/>\n",
+            LEFT, plot_w, PANEL_H - 30);
+    fprintf(out, "<text x=\"%d\" y=\"8\" font-size=\"12\" font-family=\"sans-serif\">%s (%s), "
+                 "max %.3g</text>\n",
+            LEFT, title, unit, vmax);
+    fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
+    for (i = 0; i < n; i++) {
+        double x = LEFT + (n > 1 ? (double)i * plot_w / (n - 1) : 0);
+        double y = 10 + (PANEL_H - 30) * (1 - v[i] / vmax);
+
+        if (!has[i]) {
+            if (open)
+                fprintf(out, "\"/>\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
+                             "points=\"", color);
+            open = false;
+            continue;
+        }
+        fprintf(out, "%.1f,%.1f ", x, y);
+        open = true;
+    }
+    fprintf(out, "\"/>\n");
+    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"10\" font-family=\"sans-serif\">0</text>\n",
+            LEFT - 12, PANEL_H - 20);
+    (void)width_ns;
+    fprintf(out, "</g>\n");
+}
+
+int
+ew_series_svg(const struct ew_series_pool *p, const struct ew_flow *f, FILE *out)
+{
+    const struct ew_series *s;
+    double tput[EW_SERIES_BINS], rtt[EW_SERIES_BINS], ce[EW_SERIES_BINS], e1[EW_SERIES_BINS];
+    bool all[EW_SERIES_BINS], hasrtt[EW_SERIES_BINS];
+    double mt = 0, mr = 0;
+    int d, i, n, plot_w = SVG_W - LEFT - RIGHT, h = 4 * PANEL_H + 60;
+    char ends[160], a[64], b[64];
+    double w;
+
+    if (!p->s)
+        return -1;
+    /* the direction with more data */
+    d = f->dir[f->client_dir ^ 1].payload_bytes > f->dir[f->client_dir].payload_bytes
+            ? f->client_dir ^ 1
+            : f->client_dir;
+    if (!f->series[d])
+        d ^= 1;
+    if (!f->series[d])
+        return -1;
+    s = &p->s[f->series[d] - 1];
+    n = s->n;
+    w = (double)s->width / 1e9;
+    for (i = 0; i < n; i++) {
+        const struct ew_bin *bn = &s->b[i];
+
+        tput[i] = (double)bn->bytes * 8 / w / 1e6;
+        rtt[i] = bn->rtt_min_us / 1000.0;
+        hasrtt[i] = bn->rtt_min_us != 0;
+        ce[i] = bn->pkts ? 100.0 * bn->ce / bn->pkts : 0;
+        e1[i] = bn->pkts ? 100.0 * bn->e1 / bn->pkts : 0;
+        all[i] = true;
+        if (tput[i] > mt)
+            mt = tput[i];
+        if (rtt[i] > mr)
+            mr = rtt[i];
+    }
+    ew_addr_str(d == EW_DIR_LO_HI ? f->key.lo : f->key.hi, f->key.family, a, sizeof(a));
+    ew_addr_str(d == EW_DIR_LO_HI ? f->key.hi : f->key.lo, f->key.family, b, sizeof(b));
+    snprintf(ends, sizeof(ends), "flow %llu: %s:%u to %s:%u", (unsigned long long)f->id, a,
+             d == EW_DIR_LO_HI ? f->key.port_lo : f->key.port_hi, b,
+             d == EW_DIR_LO_HI ? f->key.port_hi : f->key.port_lo);
+    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                 "viewBox=\"0 0 %d %d\">\n"
+                 "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+                 "<text x=\"%d\" y=\"20\" font-size=\"14\" font-family=\"sans-serif\">%s, "
+                 "%.0f ms bins</text>\n",
+            SVG_W, h, SVG_W, h, LEFT, ends, w * 1000);
+    panel(out, 30, "throughput", "Mbit/s", tput, all, n, mt * 1.1, "#1f77b4", s->width);
+    panel(out, 30 + PANEL_H, "RTT", "ms, lowest per bin", rtt, hasrtt, n, mr * 1.1, "#2ca02c",
+          s->width);
+    panel(out, 30 + 2 * PANEL_H, "CE share", "%", ce, all, n, 100, "#d62728", s->width);
+    panel(out, 30 + 3 * PANEL_H, "ECT(1) share", "%", e1, all, n, 100, "#17becf", s->width);
+    /* marks as ticks over the CE panel: every bin with CE seen or fed back */
+    for (i = 0; i < n; i++) {
+        double x = LEFT + (n > 1 ? (double)i * plot_w / (n - 1) : 0);
+
+        if (s->b[i].ce || s->b[i].marks)
+            fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" "
+                         "stroke-width=\"1\"/>\n",
+                    x, 30 + 2 * PANEL_H + 10, x, 30 + 2 * PANEL_H + 18);
+    }
+    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" font-family=\"sans-serif\">time: 0 to "
+                 "%.1f s</text>\n</svg>\n",
+            LEFT, h - 8, (double)n * w);
+    return ferror(out) ? -1 : 0;
+}
