@@ -7,7 +7,17 @@
  *       (only packets of that family), null (BSD, little-endian AF), loop.
  *       Frames with VLAN tags or non-IP ethertypes in IN are copied unchanged
  *       for vlan/qinq and skipped otherwise.
+ *
+ *   ecngen hostile KIND OUT
+ *       Write a small malformed or unusual capture of one KIND (ecngen
+ *       hostile without arguments lists them); tests/hostile.sh states what
+ *       ecnwatch must make of each.
+ *
+ *   ecngen flood OUT N
+ *       Write N TCP SYNs, each from its own pseudo-random address (a fixed
+ *       sequence, no two alike) and port, 1 us apart: N flows.
  */
+#include <errno.h>
 #include <pcap/pcap.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -181,10 +191,450 @@ relink(const char *link, const char *in, const char *out)
     return 0;
 }
 
+/* --- hand-written captures ------------------------------------------------ */
+
+static void
+put16le(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void
+put32le(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static int
+put_bytes(FILE *fp, const void *p, size_t n)
+{
+    return fwrite(p, 1, n, fp) == n ? 0 : -1;
+}
+
+/* classic pcap file header, microsecond timestamps, little-endian */
+static int
+pcap_header(FILE *fp, uint32_t snaplen, uint32_t linktype)
+{
+    uint8_t h[24];
+
+    put32le(h, 0xa1b2c3d4);
+    put16le(h + 4, 2);
+    put16le(h + 6, 4);
+    put32le(h + 8, 0);
+    put32le(h + 12, 0);
+    put32le(h + 16, snaplen);
+    put32le(h + 20, linktype);
+    return put_bytes(fp, h, sizeof(h));
+}
+
+/* one record: the header claims caplen and len; n bytes of data follow */
+static int
+pcap_record(FILE *fp, uint32_t sec, uint32_t usec, uint32_t caplen, uint32_t len,
+            const uint8_t *data, size_t n)
+{
+    uint8_t h[16];
+
+    put32le(h, sec);
+    put32le(h + 4, usec);
+    put32le(h + 8, caplen);
+    put32le(h + 12, len);
+    if (put_bytes(fp, h, sizeof(h)) != 0)
+        return -1;
+    return n ? put_bytes(fp, data, n) : 0;
+}
+
+/* a whole record of a well-formed frame */
+static int
+pcap_frame(FILE *fp, uint32_t sec, uint32_t usec, const uint8_t *f, size_t n)
+{
+    return pcap_record(fp, sec, usec, (uint32_t)n, (uint32_t)n, f, n);
+}
+
+/* Ethernet + IPv4 (no options) + TCP of `doff` words, `opt` filling the
+ * option space; flags as in header byte 13. Returns the frame length. */
+static size_t
+tcp4_frame(uint8_t *f, uint32_t src, uint16_t sport, uint8_t flags, uint8_t tos,
+           const uint8_t *opt, size_t optlen)
+{
+    size_t iplen = 20 + 20 + optlen;
+
+    memset(f, 0, 14 + iplen);
+    memcpy(f, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
+    put16(f + 12, 0x0800);
+    f[14] = 0x45;
+    f[15] = tos;
+    put16(f + 16, (uint16_t)iplen);
+    f[22] = 64;
+    f[23] = 6;
+    put32(f + 26, src);
+    put32(f + 30, 0xc0000201); /* 192.0.2.1 */
+    put16(f + 34, sport);
+    put16(f + 36, 80);
+    put32(f + 38, 1000);
+    f[46] = (uint8_t)(((20 + optlen) / 4) << 4);
+    f[47] = flags;
+    put16(f + 48, 65535);
+    if (optlen)
+        memcpy(f + 54, opt, optlen);
+    return 14 + iplen;
+}
+
+#define H_SYN 0x02
+#define H_SYNACK 0x12
+#define H_ACK 0x10
+
+/* pcapng block: type, total length, body padded to 32 bits, total length */
+static int
+ng_block(FILE *fp, uint32_t type, const uint8_t *body, size_t n)
+{
+    uint8_t h[8], pad[4] = {0, 0, 0, 0};
+    size_t padn = (4 - n % 4) % 4;
+    uint32_t total = (uint32_t)(12 + n + padn);
+
+    put32le(h, type);
+    put32le(h + 4, total);
+    if (put_bytes(fp, h, 8) != 0 || put_bytes(fp, body, n) != 0 ||
+        put_bytes(fp, pad, padn) != 0)
+        return -1;
+    put32le(h, total);
+    return put_bytes(fp, h, 4);
+}
+
+/* SHB, IDB (Ethernet; tsresol option byte when given), then what `kind` says */
+static int
+pcapng_file(FILE *fp, const char *kind)
+{
+    uint8_t b[256], f[128];
+    size_t n = tcp4_frame(f, 0xc6336401, 40000, H_SYN, 0x02, NULL, 0);
+    uint64_t ts = 1700000000ULL * 1000000;
+
+    put32le(b, 0x1a2b3c4d); /* byte-order magic */
+    put16le(b + 4, 1);
+    put16le(b + 6, 0);
+    memset(b + 8, 0xff, 8); /* section length unknown */
+    if (ng_block(fp, 0x0a0d0d0a, b, 16) != 0)
+        return -1;
+    put16le(b, 1); /* LINKTYPE_ETHERNET */
+    put16le(b + 2, 0);
+    put32le(b + 4, 65535);
+    if (!strcmp(kind, "pcapng-huge-time")) {
+        put16le(b + 8, 9); /* if_tsresol: 10^0, whole seconds */
+        put16le(b + 10, 1);
+        b[12] = 0;
+        b[13] = b[14] = b[15] = 0;
+        put16le(b + 16, 0); /* opt_endofopt */
+        put16le(b + 18, 0);
+        if (ng_block(fp, 1, b, 20) != 0)
+            return -1;
+        ts = 0x4000000000000000ULL; /* seconds: past any time in int64 nanoseconds */
+    } else if (ng_block(fp, 1, b, 8) != 0) {
+        return -1;
+    }
+    if (!strcmp(kind, "pcapng-unknown-block")) {
+        static const uint8_t junk[] = "an unknown block type, to be skipped";
+
+        if (ng_block(fp, 0x0BAD0001, junk, sizeof(junk)) != 0)
+            return -1;
+    }
+    put32le(b, 0); /* interface */
+    put32le(b + 4, (uint32_t)(ts >> 32));
+    put32le(b + 8, (uint32_t)ts);
+    put32le(b + 12, (uint32_t)n);
+    put32le(b + 16, (uint32_t)n);
+    memcpy(b + 20, f, n);
+    if (!strcmp(kind, "pcapng-bad-length")) {
+        uint8_t h[8];
+
+        /* an EPB whose total length is far past the end of the file */
+        put32le(h, 6);
+        put32le(h + 4, 0x7ffffff0);
+        return put_bytes(fp, h, 8) || put_bytes(fp, b, 20 + n);
+    }
+    return ng_block(fp, 6, b, 20 + n);
+}
+
+/* IPv6 + `next` chain of `count` destination-options headers + TCP SYN */
+static size_t
+ipv6_chain_frame(uint8_t *f, unsigned count)
+{
+    size_t off = 14 + 40, i;
+
+    memset(f, 0, 14 + 40 + count * 8 + 20);
+    memcpy(f, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
+    put16(f + 12, 0x86dd);
+    put32(f + 14, 0x60000000u | (0x02u << 20)); /* ECT(0) */
+    put16(f + 18, (uint16_t)(count * 8 + 20));
+    f[20] = count ? 60 : 6;
+    f[21] = 64;
+    f[22] = 0x20; /* 2001:db8::1 -> 2001:db8::2 */
+    f[23] = 0x01;
+    f[24] = 0x0d;
+    f[25] = 0xb8;
+    f[37] = 1;
+    memcpy(f + 38, f + 22, 16);
+    f[53] = 2;
+    for (i = 0; i < count; i++, off += 8) {
+        f[off] = i + 1 < count ? 60 : 6; /* next header */
+        f[off + 1] = 0;                  /* 8 bytes */
+        f[off + 2] = 1;                  /* PadN, 4 bytes of padding */
+        f[off + 3] = 4;
+    }
+    put16(f + off, 40001);
+    put16(f + off + 2, 80);
+    f[off + 12] = 0x50;
+    f[off + 13] = H_SYN;
+    return off + 20;
+}
+
+static const char *const hostile_kinds[] = {
+    "valid",                /* SYN, SYN-ACK, ACK: the base of the truncation loop */
+    "garbage-after-header", /* a valid file header, then bytes that are not records */
+    "caplen-over-snaplen",  /* snaplen 96, a record of 150 captured bytes, then one of 54 */
+    "caplen-over-256k",     /* a record claiming 300000 captured bytes */
+    "caplen-over-wirelen",  /* 54 bytes captured of a frame 20 bytes long on the wire */
+    "zero-length",          /* records of 0 captured bytes (wire length 0 and 60) */
+    "time-backwards",       /* one flow, each timestamp a second before the last */
+    "pcapng-unknown-block", /* SHB, IDB, block type 0x0BAD0001, EPB */
+    "pcapng-bad-length",    /* an EPB claiming a length past the end of the file */
+    "pcapng-huge-time",     /* an EPB at 2^62 seconds */
+    "link-unsupported",     /* link type 105 (IEEE 802.11) */
+    "ipv4-ihl-small",       /* IHL 4 */
+    "ipv4-ihl-past-end",    /* IHL 15 in a 40-byte packet */
+    "tcp-doff-small",       /* data offset 4 */
+    "tcp-doff-past-end",    /* data offset 15 in a 20-byte segment */
+    "tcp-opt-len0",         /* MSS with length 0 */
+    "tcp-opt-len1",         /* MSS with length 1 */
+    "tcp-opt-overrun",      /* timestamps (10 bytes) in a 4-byte option space */
+    "ipv6-ext-chain-9",     /* nine destination-options headers */
+    "vlan-3-deep",          /* three 802.1Q tags */
+    NULL,
+};
+
+static int
+hostile_write(FILE *fp, const char *kind)
+{
+    uint8_t f[1024];
+    size_t n;
+    int i;
+
+    if (!strncmp(kind, "pcapng-", 7))
+        return pcapng_file(fp, kind);
+    if (!strcmp(kind, "link-unsupported")) {
+        memset(f, 0xaa, 24);
+        return pcap_header(fp, 65535, 105) || pcap_frame(fp, 1, 0, f, 24);
+    }
+    if (pcap_header(fp, !strcmp(kind, "caplen-over-snaplen") ? 96 : 65535, 1) != 0)
+        return -1;
+    if (!strcmp(kind, "valid")) {
+        n = tcp4_frame(f, 0xc6336401, 40000, H_SYN, 0x00, NULL, 0);
+        if (pcap_frame(fp, 1700000000, 0, f, n) != 0)
+            return -1;
+        n = tcp4_frame(f, 0xc6336401, 40000, H_SYNACK, 0x00, NULL, 0);
+        /* the SYN-ACK goes the other way: swap addresses and ports */
+        memcpy(f + 26, "\xc0\x00\x02\x01\xc6\x33\x64\x01", 8);
+        memcpy(f + 34, "\x00\x50\x9c\x40", 4);
+        if (pcap_frame(fp, 1700000000, 1000, f, n) != 0)
+            return -1;
+        n = tcp4_frame(f, 0xc6336401, 40000, H_ACK, 0x02, NULL, 0);
+        return pcap_frame(fp, 1700000000, 2000, f, n);
+    }
+    if (!strcmp(kind, "garbage-after-header")) {
+        uint32_t x = 0x12345678;
+
+        for (i = 0; i < 300; i++) {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            f[i] = (uint8_t)x;
+        }
+        return put_bytes(fp, f, 300);
+    }
+    if (!strcmp(kind, "caplen-over-snaplen")) {
+        n = tcp4_frame(f, 0xc6336401, 40000, H_ACK, 0x01, NULL, 0);
+        memset(f + n, 0x5a, 150 - n);
+        put16(f + 16, 150 - 14);
+        if (pcap_frame(fp, 1, 0, f, 150) != 0)
+            return -1;
+        /* the next record must still be found where it is */
+        n = tcp4_frame(f, 0xc6336401, 40000, H_ACK, 0x03, NULL, 0);
+        return pcap_frame(fp, 2, 0, f, n);
+    }
+    if (!strcmp(kind, "caplen-over-256k")) {
+        n = tcp4_frame(f, 0xc6336401, 40000, H_SYN, 0x00, NULL, 0);
+        if (pcap_frame(fp, 1, 0, f, n) != 0)
+            return -1;
+        /* the header claims 300000 bytes; 1000 follow */
+        memset(f, 0x33, 1000);
+        return pcap_record(fp, 2, 0, 300000, 300000, f, 1000);
+    }
+    if (!strcmp(kind, "caplen-over-wirelen")) {
+        n = tcp4_frame(f, 0xc6336401, 40000, H_SYN, 0x02, NULL, 0);
+        return pcap_record(fp, 1, 0, (uint32_t)n, 20, f, n);
+    }
+    if (!strcmp(kind, "zero-length"))
+        return pcap_record(fp, 1, 0, 0, 0, NULL, 0) || pcap_record(fp, 2, 0, 0, 60, NULL, 0) ||
+               pcap_record(fp, 3, 0, 0, 0, NULL, 0);
+    if (!strcmp(kind, "time-backwards")) {
+        n = tcp4_frame(f, 0xc6336401, 40000, H_SYN, 0x00, NULL, 0);
+        for (i = 0; i < 10; i++) {
+            f[47] = i ? H_ACK : H_SYN;
+            if (pcap_frame(fp, (uint32_t)(1700000000 - i), 0, f, n) != 0)
+                return -1;
+        }
+        return 0;
+    }
+    if (!strcmp(kind, "ipv4-ihl-small")) {
+        n = tcp4_frame(f, 0xc6336401, 40000, H_SYN, 0x02, NULL, 0);
+        f[14] = 0x44;
+        return pcap_frame(fp, 1, 0, f, n);
+    }
+    if (!strcmp(kind, "ipv4-ihl-past-end")) {
+        n = tcp4_frame(f, 0xc6336401, 40000, H_SYN, 0x02, NULL, 0);
+        f[14] = 0x4f; /* 60-byte header; the packet says 40 bytes in all */
+        if (pcap_frame(fp, 1, 0, f, n) != 0)
+            return -1;
+        put16(f + 16, 60); /* and now 60, but only 40 are there */
+        return pcap_frame(fp, 2, 0, f, n);
+    }
+    if (!strcmp(kind, "tcp-doff-small") || !strcmp(kind, "tcp-doff-past-end")) {
+        n = tcp4_frame(f, 0xc6336401, 40000, H_SYN, 0x02, NULL, 0);
+        f[46] = !strcmp(kind, "tcp-doff-small") ? 0x40 : 0xf0;
+        return pcap_frame(fp, 1, 0, f, n);
+    }
+    if (!strncmp(kind, "tcp-opt-", 8)) {
+        uint8_t opt[4] = {2, 0, 0, 0};
+
+        if (!strcmp(kind, "tcp-opt-len1")) {
+            opt[1] = 1;
+        } else if (!strcmp(kind, "tcp-opt-overrun")) {
+            opt[0] = 8;
+            opt[1] = 10;
+        } else if (strcmp(kind, "tcp-opt-len0")) {
+            return -2;
+        }
+        n = tcp4_frame(f, 0xc6336401, 40000, H_SYN, 0x02, opt, sizeof(opt));
+        return pcap_frame(fp, 1, 0, f, n);
+    }
+    if (!strcmp(kind, "ipv6-ext-chain-9")) {
+        n = ipv6_chain_frame(f, 9);
+        return pcap_frame(fp, 1, 0, f, n);
+    }
+    if (!strcmp(kind, "vlan-3-deep")) {
+        uint8_t g[128];
+
+        n = tcp4_frame(g, 0xc6336401, 40000, H_SYN, 0x02, NULL, 0);
+        memcpy(f, g, 12);
+        for (i = 0; i < 3; i++) {
+            put16(f + 12 + 4 * i, 0x8100);
+            put16(f + 14 + 4 * i, (uint16_t)(10 + i));
+        }
+        memcpy(f + 24, g + 12, n - 12);
+        return pcap_frame(fp, 1, 0, f, n + 12);
+    }
+    return -2;
+}
+
+static int
+hostile(const char *kind, const char *out)
+{
+    FILE *fp;
+    int rc, i;
+
+    for (i = 0; hostile_kinds[i]; i++)
+        if (!strcmp(kind, hostile_kinds[i]))
+            break;
+    if (!hostile_kinds[i]) {
+        fprintf(stderr, "ecngen: unknown hostile kind '%s'\n", kind);
+        return 2;
+    }
+    fp = fopen(out, "wb");
+    if (!fp) {
+        fprintf(stderr, "ecngen: %s: %s\n", out, strerror(errno));
+        return 3;
+    }
+    rc = hostile_write(fp, kind);
+    if (fclose(fp) != 0 || rc != 0) {
+        fprintf(stderr, "ecngen: %s: cannot write\n", out);
+        return 3;
+    }
+    return 0;
+}
+
+/* --- flood ------------------------------------------------------------------ */
+
+/* a bijection on 32 bits (odd multiply, xorshift): distinct in, distinct out */
+static uint32_t
+mix32(uint32_t x)
+{
+    x *= 0x9e3779b1u;
+    x ^= x >> 16;
+    x *= 0x85ebca6bu;
+    x ^= x >> 13;
+    return x;
+}
+
+static int
+flood(const char *out, const char *count)
+{
+    static char iobuf[1 << 20];
+    uint8_t f[64];
+    unsigned long long n, i;
+    char *end;
+    FILE *fp;
+    size_t len;
+
+    errno = 0;
+    n = strtoull(count, &end, 10);
+    if (errno || *end || !*count || n > 0xffffffffULL) {
+        fprintf(stderr, "ecngen: bad count '%s'\n", count);
+        return 2;
+    }
+    fp = fopen(out, "wb");
+    if (!fp) {
+        fprintf(stderr, "ecngen: %s: %s\n", out, strerror(errno));
+        return 3;
+    }
+    setvbuf(fp, iobuf, _IOFBF, sizeof(iobuf));
+    if (pcap_header(fp, 65535, 1) != 0)
+        goto fail;
+    len = tcp4_frame(f, 0, 0, H_SYN, 0x00, NULL, 0);
+    for (i = 0; i < n; i++) {
+        uint32_t a = mix32((uint32_t)i);
+
+        /* never 192.0.2.1, the destination */
+        put32(f + 26, a == 0xc0000201 ? 0x0a000001 : a);
+        put16(f + 34, (uint16_t)(1024 + mix32((uint32_t)i ^ 0xa5a5a5a5u) % 64512));
+        if (pcap_frame(fp, (uint32_t)(1700000000 + i / 1000000), (uint32_t)(i % 1000000), f,
+                       len) != 0)
+            goto fail;
+    }
+    if (fclose(fp) != 0) {
+        fprintf(stderr, "ecngen: %s: cannot write\n", out);
+        return 3;
+    }
+    return 0;
+fail:
+    fclose(fp);
+    fprintf(stderr, "ecngen: %s: cannot write\n", out);
+    return 3;
+}
+
 static void
 usage(void)
 {
-    fprintf(stderr, "usage: ecngen relink vlan|qinq|sll|sll2|raw|ipv4|ipv6|null|loop IN OUT\n");
+    int i;
+
+    fprintf(stderr, "usage: ecngen relink vlan|qinq|sll|sll2|raw|ipv4|ipv6|null|loop IN OUT\n"
+                    "       ecngen hostile KIND OUT\n"
+                    "       ecngen flood OUT N\n"
+                    "hostile kinds:");
+    for (i = 0; hostile_kinds[i]; i++)
+        fprintf(stderr, " %s", hostile_kinds[i]);
+    fputc('\n', stderr);
 }
 
 int
@@ -192,6 +642,10 @@ main(int argc, char **argv)
 {
     if (argc == 5 && !strcmp(argv[1], "relink"))
         return relink(argv[2], argv[3], argv[4]);
+    if (argc == 4 && !strcmp(argv[1], "hostile"))
+        return hostile(argv[2], argv[3]);
+    if (argc == 4 && !strcmp(argv[1], "flood"))
+        return flood(argv[2], argv[3]);
     usage();
     return 2;
 }
