@@ -1,0 +1,61 @@
+/* exporter.h - live-mode metrics: --metrics serves GET /metrics over HTTP
+ * (libmicrohttpd) and --metrics-file rewrites a file, both with the text of
+ * metrics.h as of the latest refresh tick.
+ *
+ * No thread: the web server runs in libmicrohttpd's external-polling mode.
+ * The live loop adds the server's descriptors to its poll() set
+ * (ew_exporter_pollfds) and lets it work on what is ready
+ * (ew_exporter_serve), so requests are answered between packet batches and
+ * nothing touches the analyzer concurrently. A request only queues the
+ * response built at the latest tick; it costs no analysis. */
+#ifndef ECNWATCH_EXPORTER_H
+#define ECNWATCH_EXPORTER_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ecnwatch/analyze.h"
+#include "ecnwatch/metrics.h"
+
+/* concurrent HTTP connections, and so descriptors the loop polls for them */
+#define EW_EXPORTER_CONNS 16
+#define EW_EXPORTER_MAX_FDS (EW_EXPORTER_CONNS + 2)
+
+struct ew_exporter_cfg {
+    const char *listen;    /* --metrics ADDR:PORT, or NULL */
+    const char *file;      /* --metrics-file PATH, or NULL */
+    const char *interface; /* for ecnwatch_info */
+    double interval_s;     /* the refresh interval */
+};
+
+struct ew_exporter;
+
+/* Listen (before privileges are dropped, so any port can be bound). 0, or -1
+ * with a one-line message: the address cannot be bound (in use, not on this
+ * host, no permission). */
+int ew_exporter_open(const struct ew_exporter_cfg *cfg, struct ew_exporter **out, char *err,
+                     size_t errlen);
+
+/* Append the descriptors the web server waits on to pfd (at most room);
+ * returns how many. Lowers *timeout_ms when the server must run sooner. */
+int ew_exporter_pollfds(struct ew_exporter *x, struct pollfd *pfd, int room, int *timeout_ms);
+
+/* After poll(): serve what is ready; pfd and n as ew_exporter_pollfds gave. */
+void ew_exporter_serve(struct ew_exporter *x, const struct pollfd *pfd, int n);
+
+/* At a refresh tick: a new snapshot of the counters, served from now on and
+ * written to the metrics file. The per-flow gauges are recomputed at most
+ * once per interval, and less often when computing them takes more than a
+ * tenth of the time between two computations; `last` (capture has stopped)
+ * recomputes them. Returns -1 with a message only when the file's first
+ * write fails; later failures are kept for ew_exporter_error(). */
+int ew_exporter_tick(struct ew_exporter *x, const struct ew_analyzer *an,
+                     const struct ew_metrics_src *src, bool last, char *err, size_t errlen);
+
+/* The last failure to write the metrics file after its first write, or NULL. */
+const char *ew_exporter_error(const struct ew_exporter *x);
+
+void ew_exporter_close(struct ew_exporter *x);
+
+#endif /* ECNWATCH_EXPORTER_H */

@@ -1,0 +1,81 @@
+/* metrics.h - the analyzer's counters in the Prometheus text exposition
+ * format (version 0.0.4), for --metrics and --metrics-file.
+ *
+ * Counters and totals are read from the analyzer as they are. The per-flow
+ * gauges (flows by verdict, by negotiation, with each misuse kind) need a
+ * verdict per held flow: ew_metrics_count_flows() computes them in one pass,
+ * evaluating at most `budget` flows; above that it evaluates an even sample
+ * (every k-th flow by id) and scales the counts, and the text says so in a
+ * comment line. No per-flow labels: the output has a fixed set of series. */
+#ifndef ECNWATCH_METRICS_H
+#define ECNWATCH_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+#include "ecnwatch/analyze.h"
+#include "ecnwatch/infer.h"
+#include "ecnwatch/misuse.h"
+
+/* flows evaluated at most per pass over the table */
+#define EW_METRICS_FLOW_BUDGET 100000
+
+#define EW_METRICS_VERDICTS (EW_V_UNKNOWN + 1)
+#define EW_METRICS_NEGS (EW_NEG_NA + 1)
+
+/* the per-flow gauges: counts of held flows (scaled when sampled), plus, for
+ * misuse, the flows evicted from the table with each kind */
+struct ew_metrics_flows {
+    uint64_t held;       /* flows in the table, active and ended */
+    uint64_t evaluated;  /* of them, flows whose verdict was computed */
+    uint64_t verdict[EW_METRICS_VERDICTS];
+    uint64_t negotiation[EW_METRICS_NEGS];
+    uint64_t misuse[EW_MU_COUNT];
+};
+
+/* where the counters come from */
+struct ew_metrics_src {
+    const char *interface; /* the live interface; NULL or "" when reading a file */
+    bool have_capture;     /* the kernel's counters below are known */
+    uint64_t received;     /* pcap_stats: packets received, dropped */
+    uint64_t dropped;
+};
+
+/* One pass over the flow table: at most `budget` (>= 1) flows evaluated. */
+void ew_metrics_count_flows(const struct ew_analyzer *an, size_t budget,
+                            struct ew_metrics_flows *out);
+
+/* Write the text into buf (NUL-terminated when room > 0). Returns the length
+ * of the whole text, as snprintf does: a result >= room means it was cut. */
+size_t ew_metrics_format(char *buf, size_t room, const struct ew_analyzer *an,
+                         const struct ew_metrics_flows *fl, const struct ew_metrics_src *src);
+
+/* Write the text to out. 0, or -1 when a write failed. */
+int ew_metrics_print(FILE *out, const struct ew_analyzer *an, const struct ew_metrics_flows *fl,
+                     const struct ew_metrics_src *src);
+
+/* The text in a new malloc'd buffer (its length in *len), or NULL. */
+char *ew_metrics_text(const struct ew_analyzer *an, const struct ew_metrics_flows *fl,
+                      const struct ew_metrics_src *src, size_t *len);
+
+/* Replace path with text atomically: a temporary file in the same folder,
+ * then rename, so a reader sees the old text or the new one, never a part.
+ * 0, or -1 with a one-line message in err; nothing is left behind. */
+int ew_metrics_write_file(const char *path, const char *text, size_t len, char *err,
+                          size_t errlen);
+
+/* Count the flows (budget EW_METRICS_FLOW_BUDGET), build the text and write
+ * it to path atomically: the offline --metrics-file. 0, or -1 as above. */
+int ew_metrics_write_snapshot(const struct ew_analyzer *an, const struct ew_metrics_src *src,
+                              const char *path, char *err, size_t errlen);
+
+/* Parse "ADDR:PORT" with a numeric IPv4 address or a bracketed IPv6 one
+ * ("127.0.0.1:9109", "[::1]:9109"), port 1-65535. 0, or -1 with the reason
+ * in err. */
+int ew_metrics_parse_addr(const char *spec, struct sockaddr_storage *ss, socklen_t *sslen,
+                          char *err, size_t errlen);
+
+#endif /* ECNWATCH_METRICS_H */

@@ -1,0 +1,408 @@
+/* metrics.c - the Prometheus text exposition (see metrics.h). */
+#include "ecnwatch/metrics.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ecnwatch/ecn.h"
+#include "ecnwatch/flow.h"
+#include "ecnwatch/version.h"
+
+/* label values of ecnwatch_flows_by_negotiation, by enum ew_neg */
+static const char *const neg_label[EW_METRICS_NEGS] = {
+    [EW_NEG_NONE] = "none",     [EW_NEG_RFC3168] = "rfc3168", [EW_NEG_ACCECN] = "accecn",
+    [EW_NEG_REFUSED] = "refused", [EW_NEG_BROKEN] = "broken", [EW_NEG_UNSEEN] = "unseen",
+    [EW_NEG_NA] = "not_tcp",
+};
+
+static uint64_t
+scale(uint64_t count, uint64_t held, uint64_t evaluated)
+{
+    if (evaluated == 0 || evaluated == held)
+        return count;
+    return (count * held + evaluated / 2) / evaluated;
+}
+
+void
+ew_metrics_count_flows(const struct ew_analyzer *an, size_t budget,
+                       struct ew_metrics_flows *out)
+{
+    struct ew_flowtab_stats st;
+    const struct ew_flow **list;
+    size_t n, i, step;
+    int k;
+
+    memset(out, 0, sizeof(*out));
+    ew_flowtab_get_stats(an->tab, &st);
+    out->held = st.in_table;
+    if (budget == 0)
+        budget = 1;
+    list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
+    if (list) {
+        n = ew_flowtab_list(an->tab, list, st.in_table);
+        step = n > budget ? (n + budget - 1) / budget : 1;
+        for (i = 0; i < n; i += step) {
+            struct ew_flow_verdict v;
+            struct ew_finding fnd[32];
+            size_t nf, j;
+            uint32_t mask = 0;
+
+            ew_infer_conclude(list[i], &v);
+            out->verdict[v.verdict < EW_METRICS_VERDICTS ? v.verdict : EW_V_UNKNOWN]++;
+            out->negotiation[v.neg >= 0 && v.neg < EW_METRICS_NEGS ? v.neg : EW_NEG_NA]++;
+            nf = ew_misuse_find(list[i], &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
+            for (j = 0; j < nf; j++)
+                mask |= 1u << fnd[j].kind;
+            for (k = 0; k < EW_MU_COUNT; k++)
+                if (mask & (1u << k))
+                    out->misuse[k]++;
+            out->evaluated++;
+        }
+        free(list);
+    }
+    for (k = 0; k < EW_METRICS_VERDICTS; k++)
+        out->verdict[k] = scale(out->verdict[k], out->held, out->evaluated);
+    for (k = 0; k < EW_METRICS_NEGS; k++)
+        out->negotiation[k] = scale(out->negotiation[k], out->held, out->evaluated);
+    /* flows that left the table keep their kinds in the analyzer */
+    for (k = 0; k < EW_MU_COUNT; k++)
+        out->misuse[k] = scale(out->misuse[k], out->held, out->evaluated) +
+                         an->evicted_findings[k];
+}
+
+/* output to a caller's buffer (snprintf rules) or to a FILE */
+struct sink {
+    FILE *fp;
+    char *buf;
+    size_t room;
+    size_t len;
+    bool error;
+};
+
+static void put(struct sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+put(struct sink *s, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    if (s->fp) {
+        n = vfprintf(s->fp, fmt, ap);
+    } else if (s->len < s->room) {
+        n = vsnprintf(s->buf + s->len, s->room - s->len, fmt, ap);
+    } else {
+        n = vsnprintf(NULL, 0, fmt, ap);
+    }
+    va_end(ap);
+    if (n < 0)
+        s->error = true;
+    else
+        s->len += (size_t)n;
+}
+
+/* a label value: backslash, double quote and newline escaped */
+static void
+put_label(struct sink *s, const char *v)
+{
+    for (; v && *v; v++) {
+        if (*v == '\\')
+            put(s, "\\\\");
+        else if (*v == '"')
+            put(s, "\\\"");
+        else if (*v == '\n')
+            put(s, "\\n");
+        else
+            put(s, "%c", *v);
+    }
+}
+
+static void
+family(struct sink *s, const char *name, const char *type, const char *help)
+{
+    put(s, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void
+sample(struct sink *s, const char *name, uint64_t v)
+{
+    put(s, "%s %" PRIu64 "\n", name, v);
+}
+
+static void
+labelled(struct sink *s, const char *name, const char *label, const char *value, uint64_t v)
+{
+    put(s, "%s{%s=\"", name, label);
+    put_label(s, value);
+    put(s, "\"} %" PRIu64 "\n", v);
+}
+
+static void
+emit(struct sink *s, const struct ew_analyzer *an, const struct ew_metrics_flows *fl,
+     const struct ew_metrics_src *src)
+{
+    static const int cp_order[4] = {EW_ECN_NOT_ECT, EW_ECN_ECT_0, EW_ECN_ECT_1, EW_ECN_CE};
+    const struct ew_totals *t = &an->tot;
+    struct ew_flowtab_stats st;
+    int i;
+
+    ew_flowtab_get_stats(an->tab, &st);
+
+    family(s, "ecnwatch_info", "gauge", "The ecnwatch version and the interface it captures on.");
+    put(s, "ecnwatch_info{version=\"");
+    put_label(s, EW_VERSION);
+    put(s, "\",interface=\"");
+    put_label(s, src->interface ? src->interface : "");
+    put(s, "\"} 1\n");
+
+    family(s, "ecnwatch_frames_total", "counter", "Frames read from the capture.");
+    sample(s, "ecnwatch_frames_total", t->frames);
+    family(s, "ecnwatch_packets_total", "counter",
+           "IP packets by the ECN codepoint of their IP header.");
+    for (i = 0; i < 4; i++)
+        labelled(s, "ecnwatch_packets_total", "codepoint", ew_ecn_key[cp_order[i]],
+                 t->ecn[cp_order[i]]);
+    family(s, "ecnwatch_undecodable_frames_total", "counter",
+           "Frames without a usable IP header (cut short or invalid below IP).");
+    sample(s, "ecnwatch_undecodable_frames_total", t->undecodable);
+    family(s, "ecnwatch_truncated_frames_total", "counter",
+           "Frames with a header cut short by the snapshot length.");
+    sample(s, "ecnwatch_truncated_frames_total", t->truncated);
+
+    family(s, "ecnwatch_flows_total", "counter", "Flows created.");
+    sample(s, "ecnwatch_flows_total", st.created);
+    family(s, "ecnwatch_flows_active", "gauge", "Flows not ended by the idle timeout.");
+    sample(s, "ecnwatch_flows_active", st.live);
+    family(s, "ecnwatch_flows_held", "gauge",
+           "Flows in the flow table, active and ended: what ecnwatch_flows counts.");
+    sample(s, "ecnwatch_flows_held", st.in_table);
+    family(s, "ecnwatch_flows_evicted_total", "counter",
+           "Flows evicted because the flow table was full.");
+    sample(s, "ecnwatch_flows_evicted_total", st.evicted);
+
+    if (fl->evaluated == 0 && fl->held > 0)
+        put(s, "# ecnwatch_flows, ecnwatch_flows_by_negotiation and ecnwatch_misuse_flows count "
+               "no held flow: out of memory for the flow list\n");
+    else if (fl->evaluated < fl->held)
+        put(s,
+            "# ecnwatch_flows, ecnwatch_flows_by_negotiation and ecnwatch_misuse_flows are "
+            "estimated: of %" PRIu64 " flows held, the verdicts of %" PRIu64
+            " (1 in %" PRIu64 ", by id) were computed and the counts scaled\n",
+            fl->held, fl->evaluated,
+            fl->evaluated ? (fl->held + fl->evaluated - 1) / fl->evaluated : 0);
+    family(s, "ecnwatch_flows_evaluated", "gauge",
+           "Held flows whose verdict was computed for the per-verdict gauges (fewer than "
+           "held: the gauges are scaled from a sample).");
+    sample(s, "ecnwatch_flows_evaluated", fl->evaluated);
+    family(s, "ecnwatch_flows", "gauge", "Flows in the flow table by verdict.");
+    for (i = 0; i < EW_METRICS_VERDICTS; i++)
+        labelled(s, "ecnwatch_flows", "verdict", ew_verdict_name[i], fl->verdict[i]);
+    family(s, "ecnwatch_flows_by_negotiation", "gauge",
+           "Flows in the flow table by their ECN negotiation (not_tcp: not a TCP flow).");
+    for (i = 0; i < EW_METRICS_NEGS; i++)
+        labelled(s, "ecnwatch_flows_by_negotiation", "negotiation", neg_label[i],
+                 fl->negotiation[i]);
+    family(s, "ecnwatch_misuse_flows", "gauge",
+           "Flows with at least one misuse finding of each kind, evicted flows included.");
+    for (i = 0; i < EW_MU_COUNT; i++)
+        labelled(s, "ecnwatch_misuse_flows", "kind", ew_misuse_name[i], fl->misuse[i]);
+
+    if (src->have_capture) {
+        family(s, "ecnwatch_capture_received_total", "counter",
+               "Packets the kernel received for the capture (pcap_stats).");
+        sample(s, "ecnwatch_capture_received_total", src->received);
+        family(s, "ecnwatch_capture_dropped_total", "counter",
+               "Packets the kernel or the interface dropped before ecnwatch read them "
+               "(pcap_stats).");
+        sample(s, "ecnwatch_capture_dropped_total", src->dropped);
+    }
+}
+
+size_t
+ew_metrics_format(char *buf, size_t room, const struct ew_analyzer *an,
+                  const struct ew_metrics_flows *fl, const struct ew_metrics_src *src)
+{
+    struct sink s = {.buf = buf, .room = room};
+
+    if (room > 0)
+        buf[0] = '\0';
+    emit(&s, an, fl, src);
+    return s.len;
+}
+
+int
+ew_metrics_print(FILE *out, const struct ew_analyzer *an, const struct ew_metrics_flows *fl,
+                 const struct ew_metrics_src *src)
+{
+    struct sink s = {.fp = out};
+
+    emit(&s, an, fl, src);
+    return s.error || ferror(out) ? -1 : 0;
+}
+
+char *
+ew_metrics_text(const struct ew_analyzer *an, const struct ew_metrics_flows *fl,
+                const struct ew_metrics_src *src, size_t *len)
+{
+    size_t need = ew_metrics_format(NULL, 0, an, fl, src);
+    char *buf = malloc(need + 1);
+
+    if (!buf)
+        return NULL;
+    if (ew_metrics_format(buf, need + 1, an, fl, src) != need) {
+        free(buf);
+        return NULL;
+    }
+    *len = need;
+    return buf;
+}
+
+/* No fsync: the file is rewritten every interval, and rename alone is what
+ * keeps a reader from seeing a part of it. */
+int
+ew_metrics_write_file(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+    size_t plen = strlen(path), off = 0;
+    char *tmp = malloc(plen + 16);
+    mode_t um;
+    int fd, saved = 0;
+
+    if (!tmp) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
+    fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot create a temporary file beside it: %s", path,
+                 strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    /* mkstemp makes 0600; the textfile collector may run as another user */
+    um = umask(0);
+    umask(um);
+    if (fchmod(fd, 0666 & ~um) != 0)
+        saved = errno;
+    while (!saved && off < len) {
+        ssize_t w = write(fd, text + off, len - off);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            saved = w < 0 ? errno : EIO;
+        else
+            off += (size_t)w;
+    }
+    if (close(fd) != 0 && !saved)
+        saved = errno;
+    if (!saved && rename(tmp, path) != 0)
+        saved = errno;
+    if (saved) {
+        unlink(tmp);
+        snprintf(err, errlen, "%s: cannot write the metrics: %s", path, strerror(saved));
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+int
+ew_metrics_write_snapshot(const struct ew_analyzer *an, const struct ew_metrics_src *src,
+                          const char *path, char *err, size_t errlen)
+{
+    struct ew_metrics_flows fl;
+    size_t len;
+    char *text;
+    int rc;
+
+    ew_metrics_count_flows(an, EW_METRICS_FLOW_BUDGET, &fl);
+    text = ew_metrics_text(an, &fl, src, &len);
+    if (!text) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    rc = ew_metrics_write_file(path, text, len, err, errlen);
+    free(text);
+    return rc;
+}
+
+int
+ew_metrics_parse_addr(const char *spec, struct sockaddr_storage *ss, socklen_t *sslen,
+                      char *err, size_t errlen)
+{
+    char host[INET6_ADDRSTRLEN + 1];
+    const char *port, *end;
+    unsigned long p;
+    size_t hlen;
+    char *pend;
+    bool v6 = spec[0] == '[';
+
+    memset(ss, 0, sizeof(*ss));
+    if (v6) {
+        end = strchr(spec, ']');
+        if (!end || end[1] != ':') {
+            snprintf(err, errlen, "want [IPV6-ADDRESS]:PORT");
+            return -1;
+        }
+        hlen = (size_t)(end - spec - 1);
+        spec++;
+        port = end + 2;
+    } else {
+        end = strrchr(spec, ':');
+        if (!end) {
+            snprintf(err, errlen, "want ADDRESS:PORT, e.g. 127.0.0.1:9109 or [::1]:9109");
+            return -1;
+        }
+        hlen = (size_t)(end - spec);
+        port = end + 1;
+        if (memchr(spec, ':', hlen)) {
+            snprintf(err, errlen, "an IPv6 address goes in brackets: [ADDRESS]:PORT");
+            return -1;
+        }
+    }
+    if (hlen == 0 || hlen >= sizeof(host)) {
+        snprintf(err, errlen, "want a numeric address before the port, e.g. 127.0.0.1:9109");
+        return -1;
+    }
+    memcpy(host, spec, hlen);
+    host[hlen] = '\0';
+    errno = 0;
+    p = strtoul(port, &pend, 10);
+    if (port[0] < '0' || port[0] > '9' || *pend || errno || p < 1 || p > 65535) {
+        snprintf(err, errlen, "want a port from 1 to 65535 after the address");
+        return -1;
+    }
+    if (v6) {
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+        if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1) {
+            snprintf(err, errlen, "'%s' is not a numeric IPv6 address", host);
+            return -1;
+        }
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons((uint16_t)p);
+        *sslen = sizeof(*s6);
+    } else {
+        struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+        if (inet_pton(AF_INET, host, &s4->sin_addr) != 1) {
+            snprintf(err, errlen, "'%s' is not a numeric IPv4 address (an IPv6 one goes in "
+                                  "brackets)", host);
+            return -1;
+        }
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons((uint16_t)p);
+        *sslen = sizeof(*s4);
+    }
+    return 0;
+}

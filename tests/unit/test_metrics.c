@@ -1,0 +1,426 @@
+/* test_metrics.c - the Prometheus text built from an analyzer fed a few
+ * packets: values, format rules, sampling, the atomic file, ADDR:PORT. */
+#include <CUnit/CUnit.h>
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ecnwatch/analyze.h"
+#include "ecnwatch/ecn.h"
+#include "ecnwatch/metrics.h"
+#include "ecnwatch/version.h"
+#include "suites.h"
+
+enum { CLI = 0, SRV = 1 };
+
+/* a packet between 10.0.0.9:sport (the client) and 10.0.0.1:80 */
+static void
+pkt(struct ew_pkt *p, int l4, int from, uint16_t cport, uint16_t flags, uint32_t seq,
+    uint32_t payload, uint8_t ecn)
+{
+    memset(p, 0, sizeof(*p));
+    p->status = EW_PKT_OK;
+    p->family = 4;
+    p->ip_proto = l4 == EW_L4_TCP ? 6 : 17;
+    p->l4 = (enum ew_l4)l4;
+    p->ecn = ecn;
+    p->ip_len = 40 + payload;
+    p->src[10] = p->src[11] = p->dst[10] = p->dst[11] = 0xff;
+    p->src[12] = p->dst[12] = 10;
+    p->src[15] = from == CLI ? 9 : 1;
+    p->dst[15] = from == CLI ? 1 : 9;
+    if (l4 == EW_L4_TCP) {
+        p->u.tcp.sport = from == CLI ? cport : 80;
+        p->u.tcp.dport = from == CLI ? 80 : cport;
+        p->u.tcp.flags = flags;
+        p->u.tcp.seq = seq;
+        p->u.tcp.payload = payload;
+    } else {
+        p->u.udp.sport = from == CLI ? cport : 80;
+        p->u.udp.dport = from == CLI ? 80 : cport;
+        p->u.udp.len = (uint16_t)(8 + payload);
+        p->u.udp.payload = payload;
+    }
+}
+
+/* three flows: classic ECN TCP with a CE mark, UDP marked ECT(1), and TCP
+ * without ECN whose data is ECT(0); plus a non-IP and an undecodable frame */
+static void
+feed(struct ew_analyzer *an)
+{
+    struct ew_analyzer_cfg cfg = {.max_flows = 16, .hash_seed = 3, .idle_ns = 0};
+    struct ew_pkt p;
+    int64_t t = 1000;
+    int i;
+
+    CU_ASSERT_FATAL(ew_analyzer_init(an, &cfg) == 0);
+    pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_SYN | EW_TCP_ECE | EW_TCP_CWR, 100, 0, EW_ECN_NOT_ECT);
+    ew_analyzer_frame(an, &p, t++);
+    pkt(&p, EW_L4_TCP, SRV, 40000, EW_TCP_SYN | EW_TCP_ACK | EW_TCP_ECE, 7000, 0,
+        EW_ECN_NOT_ECT);
+    ew_analyzer_frame(an, &p, t++);
+    pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 101, 0, EW_ECN_NOT_ECT);
+    ew_analyzer_frame(an, &p, t++);
+    pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 101, 1000, EW_ECN_ECT_0);
+    ew_analyzer_frame(an, &p, t++);
+    pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 1101, 1000, EW_ECN_CE);
+    ew_analyzer_frame(an, &p, t++);
+    for (i = 0; i < 5; i++) {
+        pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 800, EW_ECN_ECT_1);
+        ew_analyzer_frame(an, &p, t++);
+    }
+    pkt(&p, EW_L4_TCP, CLI, 40001, EW_TCP_SYN, 500, 0, EW_ECN_NOT_ECT);
+    ew_analyzer_frame(an, &p, t++);
+    pkt(&p, EW_L4_TCP, SRV, 40001, EW_TCP_SYN | EW_TCP_ACK, 900, 0, EW_ECN_NOT_ECT);
+    ew_analyzer_frame(an, &p, t++);
+    for (i = 0; i < 3; i++) {
+        pkt(&p, EW_L4_TCP, CLI, 40001, EW_TCP_ACK, 501 + 1000 * (uint32_t)i, 1000, EW_ECN_ECT_0);
+        ew_analyzer_frame(an, &p, t++);
+    }
+    memset(&p, 0, sizeof(p));
+    p.status = EW_PKT_NON_IP;
+    ew_pkt_event(&p, EW_EV_NON_IP);
+    ew_analyzer_frame(an, &p, t++);
+    memset(&p, 0, sizeof(p));
+    p.status = EW_PKT_UNDECODABLE;
+    ew_pkt_event(&p, EW_EV_IPV4_TRUNC);
+    ew_analyzer_frame(an, &p, t++);
+}
+
+static char *
+text_of(const struct ew_analyzer *an, const struct ew_metrics_flows *fl,
+        const struct ew_metrics_src *src)
+{
+    size_t len = 0;
+    char *t = ew_metrics_text(an, fl, src, &len);
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT_EQUAL(strlen(t), len);
+    return t;
+}
+
+/* the whole line is in the text */
+static int
+has_line(const char *text, const char *line)
+{
+    size_t n = strlen(line);
+    const char *p = text;
+
+    while ((p = strstr(p, line)) != NULL) {
+        if ((p == text || p[-1] == '\n') && p[n] == '\n')
+            return 1;
+        p += n;
+    }
+    return 0;
+}
+
+static uint64_t
+value_of(const char *text, const char *series)
+{
+    char want[200];
+    const char *p;
+
+    snprintf(want, sizeof(want), "\n%s ", series);
+    p = strstr(text, want);
+    if (!p)
+        return UINT64_MAX;
+    return strtoull(p + strlen(want), NULL, 10);
+}
+
+/* The format's rules, as promtool reads them: each family has one HELP and
+ * one TYPE before its samples, and its samples together; counters end in
+ * _total and nothing else does; names and labels are well formed; every
+ * line ends with a newline. Returns the number of broken lines. */
+static int
+check_format(const char *text)
+{
+    char fams[64][80], types[64][16];
+    int nf = 0, bad = 0, cur = -1, i;
+    const char *p = text;
+
+    if (!*text || text[strlen(text) - 1] != '\n')
+        return 1;
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        char line[512], name[80], type[16];
+        size_t n = (size_t)(e - p);
+
+        if (n >= sizeof(line))
+            return bad + 1;
+        memcpy(line, p, n);
+        line[n] = '\0';
+        p = e + 1;
+        if (sscanf(line, "# HELP %79s", name) == 1) {
+            for (i = 0; i < nf; i++)
+                if (!strcmp(fams[i], name))
+                    bad++; /* a second HELP, or a family split */
+            if (nf < 64) {
+                snprintf(fams[nf], sizeof(fams[nf]), "%s", name);
+                types[nf][0] = '\0';
+                cur = nf++;
+            }
+        } else if (sscanf(line, "# TYPE %79s %15s", name, type) == 2) {
+            if (cur < 0 || strcmp(fams[cur], name) || types[cur][0])
+                bad++;
+            else
+                snprintf(types[cur], sizeof(types[cur]), "%s", type);
+            if (strcmp(type, "counter") && strcmp(type, "gauge"))
+                bad++;
+            if (!strcmp(type, "counter") != (strlen(name) > 6 &&
+                                             !strcmp(name + strlen(name) - 6, "_total")))
+                bad++;
+        } else if (line[0] == '#') {
+            if (line[1] != ' ')
+                bad++;
+        } else {
+            size_t k = strspn(line, "abcdefghijklmnopqrstuvwxyz_0123456789");
+            char *end;
+
+            if (k == 0 || cur < 0 || strncmp(line, fams[cur], k) || fams[cur][k] ||
+                !types[cur][0]) {
+                bad++;
+                continue;
+            }
+            if (line[k] == '{') {
+                const char *q = line + k + 1;
+
+                while (*q != '}') {
+                    size_t l = strspn(q, "abcdefghijklmnopqrstuvwxyz_");
+
+                    if (l == 0 || q[l] != '=' || q[l + 1] != '"')
+                        break;
+                    q += l + 2;
+                    while (*q && *q != '"')
+                        q += (*q == '\\' && q[1]) ? 2 : 1;
+                    if (*q != '"')
+                        break;
+                    q++;
+                    if (*q == ',')
+                        q++;
+                }
+                if (*q != '}') {
+                    bad++;
+                    continue;
+                }
+                k = (size_t)(q + 1 - line);
+            }
+            if (line[k] != ' ' || (strtod(line + k + 1, &end), *end != '\0') || end == line + k + 1)
+                bad++;
+        }
+    }
+    for (i = 0; i < nf; i++)
+        if (!types[i][0])
+            bad++;
+    return bad;
+}
+
+static void
+test_values(void)
+{
+    struct ew_analyzer an;
+    struct ew_metrics_flows fl;
+    struct ew_metrics_src src = {.interface = "eth0", .have_capture = true, .received = 99,
+                                 .dropped = 7};
+    uint64_t counts[32], sum = 0;
+    char *t;
+    int k;
+
+    feed(&an);
+    ew_metrics_count_flows(&an, EW_METRICS_FLOW_BUDGET, &fl);
+    CU_ASSERT_EQUAL(fl.held, 3);
+    CU_ASSERT_EQUAL(fl.evaluated, 3);
+    for (k = 0; k < EW_METRICS_VERDICTS; k++)
+        sum += fl.verdict[k];
+    CU_ASSERT_EQUAL(sum, 3);
+    CU_ASSERT_EQUAL(fl.negotiation[EW_NEG_RFC3168], 1);
+    CU_ASSERT_EQUAL(fl.negotiation[EW_NEG_NONE], 1);
+    CU_ASSERT_EQUAL(fl.negotiation[EW_NEG_NA], 1);
+    /* the misuse gauges are ew_analyzer_findings' counts */
+    ew_analyzer_findings(&an, counts);
+    for (k = 0; k < EW_MU_COUNT; k++)
+        CU_ASSERT_EQUAL(fl.misuse[k], counts[k]);
+    CU_ASSERT_EQUAL(fl.misuse[EW_MU_ECT_WITHOUT_NEGOTIATION], 1);
+
+    t = text_of(&an, &fl, &src);
+    CU_ASSERT_EQUAL(check_format(t), 0);
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_info{version=\"" EW_VERSION "\",interface=\"eth0\"} 1"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_frames_total 17"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_packets_total{codepoint=\"not_ect\"} 5"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_packets_total{codepoint=\"ect0\"} 4"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_packets_total{codepoint=\"ect1\"} 5"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_packets_total{codepoint=\"ce\"} 1"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_undecodable_frames_total 1"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_truncated_frames_total 1"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_flows_total 3"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_flows_active 3"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_flows_held 3"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_flows_evicted_total 0"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_flows_evaluated 3"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_flows_by_negotiation{negotiation=\"rfc3168\"} 1"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_flows_by_negotiation{negotiation=\"not_tcp\"} 1"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_misuse_flows{kind=\"ect_without_negotiation\"} 1"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_misuse_flows{kind=\"bleaching\"} 0"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_capture_received_total 99"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_capture_dropped_total 7"));
+    CU_ASSERT_TRUE(has_line(t, "# TYPE ecnwatch_packets_total counter"));
+    CU_ASSERT_TRUE(has_line(t, "# TYPE ecnwatch_flows gauge"));
+    CU_ASSERT_PTR_NULL(strstr(t, "estimated"));
+    /* every verdict has its series, zero or not */
+    for (k = 0, sum = 0; k < EW_METRICS_VERDICTS; k++) {
+        char series[80];
+
+        snprintf(series, sizeof(series), "ecnwatch_flows{verdict=\"%s\"}", ew_verdict_name[k]);
+        CU_ASSERT_NOT_EQUAL(value_of(t, series), UINT64_MAX);
+        sum += value_of(t, series);
+    }
+    CU_ASSERT_EQUAL(sum, 3);
+    free(t);
+    ew_analyzer_free(&an);
+}
+
+static void
+test_buffer_file_and_labels(void)
+{
+    struct ew_analyzer an;
+    struct ew_metrics_flows fl;
+    struct ew_metrics_src src = {.interface = "we\"ird\\if\nx"};
+    char small[64], *t, *m = NULL;
+    size_t len, mlen = 0;
+    FILE *fp;
+
+    feed(&an);
+    ew_metrics_count_flows(&an, EW_METRICS_FLOW_BUDGET, &fl);
+    t = text_of(&an, &fl, &src);
+    len = strlen(t);
+    CU_ASSERT_EQUAL(check_format(t), 0);
+    CU_ASSERT_TRUE(strstr(t, "interface=\"we\\\"ird\\\\if\\nx\"} 1\n") != NULL);
+    /* no capture statistics: no capture families */
+    CU_ASSERT_PTR_NULL(strstr(t, "ecnwatch_capture_"));
+    /* a short buffer: cut, terminated, and the full length returned */
+    CU_ASSERT_EQUAL(ew_metrics_format(small, sizeof(small), &an, &fl, &src), len);
+    CU_ASSERT_EQUAL(strlen(small), sizeof(small) - 1);
+    CU_ASSERT_EQUAL(strncmp(small, t, sizeof(small) - 1), 0);
+    /* the FILE writer gives the same bytes */
+    fp = open_memstream(&m, &mlen);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    CU_ASSERT_EQUAL(ew_metrics_print(fp, &an, &fl, &src), 0);
+    fclose(fp);
+    CU_ASSERT_EQUAL(mlen, len);
+    CU_ASSERT_STRING_EQUAL(m, t);
+    free(m);
+    free(t);
+    ew_analyzer_free(&an);
+}
+
+static void
+test_sampled(void)
+{
+    struct ew_analyzer an;
+    struct ew_metrics_flows fl;
+    struct ew_metrics_src src = {0};
+    uint64_t sum = 0;
+    char *t;
+    int k;
+
+    feed(&an);
+    ew_metrics_count_flows(&an, 2, &fl); /* 3 held, budget 2: every 2nd flow */
+    CU_ASSERT_EQUAL(fl.held, 3);
+    CU_ASSERT_EQUAL(fl.evaluated, 2);
+    for (k = 0; k < EW_METRICS_VERDICTS; k++)
+        sum += fl.verdict[k];
+    CU_ASSERT_TRUE(sum >= 2 && sum <= 4);
+    t = text_of(&an, &fl, &src);
+    CU_ASSERT_EQUAL(check_format(t), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "\n# ecnwatch_flows, ecnwatch_flows_by_negotiation and "
+                                     "ecnwatch_misuse_flows are estimated: of 3 flows held, the "
+                                     "verdicts of 2 (1 in 2, by id) were computed"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_flows_evaluated 2"));
+    free(t);
+    ew_analyzer_free(&an);
+}
+
+static void
+test_write_file(void)
+{
+    char dir[] = "/tmp/ew-metrics-XXXXXX", path[128], buf[64], err[512];
+    const char *text = "ecnwatch_frames_total 1\n";
+    struct dirent *de;
+    FILE *fp;
+    DIR *d;
+    int n = 0;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/ecnwatch.prom", dir);
+    CU_ASSERT_EQUAL(ew_metrics_write_file(path, "old\n", 4, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(ew_metrics_write_file(path, text, strlen(text), err, sizeof(err)), 0);
+    fp = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    CU_ASSERT_PTR_NOT_NULL(fgets(buf, sizeof(buf), fp));
+    fclose(fp);
+    CU_ASSERT_STRING_EQUAL(buf, text);
+    d = opendir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    while ((de = readdir(d)) != NULL)
+        if (de->d_name[0] != '.')
+            n++;
+    closedir(d);
+    CU_ASSERT_EQUAL(n, 1); /* no temporary file left */
+    snprintf(path, sizeof(path), "%s/no/such/dir/x.prom", dir);
+    CU_ASSERT_EQUAL(ew_metrics_write_file(path, text, strlen(text), err, sizeof(err)), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "No such file or directory"));
+    snprintf(path, sizeof(path), "%s/ecnwatch.prom", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void
+test_parse_addr(void)
+{
+    static const char *const bad[] = {
+        "", "9109", ":9109", "127.0.0.1", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536",
+        "127.0.0.1:-1", "127.0.0.1:91x", "localhost:9109", "::1:9109", "[::1]", "[::1]9109",
+        "[127.0.0.1]:9109", "1.2.3:9109", "[::1:9109",
+    };
+    struct sockaddr_storage ss;
+    socklen_t len;
+    char err[200];
+    size_t i;
+
+    CU_ASSERT_EQUAL(ew_metrics_parse_addr("127.0.0.1:9109", &ss, &len, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(ss.ss_family, AF_INET);
+    CU_ASSERT_EQUAL(len, sizeof(struct sockaddr_in));
+    CU_ASSERT_EQUAL(ntohs(((struct sockaddr_in *)&ss)->sin_port), 9109);
+    CU_ASSERT_EQUAL(ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr), 0x7f000001);
+    CU_ASSERT_EQUAL(ew_metrics_parse_addr("[::1]:65535", &ss, &len, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(ss.ss_family, AF_INET6);
+    CU_ASSERT_EQUAL(len, sizeof(struct sockaddr_in6));
+    CU_ASSERT_EQUAL(ntohs(((struct sockaddr_in6 *)&ss)->sin6_port), 65535);
+    CU_ASSERT_TRUE(IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr));
+    CU_ASSERT_EQUAL(ew_metrics_parse_addr("0.0.0.0:1", &ss, &len, err, sizeof(err)), 0);
+    CU_ASSERT_EQUAL(ew_metrics_parse_addr("[::]:9109", &ss, &len, err, sizeof(err)), 0);
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = '\0';
+        CU_ASSERT_EQUAL(ew_metrics_parse_addr(bad[i], &ss, &len, err, sizeof(err)), -1);
+        CU_ASSERT_TRUE(err[0] != '\0' && strchr(err, '\n') == NULL);
+    }
+}
+
+int
+ew_test_register_metrics(void)
+{
+    CU_pSuite s = CU_add_suite("metrics", NULL, NULL);
+
+    if (!s)
+        return -1;
+    if (!CU_add_test(s, "values from an analyzer fed a few packets", test_values) ||
+        !CU_add_test(s, "buffer, FILE and label escaping", test_buffer_file_and_labels) ||
+        !CU_add_test(s, "more flows than the budget: sampled and said", test_sampled) ||
+        !CU_add_test(s, "atomic metrics file", test_write_file) ||
+        !CU_add_test(s, "ADDR:PORT", test_parse_addr))
+        return -1;
+    return 0;
+}
