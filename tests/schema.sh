@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# schema.sh BUILD - every report and event line the tests can produce, checked
+# against man/ecnwatch-report.schema.json with Python's jsonschema module
+# (Debian's python3-jsonschema, through /usr/bin/python3):
+#   --json and --ndjson on every capture in captures/ and in BUILD/gen/ (the
+#   captures other tests generate, when present), the two-capture mode on each
+#   captures/*-client.pcap / *-server.pcap pair, a path of three captures,
+#   --timeseries on the real captures and those of the path diagnosis, -o,
+#   -r -, a filter with -c, idle and evicted flows, and the
+#   malformed captures of `ecngen hostile` that still give a report;
+# then that the schema rejects reports and events with a member deleted,
+# misspelled or given a value outside its enum, that its enums list the names
+# the sources define, and that ecnwatch-report(5) describes every member.
+# Prints one line per check and ends with "schema: N passed, N failed".
+set -u
+cd "$(dirname "$0")/.." || exit 1
+BUILD=${1:?usage: schema.sh BUILD}
+EW=$BUILD/ecnwatch
+GEN=$BUILD/ecngen
+SCHEMA=man/ecnwatch-report.schema.json
+MAN=man/ecnwatch-report.5
+PY=${ECNWATCH_PYTHON:-/usr/bin/python3}
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/out" "$tmp/bad" "$tmp/cap"
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+finish() { echo "schema: $pass passed, $fail failed"; [ "$fail" = 0 ]; exit; }
+
+if ! "$PY" -c 'import jsonschema' 2>/dev/null; then
+    bad "$PY cannot import jsonschema: install python3-jsonschema (scripts/install-deps.sh)"
+    finish
+fi
+
+# out NAME.json|NAME.ndjson ARGS...: ecnwatch ARGS into $tmp/out/NAME (must exit 0)
+out() {
+    local name=$1 st
+    shift
+    "$EW" "$@" >"$tmp/out/$name" 2>"$tmp/err"
+    st=$?
+    if [ $st != 0 ]; then
+        bad "$name: ecnwatch $* exited $st: $(head -c 300 "$tmp/err")"
+        rm -f "$tmp/out/$name"
+    fi
+}
+# a file name for a capture path
+slug() { echo "$1" | tr '/' '_'; }
+
+# every capture, real and generated: the report and the event stream
+gen_files=()
+if [ -d "$BUILD/gen" ]; then
+    while IFS= read -r f; do gen_files+=("$f"); done < <(find "$BUILD/gen" -type f \( -name '*.pcap' -o -name '*.pcapng' \) | sort)
+fi
+for f in captures/*.pcap "${gen_files[@]}"; do
+    out "$(slug "$f").json" -r "$f" --json
+    out "$(slug "$f").ndjson" -r "$f" --ndjson
+done
+# and with time series, on the real captures and those made for the path diagnosis
+for f in captures/*.pcap "$BUILD"/gen/pathdiag/*.pcap; do
+    [ -f "$f" ] && out "timeseries-$(slug "$f").json" -r "$f" --timeseries --json
+done
+echo "schema: ${#gen_files[@]} generated captures in $BUILD/gen"
+
+# the same traffic at both ends: the path section
+pairs=0
+for c in captures/*-client.pcap; do
+    s=${c%-client.pcap}-server.pcap
+    [ -f "$s" ] || continue
+    out "path-$(slug "$c").json" -r "$c" -r "$s" --json
+    pairs=$((pairs + 1))
+done
+out path-three-hops.json -r captures/bleach-rfc3168-client.pcap -r captures/bleach-rfc3168-server.pcap \
+    -r captures/bleach-rfc3168-server.pcap --json
+
+# options that change what the report holds
+out filter-count.json -r captures/rfc3168-ce-client.pcap -c 100 --json tcp port 5001
+out timeseries-interval.json -r captures/udp-ect-client.pcap --timeseries --interval 0.05 --json
+out idle.json -r captures/udp-ect-client.pcap --idle-timeout 0.001 --json
+out idle.ndjson -r captures/udp-ect-client.pcap --idle-timeout 0.001 --ndjson
+out evicted.json -r captures/udp-ect-client.pcap --max-flows 1 --json
+out evicted.ndjson -r captures/udp-ect-client.pcap --max-flows 1 --ndjson
+out stdin.json -r - --json <captures/accecn-ce-v6-server.pcap
+if "$EW" -r captures/bleach-accecn-client.pcap -q -o "$tmp/out/o-file.json" 2>"$tmp/err"; then :; else
+    bad "-o: exit $?: $(head -c 300 "$tmp/err")"
+fi
+
+# malformed captures that still give a report (hostile.sh checks the others)
+hostile=0
+if [ -x "$GEN" ]; then
+    for k in $("$GEN" 2>&1 | sed -n 's/^hostile kinds://p'); do
+        "$GEN" hostile "$k" "$tmp/cap/$k.pcap" 2>/dev/null || continue
+        if "$EW" -r "$tmp/cap/$k.pcap" --json >"$tmp/out/hostile-$k.json" 2>/dev/null; then
+            hostile=$((hostile + 1))
+        else
+            rm -f "$tmp/out/hostile-$k.json"
+        fi
+    done
+fi
+echo "schema: $pairs capture pairs, $hostile malformed captures with a report"
+
+# validate them all in one run
+res=$("$PY" tests/schema_validate.py "$SCHEMA" "$tmp"/out/* 2>&1)
+echo "$res" | sed "s|$tmp/out/||" | grep -v '^ok' || true
+pass=$((pass + $(echo "$res" | grep -c '^ok')))
+fail=$((fail + $(echo "$res" | grep -c '^FAIL')))
+echo "schema: $(echo "$res" | grep -c '^ok') reports and event streams valid"
+
+# the schema must reject what breaks the contract: each mutant fails validation
+ref=$tmp/out/$(slug captures/accecn-ce-server.pcap).json
+fnd=$tmp/out/$(slug captures/bleach-accecn-client.pcap).json
+classic=$tmp/out/$(slug captures/rfc3168-ce-server.pcap).json
+udp=$tmp/out/$(slug captures/udp-ect-client.pcap).json
+pth=$tmp/out/path-$(slug captures/bleach-rfc3168-client.pcap).json
+nd=$tmp/out/$(slug captures/bleach-accecn-client.pcap).ndjson
+declare -A why
+mutant() { # mutant NAME FILE JQ-PROGRAM [--ndjson]: a broken copy of FILE
+    local name=$1 file=$2 prog=$3 ext=json
+    [ "${4-}" = --ndjson ] && ext=ndjson
+    if [ ! -s "$file" ]; then
+        bad "mutant $name: no $file to break"
+        return
+    fi
+    if [ $ext = ndjson ]; then
+        jq -c "$prog" "$file" >"$tmp/bad/$name.$ext" 2>"$tmp/err"
+    else
+        jq "$prog" "$file" >"$tmp/bad/$name.$ext" 2>"$tmp/err"
+    fi || { bad "mutant $name: jq: $(head -c 200 "$tmp/err")"; rm -f "$tmp/bad/$name.$ext"; return; }
+    if cmp -s <(jq -cS . "$file") <(jq -cS . "$tmp/bad/$name.$ext"); then
+        bad "mutant $name: the program changed nothing"
+        rm -f "$tmp/bad/$name.$ext"
+        return
+    fi
+    why[$name.$ext]=$prog
+}
+mutant no-verdict "$ref" 'del(.flows[0].verdict)'
+mutant no-schema "$ref" 'del(.schema)'
+mutant schema-version-2 "$ref" '.schema = "ecnwatch.report/2"'
+mutant no-source-truncated "$ref" 'del(.source.truncated)'
+mutant no-totals-findings "$ref" 'del(.totals.findings)'
+mutant no-totals-events "$ref" 'del(.totals.events)'
+mutant no-client "$ref" 'del(.flows[0].client)'
+mutant no-client-port "$ref" 'del(.flows[0].client.port)'
+mutant client-addr-not-ip "$ref" '.flows[0].client.addr = "10.200.1"'
+mutant no-client-from "$ref" 'del(.flows[0].client_from)'
+mutant no-first-time "$ref" 'del(.flows[0].first_time)'
+mutant no-handshake "$ref" 'del(.flows[0].handshake)'
+mutant no-syn-ecn "$ref" 'del(.flows[0].handshake.syn_ecn)'
+mutant no-c2s-packets "$ref" 'del(.flows[0].c2s.packets)'
+mutant no-c2s-payload-bytes "$ref" 'del(.flows[0].c2s.payload_bytes)'
+mutant no-s2c-ecn-ce "$ref" 'del(.flows[0].s2c.ecn.ce)'
+mutant no-tcp-flags-ae "$ref" 'del(.flows[0].c2s.tcp_flags.ae)'
+mutant no-by-kind-pure-ack "$ref" 'del(.flows[0].c2s.by_kind.pure_ack)'
+mutant misspelled-sender-codepoint "$ref" '.flows[0].c2s.sender_codepiont = .flows[0].c2s.sender_codepoint | del(.flows[0].c2s.sender_codepoint)'
+mutant misspelled-ect1-reason "$ref" '.flows[0].s2c.ect1_reasons = .flows[0].s2c.ect1_reason | del(.flows[0].s2c.ect1_reason)'
+mutant no-feedback-detail "$ref" 'del(.flows[0].c2s.feedback_detail)'
+mutant no-ce-reported "$ref" 'del(.flows[0].c2s.feedback_detail.ce_reported)'
+mutant no-option-ce-bytes "$ref" 'del(.flows[0].c2s.feedback_detail.option.ce_bytes)'
+mutant no-checked-exactly "$ref" 'del(.flows[0].c2s.feedback_detail.checked_exactly)'
+mutant accecn-with-ece-runs "$ref" '.flows[0].c2s.feedback_detail.ece_runs = 0'
+mutant mode-not-feedback "$ref" '.flows[0].c2s.feedback_detail.mode = "rfc3168"'
+mutant no-ece-runs "$classic" 'del(.flows[0].c2s.feedback_detail.ece_runs)'
+mutant no-rtt-srtt "$ref" 'del(.flows[0].c2s.rtt.srtt_ms)'
+mutant unseen-without-inferred "$ref" '.flows[0].negotiation = "unseen"'
+mutant negotiation-enum "$ref" '.flows[0].negotiation = "accecn2"'
+mutant verdict-enum "$ref" '.flows[0].verdict = "clasic"'
+mutant vantage-enum "$ref" '.flows[0].vantage = "client"'
+mutant feedback-enum "$ref" '.flows[0].c2s.feedback = "ecn"'
+mutant ect1-enum "$ref" '.flows[0].c2s.ect1 = "L4S"'
+mutant sender-codepoint-enum "$ref" '.flows[0].c2s.sender_codepoint = "ect2"'
+mutant no-verdict-reason "$ref" 'del(.flows[0].verdict_reason)'
+mutant no-vantage-reason "$ref" 'del(.flows[0].vantage_reason)'
+mutant no-evidence "$ref" 'del(.flows[0].evidence)'
+mutant evidence-no-note "$ref" 'del(.flows[0].evidence[0].note)'
+mutant no-misuse "$fnd" 'del(.flows[0].misuse)'
+mutant misuse-kind-enum "$fnd" '.flows[0].misuse[0].kind = "bleeching"'
+mutant misuse-confidence-enum "$fnd" '.flows[0].misuse[0].confidence = "sure"'
+mutant misuse-no-ref "$fnd" 'del(.flows[0].misuse[0].ref)'
+mutant misuse-no-dir "$fnd" 'del(.flows[0].misuse[0].dir)'
+mutant findings-kind-enum "$fnd" '.totals.findings.bleeching = 1'
+mutant udp-with-tcp-flags "$udp" '.flows[0].c2s.tcp_flags = {"ece": 0, "cwr": 0, "ae": 0}'
+mutant udp-feedback-none "$udp" '.flows[0].c2s.feedback = "none"'
+mutant path-no-frames "$pth" 'del(.path.hops[0].changes[0].frames)'
+mutant path-no-only-upstream "$pth" 'del(.path.hops[0].only_upstream)'
+mutant path-misuse-enum "$pth" '.path.hops[0].changes[0].misuse = "bleeched"'
+mutant no-bottlenecks "$ref" 'del(.bottlenecks)'
+mutant dir-path-aqm-enum "$ref" '.flows[0].c2s.path.aqm = "codel"'
+mutant dir-path-no-marking "$ref" 'del(.flows[0].c2s.path.marking)'
+ts=$tmp/out/timeseries-$(slug captures/accecn-ce-server.pcap).json
+mutant timeseries-no-columns "$ts" 'del(.flows[0].timeseries.columns)'
+mutant timeseries-short-bin "$ts" '.flows[0].timeseries.c2s.bins[0] |= .[0:6]'
+bn=$tmp/out/$(slug "$BUILD/gen/pathdiag/pair-dualq.pcap").json
+if [ -s "$bn" ]; then
+    mutant bottleneck-looks-like-enum "$bn" '.bottlenecks[0].looks_like = "dual_queue"'
+    mutant bottleneck-no-l4s-flows "$bn" 'del(.bottlenecks[0].l4s.flows)'
+fi
+qc=$tmp/out/$(slug "$BUILD/gen/quic/bleached.pcap").json
+if [ -s "$qc" ]; then
+    mutant quic-verdict-enum "$qc" '.flows[0].quic.verdict = "failed"'
+    mutant quic-no-validation "$qc" 'del(.flows[0].quic.c2s.validation)'
+    mutant quic-failure-without-failed "$qc" '.flows[0].quic.c2s.validation = "validated"'
+    mutant quic-on-tcp "$ref" '.flows[0].quic = {}'
+fi
+mutant ndjson-finding-no-kind "$nd" 'if .event == "finding" then del(.kind) else . end' --ndjson
+mutant ndjson-flow-end-reason "$nd" 'if .event == "flow_end" then .reason = "timeout" else . end' --ndjson
+mutant ndjson-flow-end-no-verdict "$nd" 'if .event == "flow_end" then del(.flow.verdict) else . end' --ndjson
+mutant ndjson-summary-no-frames "$nd" 'if .event == "summary" then del(.totals.frames) else . end' --ndjson
+mutant ndjson-event-enum "$nd" 'if .event == "summary" then .event = "end" else . end' --ndjson
+res=$("$PY" tests/schema_validate.py "$SCHEMA" "$tmp"/bad/* 2>&1)
+for f in "$tmp"/bad/*; do
+    [ -e "$f" ] || continue
+    n=${f##*/}
+    line=$(echo "$res" | grep -F " $f" | head -1)
+    case $line in
+    FAIL*) ok "rejects ${n%.*} (${why[$n]}): ${line#*: }" ;;
+    ok*) bad "accepts ${n%.*}: ${why[$n]}" ;;
+    *) bad "${n%.*}: no verdict from the validator: $(echo "$res" | tail -3)" ;;
+    esac
+done
+
+# the schema's enums name exactly what the sources define
+# names SYMBOL: the strings of the C array SYMBOL, one per line, sorted
+names() {
+    awk -v sym="$1" '$0 ~ "const char \\*const " sym "\\[" { on = 1 } on { print } on && /};/ { exit }' \
+        src/*.c dissectors/*.c | grep -o '"[a-z0-9_]*"' | tr -d '"' | sort -u
+}
+enum_check() { # enum_check SYMBOL JQ-PATH-IN-SCHEMA [NAME-THE-REPORT-WRITES-AS-NULL]
+    local src sch
+    src=$(names "$1" | grep -vx -- "${3:-}")
+    sch=$(jq -r "$2 | .[]" "$SCHEMA" 2>/dev/null | sort -u)
+    if [ -z "$src" ]; then
+        bad "enum $1: not found in src/ or dissectors/"
+    elif [ "$src" = "$sch" ]; then
+        ok "enum $1: $(echo "$src" | wc -l) names, as in the schema"
+    else
+        bad "enum $1: sources and schema differ: $(diff <(echo "$src") <(echo "$sch") | grep '^[<>]' | tr '\n' ' ')"
+    fi
+}
+enum_check ew_misuse_name '.["$defs"].misuse_kind.enum'
+enum_check ew_event_name '.["$defs"].event_name.enum'
+enum_check ew_verdict_name '.["$defs"].verdict.enum'
+enum_check ew_fb_name '.["$defs"].feedback.enum'
+enum_check ew_ect1_name '.["$defs"].ect1.enum'
+enum_check ew_vantage_name '.["$defs"].vantage.enum'
+enum_check ew_neg_name '.["$defs"].negotiation.enum'
+enum_check ew_confidence_name '.["$defs"].confidence.enum'
+enum_check ew_seg_kind_name '.["$defs"].direction.properties.by_kind.required'
+enum_check ew_aqm_name '.["$defs"].dir_path.properties.aqm.enum'
+enum_check ew_quic_verdict_name '.["$defs"].quic.properties.verdict.enum'
+enum_check ew_quic_ptype_name '.["$defs"].quic.properties.packets.required'
+enum_check ew_quic_dir_result_name '.["$defs"].quic_dir.properties.validation.enum'
+enum_check ew_quic_fail_name '.["$defs"].quic_dir.properties.failure.anyOf[0].enum' none
+
+# ecnwatch-report(5) describes every member the schema names
+sed -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' "$MAN" >"$tmp/man.txt"
+missing=""
+for m in $(jq -r '[.. | objects | .properties? // empty | keys[]] | unique | .[]' "$SCHEMA"); do
+    grep -qw -- "$m" "$tmp/man.txt" || missing="$missing $m"
+done
+if [ -z "$missing" ]; then
+    ok "ecnwatch-report(5) names every member of the schema"
+else
+    bad "ecnwatch-report(5) does not name:$missing"
+fi
+
+finish
