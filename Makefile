@@ -2,7 +2,9 @@
 #   make              build build/ecnwatch
 #   make test         every test, also under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make SAN=1        the sanitizer build, in build/asan/
-#   make install      PREFIX=/usr/local DESTDIR=
+#   make install      PREFIX=/usr/local DESTDIR= (binary, man pages, report schema, bash completion)
+#   make uninstall    the same PREFIX and DESTDIR: removes exactly those files
+#   make bench        the benchmark against the floor and tshark (bench/README.md)
 PREFIX ?= /usr/local
 DESTDIR ?=
 CC ?= cc
@@ -17,9 +19,9 @@ SANFLAGS =
 OPT ?= -O2
 endif
 
-PKGS = libpcap jansson ncursesw
+PKGS = libpcap jansson ncursesw libmicrohttpd libcrypto
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -ljansson -lncursesw)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -ljansson -lncursesw -lmicrohttpd -lcrypto)
 CUNIT_LIBS := $(shell pkg-config --libs cunit 2>/dev/null || echo -lcunit)
 
 WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -32,8 +34,8 @@ LDFLAGS += $(SANFLAGS)
 DISSECT_CFLAGS = -Wconversion -Wsign-conversion
 
 DISSECT_SRC = $(wildcard dissectors/*.c)
-CORE_SRC = src/flowtab.c src/analyze.c src/infer.c src/misuse.c src/pathcmp.c src/bottleneck.c src/series.c src/stream.c src/capture.c src/report.c
-MAIN_SRC = src/main.c src/live.c src/ui_curses.c
+CORE_SRC = src/flowtab.c src/analyze.c src/infer.c src/misuse.c src/pathcmp.c src/bottleneck.c src/series.c src/stream.c src/capture.c src/report.c src/metrics.c src/quic.c
+MAIN_SRC = src/main.c src/live.c src/ui_curses.c src/exporter.c
 TEST_SRC = $(wildcard tests/unit/*.c)
 
 DISSECT_OBJ = $(DISSECT_SRC:%.c=$(BUILD)/%.o)
@@ -43,11 +45,11 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ = $(DISSECT_OBJ) $(CORE_OBJ)
 
 BIN = $(BUILD)/ecnwatch
-TOOLS = $(BUILD)/run_tests $(BUILD)/ecngen $(BUILD)/sweep $(BUILD)/tcpgen
+TOOLS = $(BUILD)/run_tests $(BUILD)/ecngen $(BUILD)/sweep $(BUILD)/tcpgen $(BUILD)/quicgen
 # the fuzz harnesses without libFuzzer: replay saved inputs (tests/fuzz/README.md)
-TOOLS += $(BUILD)/replay_dissect $(BUILD)/replay_pipeline $(BUILD)/mkseeds
+TOOLS += $(BUILD)/replay_dissect $(BUILD)/replay_pipeline $(BUILD)/replay_quic $(BUILD)/mkseeds
 
-.PHONY: all tools test test-build check deps clean install uninstall fuzz fuzz-smoke fuzz-build
+.PHONY: all tools test test-build check deps clean install uninstall fuzz fuzz-smoke fuzz-build bench
 
 all: $(BIN)
 
@@ -62,6 +64,9 @@ $(BUILD)/ecngen: $(BUILD)/tests/tools/ecngen.o
 
 $(BUILD)/tcpgen: $(BUILD)/tests/tools/tcpgen.o
 	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/quicgen: $(BUILD)/tests/tools/quicgen.o $(BUILD)/src/quic.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/sweep: $(BUILD)/tests/tools/sweep.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
@@ -89,7 +94,7 @@ FUZZ_CC ?= clang
 FUZZ_BUILD = build/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 20
-FUZZ_NAMES = fuzz_dissect fuzz_pipeline
+FUZZ_NAMES = fuzz_dissect fuzz_pipeline fuzz_quic
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = -g -O1 -std=c11 $(filter-out -Werror,$(WARN)) $(FUZZ_SAN) $(PKG_CFLAGS) -MMD -MP
 FUZZ_LIB_OBJ = $(DISSECT_SRC:%.c=$(FUZZ_BUILD)/%.o) $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o)
@@ -141,17 +146,33 @@ test: deps
 
 check: test
 
+# the benchmark: a generated capture timed against a bare libpcap loop and tshark
+$(BUILD)/benchgen: $(BUILD)/bench/benchgen.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+$(BUILD)/floor: $(BUILD)/bench/floor.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+bench: $(BIN) $(BUILD)/benchgen $(BUILD)/floor
+	@bash bench/run.sh $(BUILD)
+
 clean:
 	rm -rf build
 
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
+	           $(DESTDIR)$(PREFIX)/share/ecnwatch $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/ecnwatch
 	install -m 0644 man/ecnwatch.1 $(DESTDIR)$(PREFIX)/share/man/man1/ecnwatch.1
-	if [ -f man/ecnwatch-report.5 ]; then install -m 0644 man/ecnwatch-report.5 $(DESTDIR)$(PREFIX)/share/man/man5/; fi
+	install -m 0644 man/ecnwatch-report.5 $(DESTDIR)$(PREFIX)/share/man/man5/ecnwatch-report.5
+	install -m 0644 man/ecnwatch-report.schema.json $(DESTDIR)$(PREFIX)/share/ecnwatch/ecnwatch-report.schema.json
+	install -m 0644 completion/ecnwatch.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ecnwatch
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/ecnwatch $(DESTDIR)$(PREFIX)/share/man/man1/ecnwatch.1 \
-	      $(DESTDIR)$(PREFIX)/share/man/man5/ecnwatch-report.5
+	      $(DESTDIR)$(PREFIX)/share/man/man5/ecnwatch-report.5 \
+	      $(DESTDIR)$(PREFIX)/share/ecnwatch/ecnwatch-report.schema.json \
+	      $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ecnwatch
+	rmdir $(DESTDIR)$(PREFIX)/share/ecnwatch 2>/dev/null || true
 
 -include $(shell find build -name '*.d' 2>/dev/null)

@@ -20,6 +20,13 @@ enum {
     IPPROTO_NUM_SHIM6 = 140,
 };
 
+/* a big-endian 16-bit field at p, which the caller has bounds-checked */
+static uint16_t
+be16_at(const uint8_t *p)
+{
+    return (uint16_t)(((unsigned)p[0] << 8) | p[1]);
+}
+
 static uint32_t
 frame_offset(const uint8_t *fs, const uint8_t *p)
 {
@@ -60,20 +67,36 @@ ew_dissect_ipv4(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
     uint32_t hlen, seglen;
     struct ew_cur l4;
 
-    vhl = ew_cur_u8(c);
-    tos = ew_cur_u8(c);
-    totlen = ew_cur_be16(c);
-    id = ew_cur_be16(c);
-    frag = ew_cur_be16(c);
-    ttl = ew_cur_u8(c);
-    proto = ew_cur_u8(c);
-    ew_cur_skip(c, 2); /* checksum */
     pkt->src[10] = 0xff;
     pkt->src[11] = 0xff;
     pkt->dst[10] = 0xff;
     pkt->dst[11] = 0xff;
-    ew_cur_bytes(c, pkt->src + 12, 4);
-    ew_cur_bytes(c, pkt->dst + 12, 4);
+    if (ew_cur_has(c, 20)) {
+        /* the fixed header was captured: read it in place, once checked */
+        const uint8_t *h = c->p;
+
+        vhl = h[0];
+        tos = h[1];
+        totlen = be16_at(h + 2);
+        id = be16_at(h + 4);
+        frag = be16_at(h + 6);
+        ttl = h[8];
+        proto = h[9];
+        memcpy(pkt->src + 12, h + 12, 4);
+        memcpy(pkt->dst + 12, h + 16, 4);
+        c->p += 20;
+    } else {
+        vhl = ew_cur_u8(c);
+        tos = ew_cur_u8(c);
+        totlen = ew_cur_be16(c);
+        id = ew_cur_be16(c);
+        frag = ew_cur_be16(c);
+        ttl = ew_cur_u8(c);
+        proto = ew_cur_u8(c);
+        ew_cur_skip(c, 2); /* checksum */
+        ew_cur_bytes(c, pkt->src + 12, 4);
+        ew_cur_bytes(c, pkt->dst + 12, 4);
+    }
     if (c->trunc) {
         ew_pkt_event(pkt, EW_EV_IPV4_TRUNC);
         pkt->status = EW_PKT_UNDECODABLE;
@@ -155,12 +178,25 @@ ew_dissect_ipv6(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
     struct ew_cur pl;
     bool whole;
 
-    w = ew_cur_be32(c);
-    plen = ew_cur_be16(c);
-    nh = ew_cur_u8(c);
-    hlim = ew_cur_u8(c);
-    ew_cur_bytes(c, pkt->src, 16);
-    ew_cur_bytes(c, pkt->dst, 16);
+    if (ew_cur_has(c, 40)) {
+        /* the fixed header was captured: read it in place, once checked */
+        const uint8_t *h = c->p;
+
+        w = ((uint32_t)be16_at(h) << 16) | be16_at(h + 2);
+        plen = be16_at(h + 4);
+        nh = h[6];
+        hlim = h[7];
+        memcpy(pkt->src, h + 8, 16);
+        memcpy(pkt->dst, h + 24, 16);
+        c->p += 40;
+    } else {
+        w = ew_cur_be32(c);
+        plen = ew_cur_be16(c);
+        nh = ew_cur_u8(c);
+        hlim = ew_cur_u8(c);
+        ew_cur_bytes(c, pkt->src, 16);
+        ew_cur_bytes(c, pkt->dst, 16);
+    }
     if (c->trunc) {
         ew_pkt_event(pkt, EW_EV_IPV6_TRUNC);
         pkt->status = EW_PKT_UNDECODABLE;

@@ -54,44 +54,73 @@ parse_accecn(struct ew_cur *body, uint8_t kind, uint8_t order, uint8_t len, stru
     }
 }
 
+static uint16_t
+be16_at(const uint8_t *p)
+{
+    return (uint16_t)(((unsigned)p[0] << 8) | p[1]);
+}
+
+static uint32_t
+be32_at(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
 /* Walk the option space. `captured_all` says whether the whole option space
  * was captured, so that running out can be told apart: truncated by the
- * snaplen, or an option that overruns the space (invalid). */
+ * snaplen, or an option that overruns the space (invalid). Every read is
+ * checked against the end of the cursor first; an option's body is read in
+ * place once its whole length has been found inside. */
 static void
 parse_options(struct ew_cur *o, size_t space, bool captured_all, struct ew_pkt *pkt)
 {
     struct ew_tcp *t = &pkt->u.tcp;
-    const uint8_t *start = o->p;
+    const uint8_t *start = o->p, *p = o->p, *end = o->end;
     unsigned guard = 0;
 
-    while (ew_cur_left(o) > 0 && guard++ < 40) {
-        uint8_t kind = ew_cur_u8(o);
+    /* Linux starts nearly every segment's options with NOP, NOP, timestamps:
+     * taken at once here, the same as three turns of the walk below */
+    if (space >= 12 && end - p >= 12 && p[0] == TCPOPT_NOP && p[1] == TCPOPT_NOP &&
+        p[2] == TCPOPT_TS && p[3] == 10) {
+        t->has_ts = true;
+        t->tsval = be32_at(p + 4);
+        t->tsecr = be32_at(p + 8);
+        p += 12;
+        guard = 3;
+    }
+    while (p < end && guard++ < 40) {
+        uint8_t kind = *p++;
         uint8_t len;
-        struct ew_cur body;
+        size_t blen;
+        const uint8_t *body;
+        struct ew_cur b;
 
         if (kind == TCPOPT_EOL)
             return;
         if (kind == TCPOPT_NOP)
             continue;
-        if (!ew_cur_has(o, 1)) {
+        if (p == end) {
             ew_pkt_event(pkt, captured_all ? EW_EV_TCP_OPT_OVERRUN : EW_EV_TCP_OPT_TRUNC);
             return;
         }
-        len = ew_cur_u8(o);
+        len = *p++;
         if (len < 2) {
             ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
             return;
         }
+        blen = (size_t)len - 2;
         /* longer than the option space the data offset declares: invalid,
          * whatever the capture holds */
-        if ((size_t)len - 2 > space - (size_t)(o->p - start)) {
+        if (blen > space - (size_t)(p - start)) {
             ew_pkt_event(pkt, EW_EV_TCP_OPT_OVERRUN);
             return;
         }
-        if (!ew_cur_sub(o, (size_t)len - 2, &body)) {
+        if ((size_t)(end - p) < blen) {
             ew_pkt_event(pkt, captured_all ? EW_EV_TCP_OPT_OVERRUN : EW_EV_TCP_OPT_TRUNC);
             return;
         }
+        body = p;
+        p += blen;
         switch (kind) {
         case TCPOPT_MSS:
             if (len != 4) {
@@ -99,7 +128,7 @@ parse_options(struct ew_cur *o, size_t space, bool captured_all, struct ew_pkt *
                 break;
             }
             t->has_mss = true;
-            t->mss = ew_cur_be16(&body);
+            t->mss = be16_at(body);
             break;
         case TCPOPT_WS:
             if (len != 3) {
@@ -107,7 +136,7 @@ parse_options(struct ew_cur *o, size_t space, bool captured_all, struct ew_pkt *
                 break;
             }
             t->has_ws = true;
-            t->ws = ew_cur_u8(&body);
+            t->ws = body[0];
             break;
         case TCPOPT_SACKPERM:
             if (len != 2)
@@ -127,21 +156,24 @@ parse_options(struct ew_cur *o, size_t space, bool captured_all, struct ew_pkt *
                 break;
             }
             t->has_ts = true;
-            t->tsval = ew_cur_be32(&body);
-            t->tsecr = ew_cur_be32(&body);
+            t->tsval = be32_at(body);
+            t->tsecr = be32_at(body + 4);
             break;
         case TCPOPT_ACCECN0:
         case TCPOPT_ACCECN1:
-            parse_accecn(&body, kind, kind == TCPOPT_ACCECN1, len, t);
+            ew_cur_init(&b, body, blen);
+            parse_accecn(&b, kind, kind == TCPOPT_ACCECN1, len, t);
             break;
         case TCPOPT_EXP:
             if (len < 4) {
                 ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN); /* no room for an ExID (RFC 6994) */
             } else {
-                uint16_t exid = ew_cur_be16(&body);
+                uint16_t exid = be16_at(body);
 
-                if (exid == TCP_EXID_ACCECN0 || exid == TCP_EXID_ACCECN1)
-                    parse_accecn(&body, kind, exid == TCP_EXID_ACCECN1, len, t);
+                if (exid == TCP_EXID_ACCECN0 || exid == TCP_EXID_ACCECN1) {
+                    ew_cur_init(&b, body + 2, blen - 2);
+                    parse_accecn(&b, kind, exid == TCP_EXID_ACCECN1, len, t);
+                }
             }
             break;
         default:
@@ -164,14 +196,28 @@ ew_dissect_tcp(struct ew_cur *c, uint32_t seglen, struct ew_pkt *pkt, const uint
         ew_pkt_event(pkt, EW_EV_TCP_SHORT);
         return;
     }
-    t->sport = ew_cur_be16(c);
-    t->dport = ew_cur_be16(c);
-    t->seq = ew_cur_be32(c);
-    t->ack = ew_cur_be32(c);
-    offb = ew_cur_u8(c);
-    flb = ew_cur_u8(c);
-    t->window = ew_cur_be16(c);
-    ew_cur_skip(c, 4); /* checksum, urgent pointer */
+    if (ew_cur_has(c, 20)) {
+        /* the fixed header was captured: read it in place, once checked */
+        const uint8_t *h = c->p;
+
+        t->sport = be16_at(h);
+        t->dport = be16_at(h + 2);
+        t->seq = be32_at(h + 4);
+        t->ack = be32_at(h + 8);
+        offb = h[12];
+        flb = h[13];
+        t->window = be16_at(h + 14);
+        c->p += 20;
+    } else {
+        t->sport = ew_cur_be16(c);
+        t->dport = ew_cur_be16(c);
+        t->seq = ew_cur_be32(c);
+        t->ack = ew_cur_be32(c);
+        offb = ew_cur_u8(c);
+        flb = ew_cur_u8(c);
+        t->window = ew_cur_be16(c);
+        ew_cur_skip(c, 4); /* checksum, urgent pointer */
+    }
     if (c->trunc) {
         ew_pkt_event(pkt, EW_EV_TCP_TRUNC);
         return;
@@ -223,4 +269,7 @@ ew_dissect_udp(struct ew_cur *c, uint32_t seglen, struct ew_pkt *pkt, const uint
     }
     pkt->l4 = EW_L4_UDP;
     pkt->l4_end = (uint32_t)(start - fs) + 8;
+    /* borrowed (pkt.h): what was captured of the payload, within the UDP length */
+    pkt->l4_payload = c->p;
+    pkt->l4_payload_len = ew_cur_left(c) < u->payload ? (uint32_t)ew_cur_left(c) : u->payload;
 }

@@ -2,8 +2,8 @@
 # install-deps.sh - install the Debian packages that building and testing
 # ecnwatch need, when any is missing. Run as root on Debian 12 (apt-get).
 set -eu
-PKGS="build-essential pkg-config libpcap-dev libjansson-dev libncurses-dev libcunit1-dev
-      tshark jq gzip tmux python3 iproute2 util-linux procps chromium"
+PKGS="build-essential pkg-config libpcap-dev libjansson-dev libncurses-dev libcunit1-dev libmicrohttpd-dev libssl-dev curl
+      tshark jq gzip tmux python3 iproute2 util-linux procps chromium python3-jsonschema man-db time"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -8,6 +8,7 @@
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/misuse.h"
+#include "ecnwatch/quic.h"
 
 const char *const ew_neg_name[] = {
     [EW_NEG_NONE] = "none",     [EW_NEG_RFC3168] = "rfc3168", [EW_NEG_ACCECN] = "accecn",
@@ -53,6 +54,7 @@ on_evict(void *arg, const struct ew_flow *f)
         an->user_evict(an->user_evict_arg, f);
     if (an->series)
         ew_series_release(an->series, (struct ew_flow *)(uintptr_t)f);
+    ew_quic_release(an->quic, f);
 }
 
 int
@@ -64,6 +66,12 @@ ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg)
     an->tab = ew_flowtab_new(cfg->max_flows, cfg->hash_seed, cfg->idle_ns, on_evict, an);
     if (an->tab && cfg->on_end)
         ew_flowtab_set_end_cb(an->tab, cfg->on_end, cfg->end_arg);
+    /* as many QUIC entries as flow records: a flow gives its entry back on eviction */
+    an->quic = an->tab ? ew_quic_pool_new(cfg->max_flows) : NULL;
+    if (an->tab && !an->quic) {
+        ew_flowtab_free(an->tab);
+        an->tab = NULL;
+    }
     return an->tab ? 0 : -1;
 }
 
@@ -102,6 +110,8 @@ ew_analyzer_free(struct ew_analyzer *an)
 {
     ew_flowtab_free(an->tab);
     an->tab = NULL;
+    ew_quic_pool_free(an->quic);
+    an->quic = NULL;
 }
 
 /* RFC 1982 serial number arithmetic on 32-bit sequence numbers */
@@ -205,14 +215,23 @@ ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_n
     bool created;
     int dir, ev;
 
+    /* the frame's number in its file when the reader knows it (a filter skips
+     * frames), else its position among the frames given */
+    if (pkt->frame_no)
+        frame = pkt->frame_no;
     if (!an->have_time) {
-        an->first_ns = ts_ns;
+        an->first_ns = an->last_ns = ts_ns;
         an->have_time = true;
     }
-    an->last_ns = ts_ns;
-    for (ev = 0; ev < EW_EV_COUNT; ev++)
-        if (ew_pkt_has_event(pkt, (enum ew_event)ev))
-            tot->events[ev]++;
+    if (ts_ns < an->first_ns)
+        an->first_ns = ts_ns;
+    if (ts_ns > an->last_ns)
+        an->last_ns = ts_ns;
+    if (pkt->events) { /* most frames have none: skip the walk */
+        for (ev = 0; ev < EW_EV_COUNT; ev++)
+            if (ew_pkt_has_event(pkt, (enum ew_event)ev))
+                tot->events[ev]++;
+    }
     if (pkt->events & trunc_events)
         tot->truncated++;
     if (pkt->events & ~(trunc_events | benign_events))
@@ -272,6 +291,9 @@ ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_n
         d->payload_bytes += pkt->u.udp.payload;
         if (pkt->u.udp.payload > d->max_payload)
             d->max_payload = pkt->u.udp.payload;
+        if (pkt->l4_payload_len > 0)
+            ew_quic_datagram(an->quic, f, dir, pkt->ecn & EW_ECN_MASK, pkt->l4_payload,
+                             pkt->l4_payload_len, pkt->u.udp.payload, frame);
     }
     if (an->series)
         ew_series_packet(an->series, f, dir, pkt, ts_ns);

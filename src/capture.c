@@ -1,4 +1,12 @@
-/* capture.c - libpcap offline reading (pcap and pcapng) and link-type mapping. */
+/* capture.c - libpcap offline reading (pcap and pcapng) and link-type mapping.
+ *
+ * A classic pcap file (version 2.4, written in this machine's byte order)
+ * read without a filter is read here in large blocks, its records parsed in
+ * place, instead of two stdio reads and a copy per record inside libpcap.
+ * The first record that is not plainly sound (a capture length past the
+ * snapshot length, an odd timestamp, a short read at the end) is handed
+ * back to libpcap at its offset, so that what follows, and every message,
+ * is libpcap's own. */
 #include "ecnwatch/capture.h"
 
 #include <errno.h>
@@ -8,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef DLT_IPV4
 #define DLT_IPV4 228
@@ -19,8 +28,28 @@
 #define DLT_LINUX_SLL2 276
 #endif
 
+#define FAST_BUF_SIZE (1u << 20)
+#define FAST_MAX_SNAPLEN 262144u /* libpcap's largest for the link types read here */
+
+/* the block reader of classic pcap files */
+struct fast {
+    int fd;
+    uint8_t *buf;     /* FAST_BUF_SIZE bytes */
+    size_t len;       /* bytes held */
+    size_t pos;       /* offset of the next record in buf */
+    uint64_t off;     /* file offset of buf[0] */
+    uint32_t snaplen; /* libpcap's snapshot length: larger records go to libpcap */
+    bool nsec;        /* nanosecond timestamps */
+    bool eof;
+};
+
 struct ew_capture {
     pcap_t *p;
+    struct bpf_program prog; /* offline: the filter, applied here to keep file frame numbers */
+    bool have_prog;
+    uint64_t number;         /* frames read from the file so far */
+    FILE *fp;   /* the file libpcap reads (offline) */
+    struct fast *fast; /* NULL: every record through libpcap */
     bool live;
     bool micro; /* timestamps in microseconds (live, no nanosecond support) */
     enum ew_link link;
@@ -55,6 +84,133 @@ map_link(int dlt, enum ew_link *out)
         }
     }
     return -1;
+}
+
+static uint32_t
+host32(const uint8_t *b)
+{
+    uint32_t v;
+
+    memcpy(&v, b, 4);
+    return v;
+}
+
+/* Read records here when the file is a regular file in the classic pcap
+ * format, version 2.4, in this machine's byte order; else leave it all to
+ * libpcap. libpcap has read the 24-byte file header; records follow it. */
+static void
+fast_setup(struct ew_capture *cap, FILE *fp)
+{
+    struct stat st;
+    uint8_t hdr[24];
+    uint32_t magic;
+    uint16_t major, minor;
+    int snap = pcap_snapshot(cap->p);
+    struct fast *f;
+    int fd = fileno(fp);
+
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return;
+    if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
+        return;
+    magic = host32(hdr);
+    memcpy(&major, hdr + 4, 2);
+    memcpy(&minor, hdr + 6, 2);
+    if ((magic != 0xa1b2c3d4 && magic != 0xa1b23c4d) || major != 2 || minor != 4 ||
+        pcap_is_swapped(cap->p) || snap <= 0 || (unsigned)snap > FAST_MAX_SNAPLEN)
+        return;
+    f = calloc(1, sizeof(*f));
+    if (!f)
+        return;
+    f->buf = malloc(FAST_BUF_SIZE);
+    if (!f->buf) {
+        free(f);
+        return;
+    }
+    f->fd = fd;
+    f->off = sizeof(hdr);
+    f->snaplen = (uint32_t)snap;
+    f->nsec = magic == 0xa1b23c4d;
+    cap->fast = f;
+    cap->fp = fp;
+}
+
+static void
+fast_free(struct ew_capture *cap)
+{
+    if (cap->fast) {
+        free(cap->fast->buf);
+        free(cap->fast);
+        cap->fast = NULL;
+    }
+}
+
+/* Give the rest of the file to libpcap from the next record on. 0, or -1
+ * with errbuf set. */
+static int
+fast_handover(struct ew_capture *cap, char *errbuf, size_t errlen)
+{
+    uint64_t at = cap->fast->off + cap->fast->pos;
+
+    fast_free(cap);
+    if (fseeko(cap->fp, (off_t)at, SEEK_SET) != 0) {
+        snprintf(errbuf, errlen, "cannot seek to offset %llu: %s", (unsigned long long)at,
+                 strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* the next record from the block reader: EW_CAP_FRAME, EW_CAP_END, or -2
+ * when libpcap is to take over at this record */
+static int
+fast_next(struct fast *f, struct ew_frame *fr)
+{
+    for (;;) {
+        size_t avail = f->len - f->pos;
+
+        if (avail >= 16) {
+            const uint8_t *h = f->buf + f->pos;
+            uint32_t sec = host32(h), frac = host32(h + 4), caplen = host32(h + 8);
+
+            /* anything libpcap would adjust, clamp or refuse is its to handle */
+            if (caplen > f->snaplen || sec > INT32_MAX ||
+                frac >= (f->nsec ? 1000000000u : 1000000u))
+                return -2;
+            if (avail - 16 >= caplen) {
+                fr->data = h + 16;
+                fr->caplen = caplen;
+                fr->wirelen = host32(h + 12);
+                fr->ts_ns = (int64_t)sec * 1000000000 + (int64_t)(f->nsec ? frac : frac * 1000u);
+                f->pos += 16 + (size_t)caplen;
+                return EW_CAP_FRAME;
+            }
+        }
+        if (f->eof)
+            return avail == 0 ? EW_CAP_END : -2; /* a cut record: libpcap says how */
+        /* keep the partial record, fill the rest of the buffer */
+        if (f->pos > 0) {
+            memmove(f->buf, f->buf + f->pos, avail);
+            f->off += f->pos;
+            f->pos = 0;
+            f->len = avail;
+        }
+        for (;;) {
+            ssize_t n = pread(f->fd, f->buf + f->len, FAST_BUF_SIZE - f->len,
+                              (off_t)(f->off + f->len));
+
+            if (n > 0) {
+                f->len += (size_t)n;
+                break;
+            }
+            if (n == 0) {
+                f->eof = true;
+                break;
+            }
+            if (errno != EINTR)
+                return -2; /* libpcap reads it again and reports the error */
+        }
+    }
 }
 
 static const char *
@@ -118,22 +274,18 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
     }
     if (!cap->link_name)
         cap->link_name = "unknown";
+    /* offline the filter is applied here rather than by libpcap, so that
+     * frame numbers stay those of the file, as Wireshark numbers them */
     if (filter && filter[0]) {
-        struct bpf_program prog;
-
-        if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+        if (pcap_compile(p, &cap->prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
             snprintf(errbuf, errlen, "bad filter expression '%s': %s", filter, pcap_geterr(p));
             ew_capture_close(cap);
             return EW_CAP_ERR_FILTER;
         }
-        if (pcap_setfilter(p, &prog) != 0) {
-            snprintf(errbuf, errlen, "cannot apply filter '%s': %s", filter, pcap_geterr(p));
-            pcap_freecode(&prog);
-            ew_capture_close(cap);
-            return EW_CAP_ERR_FILTER;
-        }
-        pcap_freecode(&prog);
+        cap->have_prog = true;
     }
+    if (fp != stdin)
+        fast_setup(cap, fp);
     *out = cap;
     return 0;
 }
@@ -264,7 +416,7 @@ static void
 dispatch_cb(u_char *user, const struct pcap_pkthdr *h, const u_char *data)
 {
     struct dispatch_ctx *d = (struct dispatch_ctx *)(void *)user;
-    struct ew_frame fr;
+    struct ew_frame fr = {0};
     int64_t sec = h->ts.tv_sec < 0 ? 0 : h->ts.tv_sec > 4000000000 ? 4000000000 : h->ts.tv_sec;
 
     fr.data = data;
@@ -313,12 +465,44 @@ ew_capture_link_name(const struct ew_capture *cap)
     return cap->link_name;
 }
 
+static enum ew_cap_next read_next(struct ew_capture *cap, struct ew_frame *fr, char *errbuf,
+                                  size_t errlen);
+
 enum ew_cap_next
 ew_capture_next(struct ew_capture *cap, struct ew_frame *fr, char *errbuf, size_t errlen)
 {
+    enum ew_cap_next rc;
+
+    while ((rc = read_next(cap, fr, errbuf, errlen)) == EW_CAP_FRAME) {
+        struct pcap_pkthdr h;
+
+        fr->number = ++cap->number;
+        if (!cap->have_prog)
+            break;
+        memset(&h, 0, sizeof(h));
+        h.caplen = fr->caplen;
+        h.len = fr->wirelen;
+        if (pcap_offline_filter(&cap->prog, &h, fr->data))
+            break;
+    }
+    return rc;
+}
+
+static enum ew_cap_next
+read_next(struct ew_capture *cap, struct ew_frame *fr, char *errbuf, size_t errlen)
+{
     struct pcap_pkthdr *h;
     const u_char *data;
-    int rc = pcap_next_ex(cap->p, &h, &data);
+    int rc;
+
+    if (cap->fast) {
+        rc = fast_next(cap->fast, fr);
+        if (rc != -2)
+            return (enum ew_cap_next)rc;
+        if (fast_handover(cap, errbuf, errlen) != 0)
+            return EW_CAP_BROKEN;
+    }
+    rc = pcap_next_ex(cap->p, &h, &data);
 
     if (rc == 1) {
         /* pcapng can carry any 64-bit time: clamp to 1970..2096 so nanoseconds fit */
@@ -341,6 +525,9 @@ ew_capture_close(struct ew_capture *cap)
 {
     if (!cap)
         return;
+    fast_free(cap);
+    if (cap->have_prog)
+        pcap_freecode(&cap->prog);
     if (cap->p)
         pcap_close(cap->p); /* closes the FILE too (also stdin) */
     free(cap);

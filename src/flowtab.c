@@ -11,16 +11,31 @@ const char *const ew_seg_kind_name[EW_SEG_COUNT] = {
     [EW_SEG_OTHER] = "other",
 };
 
-/* an intrusive doubly linked list of record indices (+1; 0 = none) */
+/* a doubly linked list of record indices (+1; 0 = none) */
 struct ew_list {
     uint32_t head, tail;
 };
 
+/* one index entry: the record (index + 1, 0 = empty) and its key's hash, so
+ * that probing and deletion do not touch other flows' records */
+struct ew_slot {
+    uint32_t ref;
+    uint32_t hash;
+};
+
+/* a record's place in its list (live or ended); kept beside the records,
+ * not in them, so that moving a flow to the tail on each of its packets
+ * touches a small array instead of three other flows' records */
+struct ew_lru_link {
+    uint32_t prev, next;
+};
+
 struct ew_flowtab {
     struct ew_flow *rec; /* max_flows records, allocated once */
+    struct ew_lru_link *lnk; /* max_flows list links, by record */
     uint32_t max_flows;
     uint32_t used;       /* records handed out so far (never shrinks) */
-    uint32_t *slot;      /* index: record index + 1, 0 = empty */
+    struct ew_slot *slot; /* the index */
     uint32_t mask;       /* slot count - 1 (a power of two, >= 2 * max_flows) */
     uint64_t seed;
     int64_t idle_ns;
@@ -33,51 +48,81 @@ struct ew_flowtab {
     struct ew_flowtab_stats st;
 };
 
+_Static_assert(sizeof(struct ew_flow_key) == 40, "the key is hashed and compared as five words");
+
 static uint64_t
 rotl64(uint64_t x, int r)
 {
     return (x << r) | (x >> (64 - r));
 }
 
+/* 64 x 64 -> 128-bit multiply, folded: the mixing step of wyhash */
 static uint64_t
-fmix64(uint64_t k)
+mum(uint64_t a, uint64_t b)
 {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ULL;
-    k ^= k >> 33;
-    return k;
+#ifdef __SIZEOF_INT128__
+    __uint128_t r = (__uint128_t)a * b;
+
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+#else
+    uint64_t al = a & 0xffffffffu, ah = a >> 32, bl = b & 0xffffffffu, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    uint64_t mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+    uint64_t lo = (ll & 0xffffffffu) | (mid << 32);
+    uint64_t hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+
+    return lo ^ hi;
+#endif
 }
 
+/* Seeded hash of the 40-byte key: five words through four folded
+ * multiplies, the seed in both operands of each so that no key word can
+ * cancel one without knowing it. */
 uint64_t
 ew_flow_hash(const struct ew_flow_key *key, uint64_t seed)
 {
-    const uint8_t *b = (const uint8_t *)key;
-    uint64_t h = seed ^ (sizeof(*key) * 0x9e3779b97f4a7c15ULL);
-    size_t i;
+    uint64_t w[5], s, u, a, b, c;
 
-    for (i = 0; i + 8 <= sizeof(*key); i += 8) {
-        uint64_t w;
-
-        memcpy(&w, b + i, 8);
-        w *= 0x87c37b91114253d5ULL;
-        w = rotl64(w, 31);
-        w *= 0x4cf5ad432745937fULL;
-        h ^= w;
-        h = rotl64(h, 27) * 5 + 0x52dce729;
-    }
-    return fmix64(h ^ seed);
+    memcpy(w, key, sizeof(w));
+    s = seed * 0x9e3779b97f4a7c15ULL + 0xa0761d6478bd642fULL;
+    u = rotl64(s, 29) ^ 0xe7037ed1a0b428dbULL;
+    a = mum(w[0] ^ s, w[1] ^ u);
+    b = mum(w[2] ^ u, w[3] ^ s);
+    c = mum(w[4] ^ s, a ^ u);
+    return mum(b ^ c ^ 0x8ebc6af09c88c6e3ULL, s ^ 0x589965cc75374cc3ULL);
 }
 
+static uint64_t
+load_be64(const uint8_t *b)
+{
+    return ((uint64_t)b[0] << 56) | ((uint64_t)b[1] << 48) | ((uint64_t)b[2] << 40) |
+           ((uint64_t)b[3] << 32) | ((uint64_t)b[4] << 24) | ((uint64_t)b[5] << 16) |
+           ((uint64_t)b[6] << 8) | (uint64_t)b[7];
+}
+
+/* memcmp() order of the addresses, then the ports: as two big-endian words */
 static int
 addr_port_cmp(const uint8_t *a, uint16_t pa, const uint8_t *b, uint16_t pb)
 {
-    int c = memcmp(a, b, 16);
+    uint64_t x = load_be64(a), y = load_be64(b);
 
-    if (c != 0)
-        return c;
+    if (x == y) {
+        x = load_be64(a + 8);
+        y = load_be64(b + 8);
+    }
+    if (x != y)
+        return x < y ? -1 : 1;
     return (pa > pb) - (pa < pb);
+}
+
+static bool
+key_eq(const struct ew_flow_key *a, const struct ew_flow_key *b)
+{
+    uint64_t x[5], y[5];
+
+    memcpy(x, a, sizeof(x));
+    memcpy(y, b, sizeof(y));
+    return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) | (x[4] ^ y[4])) == 0;
 }
 
 int
@@ -125,8 +170,9 @@ ew_flowtab_new(uint32_t max_flows, uint64_t seed, int64_t idle_ns, ew_flow_evict
     if (!t)
         return NULL;
     t->rec = calloc(max_flows, sizeof(*t->rec));
+    t->lnk = calloc(max_flows, sizeof(*t->lnk));
     t->slot = calloc((size_t)nslots, sizeof(*t->slot));
-    if (!t->rec || !t->slot) {
+    if (!t->rec || !t->lnk || !t->slot) {
         ew_flowtab_free(t);
         return NULL;
     }
@@ -145,6 +191,7 @@ ew_flowtab_free(struct ew_flowtab *t)
     if (!t)
         return;
     free(t->rec);
+    free(t->lnk);
     free(t->slot);
     free(t);
 }
@@ -162,28 +209,30 @@ ref_of(const struct ew_flowtab *t, const struct ew_flow *f)
 }
 
 static void
-list_unlink(struct ew_flowtab *t, struct ew_list *l, struct ew_flow *f)
+list_unlink(struct ew_flowtab *t, struct ew_list *l, uint32_t r)
 {
-    if (f->lru_prev)
-        rec_at(t, f->lru_prev)->lru_next = f->lru_next;
+    struct ew_lru_link *k = &t->lnk[r - 1];
+
+    if (k->prev)
+        t->lnk[k->prev - 1].next = k->next;
     else
-        l->head = f->lru_next;
-    if (f->lru_next)
-        rec_at(t, f->lru_next)->lru_prev = f->lru_prev;
+        l->head = k->next;
+    if (k->next)
+        t->lnk[k->next - 1].prev = k->prev;
     else
-        l->tail = f->lru_prev;
-    f->lru_prev = f->lru_next = 0;
+        l->tail = k->prev;
+    k->prev = k->next = 0;
 }
 
 static void
-list_append(struct ew_flowtab *t, struct ew_list *l, struct ew_flow *f)
+list_append(struct ew_flowtab *t, struct ew_list *l, uint32_t r)
 {
-    uint32_t r = ref_of(t, f);
+    struct ew_lru_link *k = &t->lnk[r - 1];
 
-    f->lru_prev = l->tail;
-    f->lru_next = 0;
+    k->prev = l->tail;
+    k->next = 0;
     if (l->tail)
-        rec_at(t, l->tail)->lru_next = r;
+        t->lnk[l->tail - 1].next = r;
     else
         l->head = r;
     l->tail = r;
@@ -197,19 +246,19 @@ index_remove(struct ew_flowtab *t, const struct ew_flow *f)
     uint32_t ref = ref_of(t, f);
     uint32_t i = f->hash & t->mask;
 
-    while (t->slot[i] != ref)
+    while (t->slot[i].ref != ref)
         i = (i + 1) & t->mask;
     for (;;) {
         uint32_t j = i;
 
-        t->slot[i] = 0;
+        t->slot[i].ref = 0;
         for (;;) {
             uint32_t home;
 
             j = (j + 1) & t->mask;
-            if (t->slot[j] == 0)
+            if (t->slot[j].ref == 0)
                 return;
-            home = rec_at(t, t->slot[j])->hash & t->mask;
+            home = t->slot[j].hash & t->mask;
             /* move slot j back to i unless its home lies cyclically in (i, j] */
             if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
                 continue;
@@ -223,12 +272,13 @@ index_remove(struct ew_flowtab *t, const struct ew_flow *f)
 static void
 end_flow(struct ew_flowtab *t, struct ew_flow *f)
 {
+    f->end_reason = EW_END_IDLE;
     if (t->on_end)
         t->on_end(t->end_arg, f);
     index_remove(t, f);
-    list_unlink(t, &t->live, f);
+    list_unlink(t, &t->live, ref_of(t, f));
     f->ended = true;
-    list_append(t, &t->ended, f);
+    list_append(t, &t->ended, ref_of(t, f));
     t->st.live--;
     t->st.expired++;
 }
@@ -244,13 +294,15 @@ take_record(struct ew_flowtab *t)
         return &t->rec[t->used++];
     if (t->ended.head) {
         f = rec_at(t, t->ended.head);
-        list_unlink(t, &t->ended, f);
+        list_unlink(t, &t->ended, t->ended.head);
     } else {
         f = rec_at(t, t->live.head);
         index_remove(t, f);
-        list_unlink(t, &t->live, f);
+        list_unlink(t, &t->live, t->live.head);
         t->st.live--;
     }
+    if (!f->ended)
+        f->end_reason = EW_END_EVICTED;
     if (t->on_evict)
         t->on_evict(t->evict_arg, f);
     t->st.evicted++;
@@ -265,15 +317,17 @@ ew_flowtab_get(struct ew_flowtab *t, const struct ew_flow_key *key, int64_t now_
     uint32_t i = h & t->mask;
     struct ew_flow *f;
 
-    while (t->slot[i]) {
-        f = rec_at(t, t->slot[i]);
-        if (f->hash == h && memcmp(&f->key, key, sizeof(*key)) == 0) {
-            if (t->idle_ns > 0 && now_ns - f->last_ns > t->idle_ns) {
-                end_flow(t, f);
-                break; /* a new flow of the same key follows */
+    while (t->slot[i].ref) {
+        if (t->slot[i].hash == h) {
+            f = rec_at(t, t->slot[i].ref);
+            if (key_eq(&f->key, key)) {
+                if (t->idle_ns > 0 && now_ns - f->last_ns > t->idle_ns) {
+                    end_flow(t, f);
+                    break; /* a new flow of the same key follows */
+                }
+                *created = false;
+                return f;
             }
-            *created = false;
-            return f;
         }
         i = (i + 1) & t->mask;
     }
@@ -286,10 +340,11 @@ ew_flowtab_get(struct ew_flowtab *t, const struct ew_flow_key *key, int64_t now_
     f->first_ns = f->last_ns = now_ns;
     /* the index may have changed (eviction, expiry): probe again for a free slot */
     i = h & t->mask;
-    while (t->slot[i])
+    while (t->slot[i].ref)
         i = (i + 1) & t->mask;
-    t->slot[i] = ref_of(t, f);
-    list_append(t, &t->live, f);
+    t->slot[i].ref = ref_of(t, f);
+    t->slot[i].hash = h;
+    list_append(t, &t->live, ref_of(t, f));
     t->st.live++;
     t->st.in_table++;
     *created = true;
@@ -299,10 +354,12 @@ ew_flowtab_get(struct ew_flowtab *t, const struct ew_flow_key *key, int64_t now_
 void
 ew_flowtab_touch(struct ew_flowtab *t, struct ew_flow *f)
 {
-    if (f->ended || t->live.tail == ref_of(t, f))
+    uint32_t r = ref_of(t, f);
+
+    if (f->ended || t->live.tail == r)
         return;
-    list_unlink(t, &t->live, f);
-    list_append(t, &t->live, f);
+    list_unlink(t, &t->live, r);
+    list_append(t, &t->live, r);
 }
 
 uint32_t
@@ -368,7 +425,7 @@ ew_flowtab_foreach_recent(struct ew_flowtab *t, int64_t since_ns,
 
         if (f->last_ns < since_ns)
             break;
-        r = f->lru_prev;
+        r = t->lnk[r - 1].prev;
         fn(arg, f);
     }
 }
@@ -381,7 +438,7 @@ ew_flowtab_foreach_live(struct ew_flowtab *t, void (*fn)(void *arg, struct ew_fl
     while (r) {
         struct ew_flow *f = rec_at(t, r);
 
-        r = f->lru_next;
+        r = t->lnk[r - 1].next;
         fn(arg, f);
     }
 }

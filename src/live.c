@@ -15,6 +15,7 @@
 
 #include "ecnwatch/capture.h"
 #include "ecnwatch/dissect.h"
+#include "ecnwatch/exporter.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/report.h"
 #include "ecnwatch/stream.h"
@@ -116,13 +117,14 @@ ew_live_run(const struct ew_live_cfg *cfg, volatile sig_atomic_t *stop)
     struct live l;
     struct ew_capture *cap = NULL;
     struct ew_ui *ui = NULL;
+    struct ew_exporter *mx = NULL;
     struct ew_report_src src = {.kind = "interface"};
     char err[EW_ERRBUF_SIZE];
     int rc, status = 0, interval_ms = (int)(cfg->interval_s * 1000);
     int64_t next_refresh, last_rate_ns;
     uint64_t last_frames = 0, recv = 0, drops = 0;
     double rate = 0;
-    bool drops_known = false, tty = isatty(STDOUT_FILENO) && !cfg->ndjson;
+    bool drops_known = false, tty = isatty(STDOUT_FILENO) && !cfg->ndjson, mx_failed = false;
 
     memset(&l, 0, sizeof(l));
     l.cfg = cfg;
@@ -134,8 +136,20 @@ ew_live_run(const struct ew_live_cfg *cfg, volatile sig_atomic_t *stop)
         fprintf(stderr, "ecnwatch: %s\n", err);
         return rc == EW_CAP_ERR_FILTER ? 2 : 3;
     }
+    /* bound while still privileged: any port can be given */
+    if (cfg->metrics_listen || cfg->metrics_file) {
+        struct ew_exporter_cfg xc = {cfg->metrics_listen, cfg->metrics_file, cfg->iface,
+                                     interval_ms / 1000.0};
+
+        if (ew_exporter_open(&xc, &mx, err, sizeof(err)) != 0) {
+            fprintf(stderr, "ecnwatch: %s\n", err);
+            ew_capture_close(cap);
+            return 3;
+        }
+    }
     if (drop_privileges(cfg->user, err, sizeof(err)) != 0) {
         fprintf(stderr, "ecnwatch: %s\n", err);
+        ew_exporter_close(mx);
         ew_capture_close(cap);
         return 2;
     }
@@ -149,6 +163,7 @@ ew_live_run(const struct ew_live_cfg *cfg, volatile sig_atomic_t *stop)
     if (setup_analyzer(&l) != 0) {
         fprintf(stderr, "ecnwatch: cannot allocate a flow table of %" PRIu32 " flows\n",
                 cfg->an.max_flows);
+        ew_exporter_close(mx);
         ew_capture_close(cap);
         return 2;
     }
@@ -158,6 +173,7 @@ ew_live_run(const struct ew_live_cfg *cfg, volatile sig_atomic_t *stop)
             fprintf(stderr, "ecnwatch: cannot start the terminal view (TERM=%s)\n",
                     getenv("TERM") ? getenv("TERM") : "unset");
             ew_analyzer_free(&l.an);
+            ew_exporter_close(mx);
             ew_capture_close(cap);
             return 2;
         }
@@ -166,8 +182,8 @@ ew_live_run(const struct ew_live_cfg *cfg, volatile sig_atomic_t *stop)
     next_refresh = mono_ns();
     last_rate_ns = next_refresh;
     while (!*stop && !l.limit_reached) {
-        struct pollfd pfd[2];
-        int nfd = 0, timeout, i, keys = 0;
+        struct pollfd pfd[2 + EW_EXPORTER_MAX_FDS];
+        int nfd = 0, timeout, i, keys = 0, first_mx, nmx = 0;
         bool draw = false;
         int64_t now = mono_ns();
 
@@ -182,6 +198,10 @@ ew_live_run(const struct ew_live_cfg *cfg, volatile sig_atomic_t *stop)
             timeout = 0;
         if (timeout > 100)
             timeout = 100; /* also wakes a capture descriptor that does not signal */
+        first_mx = nfd; /* the metrics server's connections, when --metrics */
+        if (mx)
+            nmx = ew_exporter_pollfds(mx, pfd + nfd, EW_EXPORTER_MAX_FDS, &timeout);
+        nfd += nmx;
         if (poll(pfd, (nfds_t)nfd, timeout) < 0 && errno != EINTR) {
             fprintf(stderr, "ecnwatch: poll: %s\n", strerror(errno));
             status = 3;
@@ -224,6 +244,15 @@ ew_live_run(const struct ew_live_cfg *cfg, volatile sig_atomic_t *stop)
             last_frames = l.an.tot.frames;
             last_rate_ns = now;
             drops_known = ew_capture_stats(cap, &recv, &drops) == 0;
+            if (mx) {
+                struct ew_metrics_src ms = {cfg->iface, drops_known, recv, drops};
+
+                if (ew_exporter_tick(mx, &l.an, &ms, false, err, sizeof(err)) != 0) {
+                    mx_failed = true;
+                    status = 4;
+                    break;
+                }
+            }
             if (l.streaming) {
                 ew_stream_packet(&l.stream, wall_ns());
                 if (l.stream.error) {
@@ -237,6 +266,8 @@ ew_live_run(const struct ew_live_cfg *cfg, volatile sig_atomic_t *stop)
             }
             next_refresh = now + (int64_t)interval_ms * 1000000;
         }
+        if (mx)
+            ew_exporter_serve(mx, pfd + first_mx, nmx);
         if (ui && (draw || (keys & EW_UI_REDRAW))) {
             struct ew_ui_status st = {cfg->iface, l.an.tot.frames, rate, drops, drops_known,
                                       wall_ns()};
@@ -247,6 +278,21 @@ ew_live_run(const struct ew_live_cfg *cfg, volatile sig_atomic_t *stop)
 done:
     if (ui)
         ew_ui_stop(ui);
+    if (mx) {
+        /* the file ends with the final counts */
+        if (!mx_failed && cfg->metrics_file && l.have_an) {
+            struct ew_metrics_src ms = {cfg->iface, false, 0, 0};
+
+            ms.have_capture = ew_capture_stats(cap, &ms.received, &ms.dropped) == 0;
+            mx_failed = ew_exporter_tick(mx, &l.an, &ms, true, err, sizeof(err)) != 0;
+        }
+        if (mx_failed || ew_exporter_error(mx)) {
+            fprintf(stderr, "ecnwatch: %s\n", mx_failed ? err : ew_exporter_error(mx));
+            if (status == 0)
+                status = 4;
+        }
+        ew_exporter_close(mx);
+    }
     if (*stop)
         src.interrupted = true;
     if (l.streaming && l.have_an) {

@@ -23,6 +23,7 @@
 #include "ecnwatch/dissect.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/live.h"
+#include "ecnwatch/metrics.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/pathcmp.h"
 #include "ecnwatch/stream.h"
@@ -49,6 +50,8 @@ enum {
     OPT_INTERVAL,
     OPT_TIMESERIES,
     OPT_PLOT,
+    OPT_METRICS,
+    OPT_METRICS_FILE,
 };
 
 #define MAX_FILES 8
@@ -66,6 +69,8 @@ struct options {
     bool interval_set;
     bool timeseries;
     const char *plot_dir;
+    const char *metrics_listen; /* --metrics ADDR:PORT */
+    const char *metrics_file;
     bool json;
     bool ndjson;
     bool quiet;
@@ -118,6 +123,9 @@ usage(FILE *out)
             "  --hash-seed N       fixed flow-hash seed (default: random)\n"
             "  --text-flows N      flows listed in the human summary (default 50)\n"
             "  --fail-on KINDS     exit 1 when any listed misuse kind is found (comma-separated, or any)\n"
+            "  --metrics ADDR:PORT live: serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+            "  --metrics-file PATH the same metrics written to PATH (atomically) each interval;\n"
+            "                      with -r once at the end\n"
             "  -h, --help          this help\n"
             "  -V, --version       the version\n"
             "\n"
@@ -165,6 +173,8 @@ parse_args(int argc, char **argv, struct options *o)
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"timeseries", no_argument, NULL, OPT_TIMESERIES},
         {"plot", required_argument, NULL, OPT_PLOT},
+        {"metrics", required_argument, NULL, OPT_METRICS},
+        {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -219,6 +229,21 @@ parse_args(int argc, char **argv, struct options *o)
             break;
         case OPT_PLOT:
             o->plot_dir = optarg;
+            break;
+        case OPT_METRICS: {
+            struct sockaddr_storage ss;
+            socklen_t sslen;
+            char why[160];
+
+            if (ew_metrics_parse_addr(optarg, &ss, &sslen, why, sizeof(why)) != 0)
+                return bad_value("--metrics", optarg, why);
+            o->metrics_listen = optarg;
+            break;
+        }
+        case OPT_METRICS_FILE:
+            if (!*optarg)
+                return bad_value("--metrics-file", optarg, "a file name");
+            o->metrics_file = optarg;
             break;
         case 'o':
             o->out_file = optarg;
@@ -302,6 +327,11 @@ parse_args(int argc, char **argv, struct options *o)
     }
     if (o->read_file && o->iface) {
         fprintf(stderr, "ecnwatch: -r and -i cannot be used together\n");
+        return EXIT_USAGE;
+    }
+    if (o->metrics_listen && !o->iface) {
+        fprintf(stderr, "ecnwatch: --metrics serves a live capture (-i); with -r use "
+                        "--metrics-file\n");
         return EXIT_USAGE;
     }
     if (optind < argc) {
@@ -529,6 +559,7 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
         }
         frames++;
         ew_dissect_frame(link, fr.data, fr.caplen, fr.wirelen, &pkt);
+        pkt.frame_no = fr.number;
         if (rc->an) {
             ew_analyzer_frame(rc->an, &pkt, fr.ts_ns);
             if (rc->stream)
@@ -540,9 +571,9 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
                 plen = fr.caplen - pkt.l4_end;
             }
             if (rc->hop)
-                ew_hop_match(rc->hop, rc->up, &pkt, payload, plen, frames);
+                ew_hop_match(rc->hop, rc->up, &pkt, payload, plen, fr.number);
             if (rc->index)
-                ew_index_add(rc->index, &pkt, payload, plen, frames);
+                ew_index_add(rc->index, &pkt, payload, plen, fr.number);
         }
     }
     ew_capture_close(cap);
@@ -592,6 +623,8 @@ main(int argc, char **argv)
         lc.out_file = o.out_file;
         lc.fail_on = o.fail_on;
         lc.interval_s = o.interval_s;
+        lc.metrics_listen = o.metrics_listen;
+        lc.metrics_file = o.metrics_file;
         lc.an.max_flows = o.max_flows;
         lc.an.hash_seed = pick_seed(&o);
         lc.an.idle_ns = (int64_t)(o.idle_s * 1e9);
@@ -687,8 +720,16 @@ main(int argc, char **argv)
         fprintf(stderr, "ecnwatch: %s\n", err);
         status = EXIT_OUTPUT;
     }
+    if (o.metrics_file) {
+        struct ew_metrics_src ms = {.interface = NULL};
+
+        if (ew_metrics_write_snapshot(&an, &ms, o.metrics_file, err, sizeof(err)) != 0) {
+            fprintf(stderr, "ecnwatch: --metrics-file %s\n", err);
+            status = EXIT_OUTPUT;
+        }
+    }
     if (o.json) {
-        if (json_dumpf(root, stdout, JSON_INDENT(2)) != 0 || fputc('\n', stdout) == EOF ||
+        if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 || fputc('\n', stdout) == EOF ||
             fflush(stdout) != 0) {
             fprintf(stderr, "ecnwatch: cannot write the report to standard output\n");
             status = EXIT_OUTPUT;
@@ -711,21 +752,27 @@ main(int argc, char **argv)
         status = EXIT_OUTPUT;
     }
     if (status == EXIT_DONE && o.fail_on) {
-        uint64_t counts[32];
+        uint64_t counts[32], path_counts[32] = {0};
         uint32_t found = ew_analyzer_findings(&an, counts);
 
         for (i = 1; i < o.nfiles; i++)
-            found |= ew_hop_kinds(hops[i - 1], counts);
+            found |= ew_hop_kinds(hops[i - 1], path_counts);
         found &= o.fail_on;
 
         if (found) {
             int k;
 
             fprintf(stderr, "ecnwatch: --fail-on matched:");
-            for (k = 0; k < EW_MU_COUNT; k++)
-                if (found & (1u << k))
-                    fprintf(stderr, " %s (%" PRIu64 " flow%s)", ew_misuse_name[k], counts[k],
-                            counts[k] == 1 ? "" : "s");
+            for (k = 0; k < EW_MU_COUNT; k++) {
+                if (!(found & (1u << k)))
+                    continue;
+                fprintf(stderr, " %s", ew_misuse_name[k]);
+                if (counts[k])
+                    fprintf(stderr, " (%" PRIu64 " flow%s)", counts[k], counts[k] == 1 ? "" : "s");
+                if (path_counts[k])
+                    fprintf(stderr, " (%" PRIu64 " packet%s between captures)", path_counts[k],
+                            path_counts[k] == 1 ? "" : "s");
+            }
             fputc('\n', stderr);
             status = EXIT_FAIL_ON;
         }

@@ -10,6 +10,7 @@
 #include "ecnwatch/analyze.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
+#include "ecnwatch/quic.h"
 
 const char *const ew_misuse_name[EW_MU_COUNT] = {
     [EW_MU_ECT_WITHOUT_NEGOTIATION] = "ect_without_negotiation",
@@ -57,7 +58,7 @@ add(struct ctx *c, enum ew_misuse_kind kind, int dir, uint64_t frame, uint64_t c
     x = &c->out[c->n++];
     x->kind = kind;
     x->dir = dir;
-    x->first_frame = frame;
+    x->first_frame = frame ? frame : c->f->first_frame; /* never 0: the flow's first */
     x->count = count ? count : 1;
     x->confidence = conf;
     x->ref = ref;
@@ -402,6 +403,25 @@ direction_rules(struct ctx *c, int d)
     }
 }
 
+/* QUIC: a direction's Initial packets fail ECN validation against the peer's
+ * Initial ACK counts; the sender must then stop using ECN (RFC 9000
+ * §13.4.2.2). All CE may be real congestion, hence only likely. */
+static void
+quic_rules(struct ctx *c)
+{
+    struct ew_quic_summary s;
+    int d;
+
+    if (!ew_quic_conclude(c->f, &s))
+        return;
+    for (d = 0; d < 2; d++)
+        if (s.dir[d].result == EW_QD_FAILED)
+            add(c, EW_MU_QUIC_ECN_VALIDATION_FAILED, d,
+                s.dir[d].first_frame ? s.dir[d].first_frame : s.dir[d].frame, s.dir[d].count,
+                s.dir[d].fail == EW_QF_ALL_CE ? EW_CONF_LIKELY : EW_CONF_CERTAIN,
+                "RFC 9000 §13.4.2.1", "%s", s.dir[d].reason);
+}
+
 static int
 cmp_finding(const void *a, const void *b)
 {
@@ -437,6 +457,7 @@ ew_misuse_find(const struct ew_flow *f, const struct ew_flow_verdict *v, struct 
                     "Not-ECT packets instead of dropping them",
                     (unsigned long long)s->ecn[EW_ECN_CE]);
         }
+        quic_rules(&c);
     }
     qsort(out, c.n, sizeof(*out), cmp_finding);
     return c.n;

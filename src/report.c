@@ -13,6 +13,7 @@
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/bottleneck.h"
 #include "ecnwatch/misuse.h"
+#include "ecnwatch/quic.h"
 #include "ecnwatch/version.h"
 
 void
@@ -285,6 +286,7 @@ ew_report_flow_json(const struct ew_analyzer *an, const struct ew_flow *f)
     size_t nev, i;
 
     ew_infer_conclude(f, &v);
+    ew_quic_flow_verdict(f, &v); /* QUIC flows: the verdict of their Initial packets */
 
     json_object_set_new(o, "id", jint(f->id));
     json_object_set_new(o, "proto", json_string(proto_name(f)));
@@ -306,7 +308,9 @@ ew_report_flow_json(const struct ew_analyzer *an, const struct ew_flow *f)
     json_object_set_new(o, "first_time", json_string(t));
     ew_time_str(f->last_ns, t, sizeof(t));
     json_object_set_new(o, "last_time", json_string(t));
-    json_object_set_new(o, "ended", json_string(f->ended ? "idle_timeout" : "capture_end"));
+    json_object_set_new(o, "ended", json_string(f->end_reason == EW_END_IDLE      ? "idle_timeout"
+                                                : f->end_reason == EW_END_EVICTED ? "evicted"
+                                                                                  : "capture_end"));
     json_object_set_new(o, "c2s", dir_json(f, c2s, &v));
     json_object_set_new(o, "s2c", dir_json(f, s2c, &v));
     json_object_set_new(o, "negotiation", json_string(ew_neg_name[v.neg]));
@@ -352,6 +356,12 @@ ew_report_flow_json(const struct ew_analyzer *an, const struct ew_flow *f)
         json_array_append_new(ev, json_pack("{s:I,s:s}", "frame", (json_int_t)evid[i].frame,
                                             "note", evid[i].note));
     json_object_set_new(o, "evidence", ev);
+    {
+        json_t *q = ew_quic_json(f);
+
+        if (q)
+            json_object_set_new(o, "quic", q);
+    }
     if (an && an->series) {
         json_t *ts = ew_series_json(an->series, f);
 
@@ -416,6 +426,8 @@ ew_report_json(const struct ew_analyzer *an, const struct ew_report_src *src)
             if (counts[k])
                 json_object_set_new(fo, ew_misuse_name[k], jint(counts[k]));
         json_object_set_new(tot, "findings", fo);
+        if (an->series)
+            json_object_set_new(tot, "timeseries_refused", jint(an->series->refused));
     }
     json_object_set_new(root, "totals", tot);
 
@@ -553,6 +565,7 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
         else
             fprintf(out, "#%" PRIu64 " %s  %s -> %s", f->id, proto_name(f), ce, se);
         ew_infer_conclude(f, &v);
+        ew_quic_flow_verdict(f, &v);
         if (f->key.l4 == EW_L4_TCP)
             fprintf(out, "  negotiation %s%s\n", ew_neg_name[v.neg],
                     v.neg_inferred ? " (handshake not captured)" : "");
@@ -612,7 +625,7 @@ ew_report_write_file(json_t *root, const char *path, char *errbuf, size_t errlen
         close(fd);
         goto fail;
     }
-    if (json_dumpf(root, fp, JSON_INDENT(2)) != 0 || fputc('\n', fp) == EOF) {
+    if (json_dumpf(root, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 || fputc('\n', fp) == EOF) {
         saved = errno ? errno : EIO;
         fclose(fp);
         goto fail;

@@ -12,7 +12,7 @@
 static void
 emit(struct ew_stream *s, json_t *o)
 {
-    if (json_dumpf(o, s->out, JSON_COMPACT) != 0 || fputc('\n', s->out) == EOF)
+    if (json_dumpf(o, s->out, JSON_COMPACT | JSON_REAL_PRECISION(10)) != 0 || fputc('\n', s->out) == EOF)
         s->error = true;
     json_decref(o);
 }

@@ -99,6 +99,10 @@ fi
 "$EW" -r "$CAP" --json src host 10.200.2.2 | jq -e '.totals.frames == 791 and .source.filter == "src host 10.200.2.2"' >/dev/null &&
     ok "filter words" || bad "filter words"
 
+# a filter keeps the file's frame numbers (as Wireshark numbers them)
+"$EW" -r "$CAP" --json 'tcp[tcpflags] & tcp-syn == 0' | jq -e '.totals.frames == 2196 and .flows[0].first_frame == 3 and .flows[0].last_frame == 2198' >/dev/null &&
+    ok "a filter keeps the file's frame numbers" || bad "a filter keeps the file's frame numbers"
+
 # -o: atomic, complete, no temporaries left; a failed write leaves nothing
 "$EW" -r "$CAP" -q -o "$tmp/report.json"
 jq -e '.totals.frames == 2198' "$tmp/report.json" >/dev/null && ok "-o writes the report" || bad "-o writes the report"

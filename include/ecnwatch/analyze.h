@@ -11,6 +11,8 @@
 #include "ecnwatch/pkt.h"
 #include "ecnwatch/series.h"
 
+struct ew_quic_pool;
+
 struct ew_totals {
     uint64_t frames;       /* every record read */
     uint64_t ip_packets;   /* frames with a usable IP header (counted by codepoint) */
@@ -45,6 +47,7 @@ struct ew_analyzer_cfg {
 
 struct ew_analyzer {
     struct ew_flowtab *tab;
+    struct ew_quic_pool *quic; /* QUIC connection state, one entry per flow at most (quic.h) */
     struct ew_totals tot;
     /* findings of flows that left the table (evicted), by misuse kind */
     uint64_t evicted_findings[32];

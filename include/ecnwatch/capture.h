@@ -26,6 +26,7 @@ enum ew_cap_next {
 struct ew_capture;
 
 struct ew_frame {
+    uint64_t number;     /* 1-based position in the file (offline), counting filtered frames */
     const uint8_t *data; /* borrowed until the next ew_capture_next() */
     uint32_t caplen;
     uint32_t wirelen;

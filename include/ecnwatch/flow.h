@@ -74,12 +74,20 @@ struct ew_handshake {
     bool synack_flags_changed;
 };
 
+enum ew_end_reason {
+    EW_END_NONE,    /* still live: reported as "capture_end" */
+    EW_END_IDLE,    /* the idle timeout */
+    EW_END_EVICTED, /* its record was reused because the table was full */
+};
+
 enum ew_client_from {
     EW_CLIENT_FIRST_PACKET, /* the sender of the first packet */
     EW_CLIENT_PORT,         /* no handshake: the end with the higher (ephemeral) port */
     EW_CLIENT_SYNACK,       /* the receiver of the SYN-ACK */
     EW_CLIENT_SYN,          /* the sender of the SYN */
 };
+
+struct ew_quic_conn;
 
 struct ew_flow {
     struct ew_flow_key key;
@@ -95,7 +103,9 @@ struct ew_flow {
     bool syn_seen;        /* the client was identified by a SYN */
     uint8_t client_from;  /* enum ew_client_from: how the client was identified */
     bool ended;           /* idle-expired: kept for the report, out of the index */
+    uint8_t end_reason;   /* enum ew_end_reason */
     uint32_t streamed_kinds; /* misuse kinds already streamed as events (--ndjson) */
+    struct ew_quic_conn *quic; /* QUIC state from the analyzer's pool (quic.h); NULL: none */
     uint32_t series[2];   /* time-series slots + 1 per direction (canonical); 0 = none */
     /* table bookkeeping */
     uint32_t hash;

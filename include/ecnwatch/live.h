@@ -21,6 +21,8 @@ struct ew_live_cfg {
     const char *out_file;   /* the JSON report, written when capture stops; or NULL */
     uint32_t fail_on;       /* mask of misuse kinds for exit status 1 */
     double interval_s;      /* refresh and stream interval */
+    const char *metrics_listen; /* --metrics ADDR:PORT, or NULL */
+    const char *metrics_file;   /* --metrics-file PATH, or NULL */
     struct ew_analyzer_cfg an;
 };
 

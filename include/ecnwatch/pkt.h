@@ -1,5 +1,6 @@
 /* pkt.h - one decoded frame: a value struct per layer, copied out of the
- * captured bytes (nothing here points into them), plus anomaly events.
+ * captured bytes (nothing here points into them but l4_payload, which is
+ * borrowed), plus anomaly events.
  *
  * Truncated (the capture ended early) and invalid (a field breaks its
  * protocol's rules) are separate events: a truncated header is unknown, an
@@ -102,6 +103,8 @@ struct ew_pkt {
     enum ew_link link;
     uint32_t caplen;  /* bytes captured */
     uint32_t wirelen; /* bytes on the wire, as the capture claims */
+    uint64_t frame_no; /* set by the reader after dissection: the frame's number in its
+                        * file (1-based); 0 = unknown */
     uint8_t vlan_depth;
     uint16_t vlan_id[EW_VLAN_MAX_DEPTH];
 
@@ -130,6 +133,12 @@ struct ew_pkt {
     /* offset from the frame start to the end of the transport header (TCP:
      * including options); 0 when no transport header was decoded */
     uint32_t l4_end;
+    /* UDP: the payload as captured, clamped to the UDP length. Borrowed: it
+     * points into the frame given to ew_dissect_frame() and is valid only
+     * until that buffer is reused (the next frame); copy what must outlive
+     * it. NULL and 0 when there is none. */
+    const uint8_t *l4_payload;
+    uint32_t l4_payload_len;
 };
 
 static inline void

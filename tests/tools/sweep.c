@@ -81,9 +81,10 @@ sweep_file(const char *path)
                 return -1;
             memcpy(buf, fr.data, n);
             ew_dissect_frame(link, buf, n, fr.wirelen, &cut);
-            free(buf);
             dissections++;
+            /* cut.l4_payload points into buf (pkt.h): free it after the analyzer */
             ew_analyzer_frame(&an, &cut, fr.ts_ns);
+            free(buf);
             if (full.l4 != EW_L4_NONE && n < full.l4_end) {
                 if (cut.l4 == full.l4 && !(cut.events & any_trunc))
                     violation(path, frame, n, "complete transport header from a cut frame");

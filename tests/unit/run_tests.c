@@ -13,7 +13,8 @@ main(void)
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 2;
     if (ew_test_register_cursor() || ew_test_register_dissect() || ew_test_register_flowtab() ||
-        ew_test_register_analyze() || ew_test_register_infer()) {
+        ew_test_register_analyze() || ew_test_register_infer() || ew_test_register_metrics() ||
+        ew_test_register_quic()) {
         fprintf(stderr, "cannot register the test suites: %s\n", CU_get_error_msg());
         CU_cleanup_registry();
         return 2;

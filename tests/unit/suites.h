@@ -7,5 +7,7 @@ int ew_test_register_dissect(void);
 int ew_test_register_flowtab(void);
 int ew_test_register_analyze(void);
 int ew_test_register_infer(void);
+int ew_test_register_metrics(void);
+int ew_test_register_quic(void);
 
 #endif
