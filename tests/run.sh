@@ -18,6 +18,17 @@ count() { # count OK-COUNT FAIL-COUNT
     failed=$((failed + $2))
 }
 
+# suite NAME COMMAND... - run a test script that ends "NAME: N passed, M failed";
+# print what is not "ok", and count its closing line (a missing one is a failure)
+suite() {
+    local name=$1 out p f
+    shift
+    out=$("$@" 2>&1)
+    echo "$out" | grep -v '^ok'
+    read -r p f < <(echo "$out" | awk -v n="$name:" '$1 == n && $3 == "passed," { print $2, $4 }')
+    if [ -n "${p:-}" ]; then count "$p" "$f"; else count 0 1; fi
+}
+
 for build in "$@"; do
     echo "== $build"
     gen=$build/gen
@@ -51,31 +62,19 @@ for build in "$@"; do
     done
 
     # command line
-    out=$(bash tests/cli.sh "$build/ecnwatch" 2>&1)
-    echo "$out" | grep -v '^ok'
-    c=$(echo "$out" | awk '/^cli: [0-9]+ passed/ { print $2, $4 }')
-    if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
+    suite cli bash tests/cli.sh "$build/ecnwatch"
 
     # verdicts on real and generated captures
-    out=$(bash tests/inference.sh "$build" 2>&1)
-    echo "$out" | grep -v '^ok'
-    c=$(echo "$out" | awk '/^inference: [0-9]+ passed/ { print $2, $4 }')
-    if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
+    suite inference bash tests/inference.sh "$build"
 
     # misuse findings, the two-capture localisation against the router's logs,
     # and the path diagnosis (AQM kind, shared bottlenecks, time series, plots)
-    for t in "misuse.sh $build" "path.sh $build/ecnwatch" "pathdiag.sh $build"; do
-        out=$(bash tests/$t 2>&1)
-        echo "$out" | grep -v '^ok'
-        c=$(echo "$out" | awk '/^(misuse|path|pathdiag): [0-9]+ passed/ { print $2, $4 }')
-        if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
-    done
+    suite misuse bash tests/misuse.sh "$build"
+    suite path bash tests/path.sh "$build/ecnwatch"
+    suite pathdiag bash tests/pathdiag.sh "$build"
 
     # QUIC: generated Initial exchanges, their ECN counts validated (RFC 9000 §13.4.2.1)
-    out=$(bash tests/quic.sh "$build" 2>&1)
-    echo "$out" | grep -v '^ok'
-    c=$(echo "$out" | awk '/^quic: [0-9]+ passed/ { print $2, $4 }')
-    if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
+    suite quic bash tests/quic.sh "$build"
 
     # snaplen sweep, one check per capture
     for f in captures/*.pcap "${relinked[@]}"; do
@@ -94,28 +93,16 @@ for build in "$@"; do
     echo "tshark: $(echo "$out" | grep -c '^ok') captures agree"
 
     # the live view in tmux, on traffic between network namespaces made for it
-    out=$(bash tests/live.sh "$build/ecnwatch" 2>&1)
-    echo "$out" | grep -v '^ok'
-    c=$(echo "$out" | awk '/^live: [0-9]+ passed/ { print $2, $4 }')
-    if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
+    suite live bash tests/live.sh "$build/ecnwatch"
 
     # Prometheus metrics: /metrics scraped with curl and the metrics file, in namespaces made for it
-    out=$(bash tests/metrics.sh "$build/ecnwatch" 2>&1)
-    echo "$out" | grep -v '^ok'
-    c=$(echo "$out" | awk '/^metrics: [0-9]+ passed/ { print $2, $4 }')
-    if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
+    suite metrics bash tests/metrics.sh "$build/ecnwatch"
 
     # hostile captures: malformed files and headers, each with its outcome
-    out=$(bash tests/hostile.sh "$build/ecnwatch" 2>&1)
-    echo "$out" | grep -v '^ok'
-    c=$(echo "$out" | awk '/^hostile: [0-9]+ passed/ { print $2, $4 }')
-    if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
+    suite hostile bash tests/hostile.sh "$build/ecnwatch"
 
     # every report and event line against the JSON Schema (after the tests that fill $build/gen)
-    out=$(bash tests/schema.sh "$build" 2>&1)
-    echo "$out" | grep -v '^ok'
-    c=$(echo "$out" | awk '/^schema: [0-9]+ passed/ { print $2, $4 }')
-    if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
+    suite schema bash tests/schema.sh "$build"
 
     # fuzz regression inputs and hand-made seeds, replayed through each harness
     for h in dissect pipeline quic; do
@@ -132,23 +119,14 @@ done
 # once, with the first (plain) build: a million flows through a capped table,
 # SIGINT mid-read, a failed write (RSS is measured: not under the sanitizers)
 plain=$1
-out=$(bash tests/flood.sh "$plain/ecnwatch" 2>&1)
-echo "$out"
-c=$(echo "$out" | awk '/^flood: [0-9]+ passed/ { print $2, $4 }')
-if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
+suite flood bash tests/flood.sh "$plain/ecnwatch"
 
 # once: make install and uninstall into a temporary DESTDIR, man pages, bash completion
-out=$(bash tests/install.sh "$plain" 2>&1)
-echo "$out" | grep -v '^ok'
-c=$(echo "$out" | awk '/^install: [0-9]+ passed/ { print $2, $4 }')
-if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
+suite install bash tests/install.sh "$plain"
 
 # once: each libFuzzer harness for a short while, when clang can build them
 if bash tests/fuzz/run.sh --available; then
-    out=$(make --no-print-directory fuzz-smoke 2>&1)
-    echo "$out" | grep -E '^(ok|FAIL) |^fuzz:|rror'
-    c=$(echo "$out" | awk '/^fuzz: [0-9]+ passed/ { print $2, $4 }')
-    if [ -n "$c" ]; then set -- $c "$@"; count "$1" "$2"; shift 2; else count 0 1; fi
+    suite fuzz make --no-print-directory fuzz-smoke
 else
     echo "fuzz: clang cannot build libFuzzer binaries here; smoke run skipped"
 fi
