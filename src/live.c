@@ -301,9 +301,9 @@ done:
             status = 4;
     }
     if (cfg->out_file && l.have_an) {
-        json_t *root = ew_report_json(&l.an, &src);
+        json_t *root = ew_report_head(&l.an, &src);
 
-        if (ew_report_write_file(root, cfg->out_file, err, sizeof(err)) != 0) {
+        if (ew_report_write_file(&l.an, root, cfg->out_file, err, sizeof(err)) != 0) {
             fprintf(stderr, "ecnwatch: %s\n", err);
             if (status == 0)
                 status = 4;

@@ -703,7 +703,7 @@ main(int argc, char **argv)
                 an.tot.frames);
 
     if (o.json || o.out_file) {
-        root = ew_report_json(&an, &src);
+        root = ew_report_head(&an, &src);
         if (o.nfiles > 1) {
             json_t *path = json_object(), *caps = json_array(), *jh = json_array();
 
@@ -716,7 +716,7 @@ main(int argc, char **argv)
             json_object_set_new(root, "path", path);
         }
     }
-    if (o.out_file && ew_report_write_file(root, o.out_file, err, sizeof(err)) != 0) {
+    if (o.out_file && ew_report_write_file(&an, root, o.out_file, err, sizeof(err)) != 0) {
         fprintf(stderr, "ecnwatch: %s\n", err);
         status = EXIT_OUTPUT;
     }
@@ -729,8 +729,7 @@ main(int argc, char **argv)
         }
     }
     if (o.json) {
-        if (json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 || fputc('\n', stdout) == EOF ||
-            fflush(stdout) != 0) {
+        if (ew_report_dump(stdout, &an, root) != 0 || fflush(stdout) != 0) {
             fprintf(stderr, "ecnwatch: cannot write the report to standard output\n");
             status = EXIT_OUTPUT;
         }

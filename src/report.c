@@ -371,14 +371,16 @@ ew_report_flow_json(const struct ew_analyzer *an, const struct ew_flow *f)
     return o;
 }
 
+/* The report without its flows: "flows" holds null, in its place, until
+ * ew_report_dump() writes them one at a time. */
 json_t *
-ew_report_json(const struct ew_analyzer *an, const struct ew_report_src *src)
+ew_report_head(const struct ew_analyzer *an, const struct ew_report_src *src)
 {
     json_t *root = json_object(), *s = json_object(), *tot = json_object(), *flows;
     json_t *events = json_object();
     struct ew_flowtab_stats st;
     const struct ew_flow **list;
-    size_t n, i;
+    size_t n;
     char t[64];
     int ev;
 
@@ -431,17 +433,104 @@ ew_report_json(const struct ew_analyzer *an, const struct ew_report_src *src)
     }
     json_object_set_new(root, "totals", tot);
 
-    flows = json_array();
+    flows = json_null();
     list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
     if (list) {
         n = ew_flowtab_list(an->tab, list, st.in_table);
-        for (i = 0; i < n; i++)
-            json_array_append_new(flows, ew_report_flow_json(an, list[i]));
         json_object_set_new(root, "bottlenecks", ew_bottlenecks_json(list, n));
         free(list);
     }
     json_object_set_new(root, "flows", flows);
     return root;
+}
+
+json_t *
+ew_report_json(const struct ew_analyzer *an, const struct ew_report_src *src)
+{
+    json_t *root = ew_report_head(an, src), *flows = json_array();
+    struct ew_flowtab_stats st;
+    const struct ew_flow **list;
+    size_t n, i;
+
+    ew_flowtab_get_stats(an->tab, &st);
+    list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
+    if (list) {
+        n = ew_flowtab_list(an->tab, list, st.in_table);
+        for (i = 0; i < n; i++)
+            json_array_append_new(flows, ew_report_flow_json(an, list[i]));
+        free(list);
+    }
+    json_object_set_new(root, "flows", flows);
+    return root;
+}
+
+/* write a value as jansson's indented form would at this depth: every line
+ * after the first gains the indent */
+static int
+put_value(FILE *out, json_t *v, const char *indent)
+{
+    char *txt = json_dumps(v, JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENCODE_ANY);
+    const char *p;
+    int rc = 0;
+
+    if (!txt)
+        return -1;
+    for (p = txt; *p && rc == 0; p++) {
+        if (fputc(*p, out) == EOF)
+            rc = -1;
+        else if (*p == '\n' && fputs(indent, out) == EOF)
+            rc = -1;
+    }
+    free(txt);
+    return rc;
+}
+
+int
+ew_report_dump(FILE *out, const struct ew_analyzer *an, json_t *root)
+{
+    const char *key;
+    json_t *v;
+    bool first = true;
+    int rc = 0;
+
+    if (fputs("{", out) == EOF)
+        return -1;
+    json_object_foreach(root, key, v) {
+        if (fprintf(out, "%s\n  \"%s\": ", first ? "" : ",", key) < 0)
+            return -1;
+        first = false;
+        if (!strcmp(key, "flows") && json_is_null(v)) {
+            /* one flow's tree at a time, whatever the number of flows */
+            struct ew_flowtab_stats st;
+            const struct ew_flow **list;
+            size_t n, i;
+
+            ew_flowtab_get_stats(an->tab, &st);
+            list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
+            if (!list)
+                return -1;
+            n = ew_flowtab_list(an->tab, list, st.in_table);
+            if (fputs(n ? "[" : "[]", out) == EOF)
+                rc = -1;
+            for (i = 0; i < n && rc == 0; i++) {
+                json_t *f = ew_report_flow_json(an, list[i]);
+
+                if (fputs(i ? ",\n    " : "\n    ", out) == EOF || put_value(out, f, "    ") != 0)
+                    rc = -1;
+                json_decref(f);
+            }
+            if (n && rc == 0 && fputs("\n  ]", out) == EOF)
+                rc = -1;
+            free(list);
+        } else {
+            rc = put_value(out, v, "  ");
+        }
+        if (rc != 0)
+            return rc;
+    }
+    if (fputs(first ? "}\n" : "\n}\n", out) == EOF)
+        return -1;
+    return 0;
 }
 
 static double
@@ -589,7 +678,8 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
 }
 
 int
-ew_report_write_file(json_t *root, const char *path, char *errbuf, size_t errlen)
+ew_report_write_file(const struct ew_analyzer *an, json_t *root, const char *path, char *errbuf,
+                     size_t errlen)
 {
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 16);
@@ -625,7 +715,7 @@ ew_report_write_file(json_t *root, const char *path, char *errbuf, size_t errlen
         close(fd);
         goto fail;
     }
-    if (json_dumpf(root, fp, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0 || fputc('\n', fp) == EOF) {
+    if (ew_report_dump(fp, an, root) != 0) {
         saved = errno ? errno : EIO;
         fclose(fp);
         goto fail;

@@ -197,7 +197,7 @@ ew_stream_finish(struct ew_stream *s, const struct ew_report_src *src)
         free(c.v);
     }
     o = event("summary", s->an->last_ns);
-    rep = ew_report_json(s->an, src);
+    rep = ew_report_head(s->an, src);
     json_object_set_new(o, "source", json_incref(json_object_get(rep, "source")));
     json_object_set_new(o, "totals", json_incref(json_object_get(rep, "totals")));
     json_decref(rep);

@@ -44,7 +44,16 @@ void ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_rep
 /* Write the report to path atomically (temporary file in the same folder,
  * fsync, rename). 0 on success; on failure -1, errbuf says why, and nothing
  * is left at path or in the folder. */
-int ew_report_write_file(json_t *root, const char *path, char *errbuf, size_t errlen);
+int ew_report_write_file(const struct ew_analyzer *an, json_t *root, const char *path,
+                         char *errbuf, size_t errlen);
+
+/* The report without its flows ("flows" is null in its place): a new
+ * reference. ew_report_dump() writes it with the flows built one at a time,
+ * so that memory does not grow with the number of flows. */
+json_t *ew_report_head(const struct ew_analyzer *an, const struct ew_report_src *src);
+/* Write root (from ew_report_head, members may be added) as indented JSON
+ * and a newline; 0 on success. */
+int ew_report_dump(FILE *out, const struct ew_analyzer *an, json_t *root);
 
 /* address of a flow end as text ("192.0.2.1" or "2001:db8::1") */
 void ew_addr_str(const uint8_t addr[16], int family, char *buf, size_t len);
