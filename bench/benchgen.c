@@ -40,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../tests/tools/bytes.h"
+
 enum kind { K_NOTECN, K_CLASSIC, K_DCTCP, K_ACCECN, K_L4S, K_SCE, K_UDP, K_COUNT };
 /* the mix, in flows: weights add up to 100 */
 static const unsigned kind_weight[K_COUNT] = {25, 12, 10, 12, 12, 12, 17};
@@ -196,36 +198,11 @@ aqm_mark(struct gen *g, struct flow *f, uint8_t ecn)
 /* ---------------------------------------------------------------- writing */
 
 static void
-put16(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void
 put24(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)(v >> 16);
     p[1] = (uint8_t)(v >> 8);
     p[2] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static void
-putle32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
 }
 
 static void

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
+
 #ifndef DLT_LINUX_SLL2
 #define DLT_LINUX_SLL2 276
 #endif
@@ -35,22 +37,6 @@
 #endif
 
 #define MAXFRAME 262144
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
 
 static int
 link_dlt(const char *name)

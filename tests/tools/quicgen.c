@@ -40,6 +40,8 @@
 
 #include "ecnwatch/quic.h"
 
+#include "bytes.h"
+
 enum { NOT_ECT = 0, ECT1 = 1, ECT0 = 2, CE = 3 };
 enum pcase { C_ECT0, C_ECT1, C_MISSING, C_BLEACHED, C_SWAPPED, C_ALLCE, C_NOTECT, C_NOANSWER };
 static const char *const case_names[] = {"ect0",    "ect1",   "missing", "bleached",
@@ -437,22 +439,6 @@ generate(enum pcase c, bool retry)
 }
 
 /* ---------------------------------------------------------------- pcap writer */
-
-static void
-put16(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void
-putle32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
 
 static int
 cmp_rec(const void *a, const void *b)

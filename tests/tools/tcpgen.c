@@ -42,6 +42,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
+
 enum scheme { S_NOTECN, S_CLASSIC, S_DCTCP, S_ACCECN, S_PRAGUE, S_SCE, S_L4S_INTO_SCE, S_SCE_ON_ACCECN };
 static const char *const scheme_names[] = {"notecn", "classic", "dctcp", "accecn", "prague",
                                            "sce", "l4s-into-sce", "sce-on-accecn"};
@@ -470,31 +472,6 @@ generate(const struct cfg *c)
 }
 
 /* ---------------------------------------------------------------- pcap writer */
-
-static void
-put16(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static void
-putle32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
 
 static int
 cmp_rec(const void *a, const void *b)
