@@ -276,7 +276,6 @@ write_ip(struct gen *g, struct flow *f, bool from_client, uint8_t ecn, uint8_t p
         return 14 + 40;
     } else {
         uint8_t *ip = p + 14;
-        uint32_t sum = 0, j;
 
         put16(p + 12, 0x0800);
         ip[0] = 0x45;
@@ -289,11 +288,7 @@ write_ip(struct gen *g, struct flow *f, bool from_client, uint8_t ecn, uint8_t p
         ip[10] = ip[11] = 0;
         memcpy(ip + 12, src, 4);
         memcpy(ip + 16, dst, 4);
-        for (j = 0; j < 20; j += 2)
-            sum += (uint32_t)(ip[j] << 8 | ip[j + 1]);
-        while (sum >> 16)
-            sum = (sum & 0xffff) + (sum >> 16);
-        put16(ip + 10, ~sum & 0xffff);
+        put_ipv4_checksum(ip);
         return 14 + 20;
     }
 }

@@ -469,7 +469,7 @@ write_pcap(FILE *out, uint32_t snaplen)
     for (i = 0; i < nrecs; i++) {
         const struct rec *r = &recs[i];
         uint8_t *e = pkt, *ip = pkt + 14, *udp = ip + 20;
-        uint32_t iplen = (uint32_t)(20 + 8 + r->len), sum = 0, caplen, j;
+        uint32_t iplen = (uint32_t)(20 + 8 + r->len), caplen;
 
         memset(pkt, 0, 14 + 20 + 8);
         memcpy(e, r->from_client ? "\x02\x00\x00\x00\x00\x02" : "\x02\x00\x00\x00\x00\x01", 6);
@@ -484,11 +484,7 @@ write_pcap(FILE *out, uint32_t snaplen)
         ip[9] = 17;
         memcpy(ip + 12, r->from_client ? "\xc0\x00\x02\x01" : "\xc6\x33\x64\x02", 4);
         memcpy(ip + 16, r->from_client ? "\xc6\x33\x64\x02" : "\xc0\x00\x02\x01", 4);
-        for (j = 0; j < 20; j += 2)
-            sum += (uint32_t)(ip[j] << 8 | ip[j + 1]);
-        while (sum >> 16)
-            sum = (sum & 0xffff) + (sum >> 16);
-        put16(ip + 10, ~sum & 0xffff);
+        put_ipv4_checksum(ip);
         put16(udp, r->from_client ? 50000 : 443);
         put16(udp + 2, r->from_client ? 443 : 50000);
         put16(udp + 4, (uint32_t)(8 + r->len));

@@ -505,7 +505,7 @@ write_pcap(FILE *out, const struct cfg *c)
     for (i = 0; i < nrecs; i++) {
         const struct rec *r = &recs[i];
         uint8_t *e = pkt, *ip = pkt + 14, *th = ip + 20, *o;
-        uint32_t optlen = 0, iplen, sum = 0, caplen, j;
+        uint32_t optlen = 0, iplen, caplen;
 
         if (k++ < c->skip)
             continue;
@@ -548,11 +548,7 @@ write_pcap(FILE *out, const struct cfg *c)
         ip[9] = 6;
         memcpy(ip + 12, r->from_client ? "\xc0\x00\x02\x01" : "\xc6\x33\x64\x02", 4);
         memcpy(ip + 16, r->from_client ? "\xc6\x33\x64\x02" : "\xc0\x00\x02\x01", 4);
-        for (j = 0; j < 20; j += 2)
-            sum += (uint32_t)(ip[j] << 8 | ip[j + 1]);
-        while (sum >> 16)
-            sum = (sum & 0xffff) + (sum >> 16);
-        put16(ip + 10, ~sum & 0xffff);
+        put_ipv4_checksum(ip);
         put16(th, r->from_client ? r->cport : 5201);
         put16(th + 2, r->from_client ? 5201 : r->cport);
         put32(th + 4, r->seq);
