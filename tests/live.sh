@@ -45,36 +45,13 @@ ip netns exec "$NS_S" sysctl -qw net.ipv4.tcp_ecn=1
 ip link add dn0 netns "$NS_S" type veth peer name dn1 netns "$NS_S"   # stays down
 
 # traffic: a TCP transfer (classic ECN, data ECT(0)) and UDP datagrams marked ECT(1)
-cat >"$tmp/traffic.py" <<'PY'
-import socket, sys, time
-mode, secs = sys.argv[1], float(sys.argv[2])
-end = time.time() + secs
-if mode == "server":
-    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("10.77.0.2", 5201)); s.listen(4); s.settimeout(secs + 5)
-    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("10.77.0.2", 6001)); u.settimeout(0.01)
-    c, _ = s.accept(); c.settimeout(0.01)
-    while time.time() < end + 2:
-        try:
-            if not c.recv(65536): break
-        except socket.timeout: pass
-        try: u.recv(2048)
-        except socket.timeout: pass
-else:
-    c = socket.create_connection(("10.77.0.2", 5201))
-    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    u.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 1)     # ECT(1)
-    buf = b"x" * 16384
-    while time.time() < end:
-        c.sendall(buf); u.sendto(b"y" * 800, ("10.77.0.2", 6001)); time.sleep(0.01)
-    c.close()
-PY
+TRAFFIC=$(cd "$(dirname "$0")" && pwd)/traffic.py
 traffic() { # traffic SECONDS
     local sp
-    ip netns exec "$NS_S" python3 "$tmp/traffic.py" server "$1" &
+    ip netns exec "$NS_S" python3 "$TRAFFIC" server "$1" 10.77.0.2 &
     sp=$!
     sleep 0.3
-    ip netns exec "$NS_C" python3 "$tmp/traffic.py" client "$1"
+    ip netns exec "$NS_C" python3 "$TRAFFIC" client "$1" 10.77.0.2
     wait $sp
 }
 
