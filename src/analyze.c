@@ -2,6 +2,7 @@
 #include "ecnwatch/analyze.h"
 
 #include <stdint.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,6 +203,37 @@ record_handshake(struct ew_flow *f, const struct ew_pkt *pkt, uint64_t frame, in
         if (h->synack_count < UINT16_MAX)
             h->synack_count++;
     }
+    /* the negotiation changes only here: keep what the inference asks on
+     * every packet */
+    h->neg_accecn = ew_flow_negotiation(f) == EW_NEG_ACCECN;
+}
+
+uint32_t
+ew_analyzer_prefetch_index(const struct ew_analyzer *an, const struct ew_pkt *pkt)
+{
+    struct ew_flow_key key;
+    uint32_t h;
+
+    if (pkt->status != EW_PKT_OK)
+        return 0;
+    ew_flow_key_from_pkt(pkt, &key);
+    h = ew_flowtab_hash(an->tab, &key);
+    ew_flowtab_prefetch_slot(an->tab, h);
+    return h;
+}
+
+void
+ew_analyzer_prefetch_flow(const struct ew_analyzer *an, const struct ew_pkt *pkt, uint32_t hash)
+{
+    /* what a packet touches: the key and counters, the handshake and the
+     * inference state (TCP), the bookkeeping at the end */
+    static const size_t off[2] = {0, offsetof(struct ew_flow, hs)};
+    static const size_t len[2] = {offsetof(struct ew_flow, hs),
+                                  sizeof(struct ew_flow) - offsetof(struct ew_flow, hs)};
+
+    if (pkt->status != EW_PKT_OK)
+        return;
+    ew_flowtab_prefetch_flow(an->tab, hash, off, len, pkt->l4 == EW_L4_TCP ? 2 : 1);
 }
 
 void

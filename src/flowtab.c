@@ -351,6 +351,45 @@ ew_flowtab_get(struct ew_flowtab *t, const struct ew_flow_key *key, int64_t now_
     return f;
 }
 
+/* The index slot a hash starts its probe at, into the cache. */
+void
+ew_flowtab_prefetch_slot(const struct ew_flowtab *t, uint32_t h)
+{
+    __builtin_prefetch(&t->slot[h & t->mask]);
+}
+
+/* The record the index names for this hash (the first entry of its probe
+ * with the same hash, within a few slots) into the cache: the lines that hold
+ * `len` bytes at each of the offsets given. Reads the index only. */
+void
+ew_flowtab_prefetch_flow(const struct ew_flowtab *t, uint32_t h, const size_t *off,
+                         const size_t *len, int n)
+{
+    uint32_t i = h & t->mask, probes;
+
+    for (probes = 0; probes < 4 && t->slot[i].ref; probes++, i = (i + 1) & t->mask) {
+        if (t->slot[i].hash == h) {
+            const char *r = (const char *)&t->rec[t->slot[i].ref - 1];
+            int k;
+
+            __builtin_prefetch(&t->lnk[t->slot[i].ref - 1], 1);
+            for (k = 0; k < n; k++) {
+                size_t o;
+
+                for (o = off[k] & ~(size_t)63; o < off[k] + len[k]; o += 64)
+                    __builtin_prefetch(r + o, 1);
+            }
+            return;
+        }
+    }
+}
+
+uint32_t
+ew_flowtab_hash(const struct ew_flowtab *t, const struct ew_flow_key *key)
+{
+    return (uint32_t)ew_flow_hash(key, t->seed);
+}
+
 void
 ew_flowtab_touch(struct ew_flowtab *t, struct ew_flow *f)
 {

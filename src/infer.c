@@ -345,13 +345,12 @@ ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uin
         in->ack3_ns = ts ? ts : 1;
         in->ack3_frame = frame;
         in->ack3_ace = (uint8_t)ew_tcp_ace(t->flags);
-        handshake_ack = kind == EW_SEG_PURE_ACK && t->sack_blocks == 0 &&
-                        ew_flow_negotiation(f) == EW_NEG_ACCECN;
+        handshake_ack = kind == EW_SEG_PURE_ACK && t->sack_blocks == 0 && f->hs.neg_accecn;
     }
     if (!syn)
         in->nonsyn_segments++;
     if (!in->accecn_mode && ((!syn && t->acc.present) ||
-                             (in->synack_dir_set && ew_flow_negotiation(f) == EW_NEG_ACCECN)))
+                             (in->synack_dir_set && f->hs.neg_accecn)))
         in->accecn_mode = true;
 
     account_arrival(&in->half[dir], pkt, kind, frame, ts);

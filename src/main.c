@@ -507,6 +507,45 @@ struct read_ctx {
     struct ew_report_src *src;
 };
 
+/* Frames read ahead of their accounting: each is copied out of the reader's
+ * buffer and decoded when read, its flow's index slot is fetched into the
+ * cache then, its record one frame later, and it is accounted two frames
+ * after it was read, so that the memory of three frames' flows is in flight
+ * at once. Accounting stays in frame order; the pipeline is drained before
+ * anything else happens (end of file, -c, a signal, a broken record). */
+#define AHEAD 3
+
+struct ahead {
+    struct ew_frame fr;
+    struct ew_pkt pkt;
+    uint8_t *buf;
+    size_t room;
+    uint32_t hash;
+};
+
+static void
+account_frame(struct read_ctx *rc, struct ahead *a)
+{
+    const uint8_t *payload = NULL;
+    size_t plen = 0;
+
+    if (rc->an) {
+        ew_analyzer_frame(rc->an, &a->pkt, a->fr.ts_ns);
+        if (rc->stream)
+            ew_stream_packet(rc->stream, a->fr.ts_ns);
+    }
+    if (rc->index || rc->hop) {
+        if (a->pkt.l4_end && a->pkt.l4_end < a->fr.caplen) {
+            payload = a->fr.data + a->pkt.l4_end;
+            plen = a->fr.caplen - a->pkt.l4_end;
+        }
+        if (rc->hop)
+            ew_hop_match(rc->hop, rc->up, &a->pkt, payload, plen, a->fr.number);
+        if (rc->index)
+            ew_index_add(rc->index, &a->pkt, payload, plen, a->fr.number);
+    }
+}
+
 /* Read one capture to its end, -c, or a signal. 0, or an exit status. */
 static int
 read_capture(struct read_ctx *rc, const char *path, bool first)
@@ -514,13 +553,17 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
     char err[EW_ERRBUF_SIZE];
     struct ew_capture *cap;
     enum ew_link link;
-    uint64_t frames = 0;
+    uint64_t frames = 0, done = 0;
+    struct ahead ring[AHEAD];
+    bool broken = false;
+    int status = 0;
     int e = ew_capture_open_file(path, rc->o->filter, &cap, err, sizeof(err));
 
     if (e != 0) {
         fprintf(stderr, "ecnwatch: %s\n", err);
         return e == EW_CAP_ERR_FILTER ? EXIT_USAGE : EXIT_INPUT;
     }
+    memset(ring, 0, sizeof(ring));
     link = ew_capture_link(cap);
     if (first) {
         rc->src->name = strcmp(path, "-") == 0 ? "-" : path;
@@ -530,10 +573,8 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
     }
     for (;;) {
         struct ew_frame fr;
-        struct ew_pkt pkt;
+        struct ahead *a;
         enum ew_cap_next nx;
-        const uint8_t *payload = NULL;
-        size_t plen = 0;
 
         if (stop_requested) {
             rc->src->interrupted = true;
@@ -550,34 +591,53 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
             break;
         }
         if (nx == EW_CAP_BROKEN) {
-            if (first)
-                rc->src->truncated = true;
-            fprintf(stderr, "ecnwatch: warning: %s: capture ends mid-record after %" PRIu64
-                    " frames (%s); the report covers what was read\n",
-                    strcmp(path, "-") ? path : "standard input", frames, err);
+            broken = true;
             break;
         }
-        frames++;
-        ew_dissect_frame(link, fr.data, fr.caplen, fr.wirelen, &pkt);
-        pkt.frame_no = fr.number;
-        if (rc->an) {
-            ew_analyzer_frame(rc->an, &pkt, fr.ts_ns);
-            if (rc->stream)
-                ew_stream_packet(rc->stream, fr.ts_ns);
-        }
-        if (rc->index || rc->hop) {
-            if (pkt.l4_end && pkt.l4_end < fr.caplen) {
-                payload = fr.data + pkt.l4_end;
-                plen = fr.caplen - pkt.l4_end;
+        a = &ring[frames % AHEAD];
+        if (a->room < fr.caplen || !a->buf) {
+            size_t room = fr.caplen > 2048 ? fr.caplen : 2048;
+            uint8_t *nb = realloc(a->buf, room);
+
+            if (!nb) {
+                fprintf(stderr, "ecnwatch: out of memory reading %s\n", path);
+                status = EXIT_INPUT;
+                break;
             }
-            if (rc->hop)
-                ew_hop_match(rc->hop, rc->up, &pkt, payload, plen, fr.number);
-            if (rc->index)
-                ew_index_add(rc->index, &pkt, payload, plen, fr.number);
+            a->buf = nb;
+            a->room = room;
         }
+        if (fr.caplen)
+            memcpy(a->buf, fr.data, fr.caplen);
+        a->fr = fr;
+        a->fr.data = a->buf;
+        frames++;
+        ew_dissect_frame(link, a->buf, fr.caplen, fr.wirelen, &a->pkt);
+        a->pkt.frame_no = fr.number;
+        if (rc->an) {
+            a->hash = ew_analyzer_prefetch_index(rc->an, &a->pkt);
+            if (frames - done >= 2) {
+                struct ahead *b = &ring[(frames - 2) % AHEAD];
+
+                ew_analyzer_prefetch_flow(rc->an, &b->pkt, b->hash);
+            }
+        }
+        if (frames - done == AHEAD)
+            account_frame(rc, &ring[done++ % AHEAD]);
+    }
+    while (done < frames)
+        account_frame(rc, &ring[done++ % AHEAD]);
+    for (e = 0; e < AHEAD; e++)
+        free(ring[e].buf);
+    if (broken) {
+        if (first)
+            rc->src->truncated = true;
+        fprintf(stderr, "ecnwatch: warning: %s: capture ends mid-record after %" PRIu64
+                " frames (%s); the report covers what was read\n",
+                strcmp(path, "-") ? path : "standard input", frames, err);
     }
     ew_capture_close(cap);
-    return 0;
+    return status;
 }
 
 int

@@ -67,6 +67,14 @@ void ew_analyzer_free(struct ew_analyzer *an);
  * 1-based, in the order frames are given. */
 void ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_ns);
 
+/* Prefetching for a reader that decodes frames ahead of accounting them:
+ * ew_analyzer_prefetch_index() two frames ahead (returns the flow key's hash,
+ * 0 for a frame without a flow), ew_analyzer_prefetch_flow() one frame ahead
+ * with that hash. They change nothing: accounting stays in frame order. */
+uint32_t ew_analyzer_prefetch_index(const struct ew_analyzer *an, const struct ew_pkt *pkt);
+void ew_analyzer_prefetch_flow(const struct ew_analyzer *an, const struct ew_pkt *pkt,
+                               uint32_t hash);
+
 /* segment kind of a TCP packet; updates the direction's sequence tracking */
 enum ew_seg_kind ew_tcp_seg_kind(struct ew_dir_stats *d, const struct ew_tcp *t);
 

@@ -72,6 +72,7 @@ struct ew_handshake {
     bool syn_accecn_option;  /* an AccECN option on a SYN (§3.2.3.2: never) */
     uint64_t syn_option_frame;
     bool synack_flags_changed;
+    bool neg_accecn; /* ew_flow_negotiation() is EW_NEG_ACCECN: kept as SYNs pass */
 };
 
 enum ew_end_reason {
@@ -155,6 +156,15 @@ void ew_flowtab_foreach_recent(struct ew_flowtab *tab, int64_t since_ns,
 /* Call fn for every live flow, in no particular order. */
 void ew_flowtab_foreach_live(struct ew_flowtab *tab, void (*fn)(void *arg, struct ew_flow *f),
                              void *arg);
+
+/* For a reader that knows its next frames: the key's hash in this table,
+ * then its index slot, then (one frame later, when the slot has arrived) the
+ * parts of its record at the byte ranges off[k], len[k], into the cache.
+ * None of them changes the table. */
+uint32_t ew_flowtab_hash(const struct ew_flowtab *tab, const struct ew_flow_key *key);
+void ew_flowtab_prefetch_slot(const struct ew_flowtab *tab, uint32_t hash);
+void ew_flowtab_prefetch_flow(const struct ew_flowtab *tab, uint32_t hash, const size_t *off,
+                              const size_t *len, int n);
 
 /* Mark recently used (moves the flow to the tail of the activity list). */
 void ew_flowtab_touch(struct ew_flowtab *tab, struct ew_flow *flow);
