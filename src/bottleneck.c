@@ -33,6 +33,18 @@ same_hosts(const struct ew_flow *a, const struct ew_flow *b)
            !memcmp(a->key.hi, b->key.hi, 16);
 }
 
+/* An RFC 3168 sender sends its retransmissions Not-ECT (RFC 3168 §6.1.5):
+ * still a classic sender when every first transmission is ECT(0) (or CE). */
+static bool
+classic_with_retransmissions(const struct ew_flow *f, int d)
+{
+    const uint32_t *n = f->dir[d].kind_ecn[EW_SEG_DATA];
+    const uint32_t *r = f->dir[d].kind_ecn[EW_SEG_RETRANS];
+
+    return n[EW_ECN_ECT_0] > 0 && n[EW_ECN_NOT_ECT] == 0 && n[EW_ECN_ECT_1] == 0 &&
+           r[EW_ECN_ECT_1] == 0;
+}
+
 static void
 classify(const struct ew_flow *f, struct member *m, bool *ok)
 {
@@ -52,7 +64,7 @@ classify(const struct ew_flow *f, struct member *m, bool *ok)
         return;
     if (v.dir[m->d].sender_ect1 && v.mode_accecn)
         m->l4s = true;
-    else if (!strcmp(v.dir[m->d].sender_cp, "ect0"))
+    else if (!strcmp(v.dir[m->d].sender_cp, "ect0") || classic_with_retransmissions(f, m->d))
         m->l4s = false;
     else
         return; /* neither an L4S nor a classic ECN sender */
@@ -60,7 +72,15 @@ classify(const struct ew_flow *f, struct member *m, bool *ok)
     m->mbps = dur > 0 ? (double)f->dir[m->d].payload_bytes * 8 / dur / 1e6 : 0;
     ew_infer_path(f, m->d, &v, &p);
     m->ce_per_pkt = (double)p.marks / (double)h->data_pkts;
-    m->qdelay_ms = p.qdelay_at_marks_ms >= 0 ? p.qdelay_at_marks_ms : p.qdelay_mean_ms;
+    /* The delay the flow's packets waited, over all its RTT samples: the
+     * same for every flow in one queue. Not the delay at the marks: AccECN
+     * feeds back every mark, RFC 3168 one per congestion episode (ECE until
+     * CWR), so those two averages weigh the queue's excursions differently
+     * even when both kinds wait in the same queue. */
+    if (p.marks > 0 && p.qdelay_at_marks_ms < 0)
+        m->qdelay_ms = -1; /* the path verdict found the RTT unusable here */
+    else
+        m->qdelay_ms = p.qdelay_mean_ms;
     *ok = true;
 }
 
@@ -141,8 +161,8 @@ ew_bottlenecks_json(const struct ew_flow *const *flows, size_t n)
         } else if (ql * 2 < qc && l4s.ce / l4s.ce_pkts > 2 * (cl.ce / (cl.ce_pkts ? cl.ce_pkts : 1))) {
             looks = "dualq";
             snprintf(reason, sizeof(reason),
-                     "ECT(1) marked %.1fx as often at %.1f ms, ECT(0) at %.1f ms: two queues, "
-                     "coupled as a DualQ",
+                     "ECT(1) marked %.1fx as often and queued %.1f ms on average, ECT(0) %.1f ms: "
+                     "two queues, coupled as a DualQ",
                      (l4s.ce / l4s.ce_pkts) / (cl.ce > 0 ? cl.ce / cl.ce_pkts : 1e-9), ql, qc);
         } else if ((ql > qc ? ql - qc : qc - ql) <= 0.3 * (ql > qc ? ql : qc)) {
             looks = "single_queue";
