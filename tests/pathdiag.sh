@@ -2,7 +2,8 @@
 # pathdiag.sh BUILD - which kind of AQM marked each flow, where, the
 # L4S-against-classic picture of flows sharing a bottleneck, time series and
 # plots. Real captures (the lab router marks ECT(1) above 1 ms, or any ECT
-# above 5 ms) and generated ones (tcpgen's queue model). The plots are
+# above 5 ms; two flows at once through a DualQ or a FIFO) and generated ones
+# (tcpgen's queue model). The plots are
 # rendered in headless Chromium and the screenshot must not be blank.
 # Ends "pathdiag: N passed, N failed".
 set -u
@@ -53,6 +54,29 @@ for kind in dualq single; do
     got=$("$EW" -r "$(tg pair-$kind prague sender --pair $kind)" --json |
         jq -r '.bottlenecks | length as $n | .[0] | "\($n) \(.looks_like) \(.l4s.flows) \(.classic.flows)"')
     [ "$got" = "1 $want [1] [2]" ] && ok "two flows through a $kind: $want" || bad "$kind: got '$got'"
+done
+# real: an L4S flow (port 5001) and a classic one (5002) at once through the
+# lab router's DualQ, its FIFO, and a FIFO with the L4S thresholds but no L
+# queue (captures/lab/record-shared.sh; the expected answer is in the spec)
+bn() { # bn CAPTURE -> "GROUPS LOOKS_LIKE [L4S PORTS] [CLASSIC PORTS]"
+    "$EW" -r "$1" --json | jq -r '. as $r | def ports($ids): [$ids[] as $i | $r.flows[] | select(.id == $i) | .server.port];
+        .bottlenecks | length as $n | .[0] | "\($n) \(.looks_like) \(ports(.l4s.flows)) \(ports(.classic.flows))"'
+}
+for s in dualq single fifo-two-thresholds; do
+    lab=$C/lab/shared-$s
+    want=$(jq -r .expect_looks_like "$lab-spec.json")
+    got=$(bn "$C/shared-$s-client.pcap")
+    [ "$got" = "1 $want [5001] [5002]" ] && ok "shared-$s at the senders: $want" || bad "shared-$s-client: got '$got', want '1 $want [5001] [5002]'"
+    # next to the receivers the marks are seen but the queue is not measurable
+    got=$(bn "$C/shared-$s-server.pcap")
+    [ "$got" = "1 unknown [5001] [5002]" ] && ok "shared-$s at the receivers: unknown" || bad "shared-$s-server: got '$got'"
+    # the throughput ratio as the senders counted it, and every router mark seen at the receivers
+    "$EW" -r "$C/shared-$s-server.pcap" --json | jq -e --slurpfile t "$lab-marks-summary.json" '
+        ($t[0].l4s.sender.mbit / $t[0].classic.sender.mbit) as $want |
+        (.bottlenecks[0].throughput_ratio_l4s_to_classic / $want - 1 | fabs) < 0.1 and
+        ([.flows[] | [.server.port, .c2s.path.marks]] | sort) == [[5001, $t[0].l4s.marks], [5002, $t[0].classic.marks]]' >/dev/null &&
+        ok "shared-$s: throughput ratio and marks as the senders and the router counted" ||
+        bad "shared-$s: ratio or marks differ from $lab-marks-summary.json"
 done
 "$EW" -r "$C/rfc3168-ce-client.pcap" --json | jq -e '.bottlenecks == []' >/dev/null &&
     ok "one flow alone is no shared bottleneck" || bad "bottleneck reported for one flow"
