@@ -86,13 +86,14 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ---------------------------------------------------------------- build
-gcc -O2 -Wall -o "$BUILD/nfq_ecn" "$LAB/src/nfq_ecn.c" $(pkg-config --cflags --libs libnetfilter_queue)
+read -ra NFQ_FLAGS <<<"$(pkg-config --cflags --libs libnetfilter_queue)"
+gcc -O2 -Wall -o "$BUILD/nfq_ecn" "$LAB/src/nfq_ecn.c" "${NFQ_FLAGS[@]}"
 # the same program, reading the backlog of the qdisc whose parent is class
 # 1:10 (the L queue) instead of the root qdisc's
 sed 's/t->tcm_parent != TC_H_ROOT/t->tcm_parent != TC_H_MAKE(1 << 16, 0x10)/' "$LAB/src/nfq_ecn.c" \
     >"$BUILD/nfq_ecn_lq.c"
 grep -q 'TC_H_MAKE(1 << 16, 0x10)' "$BUILD/nfq_ecn_lq.c"
-gcc -O2 -Wall -o "$BUILD/nfq_ecn_lq" "$BUILD/nfq_ecn_lq.c" $(pkg-config --cflags --libs libnetfilter_queue)
+gcc -O2 -Wall -o "$BUILD/nfq_ecn_lq" "$BUILD/nfq_ecn_lq.c" "${NFQ_FLAGS[@]}"
 bpftool btf dump file /sys/kernel/btf/vmlinux format c >"$BUILD/vmlinux.h"
 clang -g -O2 -target bpf -D__TARGET_ARCH_x86 -I"$BUILD" -c "$LAB/src/acc_cc.bpf.c" -o "$BUILD/acc_cc.bpf.o"
 cc_unregister
@@ -102,8 +103,8 @@ REGISTERED=1
 grep -qw lab_acc_e1 /proc/sys/net/ipv4/tcp_available_congestion_control
 
 wait_ready() { # file
-    local i
-    for i in $(seq 1 100); do grep -q ready "$1" 2>/dev/null && return 0; sleep 0.05; done
+    local _
+    for _ in $(seq 1 100); do grep -q ready "$1" 2>/dev/null && return 0; sleep 0.05; done
     echo "not ready: $1" >&2; cat "$1" >&2; return 1
 }
 nfq_start() { # ns prefix binary args...
@@ -171,9 +172,9 @@ record() { # name
     export CAP_LOGDIR=$WORK CAP_STATS=$W-capstats.json
     cap_start $NS_C c0 "$OUT/$name-client.pcap"
     cap_start $NS_S s0 "$OUT/$name-server.pcap"
-    nsx $NS_C python3 "$LAB/flow.py" tcp-client $S4 $L4S_PORT --secs "$SECS" --cc lab_acc_e1 --info "$W-tcpinfo.json" >"$W-cli1.out" 2>&1 &
+    nsx $NS_C python3 "$LAB/flow.py" tcp-client "$S4" $L4S_PORT --secs "$SECS" --cc lab_acc_e1 --info "$W-tcpinfo.json" >"$W-cli1.out" 2>&1 &
     local c1=$!
-    nsx $NS_C python3 "$LAB/flow.py" tcp-client $S4 $CLASSIC_PORT --secs "$SECS" --cc cubic --info "$W-tcpinfo.json" >"$W-cli2.out" 2>&1 &
+    nsx $NS_C python3 "$LAB/flow.py" tcp-client "$S4" $CLASSIC_PORT --secs "$SECS" --cc cubic --info "$W-tcpinfo.json" >"$W-cli2.out" 2>&1 &
     local c2=$!
     wait $c1 $c2
     wait $s1 $s2 || true
@@ -255,7 +256,8 @@ EOF
     done
 }
 
-for s in ${*:-shared-dualq shared-single shared-fifo-two-thresholds}; do
+[ $# -gt 0 ] || set -- shared-dualq shared-single shared-fifo-two-thresholds
+for s in "$@"; do
     echo "== $s"
     record "$s"
 done
