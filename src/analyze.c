@@ -208,22 +208,21 @@ record_handshake(struct ew_flow *f, const struct ew_pkt *pkt, uint64_t frame, in
     h->neg_accecn = ew_flow_negotiation(f) == EW_NEG_ACCECN;
 }
 
-uint32_t
-ew_analyzer_prefetch_index(const struct ew_analyzer *an, const struct ew_pkt *pkt)
+void
+ew_analyzer_prepare(const struct ew_analyzer *an, const struct ew_pkt *pkt,
+                    struct ew_prepared *pre)
 {
-    struct ew_flow_key key;
-    uint32_t h;
-
-    if (pkt->status != EW_PKT_OK)
-        return 0;
-    ew_flow_key_from_pkt(pkt, &key);
-    h = ew_flowtab_hash(an->tab, &key);
-    ew_flowtab_prefetch_slot(an->tab, h);
-    return h;
+    pre->valid = pkt->status == EW_PKT_OK;
+    if (!pre->valid)
+        return;
+    pre->dir = (uint8_t)ew_flow_key_from_pkt(pkt, &pre->key);
+    pre->hash = ew_flowtab_hash(an->tab, &pre->key);
+    ew_flowtab_prefetch_slot(an->tab, pre->hash);
 }
 
 void
-ew_analyzer_prefetch_flow(const struct ew_analyzer *an, const struct ew_pkt *pkt, uint32_t hash)
+ew_analyzer_prefetch_flow(const struct ew_analyzer *an, const struct ew_pkt *pkt,
+                          const struct ew_prepared *pre)
 {
     /* what a packet touches: the key and counters, the handshake and the
      * inference state (TCP), the bookkeeping at the end */
@@ -231,13 +230,20 @@ ew_analyzer_prefetch_flow(const struct ew_analyzer *an, const struct ew_pkt *pkt
     static const size_t len[2] = {offsetof(struct ew_flow, hs),
                                   sizeof(struct ew_flow) - offsetof(struct ew_flow, hs)};
 
-    if (pkt->status != EW_PKT_OK)
+    if (!pre->valid)
         return;
-    ew_flowtab_prefetch_flow(an->tab, hash, off, len, pkt->l4 == EW_L4_TCP ? 2 : 1);
+    ew_flowtab_prefetch_flow(an->tab, pre->hash, off, len, pkt->l4 == EW_L4_TCP ? 2 : 1);
 }
 
 void
 ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_ns)
+{
+    ew_analyzer_frame_prepared(an, pkt, ts_ns, NULL);
+}
+
+void
+ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_ns,
+                           const struct ew_prepared *pre)
 {
     struct ew_totals *tot = &an->tot;
     uint64_t frame = ++tot->frames;
@@ -280,8 +286,13 @@ ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_n
     tot->ip_packets++;
     tot->ecn[pkt->ecn & EW_ECN_MASK]++;
 
-    dir = ew_flow_key_from_pkt(pkt, &key);
-    f = ew_flowtab_get(an->tab, &key, ts_ns, &created);
+    if (pre && pre->valid) {
+        dir = pre->dir;
+        f = ew_flowtab_get_hashed(an->tab, &pre->key, pre->hash, ts_ns, &created);
+    } else {
+        dir = ew_flow_key_from_pkt(pkt, &key);
+        f = ew_flowtab_get(an->tab, &key, ts_ns, &created);
+    }
     if (created) {
         f->first_frame = frame;
         f->client_dir = (uint8_t)dir; /* until a SYN says otherwise */

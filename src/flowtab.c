@@ -244,7 +244,7 @@ static void
 index_remove(struct ew_flowtab *t, const struct ew_flow *f)
 {
     uint32_t ref = ref_of(t, f);
-    uint32_t i = f->hash & t->mask;
+    uint32_t i = (uint32_t)ew_flow_hash(&f->key, t->seed) & t->mask;
 
     while (t->slot[i].ref != ref)
         i = (i + 1) & t->mask;
@@ -313,7 +313,13 @@ take_record(struct ew_flowtab *t)
 struct ew_flow *
 ew_flowtab_get(struct ew_flowtab *t, const struct ew_flow_key *key, int64_t now_ns, bool *created)
 {
-    uint32_t h = (uint32_t)ew_flow_hash(key, t->seed);
+    return ew_flowtab_get_hashed(t, key, (uint32_t)ew_flow_hash(key, t->seed), now_ns, created);
+}
+
+struct ew_flow *
+ew_flowtab_get_hashed(struct ew_flowtab *t, const struct ew_flow_key *key, uint32_t h,
+                      int64_t now_ns, bool *created)
+{
     uint32_t i = h & t->mask;
     struct ew_flow *f;
 
@@ -335,7 +341,6 @@ ew_flowtab_get(struct ew_flowtab *t, const struct ew_flow_key *key, int64_t now_
     f = take_record(t);
     memset(f, 0, sizeof(*f));
     f->key = *key;
-    f->hash = h;
     f->id = ++t->st.created;
     f->first_ns = f->last_ns = now_ns;
     /* the index may have changed (eviction, expiry): probe again for a free slot */

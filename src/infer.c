@@ -108,14 +108,14 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
     /* RTT: time new segments, spaced at least an eighth of the smoothed RTT
      * apart; a retransmission spoils every timing (Karn) */
     if (kind == EW_SEG_DATA && h->rtt_count < EW_RTT_TIMED) {
-        int64_t last = h->rtt_count ? h->rtt_q[(h->rtt_head + h->rtt_count - 1) % EW_RTT_TIMED].ts
+        int64_t last = h->rtt_count ? h->rtt_ts[(h->rtt_head + h->rtt_count - 1) % EW_RTT_TIMED]
                                     : INT64_MIN;
 
         if (h->rtt_count == 0 || ts - last >= h->rtt_srtt / EW_RTT_TIMED) {
             unsigned i = (h->rtt_head + h->rtt_count) % EW_RTT_TIMED;
 
-            h->rtt_q[i].seq_end = t->seq + t->payload;
-            h->rtt_q[i].ts = ts;
+            h->rtt_seq_end[i] = t->seq + t->payload;
+            h->rtt_ts[i] = ts;
             h->rtt_count++;
         }
     } else if (kind == EW_SEG_RETRANS) {
@@ -189,8 +189,8 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
     {
         int64_t sent = -1;
 
-        while (r->rtt_count && seq_geq(t->ack, r->rtt_q[r->rtt_head].seq_end)) {
-            sent = r->rtt_q[r->rtt_head].ts;
+        while (r->rtt_count && seq_geq(t->ack, r->rtt_seq_end[r->rtt_head])) {
+            sent = r->rtt_ts[r->rtt_head];
             r->rtt_head = (uint8_t)((r->rtt_head + 1) % EW_RTT_TIMED);
             r->rtt_count--;
         }

@@ -513,14 +513,19 @@ struct read_ctx {
  * after it was read, so that the memory of three frames' flows is in flight
  * at once. Accounting stays in frame order; the pipeline is drained before
  * anything else happens (end of file, -c, a signal, a broken record). */
+#ifndef AHEAD
 #define AHEAD 3
+#endif
+#ifndef SLOT_AHEAD
+#define SLOT_AHEAD 1
+#endif
 
 struct ahead {
     struct ew_frame fr;
     struct ew_pkt pkt;
     uint8_t *buf;
     size_t room;
-    uint32_t hash;
+    struct ew_prepared pre;
 };
 
 static void
@@ -530,7 +535,7 @@ account_frame(struct read_ctx *rc, struct ahead *a)
     size_t plen = 0;
 
     if (rc->an) {
-        ew_analyzer_frame(rc->an, &a->pkt, a->fr.ts_ns);
+        ew_analyzer_frame_prepared(rc->an, &a->pkt, a->fr.ts_ns, &a->pre);
         if (rc->stream)
             ew_stream_packet(rc->stream, a->fr.ts_ns);
     }
@@ -615,11 +620,11 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
         ew_dissect_frame(link, a->buf, fr.caplen, fr.wirelen, &a->pkt);
         a->pkt.frame_no = fr.number;
         if (rc->an) {
-            a->hash = ew_analyzer_prefetch_index(rc->an, &a->pkt);
-            if (frames - done >= 2) {
-                struct ahead *b = &ring[(frames - 2) % AHEAD];
+            ew_analyzer_prepare(rc->an, &a->pkt, &a->pre);
+            if (frames - done > SLOT_AHEAD) {
+                struct ahead *b = &ring[(frames - 1 - SLOT_AHEAD) % AHEAD];
 
-                ew_analyzer_prefetch_flow(rc->an, &b->pkt, b->hash);
+                ew_analyzer_prefetch_flow(rc->an, &b->pkt, &b->pre);
             }
         }
         if (frames - done == AHEAD)

@@ -67,13 +67,23 @@ void ew_analyzer_free(struct ew_analyzer *an);
  * 1-based, in the order frames are given. */
 void ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_ns);
 
-/* Prefetching for a reader that decodes frames ahead of accounting them:
- * ew_analyzer_prefetch_index() two frames ahead (returns the flow key's hash,
- * 0 for a frame without a flow), ew_analyzer_prefetch_flow() one frame ahead
- * with that hash. They change nothing: accounting stays in frame order. */
-uint32_t ew_analyzer_prefetch_index(const struct ew_analyzer *an, const struct ew_pkt *pkt);
+/* Reading ahead: a reader that decodes frames before it accounts them
+ * prepares each (its flow key and hash; the flow's index slot is fetched
+ * into the cache), asks for the flow's record one frame later, and accounts
+ * it with ew_analyzer_frame_prepared() in frame order. Preparing and
+ * prefetching change nothing. */
+struct ew_prepared {
+    struct ew_flow_key key;
+    uint32_t hash;
+    uint8_t dir;
+    bool valid; /* the frame has a flow */
+};
+void ew_analyzer_prepare(const struct ew_analyzer *an, const struct ew_pkt *pkt,
+                         struct ew_prepared *pre);
 void ew_analyzer_prefetch_flow(const struct ew_analyzer *an, const struct ew_pkt *pkt,
-                               uint32_t hash);
+                               const struct ew_prepared *pre);
+void ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_ns,
+                                const struct ew_prepared *pre);
 
 /* segment kind of a TCP packet; updates the direction's sequence tracking */
 enum ew_seg_kind ew_tcp_seg_kind(struct ew_dir_stats *d, const struct ew_tcp *t);

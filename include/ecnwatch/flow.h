@@ -64,13 +64,13 @@ struct ew_dir_stats {
 /* The first SYN and SYN-ACK as seen, for the negotiation. */
 struct ew_handshake {
     uint64_t syn_frame, synack_frame;
+    uint64_t syn_option_frame;
     uint16_t syn_flags, synack_flags;
-    uint8_t syn_ecn, synack_ecn;
     uint16_t syn_count, synack_count;
+    uint8_t syn_ecn, synack_ecn;
     bool syn_flags_changed; /* a later SYN carried other ECN flags (fallback) */
     bool syn_classic_and_accecn; /* both a 011 and a 111 SYN (RFC 9768 §3.1.5) */
     bool syn_accecn_option;  /* an AccECN option on a SYN (§3.2.3.2: never) */
-    uint64_t syn_option_frame;
     bool synack_flags_changed;
     bool neg_accecn; /* ew_flow_negotiation() is EW_NEG_ACCECN: kept as SYNs pass */
 };
@@ -90,27 +90,27 @@ enum ew_client_from {
 
 struct ew_quic_conn;
 
+/* The record: what a packet touches first (the key, times, counters), then
+ * the handshake and the inference state; no holes between members. The
+ * table keeps its index and activity links beside the records. */
 struct ew_flow {
     struct ew_flow_key key;
-    uint64_t id;          /* 1-based, in order of creation (= order of first frame) */
-    uint64_t first_frame; /* 1-based frame numbers */
-    uint64_t last_frame;
     int64_t first_ns;     /* packet time, ns since the epoch */
     int64_t last_ns;
+    uint64_t first_frame; /* 1-based frame numbers */
+    uint64_t last_frame;
     struct ew_dir_stats dir[2];
-    struct ew_handshake hs;
-    struct ew_infer inf;
+    uint64_t id;          /* 1-based, in order of creation (= order of first frame) */
+    struct ew_quic_conn *quic; /* QUIC state from the analyzer's pool (quic.h); NULL: none */
+    uint32_t series[2];   /* time-series slots + 1 per direction (canonical); 0 = none */
+    uint32_t streamed_kinds; /* misuse kinds already streamed as events (--ndjson) */
     uint8_t client_dir;   /* the canonical direction that is client-to-server */
     bool syn_seen;        /* the client was identified by a SYN */
     uint8_t client_from;  /* enum ew_client_from: how the client was identified */
     bool ended;           /* idle-expired: kept for the report, out of the index */
     uint8_t end_reason;   /* enum ew_end_reason */
-    uint32_t streamed_kinds; /* misuse kinds already streamed as events (--ndjson) */
-    struct ew_quic_conn *quic; /* QUIC state from the analyzer's pool (quic.h); NULL: none */
-    uint32_t series[2];   /* time-series slots + 1 per direction (canonical); 0 = none */
-    /* table bookkeeping */
-    uint32_t hash;
-    uint32_t lru_prev, lru_next; /* record indices + 1; 0 = none */
+    struct ew_handshake hs;
+    struct ew_infer inf;
 };
 
 struct ew_flowtab;
@@ -144,6 +144,10 @@ uint64_t ew_flow_hash(const struct ew_flow_key *key, uint64_t seed);
  * length of the index. */
 struct ew_flow *ew_flowtab_get(struct ew_flowtab *tab, const struct ew_flow_key *key,
                                int64_t now_ns, bool *created);
+
+/* The same, with the key's hash already known (ew_flowtab_hash()). */
+struct ew_flow *ew_flowtab_get_hashed(struct ew_flowtab *tab, const struct ew_flow_key *key,
+                                      uint32_t hash, int64_t now_ns, bool *created);
 
 /* Called when a live flow ends by the idle timeout (the flow is intact). */
 void ew_flowtab_set_end_cb(struct ew_flowtab *tab, ew_flow_evict_fn on_end, void *arg);

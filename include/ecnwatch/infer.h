@@ -21,77 +21,76 @@
  * travels in the other direction. */
 #define EW_RTT_TIMED 8
 
+/* Members are ordered by size, so that the record has no holes (it is
+ * 2 x 520 bytes of every TCP flow's record). */
 struct ew_half {
-    /* d's packets as they pass the capture point */
-    uint32_t data_pkts;         /* segments with payload, retransmissions included */
-    uint64_t first_data_frame;
-    uint8_t first_data_ecn;     /* the first data segment's codepoint that is not CE */
-    bool first_data_ecn_set;
-    uint8_t last_data_ecn;
-    uint32_t ect1_runs;         /* ECT(0) -> ECT(1) changes between consecutive data segments */
-    uint32_t ce_seen;           /* CE packets, SYNs excepted (what r.cep counts) */
-    uint64_t bytes_seen[4];     /* payload bytes by codepoint */
+    /* evidence: the frames where things were first seen (0 = not seen) */
+    uint64_t first_data_frame, last_data_frame;
     uint64_t first_ce_frame, first_ect1_frame, first_ect0_frame;
     uint64_t first_ect_pure_ack_frame, first_ect_retrans_frame;
+    uint64_t first_cwr_frame, first_ece_frame, first_ece_off_frame;
+    uint64_t first_ce_unechoed_frame, first_esce_frame;
+    uint64_t first_ace_change_frame, first_ace_mismatch_frame;
+    uint64_t first_opt_frame, first_opt_mismatch_frame;
+    uint64_t bytes_seen[4];     /* d's payload bytes by codepoint */
+    uint64_t cep_reported;      /* sum of ACE increments (mod 8 each) */
+    uint64_t opt_total[3];      /* bytes the option counters say arrived */
+    /* queueing delay: RTT above the minimum, overall and when marks are fed back */
+    uint64_t qd_sum_us, qd_marks_sum_us;
+    /* RTT, data in d against acknowledgements in the other direction (ns) */
+    int64_t rtt_min, rtt_last, rtt_srtt;
+    int64_t data_first_ns, data_last_ns;
+    /* segments being timed: a small FIFO, so that most ACKs give an RTT sample */
+    int64_t rtt_ts[EW_RTT_TIMED];
+    uint32_t rtt_seq_end[EW_RTT_TIMED];
+
+    /* d's packets as they pass the capture point */
+    uint32_t data_pkts;         /* segments with payload, retransmissions included */
+    uint32_t ect1_runs;         /* ECT(0) -> ECT(1) changes between consecutive data segments */
+    uint32_t ce_seen;           /* CE packets, SYNs excepted (what r.cep counts) */
     uint32_t data_after_ece;    /* data segments sent after the first ECE feedback on them */
-    uint64_t last_data_frame;
     uint32_t cwr_seen;
-    uint64_t first_cwr_frame;
-    bool ce_since_ack;          /* a CE arrived that no feedback segment has covered yet */
     uint32_t ce_end;            /* sequence end of the latest CE data segment */
+    uint32_t retrans;           /* retransmitted data segments: signs of loss */
 
     /* classic feedback on the other direction's segments */
     uint32_t fb_segments;       /* feedback-carrying segments seen (ACK set, SYN clear) */
     uint32_t ece_acks;
-    bool ece_on;
-    bool cwr_during_run;
     uint32_t ece_runs, ece_runs_after_cwr, ece_runs_without_cwr;
-    uint64_t first_ece_frame, first_ece_off_frame;
     uint32_t ce_unechoed;       /* feedback after a CE arrival without ECE (checked where CE is seen) */
-    uint64_t first_ce_unechoed_frame;
     uint32_t esce_acks;         /* bit 7 (ESCE) set, outside AccECN */
-    uint64_t first_esce_frame;
     uint32_t esce_after_ect1;   /* ESCE on feedback following ECT(1) arrivals */
 
     /* AccECN feedback */
-    bool ace_init;
-    uint8_t ace_last;
     uint32_t ace_segments, ace_changes;
-    uint64_t cep_reported;      /* sum of ACE increments (mod 8 each) */
     uint32_t ace_exact, ace_mismatch; /* ACE == (5 + CE seen) mod 8, where checkable */
-    uint8_t ace_offset;         /* first ACE - (5 + CE seen then): 0 when the handshake was seen */
     uint32_t ace_rel_exact, ace_rel_mismatch; /* the same check relative to the first ACE */
-    uint64_t first_ace_change_frame, first_ace_mismatch_frame;
     uint32_t ace_wrap_ambiguous; /* increments that could hide a wrap of 8 */
     uint32_t ace_zero_first;    /* ACE 0 on the first feedback after the handshake */
-    bool opt_init;
     uint32_t opt_last[3];       /* last 24-bit field values, enum ew_accecn_field */
-    uint64_t opt_total[3];      /* bytes the option counters say arrived */
     uint32_t opt_segments;
     uint32_t opt_exact, opt_mismatch;
     uint32_t opt_offset[3];     /* as ace_offset, for each option field */
-    uint64_t first_opt_frame, first_opt_mismatch_frame;
     uint32_t first_opt_val[3];
+
+    uint32_t rtt_samples;
+    uint32_t ack_max;           /* highest acknowledgement number seen for d's data */
+    uint32_t qd_n, qd_max_us;
+    uint32_t qd_marks, qd_marks_max_us;
+
+    uint8_t first_data_ecn;     /* the first data segment's codepoint that is not CE */
+    uint8_t last_data_ecn;
+    uint8_t ace_last;
+    uint8_t ace_offset;         /* first ACE - (5 + CE seen then): 0 when the handshake was seen */
+    uint8_t rtt_head, rtt_count;
+    bool first_data_ecn_set;
+    bool ce_since_ack;          /* a CE arrived that no feedback segment has covered yet */
+    bool ece_on;
+    bool cwr_during_run;
+    bool ace_init;
+    bool opt_init;
     bool first_opt_has[3];
     bool opt_seen[3];           /* the field has appeared: opt_last[] holds it */
-
-    /* RTT, data in d against acknowledgements in the other direction */
-    /* segments being timed: a small FIFO, so that most ACKs give an RTT sample */
-    struct {
-        uint32_t seq_end;
-        int64_t ts;
-    } rtt_q[EW_RTT_TIMED];
-    uint8_t rtt_head, rtt_count;
-    uint32_t rtt_samples;
-    int64_t rtt_min, rtt_last, rtt_srtt; /* ns */
-    int64_t data_first_ns, data_last_ns;
-    uint32_t ack_max;           /* highest acknowledgement number seen for d's data */
-    /* queueing delay: RTT above the minimum, overall and when marks are fed back */
-    uint64_t qd_sum_us;
-    uint32_t qd_n, qd_max_us;
-    uint64_t qd_marks_sum_us;
-    uint32_t qd_marks, qd_marks_max_us;
-    uint32_t retrans;           /* retransmitted data segments: signs of loss */
     bool ack_init;
 };
 
@@ -99,15 +98,15 @@ struct ew_infer {
     struct ew_half half[2];     /* indexed by the data direction */
     int64_t syn_ns, synack_ns, ack3_ns;
     uint64_t ack3_frame;
+    uint64_t first_accecn_opt_frame;
+    uint32_t accecn_opt_segments; /* AccECN options on non-SYN segments, any direction */
+    uint32_t ace5_segments;     /* non-SYN segments with ACE exactly 0b101 before any CE */
+    uint32_t nonsyn_segments;
     uint8_t ack3_ace;           /* ACE of the handshake ACK (reports the SYN-ACK's IP-ECN) */
     bool ack3_seen;
     bool synack_dir_set;
     uint8_t synack_dir;         /* direction of the SYN-ACK (server to client) */
-    uint32_t accecn_opt_segments; /* AccECN options on non-SYN segments, any direction */
     bool accecn_mode;           /* AccECN so far: negotiated, or an option seen */
-    uint64_t first_accecn_opt_frame;
-    uint32_t ace5_segments;     /* non-SYN segments with ACE exactly 0b101 before any CE */
-    uint32_t nonsyn_segments;
 };
 
 enum ew_fb {
