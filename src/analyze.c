@@ -224,15 +224,11 @@ void
 ew_analyzer_prefetch_flow(const struct ew_analyzer *an, const struct ew_pkt *pkt,
                           const struct ew_prepared *pre)
 {
-    /* what a packet touches: the key and counters, the handshake and the
-     * inference state (TCP), the bookkeeping at the end */
-    static const size_t off[2] = {0, offsetof(struct ew_flow, hs)};
-    static const size_t len[2] = {offsetof(struct ew_flow, hs),
-                                  sizeof(struct ew_flow) - offsetof(struct ew_flow, hs)};
-
-    if (!pre->valid)
-        return;
-    ew_flowtab_prefetch_flow(an->tab, pre->hash, off, len, pkt->l4 == EW_L4_TCP ? 2 : 1);
+    /* a TCP packet touches most of the record; others the key and counters */
+    if (pre->valid)
+        ew_flowtab_prefetch_flow(an->tab, pre->hash,
+                                 pkt->l4 == EW_L4_TCP ? sizeof(struct ew_flow)
+                                                      : offsetof(struct ew_flow, hs));
 }
 
 void

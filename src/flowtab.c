@@ -1,6 +1,7 @@
 /* flowtab.c - capped, seeded, open-addressing flow table (see flow.h). */
 #include "ecnwatch/flow.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -364,26 +365,22 @@ ew_flowtab_prefetch_slot(const struct ew_flowtab *t, uint32_t h)
 }
 
 /* The record the index names for this hash (the first entry of its probe
- * with the same hash, within a few slots) into the cache: the lines that hold
- * `len` bytes at each of the offsets given. Reads the index only. */
+ * with the same hash, within a few slots) into the cache: its first `len`
+ * bytes, and its activity links. Reads the index only. */
 void
-ew_flowtab_prefetch_flow(const struct ew_flowtab *t, uint32_t h, const size_t *off,
-                         const size_t *len, int n)
+ew_flowtab_prefetch_flow(const struct ew_flowtab *t, uint32_t h, size_t len)
 {
     uint32_t i = h & t->mask, probes;
 
     for (probes = 0; probes < 4 && t->slot[i].ref; probes++, i = (i + 1) & t->mask) {
         if (t->slot[i].hash == h) {
-            const char *r = (const char *)&t->rec[t->slot[i].ref - 1];
-            int k;
+            uint32_t r = t->slot[i].ref - 1;
+            const char *p = (const char *)&t->rec[r];
+            const char *end = p + len;
 
-            __builtin_prefetch(&t->lnk[t->slot[i].ref - 1], 1);
-            for (k = 0; k < n; k++) {
-                size_t o;
-
-                for (o = off[k] & ~(size_t)63; o < off[k] + len[k]; o += 64)
-                    __builtin_prefetch(r + o, 1);
-            }
+            __builtin_prefetch(&t->lnk[r], 1);
+            for (p = (const char *)((uintptr_t)p & ~(uintptr_t)63); p < end; p += 64)
+                __builtin_prefetch(p, 1);
             return;
         }
     }

@@ -163,12 +163,11 @@ void ew_flowtab_foreach_live(struct ew_flowtab *tab, void (*fn)(void *arg, struc
 
 /* For a reader that knows its next frames: the key's hash in this table,
  * then its index slot, then (one frame later, when the slot has arrived) the
- * parts of its record at the byte ranges off[k], len[k], into the cache.
- * None of them changes the table. */
+ * first len bytes of its record, into the cache. None of them changes the
+ * table. */
 uint32_t ew_flowtab_hash(const struct ew_flowtab *tab, const struct ew_flow_key *key);
 void ew_flowtab_prefetch_slot(const struct ew_flowtab *tab, uint32_t hash);
-void ew_flowtab_prefetch_flow(const struct ew_flowtab *tab, uint32_t hash, const size_t *off,
-                              const size_t *len, int n);
+void ew_flowtab_prefetch_flow(const struct ew_flowtab *tab, uint32_t hash, size_t len);
 
 /* Mark recently used (moves the flow to the tail of the activity list). */
 void ew_flowtab_touch(struct ew_flowtab *tab, struct ew_flow *flow);
