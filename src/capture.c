@@ -346,8 +346,12 @@ ew_capture_open_live(const char *iface, int snaplen, int buffer_kib, const char 
     pcap_set_immediate_mode(cap->p, 1);
     pcap_set_promisc(cap->p, 1);
     pcap_set_tstamp_precision(cap->p, PCAP_TSTAMP_PRECISION_NANO);
-    if (buffer_kib > 0)
-        pcap_set_buffer_size(cap->p, buffer_kib * 1024);
+    /* libpcap's default (2 MiB) holds about 10,000 frames of 192 bytes: a
+     * burst, or a moment of report work, at a few hundred thousand packets
+     * per second overflows it */
+    if (buffer_kib <= 0)
+        buffer_kib = EW_LIVE_BUFFER_KIB;
+    pcap_set_buffer_size(cap->p, buffer_kib * 1024);
     rc = pcap_activate(cap->p);
     if (rc == PCAP_ERROR_TSTAMP_PRECISION_NOTSUP) {
         /* fall back to microseconds: timestamps are then scaled when read */
@@ -361,8 +365,7 @@ ew_capture_open_live(const char *iface, int snaplen, int buffer_kib, const char 
         pcap_set_snaplen(cap->p, snaplen);
         pcap_set_immediate_mode(cap->p, 1);
         pcap_set_promisc(cap->p, 1);
-        if (buffer_kib > 0)
-            pcap_set_buffer_size(cap->p, buffer_kib * 1024);
+        pcap_set_buffer_size(cap->p, buffer_kib * 1024);
         rc = pcap_activate(cap->p);
         cap->micro = true;
     }

@@ -37,9 +37,12 @@ struct ew_frame {
  * none). On failure returns an enum ew_cap_err and a one-line message. */
 int ew_capture_open_file(const char *path, const char *filter, struct ew_capture **out,
                          char *errbuf, size_t errlen);
+/* the kernel buffer of a live capture when none is asked for: 32 MiB */
+#define EW_LIVE_BUFFER_KIB 32768
+
 /* Open interface `iface` for live capture: immediate mode, the given snapshot
- * length and kernel buffer (KiB, 0 for the default), then the filter. On
- * failure returns an enum ew_cap_err and a one-line message that names the
+ * length and kernel buffer (KiB, 0 for EW_LIVE_BUFFER_KIB), then the filter.
+ * On failure returns an enum ew_cap_err and a one-line message that names the
  * cause (no such interface, no permission and the capability needed,
  * interface down). */
 int ew_capture_open_live(const char *iface, int snaplen, int buffer_kib, const char *filter,
