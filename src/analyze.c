@@ -33,7 +33,7 @@ flow_kinds(const struct ew_flow *f)
     size_t n, i;
     uint32_t mask = 0;
 
-    ew_infer_conclude(f, &v);
+    ew_infer_conclude_quiet(f, &v);
     n = ew_misuse_find(f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
     for (i = 0; i < n; i++)
         mask |= 1u << fnd[i].kind;

@@ -367,6 +367,21 @@ ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uin
 
 enum mode { MODE_NONE, MODE_CLASSIC, MODE_ACCECN };
 
+/* a reason in words, when the caller wants them */
+static void say(bool words, char *buf, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+say(bool words, char *buf, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!words)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf, EW_REASON_LEN, fmt, ap);
+    va_end(ap);
+}
+
 static enum mode
 mode_of(int neg)
 {
@@ -388,7 +403,7 @@ data_cp(const struct ew_flow *f, int d, int cp)
 
 /* the handshake was not captured: infer the mode from what followed */
 static int
-infer_mode(const struct ew_flow *f, struct ew_flow_verdict *v)
+infer_mode(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
 {
     const struct ew_infer *in = &f->inf;
     uint64_t ae = f->dir[0].ae + f->dir[1].ae;
@@ -397,14 +412,14 @@ infer_mode(const struct ew_flow *f, struct ew_flow_verdict *v)
     bool ect = false, flags = false;
 
     if (in->accecn_opt_segments > 0) {
-        snprintf(v->neg_reason, EW_REASON_LEN,
+        say(words, v->neg_reason,
                  "handshake not captured; AccECN option on %u segments, first in frame %llu",
                  in->accecn_opt_segments, (unsigned long long)in->first_accecn_opt_frame);
         return EW_NEG_ACCECN;
     }
     /* with no CE yet, every AccECN segment carries ACE 0b101: AE set throughout */
     if (segs >= 4 && ae * 10 >= segs * 9 && in->ace5_segments > 0) {
-        snprintf(v->neg_reason, EW_REASON_LEN,
+        say(words, v->neg_reason,
                  "handshake not captured; AE set on %llu of %llu segments (ACE counter from 5)",
                  (unsigned long long)ae, (unsigned long long)segs);
         return EW_NEG_ACCECN;
@@ -417,19 +432,19 @@ infer_mode(const struct ew_flow *f, struct ew_flow_verdict *v)
             flags = true;
     }
     if (ect || flags) {
-        snprintf(v->neg_reason, EW_REASON_LEN,
+        say(words, v->neg_reason,
                  "handshake not captured; %s without AccECN signs: classic ECN assumed",
                  ect ? "ECT on data" : "ECE/CWR flags");
         return EW_NEG_RFC3168;
     }
-    snprintf(v->neg_reason, EW_REASON_LEN,
+    say(words, v->neg_reason,
              "handshake not captured; no ECT and no ECN flags seen: not ECN-capable");
     return EW_NEG_NONE;
 }
 
 static void
 conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
-                  struct ew_dir_verdict *dv)
+                  struct ew_dir_verdict *dv, bool words)
 {
     const struct ew_half *h = &f->inf.half[d];
     uint64_t e1 = f->dir[d].ecn[EW_ECN_ECT_1];
@@ -439,11 +454,11 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
     switch (m) {
     case MODE_NONE:
         dv->feedback = EW_FB_NONE;
-        snprintf(dv->feedback_reason, EW_REASON_LEN, "no ECN feedback negotiated");
+        say(words, dv->feedback_reason, "no ECN feedback negotiated");
         return;
     case MODE_ACCECN:
         dv->feedback = EW_FB_ACCECN;
-        snprintf(dv->feedback_reason, EW_REASON_LEN,
+        say(words, dv->feedback_reason,
                  "AccECN: ACE changed %u times (%llu CE packets reported, %u seen here); "
                  "option on %u segments",
                  h->ace_changes, (unsigned long long)h->cep_reported, h->ce_seen,
@@ -460,24 +475,24 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
     }
     if (h->esce_acks > 0 && (e1 ? h->esce_after_ect1 > 0 : data_cp(f, d, EW_ECN_ECT_0) > 0)) {
         dv->feedback = EW_FB_SCE;
-        snprintf(dv->feedback_reason, EW_REASON_LEN,
+        say(words, dv->feedback_reason,
                  "ESCE (former NS bit) on %u of %u feedback segments, %s; CE by ECE (%u ACKs)",
                  h->esce_acks, h->fb_segments,
                  e1 ? "following ECT(1) arrivals" : "while the sender sent ECT(0)", h->ece_acks);
     } else if (h->ece_runs_without_cwr > 0 && h->ece_runs_without_cwr >= h->ece_runs_after_cwr) {
         dv->feedback = EW_FB_DCTCP;
-        snprintf(dv->feedback_reason, EW_REASON_LEN,
+        say(words, dv->feedback_reason,
                  "ECE cleared %u times without a CWR (%u runs ended after CWR): ECE follows CE, "
                  "as DCTCP echoes it",
                  h->ece_runs_without_cwr, h->ece_runs_after_cwr);
     } else if (h->ece_runs > 0) {
         dv->feedback = EW_FB_RFC3168;
-        snprintf(dv->feedback_reason, EW_REASON_LEN,
+        say(words, dv->feedback_reason,
                  "ECE latched %u time%s (%u ACKs), each cleared only after a CWR", h->ece_runs,
                  h->ece_runs == 1 ? "" : "s", h->ece_acks);
     } else {
         dv->feedback = EW_FB_RFC3168;
-        snprintf(dv->feedback_reason, EW_REASON_LEN,
+        say(words, dv->feedback_reason,
                  "classic ECN negotiated; no ECE seen, so RFC 3168 latching and DCTCP echo "
                  "could not be told apart");
     }
@@ -488,7 +503,8 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
 }
 
 static void
-conclude_ect1(const struct ew_flow *f, int d, enum mode m, struct ew_dir_verdict *dv)
+conclude_ect1(const struct ew_flow *f, int d, enum mode m, struct ew_dir_verdict *dv,
+              bool words)
 {
     const struct ew_half *h = &f->inf.half[d];
     uint64_t e0 = data_cp(f, d, EW_ECN_ECT_0), e1 = data_cp(f, d, EW_ECN_ECT_1);
@@ -510,25 +526,25 @@ conclude_ect1(const struct ew_flow *f, int d, enum mode m, struct ew_dir_verdict
 
     if (!seen && !fb_e1 && !esce) {
         dv->ect1 = EW_ECT1_NONE;
-        snprintf(dv->ect1_reason, EW_REASON_LEN, "no ECT(1) seen or reported");
+        say(words, dv->ect1_reason, "no ECT(1) seen or reported");
         return;
     }
     if (m == MODE_ACCECN) {
         if (sender_e1) {
             dv->ect1 = EW_ECT1_L4S;
-            snprintf(dv->ect1_reason, EW_REASON_LEN,
+            say(words, dv->ect1_reason,
                      "the sender marks ECT(1) from its first data segment (frame %llu) and has "
                      "AccECN feedback: the L4S identifier (RFC 9331)",
                      (unsigned long long)h->first_data_frame);
         } else if (network_e1 || (!seen && fb_e1 && e0 > 0)) {
             dv->ect1 = EW_ECT1_CONFLICT;
-            snprintf(dv->ect1_reason, EW_REASON_LEN,
+            say(words, dv->ect1_reason,
                      "an ECT(0) sender's AccECN connection gets ECT(1) %s: SCE-style marking "
                      "meets L4S accurate feedback",
                      seen ? "in runs on the path" : "reported by EE1B");
         } else {
             dv->ect1 = EW_ECT1_AMBIGUOUS;
-            snprintf(dv->ect1_reason, EW_REASON_LEN,
+            say(words, dv->ect1_reason,
                      "ECT(1) on an AccECN connection, but not from the first data segment nor "
                      "in runs after ECT(0): sender L4S or path remarking");
         }
@@ -538,40 +554,40 @@ conclude_ect1(const struct ew_flow *f, int d, enum mode m, struct ew_dir_verdict
         if (sender_e1) {
             if (h->esce_acks * 2 >= h->fb_segments && h->fb_segments > 0) {
                 dv->ect1 = EW_ECT1_CONFLICT;
-                snprintf(dv->ect1_reason, EW_REASON_LEN,
+                say(words, dv->ect1_reason,
                          "an ECT(1) sender (L4S identifier) meets a receiver echoing ESCE on %u "
                          "of %u ACKs: it reads every ECT(1) as SCE",
                          h->esce_acks, h->fb_segments);
             } else {
                 dv->ect1 = EW_ECT1_AMBIGUOUS;
-                snprintf(dv->ect1_reason, EW_REASON_LEN,
+                say(words, dv->ect1_reason,
                          "ECT(1) from the first data segment but only classic feedback: an L4S "
                          "sender without AccECN, or remarked before this point");
             }
         } else if ((network_e1 && h->esce_after_ect1 > 0) || (!seen && esce && e0 > 0)) {
             dv->ect1 = EW_ECT1_SCE;
-            snprintf(dv->ect1_reason, EW_REASON_LEN,
+            say(words, dv->ect1_reason,
                      "the sender sends ECT(0); %s and the receiver echoes ESCE: SCE marking",
                      seen ? "ECT(1) appears in runs on the path" : "no ECT(1) here yet");
         } else if (network_e1) {
             dv->ect1 = EW_ECT1_AMBIGUOUS;
-            snprintf(dv->ect1_reason, EW_REASON_LEN,
+            say(words, dv->ect1_reason,
                      "ECT(1) in runs on an ECT(0) sender's data but no ESCE: an SCE AQM with a "
                      "legacy receiver, or ECT(0)->ECT(1) remarking");
         } else {
             dv->ect1 = EW_ECT1_AMBIGUOUS;
-            snprintf(dv->ect1_reason, EW_REASON_LEN,
+            say(words, dv->ect1_reason,
                      "ECT(1) or ESCE without a pattern that tells L4S from SCE");
         }
         return;
     }
     dv->ect1 = EW_ECT1_AMBIGUOUS;
-    snprintf(dv->ect1_reason, EW_REASON_LEN,
+    say(words, dv->ect1_reason,
              "ECT(1) on a flow without ECN feedback: neither L4S nor SCE can work here");
 }
 
 static void
-conclude_vantage(const struct ew_flow *f, struct ew_flow_verdict *v)
+conclude_vantage(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
 {
     const struct ew_infer *in = &f->inf;
     int d;
@@ -583,7 +599,7 @@ conclude_vantage(const struct ew_flow *f, struct ew_flow_verdict *v)
 
         if (tot > 0 && tot < 100000) {
             v->vantage = EW_VANT_UNKNOWN;
-            snprintf(v->vantage_reason, EW_REASON_LEN,
+            say(words, v->vantage_reason,
                      "SYN to ACK took %.3f ms: too short to tell the two ends apart",
                      (double)tot / 1e6);
             return;
@@ -595,7 +611,7 @@ conclude_vantage(const struct ew_flow *f, struct ew_flow_verdict *v)
                 v->vantage = EW_VANT_SERVER;
             else
                 v->vantage = EW_VANT_MIDDLE;
-            snprintf(v->vantage_reason, EW_REASON_LEN,
+            say(words, v->vantage_reason,
                      "SYN to SYN-ACK %.3f ms, SYN-ACK to ACK %.3f ms", (double)t1 / 1e6,
                      (double)t2 / 1e6);
             return;
@@ -612,7 +628,7 @@ conclude_vantage(const struct ew_flow *f, struct ew_flow_verdict *v)
             bool c2s = d == f->client_dir;
 
             v->vantage = c2s ? EW_VANT_SERVER : EW_VANT_CLIENT;
-            snprintf(v->vantage_reason, EW_REASON_LEN,
+            say(words, v->vantage_reason,
                      "the %s ACE follows the %u CE arrivals seen here on every one of %u "
                      "segments: the capture point sees what the %s receives",
                      c2s ? "server's" : "client's", h->ce_seen, h->ace_segments,
@@ -621,11 +637,11 @@ conclude_vantage(const struct ew_flow *f, struct ew_flow_verdict *v)
         }
     }
     v->vantage = EW_VANT_UNKNOWN;
-    snprintf(v->vantage_reason, EW_REASON_LEN, "no complete handshake and no exact feedback");
+    say(words, v->vantage_reason, "no complete handshake and no exact feedback");
 }
 
-void
-ew_infer_conclude(const struct ew_flow *f, struct ew_flow_verdict *v)
+static void
+conclude(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
 {
     int d, c2s = f->client_dir, main_dir;
     enum mode m;
@@ -636,7 +652,7 @@ ew_infer_conclude(const struct ew_flow *f, struct ew_flow_verdict *v)
     v->neg = ew_flow_negotiation(f);
     if (v->neg == EW_NEG_UNSEEN && f->key.l4 == EW_L4_TCP) {
         v->neg_inferred = true;
-        m = mode_of(infer_mode(f, v));
+        m = mode_of(infer_mode(f, v, words));
     } else {
         m = mode_of(v->neg);
     }
@@ -648,8 +664,8 @@ ew_infer_conclude(const struct ew_flow *f, struct ew_flow_verdict *v)
         for (d = 0; d < 2; d++) {
             v->dir[d].feedback = EW_FB_UNKNOWN;
             v->dir[d].ect1 = f->dir[d].ecn[EW_ECN_ECT_1] ? EW_ECT1_AMBIGUOUS : EW_ECT1_NONE;
-            snprintf(v->dir[d].feedback_reason, EW_REASON_LEN, "no transport feedback visible");
-            snprintf(v->dir[d].ect1_reason, EW_REASON_LEN, "%s",
+            say(words, v->dir[d].feedback_reason, "no transport feedback visible");
+            say(words, v->dir[d].ect1_reason, "%s",
                      f->dir[d].ecn[EW_ECN_ECT_1] ? "ECT(1) without visible feedback"
                                                  : "no ECT(1) seen");
         }
@@ -658,59 +674,71 @@ ew_infer_conclude(const struct ew_flow *f, struct ew_flow_verdict *v)
         cp = v->dir[main_dir].sender_cp;
         if (!strcmp(cp, "not_ect") || !strcmp(cp, "none")) {
             v->verdict = EW_V_NOT_ECN;
-            snprintf(v->reason, EW_REASON_LEN, "no ECT on this flow's packets");
+            say(words, v->reason, "no ECT on this flow's packets");
         } else {
             v->verdict = EW_V_UNKNOWN;
-            snprintf(v->reason, EW_REASON_LEN,
+            say(words, v->reason,
                      "ECN-capable packets (%s) but no feedback this version can read", cp);
         }
         v->vantage = EW_VANT_UNKNOWN;
-        snprintf(v->vantage_reason, EW_REASON_LEN, "not TCP");
+        say(words, v->vantage_reason, "not TCP");
         return;
     }
     for (d = 0; d < 2; d++) {
-        conclude_feedback(f, d, m, v->neg_inferred, &v->dir[d]);
-        conclude_ect1(f, d, m, &v->dir[d]);
+        conclude_feedback(f, d, m, v->neg_inferred, &v->dir[d], words);
+        conclude_ect1(f, d, m, &v->dir[d], words);
     }
-    conclude_vantage(f, v);
+    conclude_vantage(f, v, words);
 
     mv = &v->dir[main_dir];
     cp = mv->sender_cp;
     if (f->inf.half[main_dir].data_pkts == 0) {
         v->verdict = EW_V_UNKNOWN;
-        snprintf(v->reason, EW_REASON_LEN, "no data segments seen");
+        say(words, v->reason, "no data segments seen");
     } else if (m == MODE_NONE) {
         v->verdict = EW_V_NOT_ECN;
-        snprintf(v->reason, EW_REASON_LEN, "no ECN negotiated (%s)%s", ew_neg_name[v->neg],
+        say(words, v->reason, "no ECN negotiated (%s)%s", ew_neg_name[v->neg],
                  strcmp(cp, "not_ect") ? "; yet the data carries ECT" : "");
     } else if (mv->ect1 == EW_ECT1_CONFLICT) {
         v->verdict = EW_V_CONFLICT;
-        snprintf(v->reason, EW_REASON_LEN, "%s", mv->ect1_reason);
+        say(words, v->reason, "%s", mv->ect1_reason);
     } else if (mv->ect1 == EW_ECT1_AMBIGUOUS) {
         v->verdict = EW_V_AMBIGUOUS;
-        snprintf(v->reason, EW_REASON_LEN, "%s", mv->ect1_reason);
+        say(words, v->reason, "%s", mv->ect1_reason);
     } else if (m == MODE_ACCECN && mv->ect1 == EW_ECT1_L4S) {
         v->verdict = EW_V_L4S;
-        snprintf(v->reason, EW_REASON_LEN, "%s", mv->ect1_reason);
+        say(words, v->reason, "%s", mv->ect1_reason);
     } else if (!strcmp(cp, "not_ect") && data_cp(f, main_dir, EW_ECN_CE) == 0) {
         v->verdict = EW_V_AMBIGUOUS;
-        snprintf(v->reason, EW_REASON_LEN,
+        say(words, v->reason,
                  "ECN negotiated but the data is Not-ECT here: the sender's choice, or bleached "
                  "before this point");
     } else if (m == MODE_ACCECN) {
         v->verdict = EW_V_ACCECN_CLASSIC;
-        snprintf(v->reason, EW_REASON_LEN, "AccECN feedback with an ECT(0) sender");
+        say(words, v->reason, "AccECN feedback with an ECT(0) sender");
     } else if (mv->ect1 == EW_ECT1_SCE || mv->feedback == EW_FB_SCE) {
         v->verdict = EW_V_SCE;
-        snprintf(v->reason, EW_REASON_LEN, "%s", mv->ect1 == EW_ECT1_SCE ? mv->ect1_reason
+        say(words, v->reason, "%s", mv->ect1 == EW_ECT1_SCE ? mv->ect1_reason
                                                                           : mv->feedback_reason);
     } else if (mv->feedback == EW_FB_DCTCP) {
         v->verdict = EW_V_DCTCP;
-        snprintf(v->reason, EW_REASON_LEN, "%s", mv->feedback_reason);
+        say(words, v->reason, "%s", mv->feedback_reason);
     } else {
         v->verdict = EW_V_CLASSIC;
-        snprintf(v->reason, EW_REASON_LEN, "%s", mv->feedback_reason);
+        say(words, v->reason, "%s", mv->feedback_reason);
     }
+}
+
+void
+ew_infer_conclude(const struct ew_flow *f, struct ew_flow_verdict *v)
+{
+    conclude(f, v, true);
+}
+
+void
+ew_infer_conclude_quiet(const struct ew_flow *f, struct ew_flow_verdict *v)
+{
+    conclude(f, v, false);
 }
 
 /* ---------------------------------------------------------------- evidence */

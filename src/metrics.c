@@ -54,7 +54,7 @@ ew_metrics_count_flows(const struct ew_analyzer *an, size_t budget,
             size_t nf, j;
             uint32_t mask = 0;
 
-            ew_infer_conclude(list[i], &v);
+            ew_infer_conclude_quiet(list[i], &v);
             out->verdict[v.verdict < EW_METRICS_VERDICTS ? v.verdict : EW_V_UNKNOWN]++;
             out->negotiation[v.neg >= 0 && v.neg < EW_METRICS_NEGS ? v.neg : EW_NEG_NA]++;
             nf = ew_misuse_find(list[i], &v, fnd, sizeof(fnd) / sizeof(fnd[0]));

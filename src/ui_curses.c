@@ -190,7 +190,7 @@ matches(const struct ew_flow *f, const char *filter)
     if (!filter[0])
         return true;
     endpoints(f, ends, sizeof(ends));
-    ew_infer_conclude(f, &v);
+    ew_infer_conclude_quiet(f, &v);
     snprintf(hay, sizeof(hay), "%s %s %s %s %s", ends,
              f->key.l4 == EW_L4_TCP   ? "tcp"
              : f->key.l4 == EW_L4_UDP ? "udp"
@@ -588,7 +588,7 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
         char ends[128];
         bool sel = ui->top + y == ui->sel;
 
-        ew_infer_conclude(r->f, &v);
+        ew_infer_conclude_quiet(r->f, &v);
         nf = ew_misuse_find(r->f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
         endpoints(r->f, ends, sizeof(ends));
         if (ui->nvisible < TRACKED)

@@ -217,6 +217,9 @@ void ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind
                   uint64_t frame, int64_t ts_ns);
 
 void ew_infer_conclude(const struct ew_flow *f, struct ew_flow_verdict *v);
+/* The same verdicts without their reasons in words (the reason strings are
+ * left empty): for callers that only act on the verdicts. */
+void ew_infer_conclude_quiet(const struct ew_flow *f, struct ew_flow_verdict *v);
 
 /* The frames behind the verdict, in frame order; returns how many (<= room). */
 size_t ew_infer_evidence(const struct ew_flow *f, const struct ew_flow_verdict *v,
