@@ -56,7 +56,7 @@ classify(const struct ew_flow *f, struct member *m, bool *ok)
     *ok = false;
     if (f->key.l4 != EW_L4_TCP)
         return;
-    ew_infer_conclude(f, &v);
+    ew_infer_conclude_quiet(f, &v);
     m->f = f;
     m->d = v.main_dir;
     h = &f->inf.half[m->d];
@@ -99,45 +99,120 @@ side_json(struct side *s)
     return o;
 }
 
+/* flows in host-pair order (family, addresses), then in report order */
+struct ord {
+    const struct ew_flow *f;
+    size_t i;
+};
+
+static int
+cmp_ord(const void *pa, const void *pb)
+{
+    const struct ord *a = pa, *b = pb;
+    int c;
+
+    if (a->f->key.family != b->f->key.family)
+        return a->f->key.family < b->f->key.family ? -1 : 1;
+    if ((c = memcmp(a->f->key.lo, b->f->key.lo, 16)) != 0)
+        return c;
+    if ((c = memcmp(a->f->key.hi, b->f->key.hi, 16)) != 0)
+        return c;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+/* members by group (its first flow), then in report order */
+struct grp {
+    size_t lead, j;
+};
+
+static int
+cmp_grp(const void *pa, const void *pb)
+{
+    const struct grp *a = pa, *b = pb;
+
+    if (a->lead != b->lead)
+        return a->lead < b->lead ? -1 : 1;
+    return (a->j > b->j) - (a->j < b->j);
+}
+
+/* Groups: taking flows in report order, a flow not yet grouped leads a group
+ * of itself and the later flows between the same two hosts that overlap it in
+ * time. Flows are first sorted by host pair, so that only flows between the
+ * same hosts are compared: O(n log n) plus the pairs within each host pair. */
+static size_t
+group(const struct ew_flow *const *flows, size_t n, const bool *ok, struct grp *out)
+{
+    struct ord *o = malloc((n ? n : 1) * sizeof(*o));
+    bool *done = calloc(n ? n : 1, sizeof(*done));
+    size_t k = 0, a, b, x, y, ng = 0;
+
+    if (!o || !done) {
+        free(o);
+        free(done);
+        return 0;
+    }
+    for (a = 0; a < n; a++)
+        if (ok[a])
+            o[k++] = (struct ord){flows[a], a};
+    qsort(o, k, sizeof(*o), cmp_ord);
+    for (a = 0; a < k; a = b) {
+        for (b = a + 1; b < k && same_hosts(o[a].f, o[b].f); b++)
+            ;
+        for (x = a; x < b; x++) {
+            const struct ew_flow *fi = o[x].f;
+
+            if (done[o[x].i])
+                continue;
+            for (y = x; y < b; y++) {
+                const struct ew_flow *fj = o[y].f;
+
+                if (done[o[y].i])
+                    continue;
+                if (y != x && (fj->first_ns > fi->last_ns || fj->last_ns < fi->first_ns))
+                    continue;
+                done[o[y].i] = true;
+                out[ng++] = (struct grp){o[x].i, o[y].i};
+            }
+        }
+    }
+    qsort(out, ng, sizeof(*out), cmp_grp);
+    free(o);
+    free(done);
+    return ng;
+}
+
 json_t *
 ew_bottlenecks_json(const struct ew_flow *const *flows, size_t n)
 {
     json_t *arr = json_array();
-    bool *done = calloc(n ? n : 1, sizeof(*done));
     struct member *m = calloc(n ? n : 1, sizeof(*m));
     bool *ok = calloc(n ? n : 1, sizeof(*ok));
-    size_t i, j;
+    struct grp *gm = malloc((n ? n : 1) * sizeof(*gm));
+    size_t i, j, x, y, ng;
 
-    if (!done || !m || !ok)
+    if (!m || !ok || !gm)
         goto out;
     for (i = 0; i < n; i++)
         classify(flows[i], &m[i], &ok[i]);
-    for (i = 0; i < n; i++) {
-        struct side l4s = {json_array(), 0, 0, 0, 0, 0, 0}, cl = {json_array(), 0, 0, 0, 0, 0, 0};
+    ng = group(flows, n, ok, gm);
+    for (x = 0; x < ng; x = y) {
+        struct side l4s = {NULL, 0, 0, 0, 0, 0, 0}, cl = {NULL, 0, 0, 0, 0, 0, 0};
         json_t *g;
         char a[64], b[64];
         const char *looks = "unknown";
         char reason[200];
         double ql, qc;
 
-        if (done[i] || !ok[i]) {
-            json_decref(l4s.ids);
-            json_decref(cl.ids);
-            continue;
-        }
-        /* the group: flows between the same hosts, overlapping in time */
-        for (j = i; j < n; j++) {
+        i = gm[x].lead;
+        for (y = x; y < ng && gm[y].lead == i; y++) {
             struct side *s;
             const struct ew_half *h;
 
-            if (done[j] || !ok[j] || !same_hosts(flows[i], flows[j]))
-                continue;
-            if (j != i && (flows[j]->first_ns > flows[i]->last_ns ||
-                           flows[j]->last_ns < flows[i]->first_ns))
-                continue;
-            done[j] = true;
+            j = gm[y].j;
             s = m[j].l4s ? &l4s : &cl;
             h = &flows[j]->inf.half[m[j].d];
+            if (!s->ids)
+                s->ids = json_array();
             json_array_append_new(s->ids, json_integer((json_int_t)flows[j]->id));
             s->mbps += m[j].mbps;
             s->ce += m[j].ce_per_pkt * h->data_pkts;
@@ -187,7 +262,7 @@ ew_bottlenecks_json(const struct ew_flow *const *flows, size_t n)
         json_array_append_new(arr, g);
     }
 out:
-    free(done);
+    free(gm);
     free(m);
     free(ok);
     return arr;
