@@ -379,7 +379,14 @@ ew_flowtab_prefetch_flow(const struct ew_flowtab *t, uint32_t h, size_t len)
             const char *end = p + len;
 
             __builtin_prefetch(&t->lnk[r], 1);
-            for (p = (const char *)((uintptr_t)p & ~(uintptr_t)63); p < end; p += 64)
+            p = (const char *)((uintptr_t)p & ~(uintptr_t)63);
+            for (; p + 192 < end; p += 256) {
+                __builtin_prefetch(p, 1);
+                __builtin_prefetch(p + 64, 1);
+                __builtin_prefetch(p + 128, 1);
+                __builtin_prefetch(p + 192, 1);
+            }
+            for (; p < end; p += 64)
                 __builtin_prefetch(p, 1);
             return;
         }
