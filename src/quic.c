@@ -12,6 +12,7 @@
 
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
+#include "ecnwatch/jw.h"
 
 const char *const ew_quic_ptype_name[EW_QP_COUNT] = {
     [EW_QP_INITIAL] = "initial", [EW_QP_0RTT] = "0rtt",  [EW_QP_HANDSHAKE] = "handshake",
@@ -1126,100 +1127,125 @@ ew_quic_flow_verdict(const struct ew_flow *f, struct ew_flow_verdict *v)
 
 /* ------------------------------------------------------------ report */
 
-static json_t *
-jint(uint64_t v)
+/* json_integer() of a count, clamped to what json_int_t holds */
+static void
+kcount(struct jw *w, const char *k, uint64_t v)
 {
-    return json_integer((json_int_t)(v > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : v));
+    jw_kint(w, k, (int64_t)(v > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : v));
 }
 
-static json_t *
-frame_or_null(uint64_t frame)
+/* a frame number, null when none */
+static void
+kframe(struct jw *w, const char *k, uint64_t frame)
 {
-    return frame ? jint(frame) : json_null();
+    if (frame)
+        kcount(w, k, frame);
+    else
+        jw_knull(w, k);
 }
 
-static json_t *
-dir_json(const struct ew_quic_conn *c, int d, const struct ew_quic_summary *s)
+static void
+counts4(struct jw *w, const char *k, const uint64_t *n)
+{
+    jw_key(w, k);
+    jw_object_begin(w);
+    jw_kint(w, "not_ect", (json_int_t)n[EW_ECN_NOT_ECT]);
+    jw_kint(w, "ect0", (json_int_t)n[EW_ECN_ECT_0]);
+    jw_kint(w, "ect1", (json_int_t)n[EW_ECN_ECT_1]);
+    jw_kint(w, "ce", (json_int_t)n[EW_ECN_CE]);
+    jw_object_end(w);
+}
+
+static void
+dir_write(struct jw *w, const char *name, const struct ew_quic_conn *c, int d,
+          const struct ew_quic_summary *s)
 {
     const struct ew_quic_dir *q = &c->dir[d];
-    json_t *o = json_object(), *fr = json_object();
+    uint64_t n[4];
+    int i;
 
-    json_object_set_new(o, "initial_packets",
-                        json_pack("{s:I,s:I,s:I,s:I}", "not_ect",
-                                  (json_int_t)q->initials[EW_ECN_NOT_ECT], "ect0",
-                                  (json_int_t)q->initials[EW_ECN_ECT_0], "ect1",
-                                  (json_int_t)q->initials[EW_ECN_ECT_1], "ce",
-                                  (json_int_t)q->initials[EW_ECN_CE]));
-    json_object_set_new(o, "initial_packets_decrypted", jint(q->opened));
-    json_object_set_new(o, "acknowledged",
-                        json_pack("{s:I,s:I,s:I,s:I}", "not_ect",
-                                  (json_int_t)q->acked_cp[EW_ECN_NOT_ECT], "ect0",
-                                  (json_int_t)q->acked_cp[EW_ECN_ECT_0], "ect1",
-                                  (json_int_t)q->acked_cp[EW_ECN_ECT_1], "ce",
-                                  (json_int_t)q->acked_cp[EW_ECN_CE]));
+    jw_key(w, name);
+    jw_object_begin(w);
+    for (i = 0; i < 4; i++)
+        n[i] = q->initials[i];
+    counts4(w, "initial_packets", n);
+    kcount(w, "initial_packets_decrypted", q->opened);
+    for (i = 0; i < 4; i++)
+        n[i] = q->acked_cp[i];
+    counts4(w, "acknowledged", n);
+    jw_key(w, "reported_by_peer");
     if (q->acks_ecn) {
-        json_t *r = json_object();
-
-        json_object_set_new(r, "ect0", jint(q->rep[0]));
-        json_object_set_new(r, "ect1", jint(q->rep[1]));
-        json_object_set_new(r, "ce", jint(q->rep[2]));
-        json_object_set_new(o, "reported_by_peer", r);
+        jw_object_begin(w);
+        kcount(w, "ect0", q->rep[0]);
+        kcount(w, "ect1", q->rep[1]);
+        kcount(w, "ce", q->rep[2]);
+        jw_object_end(w);
     } else {
-        json_object_set_new(o, "reported_by_peer", json_null());
+        jw_null(w);
     }
-    json_object_set_new(o, "peer_acks", jint(q->acks));
-    json_object_set_new(o, "peer_acks_with_ecn", jint(q->acks_ecn));
-    json_object_set_new(o, "peer_acks_without_ecn_over_ect", jint(q->plain_on_ect));
-    json_object_set_new(o, "validation", json_string(ew_quic_dir_result_name[s->dir[d].result]));
-    json_object_set_new(o, "failure",
-                        s->dir[d].fail ? json_string(ew_quic_fail_name[s->dir[d].fail])
-                                       : json_null());
-    json_object_set_new(o, "reason", json_string(s->dir[d].reason));
-    json_object_set_new(fr, "first_initial", frame_or_null(q->first_frame));
-    json_object_set_new(fr, "first_ect_initial", frame_or_null(q->first_ect_frame));
-    json_object_set_new(fr, "first_peer_ack", frame_or_null(q->ack_frame));
-    json_object_set_new(fr, "last_peer_ack_with_ecn", frame_or_null(q->ecn_ack_frame));
-    json_object_set_new(fr, "first_peer_ack_without_ecn_over_ect",
-                        frame_or_null(q->plain_ack_frame));
-    json_object_set_new(fr, "failure",
-                        s->dir[d].fail ? frame_or_null(s->dir[d].frame) : json_null());
-    json_object_set_new(o, "frames", fr);
-    return o;
+    kcount(w, "peer_acks", q->acks);
+    kcount(w, "peer_acks_with_ecn", q->acks_ecn);
+    kcount(w, "peer_acks_without_ecn_over_ect", q->plain_on_ect);
+    jw_kstring(w, "validation", ew_quic_dir_result_name[s->dir[d].result]);
+    jw_key(w, "failure");
+    if (s->dir[d].fail)
+        jw_string(w, ew_quic_fail_name[s->dir[d].fail]);
+    else
+        jw_null(w);
+    jw_kstring(w, "reason", s->dir[d].reason);
+    jw_key(w, "frames");
+    jw_object_begin(w);
+    kframe(w, "first_initial", q->first_frame);
+    kframe(w, "first_ect_initial", q->first_ect_frame);
+    kframe(w, "first_peer_ack", q->ack_frame);
+    kframe(w, "last_peer_ack_with_ecn", q->ecn_ack_frame);
+    kframe(w, "first_peer_ack_without_ecn_over_ect", q->plain_ack_frame);
+    if (s->dir[d].fail)
+        kframe(w, "failure", s->dir[d].frame);
+    else
+        jw_knull(w, "failure");
+    jw_object_end(w);
+    jw_object_end(w);
 }
 
-json_t *
-ew_quic_json(const struct ew_flow *f)
+void
+ew_quic_write(struct jw *w, const char *key, const struct ew_flow *f)
 {
     const struct ew_quic_conn *c = f->quic;
     struct ew_quic_summary s;
-    json_t *o, *pk;
     char ver[16];
     int t;
 
     if (!c || !ew_quic_conclude(f, &s))
-        return NULL;
-    o = json_object();
-    pk = json_object();
+        return;
     if (c->version == EW_QUIC_V1)
         snprintf(ver, sizeof(ver), "v1");
     else if (c->version == EW_QUIC_V2)
         snprintf(ver, sizeof(ver), "v2");
     else
         snprintf(ver, sizeof(ver), "0x%08x", (unsigned)c->version);
-    json_object_set_new(o, "version", json_string(ver));
-    json_object_set_new(o, "version_changed", json_boolean(c->version_changed));
-    json_object_set_new(o, "dcid_len", c->have_client ? jint(c->dcid_len) : json_null());
-    json_object_set_new(o, "client_identified", json_boolean(c->have_client));
-    json_object_set_new(o, "retry", json_boolean(c->retry));
+    jw_key(w, key);
+    jw_object_begin(w);
+    jw_kstring(w, "version", ver);
+    jw_kbool(w, "version_changed", c->version_changed);
+    jw_key(w, "dcid_len");
+    if (c->have_client)
+        jw_int(w, (int64_t)c->dcid_len);
+    else
+        jw_null(w);
+    jw_kbool(w, "client_identified", c->have_client);
+    jw_kbool(w, "retry", c->retry);
+    jw_key(w, "packets");
+    jw_object_begin(w);
     for (t = 0; t < EW_QP_COUNT; t++)
-        json_object_set_new(pk, ew_quic_ptype_name[t], jint(c->packets[t]));
-    json_object_set_new(o, "packets", pk);
-    json_object_set_new(o, "initial_packets_undecrypted", jint(c->unopened));
-    json_object_set_new(o, "coalesced_datagrams", jint(c->coalesced));
-    json_object_set_new(o, "connection_close_frame", frame_or_null(c->close_frame));
-    json_object_set_new(o, "verdict", json_string(ew_quic_verdict_name[s.verdict]));
-    json_object_set_new(o, "reason", json_string(s.reason));
-    json_object_set_new(o, "c2s", dir_json(c, f->client_dir, &s));
-    json_object_set_new(o, "s2c", dir_json(c, f->client_dir ^ 1, &s));
-    return o;
+        kcount(w, ew_quic_ptype_name[t], c->packets[t]);
+    jw_object_end(w);
+    kcount(w, "initial_packets_undecrypted", c->unopened);
+    kcount(w, "coalesced_datagrams", c->coalesced);
+    kframe(w, "connection_close_frame", c->close_frame);
+    jw_kstring(w, "verdict", ew_quic_verdict_name[s.verdict]);
+    jw_kstring(w, "reason", s.reason);
+    dir_write(w, "c2s", c, f->client_dir, &s);
+    dir_write(w, "s2c", c, f->client_dir ^ 1, &s);
+    jw_object_end(w);
 }

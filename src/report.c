@@ -11,18 +11,49 @@
 #include <unistd.h>
 
 #include "ecnwatch/ecn.h"
+#include "ecnwatch/jw.h"
 #include "ecnwatch/bottleneck.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/quic.h"
+#include "ecnwatch/series.h"
 #include "ecnwatch/version.h"
 
 void
 ew_addr_str(const uint8_t addr[16], int family, char *buf, size_t len)
 {
-    if (family == 4)
+    if (family == 4 && len >= INET_ADDRSTRLEN) {
+        /* inet_ntop's dotted quad, without its cost (once per flow end) */
+        char *p = buf;
+        int i;
+
+        for (i = 12; i < 16; i++) {
+            unsigned b = addr[i];
+
+            if (b >= 100)
+                *p++ = (char)('0' + b / 100);
+            if (b >= 10)
+                *p++ = (char)('0' + b / 10 % 10);
+            *p++ = (char)('0' + b % 10);
+            *p++ = i < 15 ? '.' : '\0';
+        }
+    } else if (family == 4) {
         inet_ntop(AF_INET, addr + 12, buf, (socklen_t)len);
-    else
+    } else {
         inet_ntop(AF_INET6, addr, buf, (socklen_t)len);
+    }
+}
+
+/* n as exactly w decimal digits */
+static char *
+digits(char *p, unsigned long n, int w)
+{
+    int i;
+
+    for (i = w - 1; i >= 0; i--) {
+        p[i] = (char)('0' + n % 10);
+        n /= 10;
+    }
+    return p + w;
 }
 
 /* RFC 3339 UTC with microseconds, from packet time */
@@ -41,9 +72,33 @@ ew_time_str(int64_t ns, char *buf, size_t len)
         snprintf(buf, len, "invalid");
         return;
     }
+    if (len >= 28 && tm.tm_year + 1900 >= 0 && tm.tm_year + 1900 <= 9999) {
+        /* the snprintf below, digit by digit (twice per flow in the report) */
+        char *p = buf;
+
+        p = digits(p, (unsigned long)(tm.tm_year + 1900), 4);
+        *p++ = '-';
+        p = digits(p, (unsigned long)(tm.tm_mon + 1), 2);
+        *p++ = '-';
+        p = digits(p, (unsigned long)tm.tm_mday, 2);
+        *p++ = 'T';
+        p = digits(p, (unsigned long)tm.tm_hour, 2);
+        *p++ = ':';
+        p = digits(p, (unsigned long)tm.tm_min, 2);
+        *p++ = ':';
+        p = digits(p, (unsigned long)tm.tm_sec, 2);
+        *p++ = '.';
+        p = digits(p, (unsigned long)us, 6);
+        *p++ = 'Z';
+        *p = '\0';
+        return;
+    }
     snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
 }
+
+/* ---------------------------------------------------------------- the head:
+ * once per report, as jansson values */
 
 static json_t *
 jint(uint64_t v)
@@ -63,64 +118,92 @@ ecn_counts(const uint64_t n[4])
     return o;
 }
 
-static json_t *
-ecn_counts32(const uint32_t n32[4])
-{
-    uint64_t n[4];
-    int i;
+/* ------------------------------------------------------------- the flows:
+ * written straight to the writer, in the order (and with the bytes) the
+ * jansson objects they replace had */
 
-    for (i = 0; i < 4; i++)
-        n[i] = n32[i];
-    return ecn_counts(n);
+/* json_integer((json_int_t)v) of an unsigned counter */
+static inline void
+kuint(struct jw *w, const char *k, uint64_t v)
+{
+    jw_kint(w, k, (int64_t)v);
 }
 
-static json_t *
+static void
+w_ecn_counts(struct jw *w, const char *k, uint64_t ne, uint64_t e0, uint64_t e1, uint64_t ce)
+{
+    jw_key(w, k);
+    jw_object_begin(w);
+    kuint(w, "not_ect", ne);
+    kuint(w, "ect0", e0);
+    kuint(w, "ect1", e1);
+    kuint(w, "ce", ce);
+    jw_object_end(w);
+}
+
+/* milliseconds from nanoseconds, to the microsecond */
+static double
 ms(int64_t ns)
 {
-    return json_real((double)(ns / 1000) / 1000.0);
+    return (double)(ns / 1000) / 1000.0;
 }
 
-static json_t *
-feedback_json(const struct ew_flow *f, int d, const struct ew_dir_verdict *dv)
+static void
+feedback_write(struct jw *w, const struct ew_flow *f, int d, const struct ew_dir_verdict *dv)
 {
     const struct ew_half *h = &f->inf.half[d];
-    json_t *o = json_object();
 
-    json_object_set_new(o, "mode", json_string(ew_fb_name[dv->feedback]));
-    json_object_set_new(o, "reason", json_string(dv->feedback_reason));
-    json_object_set_new(o, "segments", jint(h->fb_segments));
-    json_object_set_new(o, "ce_seen", jint(h->ce_seen));
+    jw_key(w, "feedback_detail");
+    jw_object_begin(w);
+    jw_kstring(w, "mode", ew_fb_name[dv->feedback]);
+    jw_kstring(w, "reason", dv->feedback_reason);
+    kuint(w, "segments", h->fb_segments);
+    kuint(w, "ce_seen", h->ce_seen);
     if (dv->feedback == EW_FB_ACCECN) {
-        json_t *opt = json_object();
-
-        json_object_set_new(o, "ace_changes", jint(h->ace_changes));
-        json_object_set_new(o, "ce_reported", jint(h->cep_reported));
-        json_object_set_new(o, "ace_matches_seen", jint(h->ace_exact));
-        json_object_set_new(o, "ace_differs_from_seen", jint(h->ace_mismatch));
-        json_object_set_new(o, "ace_wrap_ambiguous", jint(h->ace_wrap_ambiguous));
-        json_object_set_new(opt, "segments", jint(h->opt_segments));
-        json_object_set_new(opt, "ect0_bytes", h->opt_seen[EW_ACC_E0B] ? jint(h->opt_total[EW_ACC_E0B]) : json_null());
-        json_object_set_new(opt, "ce_bytes", h->opt_seen[EW_ACC_CEB] ? jint(h->opt_total[EW_ACC_CEB]) : json_null());
-        json_object_set_new(opt, "ect1_bytes", h->opt_seen[EW_ACC_E1B] ? jint(h->opt_total[EW_ACC_E1B]) : json_null());
-        json_object_set_new(opt, "matches_seen", jint(h->opt_exact));
-        json_object_set_new(opt, "differs_from_seen", jint(h->opt_mismatch));
-        json_object_set_new(o, "option", opt);
-        json_object_set_new(o, "bytes_seen", json_pack("{s:I,s:I,s:I}", "ect0",
-                                                       (json_int_t)h->bytes_seen[EW_ECN_ECT_0], "ce",
-                                                       (json_int_t)h->bytes_seen[EW_ECN_CE], "ect1",
-                                                       (json_int_t)h->bytes_seen[EW_ECN_ECT_1]));
+        kuint(w, "ace_changes", h->ace_changes);
+        kuint(w, "ce_reported", h->cep_reported);
+        kuint(w, "ace_matches_seen", h->ace_exact);
+        kuint(w, "ace_differs_from_seen", h->ace_mismatch);
+        kuint(w, "ace_wrap_ambiguous", h->ace_wrap_ambiguous);
+        jw_key(w, "option");
+        jw_object_begin(w);
+        kuint(w, "segments", h->opt_segments);
+        jw_key(w, "ect0_bytes");
+        if (h->opt_seen[EW_ACC_E0B])
+            jw_int(w, (int64_t)(uint64_t)h->opt_total[EW_ACC_E0B]);
+        else
+            jw_null(w);
+        jw_key(w, "ce_bytes");
+        if (h->opt_seen[EW_ACC_CEB])
+            jw_int(w, (int64_t)(uint64_t)h->opt_total[EW_ACC_CEB]);
+        else
+            jw_null(w);
+        jw_key(w, "ect1_bytes");
+        if (h->opt_seen[EW_ACC_E1B])
+            jw_int(w, (int64_t)(uint64_t)h->opt_total[EW_ACC_E1B]);
+        else
+            jw_null(w);
+        kuint(w, "matches_seen", h->opt_exact);
+        kuint(w, "differs_from_seen", h->opt_mismatch);
+        jw_object_end(w);
+        jw_key(w, "bytes_seen");
+        jw_object_begin(w);
+        jw_kint(w, "ect0", (json_int_t)h->bytes_seen[EW_ECN_ECT_0]);
+        jw_kint(w, "ce", (json_int_t)h->bytes_seen[EW_ECN_CE]);
+        jw_kint(w, "ect1", (json_int_t)h->bytes_seen[EW_ECN_ECT_1]);
+        jw_object_end(w);
     } else if (dv->feedback != EW_FB_NONE) {
-        json_object_set_new(o, "ece_segments", jint(h->ece_acks));
-        json_object_set_new(o, "ece_runs", jint(h->ece_runs));
-        json_object_set_new(o, "ece_runs_ended_by_cwr", jint(h->ece_runs_after_cwr));
-        json_object_set_new(o, "ece_runs_ended_without_cwr", jint(h->ece_runs_without_cwr));
-        json_object_set_new(o, "cwr_segments", jint(h->cwr_seen));
-        json_object_set_new(o, "esce_segments", jint(h->esce_acks));
-        json_object_set_new(o, "ce_unechoed", jint(h->ce_unechoed));
+        kuint(w, "ece_segments", h->ece_acks);
+        kuint(w, "ece_runs", h->ece_runs);
+        kuint(w, "ece_runs_ended_by_cwr", h->ece_runs_after_cwr);
+        kuint(w, "ece_runs_ended_without_cwr", h->ece_runs_without_cwr);
+        kuint(w, "cwr_segments", h->cwr_seen);
+        kuint(w, "esce_segments", h->esce_acks);
+        kuint(w, "ce_unechoed", h->ce_unechoed);
     }
-    json_object_set_new(o, "checked_exactly", json_boolean(dv->fb_checked_exact));
-    json_object_set_new(o, "marks_downstream", json_boolean(dv->marks_downstream));
-    return o;
+    jw_kbool(w, "checked_exactly", dv->fb_checked_exact);
+    jw_kbool(w, "marks_downstream", dv->marks_downstream);
+    jw_object_end(w);
 }
 
 /* the handshake's round trip (SYN to the ACK of the SYN-ACK, 0 when not seen):
@@ -138,104 +221,124 @@ handshake_rtt(const struct ew_flow *f)
 /* RTT of d's data against its ACKs, as timed at the capture point (near the
  * receiver this is only the receiver's ACK delay), and CE marks per RTT,
  * using the handshake RTT when there is one */
-static json_t *
-rtt_json(const struct ew_flow *f, int d)
+static void
+rtt_write(struct jw *w, const struct ew_flow *f, int d)
 {
     const struct ew_half *h = &f->inf.half[d];
-    json_t *o = json_object();
     uint64_t ce = h->ce_seen > h->cep_reported ? h->ce_seen : h->cep_reported;
     int64_t dur = h->data_last_ns - h->data_first_ns;
     int64_t rtt = handshake_rtt(f) ? handshake_rtt(f) : h->rtt_srtt;
 
-    json_object_set_new(o, "samples", jint(h->rtt_samples));
+    jw_key(w, "rtt");
+    jw_object_begin(w);
+    kuint(w, "samples", h->rtt_samples);
     if (h->rtt_samples) {
-        json_object_set_new(o, "min_ms", ms(h->rtt_min));
-        json_object_set_new(o, "srtt_ms", ms(h->rtt_srtt));
-        json_object_set_new(o, "last_ms", ms(h->rtt_last));
+        jw_kreal(w, "min_ms", ms(h->rtt_min));
+        jw_kreal(w, "srtt_ms", ms(h->rtt_srtt));
+        jw_kreal(w, "last_ms", ms(h->rtt_last));
     }
     if (dur > 0 && rtt > 0 && h->data_pkts > 1)
-        json_object_set_new(o, "ce_per_rtt",
-                            json_real((double)(int64_t)((double)ce * (double)rtt / (double)dur *
-                                                        1000.0) / 1000.0));
-    return o;
+        jw_kreal(w, "ce_per_rtt",
+                 (double)(int64_t)((double)ce * (double)rtt / (double)dur * 1000.0) / 1000.0);
+    jw_object_end(w);
 }
 
-static json_t *
-opt_ms(double v)
+/* a delay in ms to the microsecond, null when not known (< 0) */
+static void
+opt_ms(struct jw *w, const char *k, double v)
 {
-    return v < 0 ? json_null() : json_real((double)(int64_t)(v * 1000.0 + 0.5) / 1000.0);
+    jw_key(w, k);
+    if (v < 0)
+        jw_null(w);
+    else
+        jw_real(w, (double)(int64_t)(v * 1000.0 + 0.5) / 1000.0);
 }
 
 /* which kind of AQM marked this direction, and where */
-static json_t *
-path_json(const struct ew_flow *f, int dir, const struct ew_flow_verdict *v)
+static void
+path_write(struct jw *w, const struct ew_flow *f, int dir, const struct ew_flow_verdict *v)
 {
     struct ew_path_verdict p;
-    json_t *o = json_object();
 
     ew_infer_path(f, dir, v, &p);
-    json_object_set_new(o, "aqm", json_string(ew_aqm_name[p.aqm]));
-    json_object_set_new(o, "reason", json_string(p.reason));
-    json_object_set_new(o, "marking", json_string(p.marking));
-    json_object_set_new(o, "marks", jint(p.marks));
-    json_object_set_new(o, "qdelay_at_marks_ms", opt_ms(p.qdelay_at_marks_ms));
-    json_object_set_new(o, "qdelay_mean_ms", opt_ms(p.qdelay_mean_ms));
-    json_object_set_new(o, "qdelay_max_ms", opt_ms(p.qdelay_max_ms));
-    return o;
+    jw_key(w, "path");
+    jw_object_begin(w);
+    jw_kstring(w, "aqm", ew_aqm_name[p.aqm]);
+    jw_kstring(w, "reason", p.reason);
+    jw_kstring(w, "marking", p.marking);
+    kuint(w, "marks", p.marks);
+    opt_ms(w, "qdelay_at_marks_ms", p.qdelay_at_marks_ms);
+    opt_ms(w, "qdelay_mean_ms", p.qdelay_mean_ms);
+    opt_ms(w, "qdelay_max_ms", p.qdelay_max_ms);
+    jw_object_end(w);
 }
 
-static json_t *
-dir_json(const struct ew_flow *f, int dir, const struct ew_flow_verdict *v)
+static void
+dir_write(struct jw *w, const char *name, const struct ew_flow *f, int dir,
+          const struct ew_flow_verdict *v)
 {
     const struct ew_dir_stats *d = &f->dir[dir];
     const struct ew_dir_verdict *dv = &v->dir[dir];
-    json_t *o = json_object();
 
-    json_object_set_new(o, "packets", jint(d->packets));
-    json_object_set_new(o, "bytes", jint(d->bytes));
-    json_object_set_new(o, "payload_bytes", jint(d->payload_bytes));
-    json_object_set_new(o, "ecn", ecn_counts(d->ecn));
+    jw_key(w, name);
+    jw_object_begin(w);
+    kuint(w, "packets", d->packets);
+    kuint(w, "bytes", d->bytes);
+    kuint(w, "payload_bytes", d->payload_bytes);
+    w_ecn_counts(w, "ecn", d->ecn[EW_ECN_NOT_ECT], d->ecn[EW_ECN_ECT_0], d->ecn[EW_ECN_ECT_1],
+                 d->ecn[EW_ECN_CE]);
     if (f->key.l4 == EW_L4_TCP) {
-        json_t *fl = json_object(), *kinds = json_object();
         int k;
 
-        json_object_set_new(fl, "ece", jint(d->ece));
-        json_object_set_new(fl, "cwr", jint(d->cwr));
-        json_object_set_new(fl, "ae", jint(d->ae));
-        json_object_set_new(o, "tcp_flags", fl);
+        jw_key(w, "tcp_flags");
+        jw_object_begin(w);
+        kuint(w, "ece", d->ece);
+        kuint(w, "cwr", d->cwr);
+        kuint(w, "ae", d->ae);
+        jw_object_end(w);
+        jw_key(w, "by_kind");
+        jw_object_begin(w);
         for (k = 0; k < EW_SEG_COUNT; k++)
-            json_object_set_new(kinds, ew_seg_kind_name[k], ecn_counts32(d->kind_ecn[k]));
-        json_object_set_new(o, "by_kind", kinds);
+            w_ecn_counts(w, ew_seg_kind_name[k], d->kind_ecn[k][EW_ECN_NOT_ECT],
+                         d->kind_ecn[k][EW_ECN_ECT_0], d->kind_ecn[k][EW_ECN_ECT_1],
+                         d->kind_ecn[k][EW_ECN_CE]);
+        jw_object_end(w);
     }
-    json_object_set_new(o, "sender_codepoint", json_string(dv->sender_cp));
-    json_object_set_new(o, "feedback", json_string(ew_fb_name[dv->feedback]));
-    json_object_set_new(o, "ect1", json_string(ew_ect1_name[dv->ect1]));
-    json_object_set_new(o, "ect1_reason", json_string(dv->ect1_reason));
+    jw_kstring(w, "sender_codepoint", dv->sender_cp);
+    jw_kstring(w, "feedback", ew_fb_name[dv->feedback]);
+    jw_kstring(w, "ect1", ew_ect1_name[dv->ect1]);
+    jw_kstring(w, "ect1_reason", dv->ect1_reason);
     if (f->key.l4 == EW_L4_TCP) {
-        json_object_set_new(o, "feedback_detail", feedback_json(f, dir, dv));
-        json_object_set_new(o, "rtt", rtt_json(f, dir));
+        feedback_write(w, f, dir, dv);
+        rtt_write(w, f, dir);
         if (f->inf.half[dir].data_pkts > 0)
-            json_object_set_new(o, "path", path_json(f, dir, v));
+            path_write(w, f, dir, v);
     }
-    return o;
+    jw_object_end(w);
 }
 
-static json_t *
-endpoint_json(const struct ew_flow *f, int from_lo)
+void
+ew_report_endpoint_write(struct jw *w, const char *name, const struct ew_flow *f, bool client)
 {
     char buf[INET6_ADDRSTRLEN];
-    json_t *o = json_object();
+    int from_lo = client ? f->client_dir == EW_DIR_LO_HI : f->client_dir != EW_DIR_LO_HI;
     const uint8_t *a = from_lo ? f->key.lo : f->key.hi;
     uint16_t port = from_lo ? f->key.port_lo : f->key.port_hi;
 
     ew_addr_str(a, f->key.family, buf, sizeof(buf));
-    json_object_set_new(o, "addr", json_string(buf));
-    json_object_set_new(o, "port", f->key.l4 == EW_L4_NONE ? json_null() : jint(port));
-    return o;
+    jw_key(w, name);
+    jw_object_begin(w);
+    jw_kstring(w, "addr", buf);
+    jw_key(w, "port");
+    if (f->key.l4 == EW_L4_NONE)
+        jw_null(w);
+    else
+        jw_int(w, port);
+    jw_object_end(w);
 }
 
-static const char *
-proto_name(const struct ew_flow *f)
+const char *
+ew_report_proto_name(const struct ew_flow *f)
 {
     switch (f->key.l4) {
     case EW_L4_TCP:
@@ -260,115 +363,112 @@ flag_bits(uint16_t flags, char out[4])
     return out;
 }
 
-json_t *
-ew_report_finding_json(const struct ew_flow *f, const struct ew_finding *x)
+void
+ew_report_finding_members(struct jw *w, const struct ew_flow *f, const struct ew_finding *x)
 {
-    json_t *o = json_object();
-
-    json_object_set_new(o, "kind", json_string(ew_misuse_name[x->kind]));
-    json_object_set_new(o, "dir", json_string(x->dir == f->client_dir ? "c2s" : "s2c"));
-    json_object_set_new(o, "first_frame", jint(x->first_frame));
-    json_object_set_new(o, "count", jint(x->count));
-    json_object_set_new(o, "confidence", json_string(ew_confidence_name[x->confidence]));
-    json_object_set_new(o, "ref", json_string(x->ref));
-    json_object_set_new(o, "detail", json_string(x->detail));
-    return o;
+    jw_kstring(w, "kind", ew_misuse_name[x->kind]);
+    jw_kstring(w, "dir", x->dir == f->client_dir ? "c2s" : "s2c");
+    kuint(w, "first_frame", x->first_frame);
+    kuint(w, "count", x->count);
+    jw_kstring(w, "confidence", ew_confidence_name[x->confidence]);
+    jw_kstring(w, "ref", x->ref);
+    jw_kstring(w, "detail", x->detail);
 }
 
-json_t *
-ew_report_flow_json(const struct ew_analyzer *an, const struct ew_flow *f)
+void
+ew_report_flow_prepare(const struct ew_flow *f, struct ew_flow_report *r)
 {
-    json_t *o = json_object(), *ev = json_array();
+    ew_infer_conclude(f, &r->v);
+    ew_quic_flow_verdict(f, &r->v); /* QUIC flows: the verdict of their Initial packets */
+    r->nf = ew_misuse_find(f, &r->v, r->fnd, sizeof(r->fnd) / sizeof(r->fnd[0]));
+}
+
+void
+ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew_flow *f,
+                     const struct ew_flow_report *r)
+{
+    static const char *const from[] = {[EW_CLIENT_FIRST_PACKET] = "first_packet",
+                                       [EW_CLIENT_PORT] = "higher_port",
+                                       [EW_CLIENT_SYNACK] = "synack",
+                                       [EW_CLIENT_SYN] = "syn"};
+    const struct ew_flow_verdict *v = &r->v;
     char t[64];
     int c2s = f->client_dir, s2c = f->client_dir ^ 1;
-    struct ew_flow_verdict v;
     struct ew_evidence evid[24];
     size_t nev, i;
 
-    ew_infer_conclude(f, &v);
-    ew_quic_flow_verdict(f, &v); /* QUIC flows: the verdict of their Initial packets */
-
-    json_object_set_new(o, "id", jint(f->id));
-    json_object_set_new(o, "proto", json_string(proto_name(f)));
-    json_object_set_new(o, "ip_proto", jint(f->key.proto));
-    json_object_set_new(o, "family", jint(f->key.family));
-    json_object_set_new(o, "client", endpoint_json(f, c2s == EW_DIR_LO_HI));
-    json_object_set_new(o, "server", endpoint_json(f, c2s != EW_DIR_LO_HI));
-    {
-        static const char *const from[] = {[EW_CLIENT_FIRST_PACKET] = "first_packet",
-                                           [EW_CLIENT_PORT] = "higher_port",
-                                           [EW_CLIENT_SYNACK] = "synack",
-                                           [EW_CLIENT_SYN] = "syn"};
-
-        json_object_set_new(o, "client_from", json_string(from[f->client_from & 3]));
-    }
-    json_object_set_new(o, "first_frame", jint(f->first_frame));
-    json_object_set_new(o, "last_frame", jint(f->last_frame));
+    jw_object_begin(w);
+    kuint(w, "id", f->id);
+    jw_kstring(w, "proto", ew_report_proto_name(f));
+    kuint(w, "ip_proto", f->key.proto);
+    kuint(w, "family", f->key.family);
+    ew_report_endpoint_write(w, "client", f, true);
+    ew_report_endpoint_write(w, "server", f, false);
+    jw_kstring(w, "client_from", from[f->client_from & 3]);
+    kuint(w, "first_frame", f->first_frame);
+    kuint(w, "last_frame", f->last_frame);
     ew_time_str(f->first_ns, t, sizeof(t));
-    json_object_set_new(o, "first_time", json_string(t));
+    jw_kstring(w, "first_time", t);
     ew_time_str(f->last_ns, t, sizeof(t));
-    json_object_set_new(o, "last_time", json_string(t));
-    json_object_set_new(o, "ended", json_string(f->end_reason == EW_END_IDLE      ? "idle_timeout"
-                                                : f->end_reason == EW_END_EVICTED ? "evicted"
-                                                                                  : "capture_end"));
-    json_object_set_new(o, "c2s", dir_json(f, c2s, &v));
-    json_object_set_new(o, "s2c", dir_json(f, s2c, &v));
-    json_object_set_new(o, "negotiation", json_string(ew_neg_name[v.neg]));
-    if (v.neg_inferred)
-        json_object_set_new(o, "negotiation_inferred", json_string(v.neg_reason));
+    jw_kstring(w, "last_time", t);
+    jw_kstring(w, "ended", f->end_reason == EW_END_IDLE      ? "idle_timeout"
+                           : f->end_reason == EW_END_EVICTED ? "evicted"
+                                                             : "capture_end");
+    dir_write(w, "c2s", f, c2s, v);
+    dir_write(w, "s2c", f, s2c, v);
+    jw_kstring(w, "negotiation", ew_neg_name[v->neg]);
+    if (v->neg_inferred)
+        jw_kstring(w, "negotiation_inferred", v->neg_reason);
     if (handshake_rtt(f))
-        json_object_set_new(o, "handshake_rtt_ms", ms(handshake_rtt(f)));
+        jw_kreal(w, "handshake_rtt_ms", ms(handshake_rtt(f)));
     if (f->key.l4 == EW_L4_TCP) {
-        json_t *hs = json_object();
         char bits[4];
 
+        jw_key(w, "handshake");
+        jw_object_begin(w);
         if (f->hs.syn_count) {
-            json_object_set_new(hs, "syn_frame", jint(f->hs.syn_frame));
-            json_object_set_new(hs, "syn_ecn_flags", json_string(flag_bits(f->hs.syn_flags, bits)));
-            json_object_set_new(hs, "syn_ecn", json_string(ew_ecn_key[f->hs.syn_ecn & 3]));
-            json_object_set_new(hs, "syns", jint(f->hs.syn_count));
+            kuint(w, "syn_frame", f->hs.syn_frame);
+            jw_kstring(w, "syn_ecn_flags", flag_bits(f->hs.syn_flags, bits));
+            jw_kstring(w, "syn_ecn", ew_ecn_key[f->hs.syn_ecn & 3]);
+            kuint(w, "syns", f->hs.syn_count);
         }
         if (f->hs.synack_count) {
-            json_object_set_new(hs, "synack_frame", jint(f->hs.synack_frame));
-            json_object_set_new(hs, "synack_ecn_flags",
-                                json_string(flag_bits(f->hs.synack_flags, bits)));
-            json_object_set_new(hs, "synack_ecn",
-                                json_string(ew_ecn_key[f->hs.synack_ecn & 3]));
-            json_object_set_new(hs, "synacks", jint(f->hs.synack_count));
+            kuint(w, "synack_frame", f->hs.synack_frame);
+            jw_kstring(w, "synack_ecn_flags", flag_bits(f->hs.synack_flags, bits));
+            jw_kstring(w, "synack_ecn", ew_ecn_key[f->hs.synack_ecn & 3]);
+            kuint(w, "synacks", f->hs.synack_count);
         }
-        json_object_set_new(o, "handshake", hs);
+        jw_object_end(w);
     }
-    json_object_set_new(o, "verdict", json_string(ew_verdict_name[v.verdict]));
-    json_object_set_new(o, "verdict_reason", json_string(v.reason));
-    json_object_set_new(o, "vantage", json_string(ew_vantage_name[v.vantage]));
-    json_object_set_new(o, "vantage_reason", json_string(v.vantage_reason));
-    {
-        struct ew_finding fnd[32];
-        size_t nf = ew_misuse_find(f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
-        json_t *arr = json_array();
-
-        for (i = 0; i < nf; i++)
-            json_array_append_new(arr, ew_report_finding_json(f, &fnd[i]));
-        json_object_set_new(o, "misuse", arr);
+    jw_kstring(w, "verdict", ew_verdict_name[v->verdict]);
+    jw_kstring(w, "verdict_reason", v->reason);
+    jw_kstring(w, "vantage", ew_vantage_name[v->vantage]);
+    jw_kstring(w, "vantage_reason", v->vantage_reason);
+    jw_key(w, "misuse");
+    jw_array_begin(w);
+    for (i = 0; i < r->nf; i++) {
+        jw_object_begin(w);
+        ew_report_finding_members(w, f, &r->fnd[i]);
+        jw_object_end(w);
     }
-    nev = ew_infer_evidence(f, &v, evid, sizeof(evid) / sizeof(evid[0]));
-    for (i = 0; i < nev; i++)
-        json_array_append_new(ev, json_pack("{s:I,s:s}", "frame", (json_int_t)evid[i].frame,
-                                            "note", evid[i].note));
-    json_object_set_new(o, "evidence", ev);
-    {
-        json_t *q = ew_quic_json(f);
-
-        if (q)
-            json_object_set_new(o, "quic", q);
+    jw_array_end(w);
+    nev = ew_infer_evidence(f, v, evid, sizeof(evid) / sizeof(evid[0]));
+    jw_key(w, "evidence");
+    jw_array_begin(w);
+    for (i = 0; i < nev; i++) {
+        /* json_pack("{s:I,s:s}") made no element of a note json_string() refuses */
+        if (!jw_utf8_valid(evid[i].note))
+            continue;
+        jw_object_begin(w);
+        jw_kint(w, "frame", (json_int_t)evid[i].frame);
+        jw_kstring(w, "note", evid[i].note);
+        jw_object_end(w);
     }
-    if (an && an->series) {
-        json_t *ts = ew_series_json(an->series, f);
-
-        if (ts)
-            json_object_set_new(o, "timeseries", ts);
-    }
-    return o;
+    jw_array_end(w);
+    ew_quic_write(w, "quic", f);
+    if (an && an->series)
+        ew_series_write(w, "timeseries", an->series, f);
+    jw_object_end(w);
 }
 
 /* The report without its flows: "flows" holds null, in its place, until
@@ -444,93 +544,62 @@ ew_report_head(const struct ew_analyzer *an, const struct ew_report_src *src)
     return root;
 }
 
-json_t *
-ew_report_json(const struct ew_analyzer *an, const struct ew_report_src *src)
+/* the flows of the report, one at a time, as the array at w's place */
+static int
+flows_write(struct jw *w, const struct ew_analyzer *an)
 {
-    json_t *root = ew_report_head(an, src), *flows = json_array();
     struct ew_flowtab_stats st;
     const struct ew_flow **list;
+    struct ew_flow_report *r;
     size_t n, i;
 
     ew_flowtab_get_stats(an->tab, &st);
     list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
-    if (list) {
-        n = ew_flowtab_list(an->tab, list, st.in_table);
-        for (i = 0; i < n; i++)
-            json_array_append_new(flows, ew_report_flow_json(an, list[i]));
+    r = malloc(sizeof(*r));
+    if (!list || !r) {
         free(list);
-    }
-    json_object_set_new(root, "flows", flows);
-    return root;
-}
-
-/* write a value as jansson's indented form would at this depth: every line
- * after the first gains the indent */
-static int
-put_value(FILE *out, json_t *v, const char *indent)
-{
-    char *txt = json_dumps(v, JSON_INDENT(2) | JSON_REAL_PRECISION(10) | JSON_ENCODE_ANY);
-    const char *p;
-    int rc = 0;
-
-    if (!txt)
+        free(r);
         return -1;
-    for (p = txt; *p && rc == 0; p++) {
-        if (fputc(*p, out) == EOF)
-            rc = -1;
-        else if (*p == '\n' && fputs(indent, out) == EOF)
-            rc = -1;
     }
-    free(txt);
-    return rc;
+    n = ew_flowtab_list(an->tab, list, st.in_table);
+    jw_array_begin(w);
+    for (i = 0; i < n && !jw_error(w); i++) {
+        ew_report_flow_prepare(list[i], r);
+        ew_report_flow_write(w, an, list[i], r);
+    }
+    jw_array_end(w);
+    free(r);
+    free(list);
+    return 0;
 }
 
 int
 ew_report_dump(FILE *out, const struct ew_analyzer *an, json_t *root)
 {
+    struct jw w;
     const char *key;
     json_t *v;
-    bool first = true;
     int rc = 0;
 
-    if (fputs("{", out) == EOF)
+    if (jw_init(&w, out, 2, 10) != 0)
         return -1;
+    jw_object_begin(&w);
     json_object_foreach(root, key, v) {
-        if (fprintf(out, "%s\n  \"%s\": ", first ? "" : ",", key) < 0)
-            return -1;
-        first = false;
+        jw_key(&w, key);
         if (!strcmp(key, "flows") && json_is_null(v)) {
-            /* one flow's tree at a time, whatever the number of flows */
-            struct ew_flowtab_stats st;
-            const struct ew_flow **list;
-            size_t n, i;
-
-            ew_flowtab_get_stats(an->tab, &st);
-            list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
-            if (!list)
-                return -1;
-            n = ew_flowtab_list(an->tab, list, st.in_table);
-            if (fputs(n ? "[" : "[]", out) == EOF)
+            if (flows_write(&w, an) != 0)
                 rc = -1;
-            for (i = 0; i < n && rc == 0; i++) {
-                json_t *f = ew_report_flow_json(an, list[i]);
-
-                if (fputs(i ? ",\n    " : "\n    ", out) == EOF || put_value(out, f, "    ") != 0)
-                    rc = -1;
-                json_decref(f);
-            }
-            if (n && rc == 0 && fputs("\n  ]", out) == EOF)
-                rc = -1;
-            free(list);
         } else {
-            rc = put_value(out, v, "  ");
+            jw_json(&w, v);
         }
-        if (rc != 0)
-            return rc;
+        if (rc != 0 || jw_error(&w))
+            break;
     }
-    if (fputs(first ? "}\n" : "\n}\n", out) == EOF)
-        return -1;
-    return 0;
+    jw_object_end(&w);
+    jw_raw(&w, "\n", 1);
+    if (jw_finish(&w) != 0)
+        rc = -1;
+    return rc;
 }
 
 static double
@@ -652,7 +721,7 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
         if (f->key.l4 == EW_L4_NONE)
             fprintf(out, "#%" PRIu64 " ip-proto %u  %s -> %s\n", f->id, f->key.proto, ce, se);
         else
-            fprintf(out, "#%" PRIu64 " %s  %s -> %s", f->id, proto_name(f), ce, se);
+            fprintf(out, "#%" PRIu64 " %s  %s -> %s", f->id, ew_report_proto_name(f), ce, se);
         ew_infer_conclude(f, &v);
         ew_quic_flow_verdict(f, &v);
         if (f->key.l4 == EW_L4_TCP)

@@ -8,55 +8,92 @@
 #include "ecnwatch/flow.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/misuse.h"
+#include "ecnwatch/quic.h"
 
+/* an event's first members: {"event": name, "time": ... (left open) */
 static void
-emit(struct ew_stream *s, json_t *o)
+event_begin(struct ew_stream *s, const char *name, int64_t ns)
 {
-    if (json_dumpf(o, s->out, JSON_COMPACT | JSON_REAL_PRECISION(10)) != 0 || fputc('\n', s->out) == EOF)
-        s->error = true;
-    json_decref(o);
-}
-
-static json_t *
-event(const char *name, int64_t ns)
-{
-    json_t *o = json_object();
     char t[64];
 
-    json_object_set_new(o, "event", json_string(name));
+    jw_object_begin(&s->w);
+    jw_kstring(&s->w, "event", name);
     ew_time_str(ns, t, sizeof(t));
-    json_object_set_new(o, "time", json_string(t));
-    return o;
+    jw_kstring(&s->w, "time", t);
+}
+
+/* the event ends its line */
+static void
+event_end(struct ew_stream *s)
+{
+    jw_object_end(&s->w);
+    jw_raw(&s->w, "\n", 1);
+    if (jw_error(&s->w))
+        s->error = true;
 }
 
 static void
-flow_end(struct ew_stream *s, const struct ew_flow *f, const char *reason)
+flow_end(struct ew_stream *s, const struct ew_flow *f, const char *reason,
+         const struct ew_flow_report *r)
 {
-    json_t *o = event("flow_end", f->last_ns);
-
-    json_object_set_new(o, "reason", json_string(reason));
-    json_object_set_new(o, "flow", ew_report_flow_json(s->an, f));
-    emit(s, o);
+    event_begin(s, "flow_end", f->last_ns);
+    jw_kstring(&s->w, "reason", reason);
+    jw_key(&s->w, "flow");
+    ew_report_flow_write(&s->w, s->an, f, r);
+    event_end(s);
 }
 
-static void findings(void *arg, struct ew_flow *f);
+/* new findings on one flow, each kind once: fnd[0..n) are its findings under
+ * the verdict of ew_infer_conclude alone */
+static void
+new_findings(struct ew_stream *s, struct ew_flow *f, const struct ew_finding *fnd, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (f->streamed_kinds & (1u << fnd[i].kind))
+            continue;
+        f->streamed_kinds |= 1u << fnd[i].kind;
+        event_begin(s, "finding", f->last_ns);
+        jw_kint(&s->w, "flow", (int64_t)f->id);
+        jw_kstring(&s->w, "proto", ew_report_proto_name(f));
+        ew_report_endpoint_write(&s->w, "client", f, true);
+        ew_report_endpoint_write(&s->w, "server", f, false);
+        ew_report_finding_members(&s->w, f, &fnd[i]);
+        event_end(s);
+    }
+}
+
+/* A flow's findings and its flow_end from one conclusion: the findings
+ * events take the verdict of ew_infer_conclude, the flow's report that
+ * verdict with ew_quic_flow_verdict over it (a QUIC flow's findings are
+ * looked for again under it). */
+static void
+findings_and_end(struct ew_stream *s, struct ew_flow *f, const char *reason)
+{
+    struct ew_flow_report *r = &s->fr;
+
+    ew_infer_conclude(f, &r->v);
+    r->nf = ew_misuse_find(f, &r->v, r->fnd, sizeof(r->fnd) / sizeof(r->fnd[0]));
+    new_findings(s, f, r->fnd, r->nf);
+    if (ew_quic_flow_verdict(f, &r->v))
+        r->nf = ew_misuse_find(f, &r->v, r->fnd, sizeof(r->fnd) / sizeof(r->fnd[0]));
+    flow_end(s, f, reason, r);
+}
 
 /* the table owns the record and it is still intact: its findings first */
 static void
 on_end(void *arg, const struct ew_flow *f)
 {
-    findings(arg, (struct ew_flow *)(uintptr_t)f);
-    flow_end(arg, f, "idle");
+    findings_and_end(arg, (struct ew_flow *)(uintptr_t)f, "idle");
 }
 
 static void
 on_evict(void *arg, const struct ew_flow *f)
 {
     /* an ended flow had its flow_end already */
-    if (!f->ended) {
-        findings(arg, (struct ew_flow *)(uintptr_t)f);
-        flow_end(arg, f, "evicted");
-    }
+    if (!f->ended)
+        findings_and_end(arg, (struct ew_flow *)(uintptr_t)f, "evicted");
 }
 
 /* new findings on one flow: each kind once */
@@ -64,40 +101,31 @@ static void
 findings(void *arg, struct ew_flow *f)
 {
     struct ew_stream *s = arg;
-    struct ew_flow_verdict v;
-    struct ew_finding fnd[32];
-    size_t n, i;
+    struct ew_flow_report *r = &s->fr;
 
-    ew_infer_conclude(f, &v);
-    n = ew_misuse_find(f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
-    for (i = 0; i < n; i++) {
-        json_t *o, *fl, *x;
-
-        if (f->streamed_kinds & (1u << fnd[i].kind))
-            continue;
-        f->streamed_kinds |= 1u << fnd[i].kind;
-        o = event("finding", f->last_ns);
-        fl = ew_report_flow_json(s->an, f);
-        json_object_set_new(o, "flow", json_incref(json_object_get(fl, "id")));
-        json_object_set_new(o, "proto", json_incref(json_object_get(fl, "proto")));
-        json_object_set_new(o, "client", json_incref(json_object_get(fl, "client")));
-        json_object_set_new(o, "server", json_incref(json_object_get(fl, "server")));
-        json_decref(fl);
-        x = ew_report_finding_json(f, &fnd[i]);
-        json_object_update(o, x);
-        json_decref(x);
-        emit(s, o);
-    }
+    ew_infer_conclude(f, &r->v);
+    r->nf = ew_misuse_find(f, &r->v, r->fnd, sizeof(r->fnd) / sizeof(r->fnd[0]));
+    new_findings(s, f, r->fnd, r->nf);
 }
 
 static void
 update(void *arg, struct ew_flow *f)
 {
     struct ew_stream *s = arg;
-    json_t *o = event("flow_update", f->last_ns);
 
-    json_object_set_new(o, "flow", ew_report_flow_json(s->an, f));
-    emit(s, o);
+    ew_report_flow_prepare(f, &s->fr);
+    event_begin(s, "flow_update", f->last_ns);
+    jw_key(&s->w, "flow");
+    ew_report_flow_write(&s->w, s->an, f, &s->fr);
+    event_end(s);
+}
+
+/* what is buffered goes out, and the FILE's buffer with it */
+static void
+flush(struct ew_stream *s)
+{
+    if (jw_flush(&s->w) != 0 || fflush(s->out) != 0)
+        s->error = true;
 }
 
 void
@@ -105,6 +133,7 @@ ew_stream_init(struct ew_stream *s, FILE *out, int64_t interval_ns, bool updates
 {
     memset(s, 0, sizeof(*s));
     s->out = out;
+    jw_init_buf(&s->w, out, 0, 10, s->buf);
     s->interval_ns = interval_ns > 0 ? interval_ns : 1000000000;
     s->updates = updates;
 }
@@ -133,8 +162,7 @@ tick(struct ew_stream *s, int64_t now)
     /* end flows idle past the timeout, a bounded number per interval */
     ew_flowtab_expire(s->an->tab, now, 1024);
     s->last_tick = now;
-    if (fflush(s->out) != 0)
-        s->error = true;
+    flush(s);
 }
 
 void
@@ -180,7 +208,7 @@ ew_stream_finish(struct ew_stream *s, const struct ew_report_src *src)
         struct ew_flow **v;
         size_t n;
     } c = {NULL, 0};
-    json_t *o, *rep;
+    json_t *rep;
     size_t i;
 
     if (!s->an)
@@ -192,16 +220,19 @@ ew_stream_finish(struct ew_stream *s, const struct ew_report_src *src)
     if (c.v) {
         ew_flowtab_foreach_live(s->an->tab, collect, &c);
         qsort(c.v, c.n, sizeof(*c.v), cmp_id);
-        for (i = 0; i < c.n; i++)
-            flow_end(s, c.v[i], "capture_end");
+        for (i = 0; i < c.n; i++) {
+            ew_report_flow_prepare(c.v[i], &s->fr);
+            flow_end(s, c.v[i], "capture_end", &s->fr);
+        }
         free(c.v);
     }
-    o = event("summary", s->an->last_ns);
     rep = ew_report_head(s->an, src);
-    json_object_set_new(o, "source", json_incref(json_object_get(rep, "source")));
-    json_object_set_new(o, "totals", json_incref(json_object_get(rep, "totals")));
+    event_begin(s, "summary", s->an->last_ns);
+    jw_key(&s->w, "source");
+    jw_json(&s->w, json_object_get(rep, "source"));
+    jw_key(&s->w, "totals");
+    jw_json(&s->w, json_object_get(rep, "totals"));
+    event_end(s);
     json_decref(rep);
-    emit(s, o);
-    if (fflush(s->out) != 0)
-        s->error = true;
+    flush(s);
 }

@@ -262,7 +262,9 @@ void ew_quic_datagram(struct ew_quic_pool *p, struct ew_flow *f, int dir, uint8_
  * reason), replacing what the generic inference said; false otherwise. */
 bool ew_quic_flow_verdict(const struct ew_flow *f, struct ew_flow_verdict *v);
 
-/* The flow's "quic" report object, or NULL when it has no QUIC state. */
-json_t *ew_quic_json(const struct ew_flow *f);
+struct jw;
+/* The flow's "quic" report object as the member key, written to w; nothing
+ * when the flow has no QUIC state. */
+void ew_quic_write(struct jw *w, const char *key, const struct ew_flow *f);
 
 #endif /* ECNWATCH_QUIC_H */

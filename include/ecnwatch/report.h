@@ -11,6 +11,8 @@
 #include <stdio.h>
 
 #include "ecnwatch/analyze.h"
+#include "ecnwatch/infer.h"
+#include "ecnwatch/misuse.h"
 
 #define EW_SCHEMA "ecnwatch.report/1"
 
@@ -24,18 +26,30 @@ struct ew_report_src {
     uint64_t packet_limit; /* -c, 0 when none */
 };
 
-/* One flow as the report shows it (a new reference). */
-json_t *ew_report_flow_json(const struct ew_analyzer *an, const struct ew_flow *f);
+struct jw;
 
-struct ew_finding;
-/* One finding as the report shows it (a new reference). */
-json_t *ew_report_finding_json(const struct ew_flow *f, const struct ew_finding *x);
+/* What one flow's report is written from, concluded once: the verdict
+ * (ew_infer_conclude, then ew_quic_flow_verdict for QUIC flows) and the
+ * misuse findings under that verdict. */
+struct ew_flow_report {
+    struct ew_flow_verdict v;
+    struct ew_finding fnd[32];
+    size_t nf;
+};
+void ew_report_flow_prepare(const struct ew_flow *f, struct ew_flow_report *r);
+/* One flow as the report shows it, written as the value at w's place (after
+ * a key, or as an element). */
+void ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew_flow *f,
+                          const struct ew_flow_report *r);
+/* One finding's members ("kind" ... "detail"), into the object open in w. */
+void ew_report_finding_members(struct jw *w, const struct ew_flow *f, const struct ew_finding *x);
+/* The member name: the flow's client (client true) or server end, {"addr", "port"}. */
+void ew_report_endpoint_write(struct jw *w, const char *name, const struct ew_flow *f, bool client);
+/* "tcp", "udp" or "other" */
+const char *ew_report_proto_name(const struct ew_flow *f);
 
 /* RFC 3339 UTC with microseconds, from packet time */
 void ew_time_str(int64_t ns, char *buf, size_t len);
-
-/* A new reference to the whole report. */
-json_t *ew_report_json(const struct ew_analyzer *an, const struct ew_report_src *src);
 
 /* The human summary: totals and a table of at most max_flows flows. */
 void ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
@@ -48,11 +62,12 @@ int ew_report_write_file(const struct ew_analyzer *an, json_t *root, const char 
                          char *errbuf, size_t errlen);
 
 /* The report without its flows ("flows" is null in its place): a new
- * reference. ew_report_dump() writes it with the flows built one at a time,
+ * reference. ew_report_dump() writes it with the flows written one at a time,
  * so that memory does not grow with the number of flows. */
 json_t *ew_report_head(const struct ew_analyzer *an, const struct ew_report_src *src);
 /* Write root (from ew_report_head, members may be added) as indented JSON
- * and a newline; 0 on success. */
+ * (jansson's JSON_INDENT(2) | JSON_REAL_PRECISION(10) bytes) and a newline,
+ * through a buffer; 0 on success, else -1 with errno set. */
 int ew_report_dump(FILE *out, const struct ew_analyzer *an, json_t *root);
 
 /* address of a flow end as text ("192.0.2.1" or "2001:db8::1") */

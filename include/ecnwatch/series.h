@@ -46,8 +46,11 @@ void ew_series_packet(struct ew_series_pool *p, struct ew_flow *f, int dir,
                       const struct ew_pkt *pkt, int64_t ts);
 /* the flow leaves the table: its series go back to the pool */
 void ew_series_release(struct ew_series_pool *p, struct ew_flow *f);
-/* "timeseries" of a flow (NULL when it has none): a new reference */
-json_t *ew_series_json(const struct ew_series_pool *p, const struct ew_flow *f);
+struct jw;
+/* the flow's time series as the member key of the object open in w; nothing
+ * when it has none */
+void ew_series_write(struct jw *w, const char *key, const struct ew_series_pool *p,
+                     const struct ew_flow *f);
 /* an SVG picture of the flow's series; 0 on success */
 int ew_series_svg(const struct ew_series_pool *p, const struct ew_flow *f, FILE *out);
 

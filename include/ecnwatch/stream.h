@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "ecnwatch/analyze.h"
+#include "ecnwatch/jw.h"
 #include "ecnwatch/report.h"
 
 struct ew_stream {
@@ -25,6 +26,9 @@ struct ew_stream {
     bool started;
     bool updates; /* also flow_update events (live mode) */
     bool error;   /* a write failed */
+    struct jw w;  /* the events, compact, through buf */
+    struct ew_flow_report fr; /* the flow being written */
+    char buf[JW_BUF];
 };
 
 void ew_stream_init(struct ew_stream *s, FILE *out, int64_t interval_ns, bool updates);

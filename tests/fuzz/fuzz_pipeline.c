@@ -14,9 +14,12 @@
  *     n bytes   the frame
  * Each frame is copied into a buffer of exactly its length, so any read past
  * it is caught. Time series are on (4 series of 1 ms bins, so the pool runs
- * out and bins merge). At the end the JSON report is built and serialised,
- * and the text summary and every flow's time-series plot are written to
- * /dev/null. */
+ * out and bins merge). The NDJSON events stream as the frames are read (10 ms
+ * intervals of packet time; flows that end or are evicted write theirs); at
+ * the end the JSON report is written as --json writes it. Both go to memory
+ * through the report's writer and must parse: every event line, and the
+ * report with one entry per flow. The text summary and every flow's
+ * time-series plot are written to /dev/null. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,12 +28,34 @@
 #include "ecnwatch/dissect.h"
 #include "ecnwatch/report.h"
 #include "ecnwatch/series.h"
+#include "ecnwatch/stream.h"
 #include "fuzz.h"
 
 /* the latest time src/capture.c hands out, in ns */
 #define TS_MAX 4000000000000000000LL
 
 static FILE *devnull;
+static struct ew_stream stream; /* 64 KiB of buffer: not on the stack */
+
+/* every line of the event stream is one JSON object with an "event" */
+static void
+check_events(const char *text, size_t len)
+{
+    const char *p = text, *end = text + len;
+
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        json_t *o;
+
+        if (!nl)
+            abort(); /* every event ends its line */
+        o = json_loadb(p, (size_t)(nl - p), 0, NULL);
+        if (!o || !json_is_string(json_object_get(o, "event")))
+            abort();
+        json_decref(o);
+        p = nl + 1;
+    }
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -45,8 +70,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     enum ew_link link;
     int64_t ts;
     size_t off;
-    json_t *root;
-    char *text;
+    json_t *root, *rep;
+    char *text = NULL, *events = NULL;
+    size_t text_len = 0, events_len = 0;
+    FILE *mem, *ev_mem;
 
     if (size < 2)
         return 0;
@@ -62,9 +89,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.idle_ns = (int64_t)((data[1] >> 3) & 7u) * 10000000;
     cfg.hash_seed = 1;
     ts = (data[1] & 0x40) ? 0 : (data[1] & 0x80) ? TS_MAX : 1700000000000000000LL;
+    ev_mem = open_memstream(&events, &events_len);
+    if (!ev_mem)
+        abort();
+    ew_stream_init(&stream, ev_mem, 10000000, true);
+    ew_stream_attach(&stream, &cfg);
     if (ew_analyzer_init(&an, &cfg) != 0 || ew_series_pool_init(&series, 4, 1000000) != 0)
         abort();
     an.series = &series;
+    ew_stream_bind(&stream, &an);
 
     off = 2;
     while (size - off >= 4) {
@@ -89,17 +122,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ts = ts < 0 ? 0 : ts > TS_MAX ? TS_MAX : ts;
         ew_dissect_frame(link, frame, len, (uint32_t)len + (uint32_t)wire * 16, &pkt);
         ew_analyzer_frame(&an, &pkt, ts);
+        ew_stream_packet(&stream, ts);
         free(frame);
     }
 
-    root = ew_report_json(&an, &src);
-    if (!root)
+    /* the report as --json writes it (before the stream ends the flows) */
+    root = ew_report_head(&an, &src);
+    mem = open_memstream(&text, &text_len);
+    if (!root || !mem || ew_report_dump(mem, &an, root) != 0 || fclose(mem) != 0)
         abort();
-    text = json_dumps(root, JSON_COMPACT);
-    if (!text)
-        abort();
-    free(text);
     json_decref(root);
+    rep = json_loadb(text, text_len, 0, NULL);
+    ew_flowtab_get_stats(an.tab, &st);
+    if (!rep || json_array_size(json_object_get(rep, "flows")) != st.in_table)
+        abort();
+    json_decref(rep);
+    free(text);
+    ew_stream_finish(&stream, &src);
+    if (stream.error || fclose(ev_mem) != 0)
+        abort();
+    check_events(events, events_len);
+    free(events);
     ew_report_text(devnull, &an, &src, 4);
     ew_flowtab_get_stats(an.tab, &st);
     list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));

@@ -14,12 +14,15 @@
  *             the frame parser and the validation see what the fuzzer wrote
  * Each datagram is copied into a buffer of exactly its captured length, so
  * any read past it is caught. Checks that no direction opens more Initial
- * packets than it was seen to send. */
+ * packets than it was seen to send, and that the report object (written
+ * with the report's writer) parses. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ecnwatch/flow.h"
 #include "ecnwatch/infer.h"
+#include "ecnwatch/jw.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/quic.h"
 #include "fuzz.h"
@@ -140,14 +143,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&v, 0, sizeof(v));
     ew_quic_flow_verdict(&f, &v);
     ew_misuse_find(&f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
-    j = ew_quic_json(&f);
-    if (j) {
-        char *text = json_dumps(j, JSON_COMPACT);
+    {
+        /* the "quic" member through the report's writer, into memory: it
+         * must parse, and be there exactly when there is QUIC state */
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&text, &len);
+        struct jw w;
 
-        if (!text)
+        if (!mem || jw_init(&w, mem, 2, 10) != 0)
             abort();
-        free(text);
+        jw_object_begin(&w);
+        ew_quic_write(&w, "quic", &f);
+        jw_object_end(&w);
+        if (jw_finish(&w) != 0 || fclose(mem) != 0)
+            abort();
+        j = json_loadb(text, len, 0, NULL);
+        if (!j || (json_object_get(j, "quic") != NULL) != (f.quic != NULL))
+            abort();
         json_decref(j);
+        free(text);
     }
     ew_quic_release(pool, &f);
     ew_quic_pool_free(pool);

@@ -9,5 +9,6 @@ int ew_test_register_analyze(void);
 int ew_test_register_infer(void);
 int ew_test_register_metrics(void);
 int ew_test_register_quic(void);
+int ew_test_register_jw(void);
 
 #endif
