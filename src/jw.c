@@ -155,18 +155,16 @@ newline(struct jw *w, int depth)
 static char *
 value_at(struct jw *w, size_t vmax)
 {
-    size_t klen = 0, ind = 0;
+    static const char spaces[64] = "                                                                ";
+    size_t klen = w->keylen, ind;
     char *p;
 
     if (w->depth == 0) {
         w->key = NULL;
         return reserve(w, vmax);
     }
-    if (w->key)
-        klen = strlen(w->key);
-    if (w->indent)
-        ind = (size_t)w->depth * w->indent;
-    if (klen + ind + vmax + 6 > JW_BUF) {
+    ind = (size_t)w->depth * w->indent;
+    if (klen + ind + vmax + sizeof(spaces) + 6 > JW_BUF) {
         /* a key longer than the buffer: piece by piece */
         if (!w->first[w->depth])
             put(w, ",", 1);
@@ -181,15 +179,18 @@ value_at(struct jw *w, size_t vmax)
         w->key = NULL;
         return reserve(w, vmax);
     }
-    p = reserve(w, klen + ind + vmax + 6);
+    p = reserve(w, klen + ind + vmax + sizeof(spaces) + 6);
     if (!p)
         return NULL;
-    if (!w->first[w->depth])
-        *p++ = ',';
+    *p = ',';
+    p += !w->first[w->depth];
     w->first[w->depth] = false;
     if (w->indent) {
         *p++ = '\n';
-        memset(p, ' ', ind);
+        if (ind <= sizeof(spaces))
+            memcpy(p, spaces, sizeof(spaces)); /* one fixed-size copy; ind of it counts */
+        else
+            memset(p, ' ', ind);
         p += ind;
     }
     if (w->key) {
@@ -198,17 +199,11 @@ value_at(struct jw *w, size_t vmax)
         p += klen;
         *p++ = '"';
         *p++ = ':';
-        if (w->indent)
-            *p++ = ' ';
+        *p = ' ';
+        p += w->indent != 0;
         w->key = NULL;
     }
     return p;
-}
-
-void
-jw_key(struct jw *w, const char *key)
-{
-    w->key = key;
 }
 
 static void
@@ -401,6 +396,29 @@ string_slow(struct jw *w, const unsigned char *p)
     put(w, "\"", 1);
 }
 
+/* how many of the n bytes at p, from the start, are printable ASCII other
+ * than '"' and '\\' (eight at a time: a byte below 0x20, at or above 0x80,
+ * or equal to either stops the run) */
+static size_t
+plain_ascii_prefix(const unsigned char *p, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    size_t i = 0;
+
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, q, b;
+
+        memcpy(&x, p + i, 8);
+        q = x ^ (ones * '"');
+        b = x ^ (ones * '\\');
+        if ((x | ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs)
+            break;
+    }
+    while (i < n && p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\')
+        i++;
+    return i;
+}
+
 void
 jw_string(struct jw *w, const char *s)
 {
@@ -415,8 +433,7 @@ jw_string(struct jw *w, const char *s)
         return;
     }
     /* the common case: printable ASCII without quotes or backslashes */
-    for (q = p; *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\'; q++)
-        ;
+    q = p + plain_ascii_prefix(p, strlen(s));
     n = (size_t)(q - p);
     if (*q || n > JW_BUF / 2) {
         if (!jw_utf8_valid((const char *)q)) {

@@ -37,6 +37,7 @@ struct jw {
     int depth;         /* containers open */
     bool first[JW_DEPTH]; /* no member yet in the container at this depth */
     const char *key;   /* a key waiting for its value, or NULL */
+    size_t keylen;
     int err;           /* errno of the first failure, 0 */
     bool borrowed;     /* buf is the caller's */
 };
@@ -58,7 +59,12 @@ int jw_error(const struct jw *w);
 /* A member's key inside an object (the value's call follows). The string must
  * live until the value is written; keys are not escaped, so they must not
  * need it (the report's keys are fixed ASCII names). */
-void jw_key(struct jw *w, const char *key);
+static inline void
+jw_key(struct jw *w, const char *key)
+{
+    w->key = key;
+    w->keylen = key ? __builtin_strlen(key) : 0; /* a constant for a literal key */
+}
 
 void jw_object_begin(struct jw *w);
 void jw_object_end(struct jw *w);

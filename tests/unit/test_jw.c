@@ -161,6 +161,28 @@ test_strings(void)
     check_same(o);
     check_same(json_object_get(o, "controls"));
     json_decref(o);
+
+    /* each kind of byte at each place of a string, across the 8-byte steps */
+    {
+        static const char *const ins[] = {"\x01", "\x1f", " ", "\"", "\\", "\x7f", "\xc3\xa9",
+                                          "\xe2\x82\xac", "\xc3", "~", "\x20\x21"};
+        json_t *arr = json_array();
+        size_t pos, k;
+
+        for (pos = 0; pos < 20; pos++) {
+            for (k = 0; k < sizeof(ins) / sizeof(ins[0]); k++) {
+                char str[64];
+
+                memset(str, 'a', pos);
+                strcpy(str + pos, ins[k]);
+                strcat(str, "bcdefghijklmnopq");
+                str[pos + strlen(ins[k]) + (pos % 17)] = '\0';
+                json_array_append_new(arr, json_string(str)); /* NULL for "\xc3" alone: left out */
+            }
+        }
+        check_same(arr);
+        json_decref(arr);
+    }
 }
 
 static void
