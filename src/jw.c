@@ -306,26 +306,31 @@ bool
 jw_utf8_valid(const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
+    size_t len, i = 0;
 
     if (!s)
         return false;
-    for (;;) {
-        size_t n, i;
+    len = strlen(s);
+    while (i < len) {
+        size_t n;
+        uint64_t x;
 
-        while (*p && *p < 0x80)
-            p++;
-        if (!*p)
-            return true;
-        n = utf8_len(*p);
-        if (n == 0)
-            return false;
-        for (i = 1; i < n; i++)
-            if (!p[i])
-                return false; /* cut by the end of the string */
-        if (!utf8_full(p, n))
-            return false;
-        p += n;
+        /* ASCII, eight bytes at a time */
+        for (; i + 8 <= len; i += 8) {
+            memcpy(&x, p + i, 8);
+            if (x & 0x8080808080808080ULL)
+                break;
+        }
+        while (i < len && p[i] < 0x80)
+            i++;
+        if (i >= len)
+            break;
+        n = utf8_len(p[i]);
+        if (n == 0 || n > len - i || !utf8_full(p + i, n))
+            return false; /* not a lead byte, cut by the end, or not a valid sequence */
+        i += n;
     }
+    return true;
 }
 
 /* which bytes need an escape: '"', '\\' and the control characters */

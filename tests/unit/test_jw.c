@@ -365,7 +365,7 @@ static void
 test_embed(void)
 {
     json_t *part = json_pack("{s:[i,{s:s,s:f}],s:{},s:[],s:s}", "a", 1, "b", "c\nd", "r", 0.25,
-                             "e", "f", "s");
+                             "e", "f", "s", "t");
     int l;
 
     for (l = 0; l < LAYOUTS; l++) {
