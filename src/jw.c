@@ -152,40 +152,48 @@ newline(struct jw *w, int depth)
 
 /* Where a value of at most vmax bytes goes, after what comes before it: the
  * separator, the new line and the key. NULL after an error. */
+/* a key longer than the buffer, piece by piece */
 static char *
+value_at_slow(struct jw *w, size_t vmax)
+{
+    if (!w->first[w->depth])
+        put(w, ",", 1);
+    w->first[w->depth] = false;
+    if (w->indent)
+        newline(w, w->depth);
+    if (w->key) {
+        put(w, "\"", 1);
+        put(w, w->key, w->keylen);
+        put(w, w->indent ? "\": " : "\":", w->indent ? 3 : 2);
+    }
+    w->key = NULL;
+    return reserve(w, vmax);
+}
+
+/* Where a value of at most vmax bytes goes, after what comes before it: the
+ * separator, the new line and the key. NULL after an error. Once per value:
+ * one check for room, fixed-size copies. */
+static inline __attribute__((always_inline)) char *
 value_at(struct jw *w, size_t vmax)
 {
     static const char spaces[64] = "                                                                ";
-    size_t klen = w->keylen, ind;
+    size_t klen = w->key ? w->keylen : 0, ind = w->ind, need;
     char *p;
 
     if (w->depth == 0) {
         w->key = NULL;
         return reserve(w, vmax);
     }
-    ind = (size_t)w->depth * w->indent;
-    if (klen + ind + vmax + sizeof(spaces) + 6 > JW_BUF) {
-        /* a key longer than the buffer: piece by piece */
-        if (!w->first[w->depth])
-            put(w, ",", 1);
-        w->first[w->depth] = false;
-        if (w->indent)
-            newline(w, w->depth);
-        if (w->key) {
-            put(w, "\"", 1);
-            put(w, w->key, klen);
-            put(w, w->indent ? "\": " : "\":", w->indent ? 3 : 2);
-        }
-        w->key = NULL;
-        return reserve(w, vmax);
-    }
-    p = reserve(w, klen + ind + vmax + sizeof(spaces) + 6);
-    if (!p)
+    need = klen + ind + vmax + sizeof(spaces) + 6;
+    if (__builtin_expect(need > JW_BUF, 0))
+        return value_at_slow(w, vmax);
+    if (__builtin_expect(w->len + need > JW_BUF, 0) && jw_flush(w) != 0)
         return NULL;
+    p = w->buf + w->len;
     *p = ',';
     p += !w->first[w->depth];
     w->first[w->depth] = false;
-    if (w->indent) {
+    if (ind) {
         *p++ = '\n';
         if (ind <= sizeof(spaces))
             memcpy(p, spaces, sizeof(spaces)); /* one fixed-size copy; ind of it counts */
@@ -194,15 +202,13 @@ value_at(struct jw *w, size_t vmax)
         p += ind;
     }
     if (w->key) {
-        *p++ = '"';
-        memcpy(p, w->key, klen);
-        p += klen;
-        *p++ = '"';
-        *p++ = ':';
-        *p = ' ';
-        p += w->indent != 0;
-        w->key = NULL;
+        *p = '"';
+        memcpy(p + 1, w->key, klen);
+        p += klen + 1;
+        memcpy(p, "\": ", 3); /* the space counts only when indenting */
+        p += 2 + (w->indent != 0);
     }
+    w->key = NULL;
     return p;
 }
 
@@ -223,6 +229,7 @@ begin(struct jw *w, char c)
     *p++ = c;
     commit(w, p);
     w->depth++;
+    w->ind = (size_t)w->depth * w->indent;
     w->first[w->depth] = true;
 }
 
@@ -234,6 +241,7 @@ end(struct jw *w, char c)
     if (w->err || w->depth == 0)
         return;
     w->depth--;
+    w->ind = (size_t)w->depth * w->indent;
     if (!w->first[w->depth + 1] && w->indent)
         newline(w, w->depth);
     p = reserve(w, 1);
@@ -461,16 +469,27 @@ jw_string(struct jw *w, const char *s)
 void
 jw_int(struct jw *w, int64_t val)
 {
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                   "25262728293031323334353637383940414243444546474849"
+                                   "50515253545556575859606162636465666768697071727374"
+                                   "75767778798081828384858687888990919293949596979899";
     char tmp[24], *t = tmp + sizeof(tmp), *p;
     uint64_t u = val < 0 ? (uint64_t)0 - (uint64_t)val : (uint64_t)val;
     size_t n;
 
     if (w->err)
         return;
-    do {
-        *--t = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    while (u >= 100) {
+        t -= 2;
+        memcpy(t, pairs + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (u >= 10) {
+        t -= 2;
+        memcpy(t, pairs + 2 * u, 2);
+    } else {
+        *--t = (char)('0' + u);
+    }
     if (val < 0)
         *--t = '-';
     n = (size_t)(tmp + sizeof(tmp) - t);

@@ -35,6 +35,7 @@ struct jw {
     unsigned indent;   /* spaces per level; 0: compact */
     int precision;     /* significant digits of reals, as JSON_REAL_PRECISION */
     int depth;         /* containers open */
+    size_t ind;        /* depth * indent: spaces before a member */
     bool first[JW_DEPTH]; /* no member yet in the container at this depth */
     const char *key;   /* a key waiting for its value, or NULL */
     size_t keylen;

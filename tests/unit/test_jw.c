@@ -188,7 +188,8 @@ test_strings(void)
 static void
 test_numbers(void)
 {
-    static const int64_t ints[] = {0, 1, -1, 9, 10, -10, 1234567890123LL, INT64_MAX, INT64_MIN};
+    static const int64_t ints[] = {0,  1,   -1,    9,     10,  -10, 99, 100, -100, 101, 999, 1000,
+                                   12345, 1234567890123LL, INT64_MAX, INT64_MIN, INT64_MIN + 1};
     static const double reals[] = {
         0.0, -0.0, 1.0, -1.0, 0.5, -1.5, 0.1, 0.001, 0.0001, 0.00001, 1e-5, 1.5e-7, 1e-300,
         5e-324, 2.2250738585072014e-308, 1e300, 1.7976931348623157e308, -1.7976931348623157e308,
@@ -285,6 +286,7 @@ test_containers(void)
     }
     json_object_set_new(o, "deep", deep);
     json_object_set_new(o, "true", json_true());
+    json_object_set_new(o, "", json_string("the empty key"));
     json_object_set_new(o, "null", json_null());
     check_same(o);
     check_same(json_object_get(o, "empty_object"));
