@@ -18,9 +18,16 @@ ew_series_pool_init(struct ew_series_pool *p, uint32_t max_series, int64_t width
     if (max_series == 0)
         return 0;
     p->s = calloc(max_series, sizeof(*p->s));
-    if (!p->s)
+    p->free_slot = malloc(max_series * sizeof(*p->free_slot));
+    if (!p->s || !p->free_slot) {
+        ew_series_pool_free(p);
         return -1;
+    }
     p->cap = max_series;
+    while (p->nfree < max_series) {
+        p->free_slot[p->nfree] = max_series - 1 - p->nfree;
+        p->nfree++;
+    }
     p->width0 = width_ns > 0 ? width_ns : 100000000;
     return 0;
 }
@@ -29,25 +36,24 @@ void
 ew_series_pool_free(struct ew_series_pool *p)
 {
     free(p->s);
+    free(p->free_slot);
     memset(p, 0, sizeof(*p));
 }
 
+/* an unused series for flow id from ts, or NULL when all are taken: O(1) */
 static struct ew_series *
 take(struct ew_series_pool *p, uint64_t id, int64_t ts)
 {
-    uint32_t i;
+    struct ew_series *s;
 
-    for (i = 0; i < p->cap; i++) {
-        if (p->s[i].flow_id == 0) {
-            memset(&p->s[i], 0, sizeof(p->s[i]));
-            p->s[i].flow_id = id;
-            p->s[i].t0 = ts;
-            p->s[i].width = p->width0;
-            return &p->s[i];
-        }
-    }
-    p->refused++;
-    return NULL;
+    if (p->nfree == 0)
+        return NULL;
+    s = &p->s[p->free_slot[--p->nfree]];
+    memset(s, 0, sizeof(*s));
+    s->flow_id = id;
+    s->t0 = ts;
+    s->width = p->width0;
+    return s;
 }
 
 static uint16_t
@@ -91,9 +97,16 @@ ew_series_packet(struct ew_series_pool *p, struct ew_flow *f, int dir, const str
     if (!p->s)
         return;
     if (!f->series[dir]) {
-        s = take(p, f->id, ts);
-        if (!s)
+        /* a direction refused once (the pool was full at its first packet)
+         * is not given a series later, part way through */
+        if (f->series_refused & (1u << dir))
             return;
+        s = take(p, f->id, ts);
+        if (!s) {
+            f->series_refused |= (uint8_t)(1u << dir);
+            p->refused++;
+            return;
+        }
         f->series[dir] = (uint32_t)(s - p->s) + 1;
     }
     s = &p->s[f->series[dir] - 1];
@@ -134,8 +147,10 @@ ew_series_release(struct ew_series_pool *p, struct ew_flow *f)
     int d;
 
     for (d = 0; d < 2; d++) {
-        if (f->series[d] && p->s)
+        if (f->series[d] && p->s) {
             p->s[f->series[d] - 1].flow_id = 0;
+            p->free_slot[p->nfree++] = f->series[d] - 1;
+        }
         f->series[d] = 0;
     }
 }

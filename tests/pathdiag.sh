@@ -87,6 +87,14 @@ echo "$r" | jq -e '.flows[0].timeseries | .columns == ["t_ms","mbps","ce_share",
     .c2s.interval_ms == 50 and (.c2s.bins | length) > 10 and all(.c2s.bins[]; length == 7) and
     ([.c2s.bins[][3]] | max) > 0.9' >/dev/null && ok "--timeseries: 50 ms bins with throughput, shares, RTT" ||
     bad "--timeseries: $(echo "$r" | jq -c '.flows[0].timeseries' | head -c 300)"
+# the pool holds 1024 series: of 3000 one-way flows of two packets each, 1976
+# directions are refused, each once
+"$BUILD/ecngen" flood "$GEN/syn3000-once.pcap" 3000 &&
+    mergecap -F pcap -w "$GEN/syn3000.pcap" "$GEN/syn3000-once.pcap" "$GEN/syn3000-once.pcap" &&
+    "$EW" -r "$GEN/syn3000.pcap" --json --timeseries |
+    jq -e '.totals.timeseries_refused == 1976 and ([.flows[] | select(has("timeseries"))] | length) == 1024' >/dev/null &&
+    ok "--timeseries: a full pool refuses each further flow direction once" ||
+    bad "--timeseries: refused directions ($("$EW" -r "$GEN/syn3000.pcap" --json --timeseries | jq -c .totals.timeseries_refused))"
 "$EW" -r "$C/accecn-l4s-client.pcap" --json | jq -e '.flows[0] | has("timeseries") | not' >/dev/null &&
     ok "no time series unless asked" || bad "time series without --timeseries"
 "$EW" -r "$C/accecn-l4s-client.pcap" --ndjson --timeseries | jq -e -s '[.[] | select(.event == "flow_end")][0].flow | has("timeseries")' >/dev/null &&

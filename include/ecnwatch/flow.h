@@ -109,6 +109,7 @@ struct ew_flow {
     uint8_t client_from;  /* enum ew_client_from: how the client was identified */
     bool ended;           /* idle-expired: kept for the report, out of the index */
     uint8_t end_reason;   /* enum ew_end_reason */
+    uint8_t series_refused; /* bit per direction: no time series, the pool was full */
     struct ew_handshake hs;
     struct ew_infer inf;
 };

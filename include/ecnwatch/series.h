@@ -32,6 +32,8 @@ struct ew_series {
 struct ew_series_pool {
     struct ew_series *s;
     uint32_t cap;
+    uint32_t *free_slot; /* the unused series, a stack */
+    uint32_t nfree;
     int64_t width0;
     uint64_t refused; /* directions that wanted a series when the pool was full */
 };
