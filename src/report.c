@@ -636,7 +636,7 @@ text_findings(FILE *out, const struct ew_analyzer *an, const struct ew_flow **li
         struct ew_finding fnd[32];
         size_t nf;
 
-        ew_infer_conclude(list[i], &v);
+        ew_infer_conclude_quiet(list[i], &v);
         nf = ew_misuse_find(list[i], &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
         for (j = 0; j < nf; j++) {
             if (total++ == 0)

@@ -103,7 +103,7 @@ findings(void *arg, struct ew_flow *f)
     struct ew_stream *s = arg;
     struct ew_flow_report *r = &s->fr;
 
-    ew_infer_conclude(f, &r->v);
+    ew_infer_conclude_quiet(f, &r->v); /* findings need no reasons in words */
     r->nf = ew_misuse_find(f, &r->v, r->fnd, sizeof(r->fnd) / sizeof(r->fnd[0]));
     new_findings(s, f, r->fnd, r->nf);
 }
