@@ -12,7 +12,7 @@
 # counted equal the frames tcpreplay sent and the veth delivered. The
 # namespaces are deleted at the end, also on failure.
 #
-# Environment: BENCH_LIVE_SECONDS [3], BENCH_LIVE_BUFFER_KIB [0: libpcap's
+# Environment: BENCH_LIVE_SECONDS [3], BENCH_LIVE_BUFFER_KIB [0: ecnwatch's
 # default], BENCH_LIVE_PAD [1: whole frames; 0: the 128 captured bytes of
 # prefix.pcap], BENCH_LIVE_INTERVAL [1: ecnwatch --interval, seconds],
 # BENCH_PREFIX [500000] and BENCH_FLOWS [4096] as for run.sh.
@@ -65,7 +65,7 @@ bufopt=()
 [ "$BUF" != 0 ] && bufopt=(-B "$BUF")
 total=$(capinfos -c -M "$CAP" 2>/dev/null | awk '/Number of packets/ { print $NF }')
 echo "== live capture: tcpreplay -> veth -> ecnwatch -i (snaplen 128, NDJSON to /dev/null, -o report)"
-echo "   $(nproc) CPUs, $(uname -r); $CAP; about $SECS s per rate; kernel buffer $BUF KiB (0: libpcap's default); --interval $INTERVAL"
+echo "   $(nproc) CPUs, $(uname -r); $CAP; about $SECS s per rate; kernel buffer $BUF KiB (0: ecnwatch's default, 32 MiB); --interval $INTERVAL"
 printf "  %10s %10s %10s %10s %10s %10s  %s\n" "asked pps" "sent pps" "sent" "delivered" "counted" "lost" "verdict"
 best=0
 for rate in $RATES; do
