@@ -121,7 +121,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ts += (int64_t)step * 1000000;
         ts = ts < 0 ? 0 : ts > TS_MAX ? TS_MAX : ts;
         ew_dissect_frame(link, frame, len, (uint32_t)len + (uint32_t)wire * 16, &pkt);
-        ew_analyzer_frame(&an, &pkt, ts);
+        if (step & 1) {
+            /* the file reader's path: key and hash prepared, record prefetched */
+            struct ew_prepared pre;
+
+            ew_analyzer_prepare(&an, &pkt, &pre);
+            ew_analyzer_prefetch_flow(&an, &pkt, &pre);
+            ew_analyzer_frame_prepared(&an, &pkt, ts, &pre);
+        } else {
+            ew_analyzer_frame(&an, &pkt, ts);
+        }
         ew_stream_packet(&stream, ts);
         free(frame);
     }
