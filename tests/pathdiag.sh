@@ -77,6 +77,16 @@ for s in dualq single fifo-two-thresholds; do
         ([.flows[] | [.server.port, .c2s.path.marks]] | sort) == [[5001, $t[0].l4s.marks], [5002, $t[0].classic.marks]]' >/dev/null &&
         ok "shared-$s: throughput ratio and marks as the senders and the router counted" ||
         bad "shared-$s: ratio or marks differ from $lab-marks-summary.json"
+    # per flow, at the senders: the classic flow is marked by a classic (deep)
+    # AQM; the L4S flow too, and flagged, unless it has a queue of its own
+    if [ "$want" = dualq ]; then flag='[]'; l4s_aqm='!= "classic_single_queue"'; else
+        flag='["classic_aqm_under_l4s"]'; l4s_aqm='== "classic_single_queue"'; fi
+    "$EW" -r "$C/shared-$s-client.pcap" --json | jq -e "
+        (.flows[] | select(.server.port == 5002) | .c2s.path.aqm == \"classic_single_queue\" and .misuse == []) and
+        (.flows[] | select(.server.port == 5001) | .verdict == \"l4s\" and (.c2s.path.aqm $l4s_aqm) and
+            ([.misuse[].kind] == $flag))" >/dev/null &&
+        ok "shared-$s: per-flow path verdicts; classic_aqm_under_l4s $([ "$flag" = '[]' ] && echo 'not ')on the L4S flow" ||
+        bad "shared-$s: per-flow path verdicts $("$EW" -r "$C/shared-$s-client.pcap" --json | jq -c '[.flows[] | [.server.port, .c2s.path.aqm, [.misuse[].kind]]]')"
 done
 "$EW" -r "$C/rfc3168-ce-client.pcap" --json | jq -e '.bottlenecks == []' >/dev/null &&
     ok "one flow alone is no shared bottleneck" || bad "bottleneck reported for one flow"
