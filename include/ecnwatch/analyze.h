@@ -70,8 +70,9 @@ void ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t
 /* Reading ahead: a reader that decodes frames before it accounts them
  * prepares each (its flow key and hash; the flow's index slot is fetched
  * into the cache), asks for the flow's record one frame later, and accounts
- * it with ew_analyzer_frame_prepared() in frame order. Preparing and
- * prefetching change nothing. */
+ * it with ew_analyzer_frame_prepared() in frame order, on the analyzer that
+ * prepared it (the hash is seeded per table). Preparing and prefetching
+ * change nothing. */
 struct ew_prepared {
     struct ew_flow_key key;
     uint32_t hash;
