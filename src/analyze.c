@@ -224,11 +224,10 @@ void
 ew_analyzer_prefetch_flow(const struct ew_analyzer *an, const struct ew_pkt *pkt,
                           const struct ew_prepared *pre)
 {
-    /* a TCP packet touches most of the record; others the key and counters */
+    /* a TCP packet touches most of the record and its inference state */
     if (pre->valid)
-        ew_flowtab_prefetch_flow(an->tab, pre->hash,
-                                 pkt->l4 == EW_L4_TCP ? sizeof(struct ew_flow)
-                                                      : offsetof(struct ew_flow, hs));
+        ew_flowtab_prefetch_flow(an->tab, pre->hash, sizeof(struct ew_flow),
+                                 pkt->l4 == EW_L4_TCP);
 }
 
 void

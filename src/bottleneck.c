@@ -59,7 +59,7 @@ classify(const struct ew_flow *f, struct member *m, bool *ok)
     ew_infer_conclude_quiet(f, &v);
     m->f = f;
     m->d = v.main_dir;
-    h = &f->inf.half[m->d];
+    h = &f->inf->half[m->d];
     if (h->data_pkts < 10)
         return;
     if (v.dir[m->d].sender_ect1 && v.mode_accecn)
@@ -210,7 +210,7 @@ ew_bottlenecks_json(const struct ew_flow *const *flows, size_t n)
 
             j = gm[y].j;
             s = m[j].l4s ? &l4s : &cl;
-            h = &flows[j]->inf.half[m[j].d];
+            h = &flows[j]->inf->half[m[j].d];
             if (!s->ids)
                 s->ids = json_array();
             json_array_append_new(s->ids, json_integer((json_int_t)flows[j]->id));

@@ -33,6 +33,7 @@ struct ew_lru_link {
 
 struct ew_flowtab {
     struct ew_flow *rec; /* max_flows records, allocated once */
+    struct ew_infer *inf; /* their TCP inference state, by record (untouched for others) */
     struct ew_lru_link *lnk; /* max_flows list links, by record */
     uint32_t max_flows;
     uint32_t used;       /* records handed out so far (never shrinks) */
@@ -48,6 +49,8 @@ struct ew_flowtab {
     void *end_arg;
     struct ew_flowtab_stats st;
 };
+
+const struct ew_infer ew_infer_none;
 
 _Static_assert(sizeof(struct ew_flow_key) == 40, "the key is hashed and compared as five words");
 
@@ -171,9 +174,10 @@ ew_flowtab_new(uint32_t max_flows, uint64_t seed, int64_t idle_ns, ew_flow_evict
     if (!t)
         return NULL;
     t->rec = calloc(max_flows, sizeof(*t->rec));
+    t->inf = calloc(max_flows, sizeof(*t->inf));
     t->lnk = calloc(max_flows, sizeof(*t->lnk));
     t->slot = calloc((size_t)nslots, sizeof(*t->slot));
-    if (!t->rec || !t->lnk || !t->slot) {
+    if (!t->rec || !t->inf || !t->lnk || !t->slot) {
         ew_flowtab_free(t);
         return NULL;
     }
@@ -192,6 +196,7 @@ ew_flowtab_free(struct ew_flowtab *t)
     if (!t)
         return;
     free(t->rec);
+    free(t->inf);
     free(t->lnk);
     free(t->slot);
     free(t);
@@ -342,6 +347,13 @@ ew_flowtab_get_hashed(struct ew_flowtab *t, const struct ew_flow_key *key, uint3
     f = take_record(t);
     memset(f, 0, sizeof(*f));
     f->key = *key;
+    if (key->l4 == EW_L4_TCP) {
+        f->inf = &t->inf[f - t->rec];
+        memset(f->inf, 0, sizeof(*f->inf));
+    } else {
+        /* read only: what is never written costs no memory */
+        f->inf = (struct ew_infer *)(uintptr_t)&ew_infer_none;
+    }
     f->id = ++t->st.created;
     f->first_ns = f->last_ns = now_ns;
     /* the index may have changed (eviction, expiry): probe again for a free slot */
@@ -364,30 +376,39 @@ ew_flowtab_prefetch_slot(const struct ew_flowtab *t, uint32_t h)
     __builtin_prefetch(&t->slot[h & t->mask]);
 }
 
+static void
+prefetch_lines(const void *start, size_t len)
+{
+    const char *p = (const char *)((uintptr_t)start & ~(uintptr_t)63);
+    const char *end = (const char *)start + len;
+
+    for (; p + 192 < end; p += 256) {
+        __builtin_prefetch(p, 1);
+        __builtin_prefetch(p + 64, 1);
+        __builtin_prefetch(p + 128, 1);
+        __builtin_prefetch(p + 192, 1);
+    }
+    for (; p < end; p += 64)
+        __builtin_prefetch(p, 1);
+}
+
 /* The record the index names for this hash (the first entry of its probe
  * with the same hash, within a few slots) into the cache: its first `len`
- * bytes, and its activity links. Reads the index only. */
+ * bytes, its activity links, and with `inf` its inference state. Reads the
+ * index only. */
 void
-ew_flowtab_prefetch_flow(const struct ew_flowtab *t, uint32_t h, size_t len)
+ew_flowtab_prefetch_flow(const struct ew_flowtab *t, uint32_t h, size_t len, bool inf)
 {
     uint32_t i = h & t->mask, probes;
 
     for (probes = 0; probes < 4 && t->slot[i].ref; probes++, i = (i + 1) & t->mask) {
         if (t->slot[i].hash == h) {
             uint32_t r = t->slot[i].ref - 1;
-            const char *p = (const char *)&t->rec[r];
-            const char *end = p + len;
 
             __builtin_prefetch(&t->lnk[r], 1);
-            p = (const char *)((uintptr_t)p & ~(uintptr_t)63);
-            for (; p + 192 < end; p += 256) {
-                __builtin_prefetch(p, 1);
-                __builtin_prefetch(p + 64, 1);
-                __builtin_prefetch(p + 128, 1);
-                __builtin_prefetch(p + 192, 1);
-            }
-            for (; p < end; p += 64)
-                __builtin_prefetch(p, 1);
+            prefetch_lines(&t->rec[r], len);
+            if (inf)
+                prefetch_lines(&t->inf[r], sizeof(t->inf[r]));
             return;
         }
     }

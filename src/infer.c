@@ -326,7 +326,7 @@ void
 ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uint64_t frame,
              int64_t ts)
 {
-    struct ew_infer *in = &f->inf;
+    struct ew_infer *in = f->inf;
     const struct ew_tcp *t = &pkt->u.tcp;
     bool syn = t->flags & EW_TCP_SYN, ack = t->flags & EW_TCP_ACK;
     bool handshake_ack = false;
@@ -405,7 +405,7 @@ data_cp(const struct ew_flow *f, int d, int cp)
 static int
 infer_mode(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
 {
-    const struct ew_infer *in = &f->inf;
+    const struct ew_infer *in = f->inf;
     uint64_t ae = f->dir[0].ae + f->dir[1].ae;
     uint64_t segs = in->nonsyn_segments;
     int d;
@@ -446,7 +446,7 @@ static void
 conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
                   struct ew_dir_verdict *dv, bool words)
 {
-    const struct ew_half *h = &f->inf.half[d];
+    const struct ew_half *h = &f->inf->half[d];
     uint64_t e1 = f->dir[d].ecn[EW_ECN_ECT_1];
 
     dv->fb_checked_exact = false;
@@ -506,7 +506,7 @@ static void
 conclude_ect1(const struct ew_flow *f, int d, enum mode m, struct ew_dir_verdict *dv,
               bool words)
 {
-    const struct ew_half *h = &f->inf.half[d];
+    const struct ew_half *h = &f->inf->half[d];
     uint64_t e0 = data_cp(f, d, EW_ECN_ECT_0), e1 = data_cp(f, d, EW_ECN_ECT_1);
     bool seen = f->dir[d].ecn[EW_ECN_ECT_1] > 0;
     bool fb_e1 = m == MODE_ACCECN && h->opt_seen[EW_ACC_E1B] && h->opt_total[EW_ACC_E1B] > 0;
@@ -589,7 +589,7 @@ conclude_ect1(const struct ew_flow *f, int d, enum mode m, struct ew_dir_verdict
 static void
 conclude_vantage(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
 {
-    const struct ew_infer *in = &f->inf;
+    const struct ew_infer *in = f->inf;
     int d;
 
     if (in->syn_ns && in->synack_ns && in->ack3_ns && in->synack_ns >= in->syn_ns &&
@@ -692,7 +692,7 @@ conclude(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
 
     mv = &v->dir[main_dir];
     cp = mv->sender_cp;
-    if (f->inf.half[main_dir].data_pkts == 0) {
+    if (f->inf->half[main_dir].data_pkts == 0) {
         v->verdict = EW_V_UNKNOWN;
         say(words, v->reason, "no data segments seen");
     } else if (m == MODE_NONE) {
@@ -785,7 +785,7 @@ size_t
 ew_infer_evidence(const struct ew_flow *f, const struct ew_flow_verdict *v,
                   struct ew_evidence *out, size_t room)
 {
-    const struct ew_infer *in = &f->inf;
+    const struct ew_infer *in = f->inf;
     size_t n = 0;
     int d, c2s = f->client_dir;
     unsigned a;
@@ -881,7 +881,7 @@ void
 ew_infer_path(const struct ew_flow *f, int d, const struct ew_flow_verdict *v,
               struct ew_path_verdict *p)
 {
-    const struct ew_half *h = &f->inf.half[d];
+    const struct ew_half *h = &f->inf->half[d];
     const struct ew_dir_verdict *dv = &v->dir[d];
     uint64_t reported = v->mode_accecn ? h->cep_reported : h->ece_runs;
     uint64_t marks = h->ce_seen > reported ? h->ce_seen : reported;

@@ -216,9 +216,9 @@ handshake_rules(struct ctx *c)
     /* AccECN handshake codes against what was seen sent */
     if (c->v->neg == EW_NEG_ACCECN) {
         check_arrival(c, c2s, h->synack_frame, "SYN", h->syn_ecn & 3, code_to_cp(sa));
-        if (f->inf.ack3_seen)
-            check_arrival(c, s2c, f->inf.ack3_frame, "SYN-ACK", h->synack_ecn & 3,
-                          code_to_cp(f->inf.ack3_ace));
+        if (f->inf->ack3_seen)
+            check_arrival(c, s2c, f->inf->ack3_frame, "SYN-ACK", h->synack_ecn & 3,
+                          code_to_cp(f->inf->ack3_ace));
     }
 }
 
@@ -227,7 +227,7 @@ direction_rules(struct ctx *c, int d)
 {
     const struct ew_flow *f = c->f;
     const struct ew_dir_stats *s = &f->dir[d];
-    const struct ew_half *h = &f->inf.half[d];
+    const struct ew_half *h = &f->inf->half[d];
     const struct ew_dir_verdict *dv = &c->v->dir[d];
     bool accecn = c->v->mode_accecn;
     bool classic = !accecn && dv->feedback != EW_FB_NONE;

@@ -151,7 +151,7 @@ ms(int64_t ns)
 static void
 feedback_write(struct jw *w, const struct ew_flow *f, int d, const struct ew_dir_verdict *dv)
 {
-    const struct ew_half *h = &f->inf.half[d];
+    const struct ew_half *h = &f->inf->half[d];
 
     jw_key(w, "feedback_detail");
     jw_object_begin(w);
@@ -211,7 +211,7 @@ feedback_write(struct jw *w, const struct ew_flow *f, int d, const struct ew_dir
 static int64_t
 handshake_rtt(const struct ew_flow *f)
 {
-    const struct ew_infer *in = &f->inf;
+    const struct ew_infer *in = f->inf;
 
     if (in->syn_ns && in->ack3_ns && in->ack3_ns >= in->syn_ns)
         return in->ack3_ns - in->syn_ns;
@@ -224,7 +224,7 @@ handshake_rtt(const struct ew_flow *f)
 static void
 rtt_write(struct jw *w, const struct ew_flow *f, int d)
 {
-    const struct ew_half *h = &f->inf.half[d];
+    const struct ew_half *h = &f->inf->half[d];
     uint64_t ce = h->ce_seen > h->cep_reported ? h->ce_seen : h->cep_reported;
     int64_t dur = h->data_last_ns - h->data_first_ns;
     int64_t rtt = handshake_rtt(f) ? handshake_rtt(f) : h->rtt_srtt;
@@ -311,7 +311,7 @@ dir_write(struct jw *w, const char *name, const struct ew_flow *f, int dir,
     if (f->key.l4 == EW_L4_TCP) {
         feedback_write(w, f, dir, dv);
         rtt_write(w, f, dir);
-        if (f->inf.half[dir].data_pkts > 0)
+        if (f->inf->half[dir].data_pkts > 0)
             path_write(w, f, dir, v);
     }
     jw_object_end(w);

@@ -90,7 +90,7 @@ ew_series_packet(struct ew_series_pool *p, struct ew_flow *f, int dir, const str
                  int64_t ts)
 {
     struct ew_series *s;
-    const struct ew_half *h = &f->inf.half[dir];
+    const struct ew_half *h = &f->inf->half[dir];
     uint64_t marks;
     int64_t k;
 
@@ -166,7 +166,7 @@ r3(double v)
 static void
 dir_series(struct jw *w, const struct ew_series *s, const struct ew_flow *f, int dir)
 {
-    const struct ew_half *h = &f->inf.half[dir];
+    const struct ew_half *h = &f->inf->half[dir];
     double w_s = (double)s->width / 1e9;
     uint16_t i;
 

@@ -312,7 +312,7 @@ ew_ui_sample(struct ew_ui *ui, const struct ew_analyzer *an)
             h->s_pkts[h->pos] = clamp16(s->packets - h->pkts);
             h->s_ce[h->pos] = clamp16(s->ecn[EW_ECN_CE] - h->ce);
             h->s_e1[h->pos] = clamp16(s->ecn[EW_ECN_ECT_1] - h->e1);
-            h->s_rtt_us[h->pos] = (uint32_t)(f->inf.half[d].rtt_last / 1000);
+            h->s_rtt_us[h->pos] = (uint32_t)(f->inf->half[d].rtt_last / 1000);
             h->pos = (uint8_t)((h->pos + 1) % HIST);
             if (h->n < HIST)
                 h->n++;
@@ -459,7 +459,7 @@ draw_detail(struct ew_ui *ui, const struct ew_flow *f, int y0, int rows, int col
         color_off(ui, C_ECT1);
     }
     if (y < end && sw > 8) {
-        const struct ew_half *hf = &f->inf.half[main_dir(f)];
+        const struct ew_half *hf = &f->inf->half[main_dir(f)];
 
         put(y, 1, "RTT        ");
         spark(y, 12, sw, h, NULL, NULL, h ? h->s_rtt_us : NULL);

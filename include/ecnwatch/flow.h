@@ -110,9 +110,15 @@ struct ew_flow {
     bool ended;           /* idle-expired: kept for the report, out of the index */
     uint8_t end_reason;   /* enum ew_end_reason */
     uint8_t series_refused; /* bit per direction: no time series, the pool was full */
+    /* TCP: the inference state, kept by the table beside the records (so
+     * that other flows' records do without its 1,120 bytes); otherwise
+     * &ew_infer_none */
+    struct ew_infer *inf;
     struct ew_handshake hs;
-    struct ew_infer inf;
 };
+
+/* the inference state of a flow that is not TCP: all zero, read only */
+extern const struct ew_infer ew_infer_none;
 
 struct ew_flowtab;
 
@@ -164,11 +170,11 @@ void ew_flowtab_foreach_live(struct ew_flowtab *tab, void (*fn)(void *arg, struc
 
 /* For a reader that knows its next frames: the key's hash in this table,
  * then its index slot, then (one frame later, when the slot has arrived) the
- * first len bytes of its record, into the cache. None of them changes the
- * table. */
+ * first len bytes of its record and, with inf, its inference state, into the
+ * cache. None of them changes the table. */
 uint32_t ew_flowtab_hash(const struct ew_flowtab *tab, const struct ew_flow_key *key);
 void ew_flowtab_prefetch_slot(const struct ew_flowtab *tab, uint32_t hash);
-void ew_flowtab_prefetch_flow(const struct ew_flowtab *tab, uint32_t hash, size_t len);
+void ew_flowtab_prefetch_flow(const struct ew_flowtab *tab, uint32_t hash, size_t len, bool inf);
 
 /* Mark recently used (moves the flow to the tail of the activity list). */
 void ew_flowtab_touch(struct ew_flowtab *tab, struct ew_flow *flow);

@@ -95,6 +95,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     memset(&f, 0, sizeof(f));
     f.key.l4 = EW_L4_UDP;
+    f.inf = (struct ew_infer *)(uintptr_t)&ew_infer_none;
     f.client_from = EW_CLIENT_FIRST_PACKET;
 
     while (size - off >= 3) {

@@ -13,11 +13,13 @@
  *       hostile without arguments lists them); tests/hostile.sh states what
  *       ecnwatch must make of each.
  *
- *   ecngen flood OUT N
+ *   ecngen flood OUT N [udp]
  *       Write N TCP SYNs, each from its own pseudo-random address (a fixed
- *       sequence, no two alike) and port, 1 us apart: N flows.
+ *       sequence, no two alike) and port, 1 us apart: N flows; with udp,
+ *       one UDP datagram each instead.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <pcap/pcap.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -564,7 +566,7 @@ mix32(uint32_t x)
 }
 
 static int
-flood(const char *out, const char *count)
+flood(const char *out, const char *count, bool udp)
 {
     static char iobuf[1 << 20];
     uint8_t f[64];
@@ -588,6 +590,14 @@ flood(const char *out, const char *count)
     if (pcap_header(fp, 65535, 1) != 0)
         goto fail;
     len = tcp4_frame(f, 0, 0, H_SYN, 0x00, NULL, 0);
+    if (udp) { /* the same addresses and ports, one UDP datagram each, to port 53 */
+        len = 14 + 20 + 8;
+        put16(f + 16, 20 + 8);
+        f[23] = 17;
+        put16(f + 36, 53);
+        put16(f + 38, 8);
+        put16(f + 40, 0);
+    }
     for (i = 0; i < n; i++) {
         uint32_t a = mix32((uint32_t)i);
 
@@ -616,7 +626,7 @@ usage(void)
 
     fprintf(stderr, "usage: ecngen relink vlan|qinq|sll|sll2|raw|ipv4|ipv6|null|loop IN OUT\n"
                     "       ecngen hostile KIND OUT\n"
-                    "       ecngen flood OUT N\n"
+                    "       ecngen flood OUT N [udp]\n"
                     "hostile kinds:");
     for (i = 0; hostile_kinds[i]; i++)
         fprintf(stderr, " %s", hostile_kinds[i]);
@@ -631,7 +641,9 @@ main(int argc, char **argv)
     if (argc == 4 && !strcmp(argv[1], "hostile"))
         return hostile(argv[2], argv[3]);
     if (argc == 4 && !strcmp(argv[1], "flood"))
-        return flood(argv[2], argv[3]);
+        return flood(argv[2], argv[3], false);
+    if (argc == 5 && !strcmp(argv[1], "flood") && !strcmp(argv[4], "udp"))
+        return flood(argv[2], argv[3], true);
     usage();
     return 2;
 }

@@ -130,8 +130,8 @@ test_rfc3168_latch(void)
     c2s = f->client_dir;
     CU_ASSERT_EQUAL(v.neg, EW_NEG_RFC3168);
     CU_ASSERT_EQUAL(v.dir[c2s].feedback, EW_FB_RFC3168);
-    CU_ASSERT_EQUAL(f->inf.half[c2s].ece_runs_after_cwr, 1);
-    CU_ASSERT_EQUAL(f->inf.half[c2s].ece_runs_without_cwr, 0);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].ece_runs_after_cwr, 1);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].ece_runs_without_cwr, 0);
     CU_ASSERT_EQUAL(v.verdict, EW_V_CLASSIC);
     CU_ASSERT_TRUE(v.dir[c2s].fb_checked_exact);
     ew_analyzer_free(&s.an);
@@ -158,7 +158,7 @@ test_dctcp_echo(void)
     conclude(&s, &v, &f);
     c2s = f->client_dir;
     CU_ASSERT_EQUAL(v.dir[c2s].feedback, EW_FB_DCTCP);
-    CU_ASSERT_EQUAL(f->inf.half[c2s].ece_runs_without_cwr, 2);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].ece_runs_without_cwr, 2);
     CU_ASSERT_EQUAL(v.verdict, EW_V_DCTCP);
     ew_analyzer_free(&s.an);
 }
@@ -237,15 +237,15 @@ test_accecn_ace_wrap_and_option_wrap(void)
     c2s = f->client_dir;
     CU_ASSERT_EQUAL(v.neg, EW_NEG_ACCECN);
     CU_ASSERT_EQUAL(v.dir[c2s].feedback, EW_FB_ACCECN);
-    CU_ASSERT_EQUAL(f->inf.half[c2s].cep_reported, 7);
-    CU_ASSERT_EQUAL(f->inf.half[c2s].ace_changes, 1);
-    CU_ASSERT_EQUAL(f->inf.half[c2s].ace_mismatch, 0);
-    CU_ASSERT_EQUAL(f->inf.half[c2s].ace_wrap_ambiguous, 1);
-    CU_ASSERT_EQUAL(f->inf.half[c2s].opt_total[EW_ACC_E0B], (uint64_t)(0xfffff0 - 1) + 0x20);
-    CU_ASSERT_EQUAL(f->inf.half[c2s].opt_total[EW_ACC_CEB], 7000);
-    CU_ASSERT_EQUAL(f->inf.half[c2s].opt_total[EW_ACC_E1B], 0);
-    CU_ASSERT_TRUE(f->inf.ack3_seen);
-    CU_ASSERT_EQUAL(f->inf.ack3_ace, 2);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].cep_reported, 7);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].ace_changes, 1);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].ace_mismatch, 0);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].ace_wrap_ambiguous, 1);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].opt_total[EW_ACC_E0B], (uint64_t)(0xfffff0 - 1) + 0x20);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].opt_total[EW_ACC_CEB], 7000);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].opt_total[EW_ACC_E1B], 0);
+    CU_ASSERT_TRUE(f->inf->ack3_seen);
+    CU_ASSERT_EQUAL(f->inf->ack3_ace, 2);
     /* the raw AE/ECE bits on every data segment were ACE, never ECE */
     CU_ASSERT_EQUAL(v.verdict, EW_V_ACCECN_CLASSIC);
     ew_analyzer_free(&s.an);
@@ -276,8 +276,8 @@ test_midflow_accecn_inferred(void)
     CU_ASSERT_TRUE(v.neg_inferred);
     CU_ASSERT_TRUE(v.mode_accecn);
     /* mid-flow, the first values are the baseline: no phantom CE, 3000 ECT(1) bytes */
-    CU_ASSERT_EQUAL(f->inf.half[c2s].cep_reported, 0);
-    CU_ASSERT_EQUAL(f->inf.half[c2s].opt_total[EW_ACC_E1B], 3000);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].cep_reported, 0);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].opt_total[EW_ACC_E1B], 3000);
     CU_ASSERT_EQUAL(v.dir[c2s].ect1, EW_ECT1_L4S);
     CU_ASSERT_EQUAL(v.verdict, EW_V_L4S);
     ew_analyzer_free(&s.an);
