@@ -376,20 +376,20 @@ ew_flowtab_prefetch_slot(const struct ew_flowtab *t, uint32_t h)
     __builtin_prefetch(&t->slot[h & t->mask]);
 }
 
+/* the cache lines of [start, start + len), as addresses counted in integers */
 static void
 prefetch_lines(const void *start, size_t len)
 {
-    const char *p = (const char *)((uintptr_t)start & ~(uintptr_t)63);
-    const char *end = (const char *)start + len;
+    uintptr_t a = (uintptr_t)start & ~(uintptr_t)63, end = (uintptr_t)start + len;
 
-    for (; p + 192 < end; p += 256) {
-        __builtin_prefetch(p, 1);
-        __builtin_prefetch(p + 64, 1);
-        __builtin_prefetch(p + 128, 1);
-        __builtin_prefetch(p + 192, 1);
+    for (; a + 192 < end; a += 256) {
+        __builtin_prefetch((const void *)a, 1);
+        __builtin_prefetch((const void *)(a + 64), 1);
+        __builtin_prefetch((const void *)(a + 128), 1);
+        __builtin_prefetch((const void *)(a + 192), 1);
     }
-    for (; p < end; p += 64)
-        __builtin_prefetch(p, 1);
+    for (; a < end; a += 64)
+        __builtin_prefetch((const void *)a, 1);
 }
 
 /* The record the index names for this hash (the first entry of its probe
