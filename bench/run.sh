@@ -97,6 +97,14 @@ header() {
 }
 
 echo "== ecnwatch benchmark ($(nproc) CPUs, $(uname -r), median of $RUNS runs)"
+# the read-ahead only pays when the compiler kept the prefetches (it once
+# dropped them silently): count them in the object code
+if command -v objdump >/dev/null; then
+    npf=$(objdump -d --no-show-raw-insn "$EW" | awk '/<ew_flowtab_prefetch_flow>:$/ { on = 1; next }
+        on && /^$/ { exit } on && /prefetch/ { n++ } END { print n + 0 }')
+    echo "   prefetch instructions in ew_flowtab_prefetch_flow: $npf"
+    [ "$npf" -ge 3 ] || echo "   WARNING: the flow records are not prefetched; this build reads slower than it should"
+fi
 echo "-- capture: $OUT/bench.pcap"
 t0=$(date +%s%N)
 "$B/benchgen" "$OUT/bench.pcap" --packets "$PACKETS" --flows "$FLOWS" 2>"$tmp/gen"
