@@ -95,6 +95,20 @@ mem_close(struct mem *m)
     return m->text;
 }
 
+/* close the writer: its text equals jansson's dump of v in layout l */
+static void
+mem_close_same(struct mem *m, const json_t *v, int l)
+{
+    char *want = jansson_text(v, l), *got = mem_close(m);
+
+    CU_ASSERT_FATAL(want != NULL);
+    CU_ASSERT_STRING_EQUAL(got, want);
+    if (strcmp(got, want) != 0)
+        fprintf(stderr, "\nlayout %d\n got: %s\nwant: %s\n", l, got, want);
+    free(got);
+    free(want);
+}
+
 /* v written by walking it equals jansson's dump, in both layouts */
 static void
 check_same(const json_t *v)
@@ -103,17 +117,10 @@ check_same(const json_t *v)
 
     for (l = 0; l < LAYOUTS; l++) {
         struct mem m;
-        char *want = jansson_text(v, l), *got;
 
-        CU_ASSERT_FATAL(want != NULL);
         mem_open(&m, l);
         walk(&m.w, v);
-        got = mem_close(&m);
-        CU_ASSERT_STRING_EQUAL(got, want);
-        if (strcmp(got, want) != 0)
-            fprintf(stderr, "\nlayout %d\n got: %s\nwant: %s\n", l, got, want);
-        free(got);
-        free(want);
+        mem_close_same(&m, v, l);
     }
 }
 
@@ -315,7 +322,6 @@ test_left_out(void)
     for (l = 0; l < LAYOUTS; l++) {
         json_t *o = json_object(), *a = json_array();
         struct mem m;
-        char *want, *got;
         size_t i;
 
         mem_open(&m, l);
@@ -353,11 +359,7 @@ test_left_out(void)
         jw_kint(&m.w, "after", 3);
         json_object_set_new(o, "after", json_integer(3));
         jw_object_end(&m.w);
-        got = mem_close(&m);
-        want = jansson_text(o, l);
-        CU_ASSERT_STRING_EQUAL(got, want);
-        free(got);
-        free(want);
+        mem_close_same(&m, o, l);
         json_decref(o);
     }
 }
@@ -373,7 +375,6 @@ test_embed(void)
     for (l = 0; l < LAYOUTS; l++) {
         json_t *o = json_object(), *arr = json_array(), *inner = json_object();
         struct mem m;
-        char *want, *got;
 
         json_object_set(inner, "part", part);
         json_array_append(arr, part);
@@ -397,11 +398,7 @@ test_embed(void)
         jw_key(&m.w, "scalar");
         jw_json(&m.w, json_object_get(o, "scalar"));
         jw_object_end(&m.w);
-        got = mem_close(&m);
-        want = jansson_text(o, l);
-        CU_ASSERT_STRING_EQUAL(got, want);
-        free(got);
-        free(want);
+        mem_close_same(&m, o, l);
         json_decref(o);
     }
     json_decref(part);
