@@ -322,6 +322,28 @@ finish_open(struct ew_capture *cap, const char *name, const char *filter, char *
     return 0;
 }
 
+/* A live handle for iface with ecnwatch's options, not yet activated; with
+ * nano, asking for nanosecond timestamps. NULL on failure, errbuf says why. */
+static pcap_t *
+live_handle(const char *iface, int snaplen, int buffer_kib, bool nano, char *errbuf,
+            size_t errlen)
+{
+    char pcerr[PCAP_ERRBUF_SIZE] = "";
+    pcap_t *p = pcap_create(iface, pcerr);
+
+    if (!p) {
+        snprintf(errbuf, errlen, "%s: %s", iface, pcerr);
+        return NULL;
+    }
+    pcap_set_snaplen(p, snaplen);
+    pcap_set_immediate_mode(p, 1);
+    pcap_set_promisc(p, 1);
+    if (nano)
+        pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
+    pcap_set_buffer_size(p, buffer_kib * 1024);
+    return p;
+}
+
 int
 ew_capture_open_live(const char *iface, int snaplen, int buffer_kib, const char *filter,
                      struct ew_capture **out, char *errbuf, size_t errlen)
@@ -336,36 +358,25 @@ ew_capture_open_live(const char *iface, int snaplen, int buffer_kib, const char 
         snprintf(errbuf, errlen, "out of memory");
         return EW_CAP_ERR_INPUT;
     }
-    cap->p = pcap_create(iface, pcerr);
-    if (!cap->p) {
-        snprintf(errbuf, errlen, "%s: %s", iface, pcerr);
-        free(cap);
-        return EW_CAP_ERR_INPUT;
-    }
-    pcap_set_snaplen(cap->p, snaplen);
-    pcap_set_immediate_mode(cap->p, 1);
-    pcap_set_promisc(cap->p, 1);
-    pcap_set_tstamp_precision(cap->p, PCAP_TSTAMP_PRECISION_NANO);
     /* libpcap's default (2 MiB) holds about 10,000 frames of 192 bytes: a
      * burst, or a moment of report work, at a few hundred thousand packets
      * per second overflows it */
     if (buffer_kib <= 0)
         buffer_kib = EW_LIVE_BUFFER_KIB;
-    pcap_set_buffer_size(cap->p, buffer_kib * 1024);
+    cap->p = live_handle(iface, snaplen, buffer_kib, true, errbuf, errlen);
+    if (!cap->p) {
+        free(cap);
+        return EW_CAP_ERR_INPUT;
+    }
     rc = pcap_activate(cap->p);
     if (rc == PCAP_ERROR_TSTAMP_PRECISION_NOTSUP) {
         /* fall back to microseconds: timestamps are then scaled when read */
         pcap_close(cap->p);
-        cap->p = pcap_create(iface, pcerr);
+        cap->p = live_handle(iface, snaplen, buffer_kib, false, errbuf, errlen);
         if (!cap->p) {
-            snprintf(errbuf, errlen, "%s: %s", iface, pcerr);
             free(cap);
             return EW_CAP_ERR_INPUT;
         }
-        pcap_set_snaplen(cap->p, snaplen);
-        pcap_set_immediate_mode(cap->p, 1);
-        pcap_set_promisc(cap->p, 1);
-        pcap_set_buffer_size(cap->p, buffer_kib * 1024);
         rc = pcap_activate(cap->p);
         cap->micro = true;
     }
