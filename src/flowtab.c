@@ -394,8 +394,8 @@ prefetch_lines(const void *start, size_t len)
 
 /* The record the index names for this hash (the first entry of its probe
  * with the same hash, within a few slots) into the cache: its first `len`
- * bytes, its activity links, and with `inf` its inference state. Reads the
- * index only. */
+ * bytes, its activity links, and with `inf` the hot parts of its inference
+ * state. Reads the index only. */
 void
 ew_flowtab_prefetch_flow(const struct ew_flowtab *t, uint32_t h, size_t len, bool inf)
 {
@@ -407,8 +407,10 @@ ew_flowtab_prefetch_flow(const struct ew_flowtab *t, uint32_t h, size_t len, boo
 
             __builtin_prefetch(&t->lnk[r], 1);
             prefetch_lines(&t->rec[r], len);
-            if (inf)
-                prefetch_lines(&t->inf[r], sizeof(t->inf[r]));
+            if (inf) { /* the hot parts only: the evidence frames are written once */
+                prefetch_lines(&t->inf[r], offsetof(struct ew_infer, half) + EW_HALF_HOT_BYTES);
+                prefetch_lines(&t->inf[r].half[1], EW_HALF_HOT_BYTES);
+            }
             return;
         }
     }

@@ -46,11 +46,15 @@ seq_geq(uint32_t a, uint32_t b)
 }
 
 
-static void
-first(uint64_t *slot, uint64_t frame)
+/* note the frame where something was first seen in h; the bit, in the hot
+ * part, spares the packet a read of the cold frame slot */
+static inline void
+first(struct ew_half *h, uint32_t bit, uint64_t *slot, uint64_t frame)
 {
-    if (*slot == 0)
+    if (!(h->seen & bit)) {
+        h->seen |= bit;
         *slot = frame;
+    }
 }
 
 /* d's packet as it passes: arrivals, data codepoints, CWR, RTT timing */
@@ -65,7 +69,7 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
     /* r.cep counts CE on every packet but a SYN (RFC 9768 §3.2.1) */
     if (!pure_syn && ecn == EW_ECN_CE) {
         h->ce_seen++;
-        first(&h->first_ce_frame, frame);
+        first(h, EW_SEEN_CE, &h->first_ce_frame, frame);
         h->ce_since_ack = true;
         h->ce_end = t->seq + t->payload;
     }
@@ -90,17 +94,17 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
             h->data_after_ece++;
         h->data_pkts++;
         if (ecn == EW_ECN_ECT_1)
-            first(&h->first_ect1_frame, frame);
+            first(h, EW_SEEN_ECT1, &h->first_ect1_frame, frame);
         if (ecn == EW_ECN_ECT_0)
-            first(&h->first_ect0_frame, frame);
+            first(h, EW_SEEN_ECT0, &h->first_ect0_frame, frame);
     }
     if (ew_ecn_is_ect(ecn) && kind == EW_SEG_PURE_ACK)
-        first(&h->first_ect_pure_ack_frame, frame);
+        first(h, EW_SEEN_ECT_PURE_ACK, &h->first_ect_pure_ack_frame, frame);
     if (ew_ecn_is_ect(ecn) && kind == EW_SEG_RETRANS)
-        first(&h->first_ect_retrans_frame, frame);
+        first(h, EW_SEEN_ECT_RETRANS, &h->first_ect_retrans_frame, frame);
     if ((t->flags & EW_TCP_CWR) && !(t->flags & EW_TCP_SYN)) {
         h->cwr_seen++;
-        first(&h->first_cwr_frame, frame);
+        first(h, EW_SEEN_CWR, &h->first_cwr_frame, frame);
         if (h->ece_on)
             h->cwr_during_run = true;
     }
@@ -201,7 +205,7 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
     /* RFC 3168 §6.1.3: ECE latched until CWR; RFC 8257 §3.2: ECE follows CE */
     if (ece) {
         r->ece_acks++;
-        first(&r->first_ece_frame, frame);
+        first(r, EW_SEEN_ECE, &r->first_ece_frame, frame);
         if (!r->ece_on) {
             r->ece_on = true;
             r->ece_runs++;
@@ -215,7 +219,7 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
             r->ece_runs_after_cwr++;
         } else {
             r->ece_runs_without_cwr++;
-            first(&r->first_ece_off_frame, frame);
+            first(r, EW_SEEN_ECE_OFF, &r->first_ece_off_frame, frame);
         }
     }
     /* a segment that acknowledges a CE arrival must carry ECE; one that only
@@ -223,14 +227,14 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
     if (r->ce_since_ack && !handshake_ack && seq_geq(t->ack, r->ce_end)) {
         if (!ece) {
             r->ce_unechoed++;
-            first(&r->first_ce_unechoed_frame, frame);
+            first(r, EW_SEEN_CE_UNECHOED, &r->first_ce_unechoed_frame, frame);
         }
         r->ce_since_ack = false;
     }
     /* SCE: ESCE on the former NS bit (draft-grimes-tcpm-tcpsce) */
     if (t->flags & EW_TCP_AE) {
         r->esce_acks++;
-        first(&r->first_esce_frame, frame);
+        first(r, EW_SEEN_ESCE, &r->first_esce_frame, frame);
         if (r->last_data_ecn == EW_ECN_ECT_1)
             r->esce_after_ect1++;
     }
@@ -263,12 +267,12 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
             r->ace_exact++;
         } else {
             r->ace_mismatch++;
-            first(&r->first_ace_mismatch_frame, frame);
+            first(r, EW_SEEN_ACE_MISMATCH, &r->first_ace_mismatch_frame, frame);
         }
         if (delta) {
             r->ace_changes++;
             r->cep_reported += delta;
-            first(&r->first_ace_change_frame, frame);
+            first(r, EW_SEEN_ACE_CHANGE, &r->first_ace_change_frame, frame);
             if (r->ace_init && f_is_accecn(in))
                 mark_delay(r);
         }
@@ -285,7 +289,10 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
         bool any = false, exact = true;
 
         in->accecn_opt_segments++;
-        first(&in->first_accecn_opt_frame, frame);
+        if (!in->accecn_opt_seen) {
+            in->accecn_opt_seen = true;
+            in->first_accecn_opt_frame = frame;
+        }
         for (i = 0; i < 3; i++) {
             uint32_t last, v;
 
@@ -309,14 +316,14 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
         }
         if (any) {
             if (!r->opt_init)
-                first(&r->first_opt_frame, frame);
+                first(r, EW_SEEN_OPT, &r->first_opt_frame, frame);
             r->opt_init = true;
             r->opt_segments++;
             if (exact) {
                 r->opt_exact++;
             } else {
                 r->opt_mismatch++;
-                first(&r->first_opt_mismatch_frame, frame);
+                first(r, EW_SEEN_OPT_MISMATCH, &r->first_opt_mismatch_frame, frame);
             }
         }
     }

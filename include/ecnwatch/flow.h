@@ -111,7 +111,7 @@ struct ew_flow {
     uint8_t end_reason;   /* enum ew_end_reason */
     uint8_t series_refused; /* bit per direction: no time series, the pool was full */
     /* TCP: the inference state, kept by the table beside the records (so
-     * that other flows' records do without its 1,120 bytes); otherwise
+     * that other flows' records do without its 1,136 bytes); otherwise
      * &ew_infer_none */
     struct ew_infer *inf;
     struct ew_handshake hs;

@@ -21,29 +21,24 @@
  * travels in the other direction. */
 #define EW_RTT_TIMED 8
 
-/* Members are ordered by size, so that the record has no holes (it is
- * 2 x 520 bytes of every TCP flow's record). */
+/* Laid out for the packet path: what every packet of a bulk flow reads or
+ * writes comes first (about five cache lines), the RTT ring next, and what
+ * is written once or only on some flows (the evidence frames, the AccECN
+ * option state) last. The evidence frames are guarded by `seen`, a bit per
+ * frame, so that a packet does not read them to learn they are set. Members
+ * are ordered by size within each part, so that the record has no holes. */
 struct ew_half {
-    /* evidence: the frames where things were first seen (0 = not seen) */
-    uint64_t first_data_frame, last_data_frame;
-    uint64_t first_ce_frame, first_ect1_frame, first_ect0_frame;
-    uint64_t first_ect_pure_ack_frame, first_ect_retrans_frame;
-    uint64_t first_cwr_frame, first_ece_frame, first_ece_off_frame;
-    uint64_t first_ce_unechoed_frame, first_esce_frame;
-    uint64_t first_ace_change_frame, first_ace_mismatch_frame;
-    uint64_t first_opt_frame, first_opt_mismatch_frame;
+    /* -- hot: d's packets as they pass, and the feedback on them */
     uint64_t bytes_seen[4];     /* d's payload bytes by codepoint */
     uint64_t cep_reported;      /* sum of ACE increments (mod 8 each) */
-    uint64_t opt_total[3];      /* bytes the option counters say arrived */
     /* queueing delay: RTT above the minimum, overall and when marks are fed back */
     uint64_t qd_sum_us, qd_marks_sum_us;
     /* RTT, data in d against acknowledgements in the other direction (ns) */
     int64_t rtt_min, rtt_last, rtt_srtt;
-    int64_t data_first_ns, data_last_ns;
-    /* segments being timed: a small FIFO, so that most ACKs give an RTT sample */
-    int64_t rtt_ts[EW_RTT_TIMED];
-    uint32_t rtt_seq_end[EW_RTT_TIMED];
+    int64_t data_last_ns;
+    uint64_t last_data_frame;
 
+    uint32_t seen;              /* EW_SEEN_* bits: which first_*_frame are set */
     /* d's packets as they pass the capture point */
     uint32_t data_pkts;         /* segments with payload, retransmissions included */
     uint32_t ect1_runs;         /* ECT(0) -> ECT(1) changes between consecutive data segments */
@@ -67,11 +62,6 @@ struct ew_half {
     uint32_t ace_rel_exact, ace_rel_mismatch; /* the same check relative to the first ACE */
     uint32_t ace_wrap_ambiguous; /* increments that could hide a wrap of 8 */
     uint32_t ace_zero_first;    /* ACE 0 on the first feedback after the handshake */
-    uint32_t opt_last[3];       /* last 24-bit field values, enum ew_accecn_field */
-    uint32_t opt_segments;
-    uint32_t opt_exact, opt_mismatch;
-    uint32_t opt_offset[3];     /* as ace_offset, for each option field */
-    uint32_t first_opt_val[3];
 
     uint32_t rtt_samples;
     uint32_t ack_max;           /* highest acknowledgement number seen for d's data */
@@ -89,24 +79,68 @@ struct ew_half {
     bool cwr_during_run;
     bool ace_init;
     bool opt_init;
-    bool first_opt_has[3];
-    bool opt_seen[3];           /* the field has appeared: opt_last[] holds it */
     bool ack_init;
+    bool first_opt_has[3];
+
+    /* segments being timed: a small FIFO, so that most ACKs give an RTT sample */
+    int64_t rtt_ts[EW_RTT_TIMED];
+    uint32_t rtt_seq_end[EW_RTT_TIMED];
+
+    /* -- cold: evidence, the frames where things were first seen (0 = not seen) */
+    uint64_t first_data_frame;
+    uint64_t first_ce_frame, first_ect1_frame, first_ect0_frame;
+    uint64_t first_ect_pure_ack_frame, first_ect_retrans_frame;
+    uint64_t first_cwr_frame, first_ece_frame, first_ece_off_frame;
+    uint64_t first_ce_unechoed_frame, first_esce_frame;
+    uint64_t first_ace_change_frame, first_ace_mismatch_frame;
+    uint64_t first_opt_frame, first_opt_mismatch_frame;
+    int64_t data_first_ns;
+    /* the AccECN option counters (only flows that carry the option) */
+    uint64_t opt_total[3];      /* bytes the option counters say arrived */
+    uint32_t opt_last[3];       /* last 24-bit field values, enum ew_accecn_field */
+    uint32_t opt_segments;
+    uint32_t opt_exact, opt_mismatch;
+    uint32_t opt_offset[3];     /* as ace_offset, for each option field */
+    uint32_t first_opt_val[3];
+    bool opt_seen[3];           /* the field has appeared: opt_last[] holds it */
 };
 
+/* the bits of ew_half.seen, one per first_*_frame set through first() */
+enum {
+    EW_SEEN_CE = 1u << 0,
+    EW_SEEN_ECT1 = 1u << 1,
+    EW_SEEN_ECT0 = 1u << 2,
+    EW_SEEN_ECT_PURE_ACK = 1u << 3,
+    EW_SEEN_ECT_RETRANS = 1u << 4,
+    EW_SEEN_CWR = 1u << 5,
+    EW_SEEN_ECE = 1u << 6,
+    EW_SEEN_ECE_OFF = 1u << 7,
+    EW_SEEN_CE_UNECHOED = 1u << 8,
+    EW_SEEN_ESCE = 1u << 9,
+    EW_SEEN_ACE_CHANGE = 1u << 10,
+    EW_SEEN_ACE_MISMATCH = 1u << 11,
+    EW_SEEN_OPT = 1u << 12,
+    EW_SEEN_OPT_MISMATCH = 1u << 13,
+};
+
+/* what every packet of a flow may touch outside its two halves' hot parts */
+#define EW_HALF_HOT_BYTES offsetof(struct ew_half, first_data_frame)
+
 struct ew_infer {
-    struct ew_half half[2];     /* indexed by the data direction */
-    int64_t syn_ns, synack_ns, ack3_ns;
-    uint64_t ack3_frame;
-    uint64_t first_accecn_opt_frame;
+    /* read or written by every packet */
+    uint32_t nonsyn_segments;
     uint32_t accecn_opt_segments; /* AccECN options on non-SYN segments, any direction */
     uint32_t ace5_segments;     /* non-SYN segments with ACE exactly 0b101 before any CE */
-    uint32_t nonsyn_segments;
     uint8_t ack3_ace;           /* ACE of the handshake ACK (reports the SYN-ACK's IP-ECN) */
     bool ack3_seen;
     bool synack_dir_set;
     uint8_t synack_dir;         /* direction of the SYN-ACK (server to client) */
     bool accecn_mode;           /* AccECN so far: negotiated, or an option seen */
+    bool accecn_opt_seen;       /* first_accecn_opt_frame is set */
+    struct ew_half half[2];     /* indexed by the data direction */
+    int64_t syn_ns, synack_ns, ack3_ns;
+    uint64_t ack3_frame;
+    uint64_t first_accecn_opt_frame;
 };
 
 enum ew_fb {
