@@ -28,13 +28,13 @@ WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wformat=2 -Wcast-align -Wwrite-strings -Wundef -Wpointer-arith -Wvla
 CPPFLAGS += -Iinclude -D_DEFAULT_SOURCE
 CFLAGS ?= $(OPT) -g
-CFLAGS += -std=c11 $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP
-LDFLAGS += $(SANFLAGS)
+CFLAGS += -std=c11 -pthread $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP
+LDFLAGS += -pthread $(SANFLAGS)
 # the dissectors read hostile bytes: every narrowing conversion must be explicit
 DISSECT_CFLAGS = -Wconversion -Wsign-conversion
 
 DISSECT_SRC = $(wildcard dissectors/*.c)
-CORE_SRC = src/jw.c src/flowtab.c src/analyze.c src/infer.c src/misuse.c src/pathcmp.c src/bottleneck.c src/series.c src/stream.c src/capture.c src/report.c src/metrics.c src/quic.c
+CORE_SRC = src/jw.c src/flowtab.c src/analyze.c src/reader.c src/infer.c src/misuse.c src/pathcmp.c src/bottleneck.c src/series.c src/stream.c src/capture.c src/report.c src/metrics.c src/quic.c
 MAIN_SRC = src/main.c src/live.c src/ui_curses.c src/exporter.c
 TEST_SRC = $(wildcard tests/unit/*.c)
 

@@ -217,7 +217,13 @@ ew_analyzer_prepare(const struct ew_analyzer *an, const struct ew_pkt *pkt,
         return;
     pre->dir = (uint8_t)ew_flow_key_from_pkt(pkt, &pre->key);
     pre->hash = ew_flowtab_hash(an->tab, &pre->key);
-    ew_flowtab_prefetch_slot(an->tab, pre->hash);
+}
+
+void
+ew_analyzer_prefetch_slot(const struct ew_analyzer *an, const struct ew_prepared *pre)
+{
+    if (pre->valid)
+        ew_flowtab_prefetch_slot(an->tab, pre->hash);
 }
 
 void

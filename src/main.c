@@ -26,6 +26,7 @@
 #include "ecnwatch/metrics.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/pathcmp.h"
+#include "ecnwatch/reader.h"
 #include "ecnwatch/stream.h"
 #include "ecnwatch/report.h"
 #include "ecnwatch/series.h"
@@ -512,7 +513,9 @@ struct read_ctx {
  * cache then, its record one frame later, and it is accounted two frames
  * after it was read, so that the memory of three frames' flows is in flight
  * at once. Accounting stays in frame order; the pipeline is drained before
- * anything else happens (end of file, -c, a signal, a broken record). */
+ * anything else happens (end of file, -c, a signal, a broken record). A
+ * regular file, on a machine with more than one processor, is read and
+ * decoded by a thread of its own instead (reader.h), with the same results. */
 #ifndef AHEAD
 #define AHEAD 3
 #endif
@@ -520,16 +523,8 @@ struct read_ctx {
 #define SLOT_AHEAD 1
 #endif
 
-struct ahead {
-    struct ew_frame fr;
-    struct ew_pkt pkt;
-    uint8_t *buf;
-    size_t room;
-    struct ew_prepared pre;
-};
-
 static void
-account_frame(struct read_ctx *rc, struct ahead *a)
+account_frame(struct read_ctx *rc, const struct ew_rframe *a)
 {
     const uint8_t *payload = NULL;
     size_t plen = 0;
@@ -551,34 +546,27 @@ account_frame(struct read_ctx *rc, struct ahead *a)
     }
 }
 
-/* Read one capture to its end, -c, or a signal. 0, or an exit status. */
-static int
-read_capture(struct read_ctx *rc, const char *path, bool first)
-{
+/* how one capture's reading ended */
+struct read_end {
+    uint64_t frames;
+    bool broken;
+    bool nomem;
     char err[EW_ERRBUF_SIZE];
-    struct ew_capture *cap;
-    enum ew_link link;
-    uint64_t frames = 0, done = 0;
-    struct ahead ring[AHEAD];
-    bool broken = false;
-    int status = 0;
-    int e = ew_capture_open_file(path, rc->o->filter, &cap, err, sizeof(err));
+};
 
-    if (e != 0) {
-        fprintf(stderr, "ecnwatch: %s\n", err);
-        return e == EW_CAP_ERR_FILTER ? EXIT_USAGE : EXIT_INPUT;
-    }
+/* the capture read in this thread, AHEAD frames ahead */
+static void
+read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
+{
+    enum ew_link link = ew_capture_link(cap);
+    uint64_t frames = 0, done = 0;
+    struct ew_rframe ring[AHEAD];
+    int e;
+
     memset(ring, 0, sizeof(ring));
-    link = ew_capture_link(cap);
-    if (first) {
-        rc->src->name = strcmp(path, "-") == 0 ? "-" : path;
-        rc->src->linktype = ew_capture_link_name(cap);
-        rc->src->filter = rc->o->filter;
-        rc->src->packet_limit = rc->o->count;
-    }
     for (;;) {
         struct ew_frame fr;
-        struct ahead *a;
+        struct ew_rframe *a;
         enum ew_cap_next nx;
 
         if (stop_requested) {
@@ -587,7 +575,7 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
         }
         if (rc->o->count && frames >= rc->o->count)
             break;
-        nx = ew_capture_next(cap, &fr, err, sizeof(err));
+        nx = ew_capture_next(cap, &fr, re->err, sizeof(re->err));
         if (nx == EW_CAP_END)
             break;
         if (nx == EW_CAP_BROKEN && stop_requested) {
@@ -596,7 +584,7 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
             break;
         }
         if (nx == EW_CAP_BROKEN) {
-            broken = true;
+            re->broken = true;
             break;
         }
         a = &ring[frames % AHEAD];
@@ -605,8 +593,7 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
             uint8_t *nb = realloc(a->buf, room);
 
             if (!nb) {
-                fprintf(stderr, "ecnwatch: out of memory reading %s\n", path);
-                status = EXIT_INPUT;
+                re->nomem = true;
                 break;
             }
             a->buf = nb;
@@ -621,8 +608,9 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
         a->pkt.frame_no = fr.number;
         if (rc->an) {
             ew_analyzer_prepare(rc->an, &a->pkt, &a->pre);
+            ew_analyzer_prefetch_slot(rc->an, &a->pre);
             if (frames - done > SLOT_AHEAD) {
-                struct ahead *b = &ring[(frames - 1 - SLOT_AHEAD) % AHEAD];
+                struct ew_rframe *b = &ring[(frames - 1 - SLOT_AHEAD) % AHEAD];
 
                 ew_analyzer_prefetch_flow(rc->an, &b->pkt, &b->pre);
             }
@@ -634,15 +622,98 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
         account_frame(rc, &ring[done++ % AHEAD]);
     for (e = 0; e < AHEAD; e++)
         free(ring[e].buf);
-    if (broken) {
+    re->frames = frames;
+}
+
+/* the capture read and decoded by the reader thread; the flow of the frame
+ * after next is looked up in the index, the next one's record fetched */
+static void
+read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re)
+{
+    uint64_t i;
+
+    for (i = 0;; i++) {
+        const struct ew_rframe *a, *b;
+
+        if (stop_requested) {
+            rc->src->interrupted = true;
+            break;
+        }
+        a = ew_reader_get(r, i);
+        if (!a)
+            break;
+        if (rc->an) {
+            if ((b = ew_reader_peek(r, i + 2)) != NULL)
+                ew_analyzer_prefetch_slot(rc->an, &b->pre);
+            if ((b = ew_reader_peek(r, i + 1)) != NULL)
+                ew_analyzer_prefetch_flow(rc->an, &b->pkt, &b->pre);
+        }
+        account_frame(rc, a);
+        ew_reader_release(r, i + 1);
+    }
+    switch (ew_reader_finish(r, &re->frames, re->err, sizeof(re->err))) {
+    case EW_READER_BROKEN:
+        re->broken = true;
+        break;
+    case EW_READER_NOMEM:
+        re->nomem = true;
+        break;
+    case EW_READER_END:
+    case EW_READER_STOPPED:
+        break;
+    }
+}
+
+/* a thread of its own pays for a file on disk, with a processor to spare */
+static bool
+reader_thread_worth(const char *path)
+{
+    struct stat st;
+
+    return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+           sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
+/* Read one capture to its end, -c, or a signal. 0, or an exit status. */
+static int
+read_capture(struct read_ctx *rc, const char *path, bool first)
+{
+    char err[EW_ERRBUF_SIZE];
+    struct ew_capture *cap;
+    struct ew_reader *r = NULL;
+    struct read_end re;
+    int e = ew_capture_open_file(path, rc->o->filter, &cap, err, sizeof(err));
+
+    if (e != 0) {
+        fprintf(stderr, "ecnwatch: %s\n", err);
+        return e == EW_CAP_ERR_FILTER ? EXIT_USAGE : EXIT_INPUT;
+    }
+    memset(&re, 0, sizeof(re));
+    if (first) {
+        rc->src->name = strcmp(path, "-") == 0 ? "-" : path;
+        rc->src->linktype = ew_capture_link_name(cap);
+        rc->src->filter = rc->o->filter;
+        rc->src->packet_limit = rc->o->count;
+    }
+    if (reader_thread_worth(path))
+        r = ew_reader_start(cap, ew_capture_link(cap), rc->o->count, rc->an);
+    if (r)
+        read_threaded(rc, r, &re);
+    else
+        read_inline(rc, cap, &re);
+    if (re.broken) {
         if (first)
             rc->src->truncated = true;
         fprintf(stderr, "ecnwatch: warning: %s: capture ends mid-record after %" PRIu64
                 " frames (%s); the report covers what was read\n",
-                strcmp(path, "-") ? path : "standard input", frames, err);
+                strcmp(path, "-") ? path : "standard input", re.frames, re.err);
     }
     ew_capture_close(cap);
-    return status;
+    if (re.nomem) {
+        fprintf(stderr, "ecnwatch: out of memory reading %s\n", path);
+        return EXIT_INPUT;
+    }
+    return 0;
 }
 
 int

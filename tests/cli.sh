@@ -127,6 +127,24 @@ st=$?
     grep -q "warning: .*capture ends mid-record" "$tmp/err" &&
     ok "cut capture reported as truncated with a warning" || bad "cut capture reported as truncated (exit $st)"
 
+# A file on disk is read and decoded by a thread of its own, a pipe in one
+# thread: the same report, byte for byte, whole or cut short, and the same -c
+same=0 differ=""
+for f in captures/*.pcap "$tmp/cut.pcap"; do
+    for mode in "--json" "--ndjson" "--json --timeseries -c 1000" "--json --max-flows 2 --idle-timeout 0.05"; do
+        "$EW" -r "$f" $mode 2>"$tmp/t.err" | sed -E 's|"name": ?"[^"]*"|"name":"?"|' >"$tmp/t.out"
+        "$EW" -r - $mode <"$f" 2>"$tmp/p.err" | sed -E 's|"name": ?"[^"]*"|"name":"?"|' >"$tmp/p.out"
+        sed -i "s|$f|standard input|" "$tmp/t.err"
+        if cmp -s "$tmp/t.out" "$tmp/p.out" && cmp -s "$tmp/t.err" "$tmp/p.err" && [ -s "$tmp/t.out" ]; then
+            same=$((same + 1))
+        else
+            differ="$differ $f($mode)"
+        fi
+    done
+done
+[ -z "$differ" ] && [ $same -gt 40 ] && ok "file and pipe give the same report ($same runs)" ||
+    bad "file and pipe give the same report:$differ"
+
 # SIGTERM during a long read from a pipe still writes a complete report
 mkfifo "$tmp/fifo"
 ("$EW" -r "$tmp/fifo" -q -o "$tmp/sig.json" 2>"$tmp/sig.err"; echo $? >"$tmp/sig.rc") &

@@ -68,11 +68,12 @@ void ew_analyzer_free(struct ew_analyzer *an);
 void ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_ns);
 
 /* Reading ahead: a reader that decodes frames before it accounts them
- * prepares each (its flow key and hash; the flow's index slot is fetched
- * into the cache), asks for the flow's record one frame later, and accounts
- * it with ew_analyzer_frame_prepared() in frame order, on the analyzer that
- * prepared it (the hash is seeded per table). Preparing and prefetching
- * change nothing. */
+ * prepares each (its flow key and hash: this only reads the analyzer, and
+ * may run in another thread), asks for the flow's index slot to be fetched
+ * into the cache, then for its record one frame later, and accounts it with
+ * ew_analyzer_frame_prepared() in frame order, on the analyzer that prepared
+ * it (the hash is seeded per table). Preparing and prefetching change
+ * nothing. */
 struct ew_prepared {
     struct ew_flow_key key;
     uint32_t hash;
@@ -81,6 +82,7 @@ struct ew_prepared {
 };
 void ew_analyzer_prepare(const struct ew_analyzer *an, const struct ew_pkt *pkt,
                          struct ew_prepared *pre);
+void ew_analyzer_prefetch_slot(const struct ew_analyzer *an, const struct ew_prepared *pre);
 void ew_analyzer_prefetch_flow(const struct ew_analyzer *an, const struct ew_pkt *pkt,
                                const struct ew_prepared *pre);
 void ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_ns,

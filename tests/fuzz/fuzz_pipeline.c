@@ -126,6 +126,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             struct ew_prepared pre;
 
             ew_analyzer_prepare(&an, &pkt, &pre);
+            ew_analyzer_prefetch_slot(&an, &pre);
             ew_analyzer_prefetch_flow(&an, &pkt, &pre);
             ew_analyzer_frame_prepared(&an, &pkt, ts, &pre);
         } else {

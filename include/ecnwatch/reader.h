@@ -1,0 +1,69 @@
+/* reader.h - a capture file read and decoded ahead of the analysis, by a
+ * thread of its own.
+ *
+ * Reading a file (the system's copies, libpcap's record parsing, one copy
+ * per frame out of libpcap's buffer) and decoding each frame are work that
+ * depends on no flow state. A reader thread does them into a ring of frames
+ * while the caller's thread accounts the frames before them, in frame order:
+ * the results are exactly those of reading and accounting in one thread.
+ *
+ * One consumer: frames are taken with ew_reader_get(i) for i = 0, 1, 2, ...
+ * and handed back with ew_reader_release(); ew_reader_peek() looks at a frame
+ * further on without waiting, so that its flow can be fetched into the cache
+ * before it is accounted.
+ */
+#ifndef ECNWATCH_READER_H
+#define ECNWATCH_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ecnwatch/analyze.h"
+#include "ecnwatch/capture.h"
+#include "ecnwatch/pkt.h"
+
+/* one frame as read: a copy of its bytes, decoded, its flow key hashed */
+struct ew_rframe {
+    struct ew_frame fr; /* fr.data points to the copy */
+    struct ew_pkt pkt;
+    struct ew_prepared pre; /* valid only when the reader was given an analyzer */
+    uint8_t *buf;
+    size_t room;
+};
+
+/* how the reading ended */
+enum ew_reader_end {
+    EW_READER_END,     /* the end of the file, or the frame limit */
+    EW_READER_BROKEN,  /* the file ends mid-record or could not be read: err says why */
+    EW_READER_NOMEM,   /* no memory for a frame's copy */
+    EW_READER_STOPPED, /* ew_reader_stop() */
+};
+
+struct ew_reader;
+
+/* Start reading cap (which the reader uses until ew_reader_finish()): at
+ * most `count` frames (0: all), decoded as link type `link`, their flow keys
+ * prepared for `an` (NULL: none, and an is only read for its table's hash).
+ * NULL when no thread can be started: the caller reads in its own thread. */
+struct ew_reader *ew_reader_start(struct ew_capture *cap, enum ew_link link, uint64_t count,
+                                  const struct ew_analyzer *an);
+
+/* Frame i (0-based, in order), waiting for it; NULL when the reading ended
+ * before it. Valid until released. */
+const struct ew_rframe *ew_reader_get(struct ew_reader *r, uint64_t i);
+
+/* Frame i if it has been read already, else NULL; never waits. */
+const struct ew_rframe *ew_reader_peek(struct ew_reader *r, uint64_t i);
+
+/* The caller is done with every frame before frame `upto`. */
+void ew_reader_release(struct ew_reader *r, uint64_t upto);
+
+/* Ask the reader to stop at the next frame. */
+void ew_reader_stop(struct ew_reader *r);
+
+/* Wait for the thread, free the reader; returns how the reading ended, the
+ * frames read and, for EW_READER_BROKEN, the reason. */
+enum ew_reader_end ew_reader_finish(struct ew_reader *r, uint64_t *frames, char *err,
+                                    size_t errlen);
+
+#endif /* ECNWATCH_READER_H */

@@ -1,0 +1,273 @@
+/* reader.c - a capture file read and decoded by a thread of its own (see
+ * reader.h).
+ *
+ * A ring of frames between two threads. The reader publishes `head` (frames
+ * read) and the consumer `tail` (frames released); each side publishes in
+ * small batches, and in full before it sleeps. A side about to sleep sets
+ * its bit in `waiting` and checks the other's counter again under the mutex;
+ * the other side, after publishing, looks at `waiting` (sequentially
+ * consistent, so that one of the two sees the other) and wakes it.
+ */
+#include "ecnwatch/reader.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecnwatch/dissect.h"
+
+#define RING 256u       /* frames in flight; a power of two */
+#define BATCH 16u       /* frames published or released at once */
+#define SPIN 4000       /* polls before a side sleeps */
+#define MIN_ROOM 256u   /* a frame's copy: the usual snapshot lengths fit */
+
+enum { WAIT_CONSUMER = 1, WAIT_READER = 2 };
+
+struct ew_reader {
+    struct ew_rframe ring[RING];
+    struct ew_capture *cap;
+    const struct ew_analyzer *an;
+    uint64_t count;
+    enum ew_link link;
+
+    _Atomic uint64_t head; /* frames published by the reader */
+    _Atomic uint64_t tail; /* frames released by the consumer */
+    _Atomic bool done;     /* the reader has published its last frame */
+    _Atomic bool quit;     /* the consumer asks the reader to stop */
+    _Atomic int waiting;   /* WAIT_* bits of the sides asleep or about to be */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t thread;
+
+    uint64_t released;  /* consumer side: frames done, published or not */
+    enum ew_reader_end end; /* written by the reader before done */
+    uint64_t frames;
+    char err[EW_ERRBUF_SIZE];
+};
+
+static inline void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static void
+wake(struct ew_reader *r, int who)
+{
+    if (atomic_load(&r->waiting) & who) {
+        pthread_mutex_lock(&r->mu);
+        pthread_cond_broadcast(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+    }
+}
+
+/* the reader: wait until the ring has room for frame w, or a stop */
+static bool
+wait_room(struct ew_reader *r, uint64_t w)
+{
+    int spin;
+
+    for (spin = 0; spin < SPIN; spin++) {
+        if (w - atomic_load_explicit(&r->tail, memory_order_acquire) < RING)
+            return true;
+        if (atomic_load_explicit(&r->quit, memory_order_relaxed))
+            return false;
+        cpu_relax();
+    }
+    atomic_store(&r->head, w); /* all of it, before sleeping */
+    wake(r, WAIT_CONSUMER);
+    pthread_mutex_lock(&r->mu);
+    atomic_fetch_or(&r->waiting, WAIT_READER);
+    while (w - atomic_load(&r->tail) >= RING && !atomic_load(&r->quit))
+        pthread_cond_wait(&r->cv, &r->mu);
+    atomic_fetch_and(&r->waiting, ~WAIT_READER);
+    pthread_mutex_unlock(&r->mu);
+    return !atomic_load(&r->quit);
+}
+
+static void *
+reader_main(void *arg)
+{
+    struct ew_reader *r = arg;
+    enum ew_reader_end end = EW_READER_END;
+    uint64_t w = 0;
+
+    for (;;) {
+        struct ew_frame fr;
+        struct ew_rframe *s;
+        enum ew_cap_next nx;
+
+        if (atomic_load_explicit(&r->quit, memory_order_relaxed)) {
+            end = EW_READER_STOPPED;
+            break;
+        }
+        if (r->count && w >= r->count)
+            break;
+        if (w - atomic_load_explicit(&r->tail, memory_order_acquire) >= RING &&
+            !wait_room(r, w)) {
+            end = EW_READER_STOPPED;
+            break;
+        }
+        nx = ew_capture_next(r->cap, &fr, r->err, sizeof(r->err));
+        if (nx == EW_CAP_END)
+            break;
+        if (nx == EW_CAP_BROKEN) {
+            end = EW_READER_BROKEN;
+            break;
+        }
+        s = &r->ring[w % RING];
+        if (s->room < fr.caplen || !s->buf) {
+            size_t room = fr.caplen > MIN_ROOM ? fr.caplen : MIN_ROOM;
+            uint8_t *nb = realloc(s->buf, room);
+
+            if (!nb) {
+                end = EW_READER_NOMEM;
+                break;
+            }
+            s->buf = nb;
+            s->room = room;
+        }
+        if (fr.caplen)
+            memcpy(s->buf, fr.data, fr.caplen);
+        s->fr = fr;
+        s->fr.data = s->buf;
+        ew_dissect_frame(r->link, s->buf, fr.caplen, fr.wirelen, &s->pkt);
+        s->pkt.frame_no = fr.number;
+        if (r->an)
+            ew_analyzer_prepare(r->an, &s->pkt, &s->pre);
+        else
+            s->pre.valid = false;
+        w++;
+        if (w % BATCH == 0) {
+            atomic_store(&r->head, w);
+            wake(r, WAIT_CONSUMER);
+        } else {
+            atomic_store_explicit(&r->head, w, memory_order_release);
+        }
+    }
+    r->end = end;
+    r->frames = w;
+    atomic_store(&r->head, w);
+    pthread_mutex_lock(&r->mu);
+    atomic_store(&r->done, true);
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+struct ew_reader *
+ew_reader_start(struct ew_capture *cap, enum ew_link link, uint64_t count,
+                const struct ew_analyzer *an)
+{
+    struct ew_reader *r = calloc(1, sizeof(*r));
+    sigset_t all, old;
+    int e;
+
+    if (!r)
+        return NULL;
+    r->cap = cap;
+    r->link = link;
+    r->count = count;
+    r->an = an;
+    atomic_init(&r->head, 0);
+    atomic_init(&r->tail, 0);
+    atomic_init(&r->done, false);
+    atomic_init(&r->quit, false);
+    atomic_init(&r->waiting, 0);
+    if (pthread_mutex_init(&r->mu, NULL) != 0) {
+        free(r);
+        return NULL;
+    }
+    if (pthread_cond_init(&r->cv, NULL) != 0) {
+        pthread_mutex_destroy(&r->mu);
+        free(r);
+        return NULL;
+    }
+    /* signals are the caller's thread's to take */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    e = pthread_create(&r->thread, NULL, reader_main, r);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (e != 0) {
+        pthread_cond_destroy(&r->cv);
+        pthread_mutex_destroy(&r->mu);
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+const struct ew_rframe *
+ew_reader_peek(struct ew_reader *r, uint64_t i)
+{
+    return i < atomic_load_explicit(&r->head, memory_order_acquire) ? &r->ring[i % RING] : NULL;
+}
+
+const struct ew_rframe *
+ew_reader_get(struct ew_reader *r, uint64_t i)
+{
+    int spin;
+
+    for (spin = 0; spin < SPIN; spin++) {
+        if (i < atomic_load_explicit(&r->head, memory_order_acquire))
+            return &r->ring[i % RING];
+        if (atomic_load_explicit(&r->done, memory_order_acquire))
+            break;
+        cpu_relax();
+    }
+    atomic_store(&r->tail, r->released); /* all of it, before sleeping */
+    wake(r, WAIT_READER);
+    pthread_mutex_lock(&r->mu);
+    atomic_fetch_or(&r->waiting, WAIT_CONSUMER);
+    while (i >= atomic_load(&r->head) && !atomic_load(&r->done))
+        pthread_cond_wait(&r->cv, &r->mu);
+    atomic_fetch_and(&r->waiting, ~WAIT_CONSUMER);
+    pthread_mutex_unlock(&r->mu);
+    return i < atomic_load(&r->head) ? &r->ring[i % RING] : NULL;
+}
+
+void
+ew_reader_release(struct ew_reader *r, uint64_t upto)
+{
+    r->released = upto;
+    if (upto % BATCH == 0) {
+        atomic_store(&r->tail, upto);
+        wake(r, WAIT_READER);
+    }
+}
+
+void
+ew_reader_stop(struct ew_reader *r)
+{
+    pthread_mutex_lock(&r->mu);
+    atomic_store(&r->quit, true);
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+enum ew_reader_end
+ew_reader_finish(struct ew_reader *r, uint64_t *frames, char *err, size_t errlen)
+{
+    enum ew_reader_end end;
+    unsigned i;
+
+    ew_reader_stop(r);
+    pthread_join(r->thread, NULL);
+    end = r->end;
+    if (frames)
+        *frames = r->frames;
+    if (err && errlen)
+        snprintf(err, errlen, "%s", end == EW_READER_BROKEN ? r->err : "");
+    for (i = 0; i < RING; i++)
+        free(r->ring[i].buf);
+    pthread_cond_destroy(&r->cv);
+    pthread_mutex_destroy(&r->mu);
+    free(r);
+    return end;
+}

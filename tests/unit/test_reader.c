@@ -1,0 +1,164 @@
+/* test_reader.c - the reader thread: every frame, in order, the same bytes
+ * and decoding as reading in one thread; -c; a stop; a file cut short. */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecnwatch/capture.h"
+#include "ecnwatch/dissect.h"
+#include "ecnwatch/reader.h"
+#include "suites.h"
+
+#define CAP "captures/rfc3168-ce-server.pcap"
+
+/* every frame of path read in this thread: its number, length and a sum of its bytes */
+struct ref {
+    uint64_t n;
+    uint64_t number[4096];
+    uint32_t caplen[4096];
+    uint32_t sum[4096];
+    uint8_t ecn[4096];
+};
+
+static uint32_t
+sum_of(const uint8_t *p, uint32_t n)
+{
+    uint32_t s = 2166136261u, i;
+
+    for (i = 0; i < n; i++)
+        s = (s ^ p[i]) * 16777619u;
+    return s;
+}
+
+static void
+read_ref(const char *path, struct ref *r)
+{
+    char err[EW_ERRBUF_SIZE];
+    struct ew_capture *cap;
+    struct ew_frame fr;
+
+    r->n = 0;
+    CU_ASSERT_FATAL(ew_capture_open_file(path, NULL, &cap, err, sizeof(err)) == 0);
+    while (ew_capture_next(cap, &fr, err, sizeof(err)) == EW_CAP_FRAME && r->n < 4096) {
+        struct ew_pkt pkt;
+
+        ew_dissect_frame(ew_capture_link(cap), fr.data, fr.caplen, fr.wirelen, &pkt);
+        r->number[r->n] = fr.number;
+        r->caplen[r->n] = fr.caplen;
+        r->sum[r->n] = sum_of(fr.data, fr.caplen);
+        r->ecn[r->n] = pkt.ecn;
+        r->n++;
+    }
+    ew_capture_close(cap);
+}
+
+/* read path with the reader (at most count frames), releasing late to fill
+ * the ring; compare with ref; returns the frames read */
+static uint64_t
+read_threaded(const char *path, uint64_t count, const struct ref *ref, enum ew_reader_end *end)
+{
+    char err[EW_ERRBUF_SIZE];
+    struct ew_capture *cap;
+    struct ew_reader *r;
+    const struct ew_rframe *a;
+    uint64_t i, frames = 0, bad = 0;
+
+    CU_ASSERT_FATAL(ew_capture_open_file(path, NULL, &cap, err, sizeof(err)) == 0);
+    r = ew_reader_start(cap, ew_capture_link(cap), count, NULL);
+    CU_ASSERT_FATAL(r != NULL);
+    for (i = 0; (a = ew_reader_get(r, i)) != NULL; i++) {
+        if (i >= ref->n || a->fr.number != ref->number[i] || a->fr.caplen != ref->caplen[i] ||
+            sum_of(a->fr.data, a->fr.caplen) != ref->sum[i] || a->pkt.ecn != ref->ecn[i] ||
+            a->pkt.frame_no != a->fr.number || a->pre.valid)
+            bad++;
+        if (i >= 100)
+            ew_reader_release(r, i - 100);
+    }
+    CU_ASSERT(bad == 0);
+    *end = ew_reader_finish(r, &frames, err, sizeof(err));
+    CU_ASSERT(frames == i);
+    ew_capture_close(cap);
+    return frames;
+}
+
+static struct ref ref;
+
+static void
+test_all_in_order(void)
+{
+    enum ew_reader_end end;
+
+    read_ref(CAP, &ref);
+    CU_ASSERT_FATAL(ref.n > 1000 && ref.n < 4096);
+    CU_ASSERT(read_threaded(CAP, 0, &ref, &end) == ref.n);
+    CU_ASSERT(end == EW_READER_END);
+    CU_ASSERT(read_threaded(CAP, 300, &ref, &end) == 300);
+    CU_ASSERT(end == EW_READER_END);
+}
+
+static void
+test_stop(void)
+{
+    char err[EW_ERRBUF_SIZE];
+    struct ew_capture *cap;
+    struct ew_reader *r;
+    uint64_t frames = 0;
+    uint64_t i;
+
+    CU_ASSERT_FATAL(ew_capture_open_file(CAP, NULL, &cap, err, sizeof(err)) == 0);
+    r = ew_reader_start(cap, ew_capture_link(cap), 0, NULL);
+    CU_ASSERT_FATAL(r != NULL);
+    for (i = 0; i < 10; i++)
+        CU_ASSERT(ew_reader_get(r, i) != NULL);
+    /* never released: the reader waits for room until it is stopped */
+    CU_ASSERT(ew_reader_finish(r, &frames, err, sizeof(err)) == EW_READER_STOPPED);
+    CU_ASSERT(frames >= 10 && frames < 2198);
+    ew_capture_close(cap);
+}
+
+static void
+test_cut(void)
+{
+    char path[] = "/tmp/ew-reader-XXXXXX", err[EW_ERRBUF_SIZE];
+    struct ew_capture *cap;
+    struct ew_reader *r;
+    FILE *in = fopen(CAP, "rb"), *out;
+    static char buf[100000];
+    size_t n;
+    int fd = mkstemp(path);
+    uint64_t frames = 0, i;
+
+    CU_ASSERT_FATAL(in != NULL && fd >= 0);
+    n = fread(buf, 1, sizeof(buf), in);
+    fclose(in);
+    out = fdopen(fd, "wb");
+    CU_ASSERT_FATAL(out != NULL && n == sizeof(buf));
+    CU_ASSERT_FATAL(fwrite(buf, 1, n - 7, out) == n - 7); /* mid-record */
+    fclose(out);
+    CU_ASSERT_FATAL(ew_capture_open_file(path, NULL, &cap, err, sizeof(err)) == 0);
+    r = ew_reader_start(cap, ew_capture_link(cap), 0, NULL);
+    CU_ASSERT_FATAL(r != NULL);
+    for (i = 0; ew_reader_get(r, i) != NULL; i++)
+        ew_reader_release(r, i + 1);
+    err[0] = '\0';
+    CU_ASSERT(ew_reader_finish(r, &frames, err, sizeof(err)) == EW_READER_BROKEN);
+    CU_ASSERT(frames == i && frames > 100);
+    CU_ASSERT(err[0] != '\0');
+    ew_capture_close(cap);
+    remove(path);
+}
+
+int
+ew_test_register_reader(void)
+{
+    CU_pSuite s = CU_add_suite("reader", NULL, NULL);
+
+    if (!s)
+        return -1;
+    if (!CU_add_test(s, "every frame, in order, as read in one thread", test_all_in_order) ||
+        !CU_add_test(s, "a stop while the ring is full", test_stop) ||
+        !CU_add_test(s, "a file cut mid-record", test_cut))
+        return -1;
+    return 0;
+}
