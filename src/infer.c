@@ -12,6 +12,7 @@
 #include "ecnwatch/analyze.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
+#include "ecnwatch/format.h"
 
 const char *const ew_fb_name[] = {
     [EW_FB_NONE] = "none",   [EW_FB_RFC3168] = "rfc3168", [EW_FB_DCTCP] = "dctcp",
@@ -385,7 +386,7 @@ say(bool words, char *buf, const char *fmt, ...)
     if (!words)
         return;
     va_start(ap, fmt);
-    vsnprintf(buf, EW_REASON_LEN, fmt, ap);
+    ew_vformat(buf, EW_REASON_LEN, fmt, ap);
     va_end(ap);
 }
 
@@ -775,7 +776,7 @@ add(struct ew_evidence *out, size_t n, size_t room, uint64_t frame, const char *
         return n;
     out[n].frame = frame;
     va_start(ap, fmt);
-    vsnprintf(out[n].note, sizeof(out[n].note), fmt, ap);
+    ew_vformat(out[n].note, sizeof(out[n].note), fmt, ap);
     va_end(ap);
     return n + 1;
 }
