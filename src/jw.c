@@ -53,6 +53,24 @@ jw_init_buf(struct jw *w, FILE *out, unsigned indent, int precision, char *buf)
 }
 
 int
+jw_init_inside(struct jw *c, const struct jw *w, FILE *out, bool first)
+{
+    if (jw_init(c, out, w->indent, w->precision) != 0)
+        return -1;
+    c->depth = w->depth;
+    c->ind = w->ind;
+    memcpy(c->first, w->first, sizeof(c->first));
+    c->first[c->depth] = first;
+    return 0;
+}
+
+void
+jw_members_placed(struct jw *w)
+{
+    w->first[w->depth] = false;
+}
+
+int
 jw_error(const struct jw *w)
 {
     return w->err;

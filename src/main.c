@@ -671,7 +671,7 @@ reader_thread_worth(const char *path)
     struct stat st;
 
     return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-           sysconf(_SC_NPROCESSORS_ONLN) > 1;
+           ew_spare_processor();
 }
 
 /* Read one capture to its end, -c, or a signal. 0, or an exit status. */

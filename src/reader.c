@@ -8,15 +8,18 @@
  * the other side, after publishing, looks at `waiting` (sequentially
  * consistent, so that one of the two sees the other) and wakes it.
  */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "ecnwatch/reader.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ecnwatch/dissect.h"
 
@@ -270,4 +273,16 @@ ew_reader_finish(struct ew_reader *r, uint64_t *frames, char *err, size_t errlen
     pthread_mutex_destroy(&r->mu);
     free(r);
     return end;
+}
+
+bool
+ew_spare_processor(void)
+{
+#ifdef CPU_COUNT
+    cpu_set_t set;
+
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        return CPU_COUNT(&set) > 1;
+#endif
+    return sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }

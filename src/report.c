@@ -4,6 +4,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +18,7 @@
 #include "ecnwatch/bottleneck.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/quic.h"
+#include "ecnwatch/reader.h"
 #include "ecnwatch/series.h"
 #include "ecnwatch/version.h"
 
@@ -544,14 +548,97 @@ ew_report_head(const struct ew_analyzer *an, const struct ew_report_src *src)
     return root;
 }
 
-/* the flows of the report, one at a time, as the array at w's place */
+/* the flows list[from, to) as members of w's open array */
+static void
+flows_range(struct jw *w, const struct ew_analyzer *an, const struct ew_flow **list, size_t from,
+            size_t to, struct ew_flow_report *r)
+{
+    size_t i;
+
+    for (i = from; i < to && !jw_error(w); i++) {
+        ew_report_flow_prepare(list[i], r);
+        ew_report_flow_write(w, an, list[i], r);
+    }
+}
+
+/* Writing the flows takes two threads when there are many: the flows go in
+ * chunks, the caller's thread writes the even ones in place, a helper the
+ * odd ones into memory, a few chunks ahead at most, which the caller's
+ * thread puts in place in turn. The bytes are the same as from one thread;
+ * a chunk the helper could not write (no memory) the caller writes itself. */
+#define FLOW_CHUNK 64
+#define PARTS 4 /* the helper's chunks held at once */
+
+struct part {
+    char *mem;
+    size_t len;
+    int state; /* PART_* */
+};
+enum { PART_EMPTY, PART_READY, PART_FAILED };
+
+struct flows_job {
+    const struct ew_analyzer *an;
+    const struct ew_flow **list;
+    size_t n;
+    struct jw at; /* the caller's writer as it was inside the array, before any flow */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct part part[PARTS];
+    bool quit;
+};
+
+static void *
+flows_helper(void *arg)
+{
+    struct flows_job *j = arg;
+    struct ew_flow_report *r = malloc(sizeof(*r));
+    size_t k, h;
+
+    for (h = 0, k = 1; k * FLOW_CHUNK < j->n; h++, k += 2) {
+        struct part *pt = &j->part[h % PARTS];
+        size_t to = (k + 1) * FLOW_CHUNK < j->n ? (k + 1) * FLOW_CHUNK : j->n;
+        char *mem = NULL;
+        size_t len = 0;
+        FILE *f;
+        struct jw c;
+        int state = PART_FAILED;
+
+        pthread_mutex_lock(&j->mu);
+        while (pt->state != PART_EMPTY && !j->quit)
+            pthread_cond_wait(&j->cv, &j->mu);
+        pthread_mutex_unlock(&j->mu);
+        if (j->quit)
+            break;
+        f = r ? open_memstream(&mem, &len) : NULL;
+        if (f && jw_init_inside(&c, &j->at, f, false) == 0) {
+            flows_range(&c, j->an, j->list, k * FLOW_CHUNK, to, r);
+            if (jw_finish(&c) == 0)
+                state = PART_READY;
+        }
+        if (f && fclose(f) != 0)
+            state = PART_FAILED;
+        pthread_mutex_lock(&j->mu);
+        pt->mem = mem;
+        pt->len = len;
+        pt->state = state;
+        pthread_cond_broadcast(&j->cv);
+        pthread_mutex_unlock(&j->mu);
+    }
+    free(r);
+    return NULL;
+}
+
+/* the flows of the report, as the array at w's place */
 static int
 flows_write(struct jw *w, const struct ew_analyzer *an)
 {
     struct ew_flowtab_stats st;
     const struct ew_flow **list;
     struct ew_flow_report *r;
-    size_t n, i;
+    struct flows_job j;
+    bool helper = false;
+    pthread_t th;
+    size_t n, k, h;
 
     ew_flowtab_get_stats(an->tab, &st);
     list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
@@ -563,9 +650,62 @@ flows_write(struct jw *w, const struct ew_analyzer *an)
     }
     n = ew_flowtab_list(an->tab, list, st.in_table);
     jw_array_begin(w);
-    for (i = 0; i < n && !jw_error(w); i++) {
-        ew_report_flow_prepare(list[i], r);
-        ew_report_flow_write(w, an, list[i], r);
+    memset(&j, 0, sizeof(j));
+    j.an = an;
+    j.list = list;
+    j.n = n;
+    j.at = *w; /* its state only: the helper never writes through it */
+    if (n >= 4 * FLOW_CHUNK && ew_spare_processor() &&
+        pthread_mutex_init(&j.mu, NULL) == 0) {
+        if (pthread_cond_init(&j.cv, NULL) == 0) {
+            sigset_t all, old;
+
+            sigfillset(&all); /* signals are the main thread's to take */
+            pthread_sigmask(SIG_SETMASK, &all, &old);
+            helper = pthread_create(&th, NULL, flows_helper, &j) == 0;
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            if (!helper)
+                pthread_cond_destroy(&j.cv);
+        }
+        if (!helper)
+            pthread_mutex_destroy(&j.mu);
+    }
+    for (h = 0, k = 0; k * FLOW_CHUNK < n && !jw_error(w); k++) {
+        size_t to = (k + 1) * FLOW_CHUNK < n ? (k + 1) * FLOW_CHUNK : n;
+        struct part *pt;
+
+        if (!helper || k % 2 == 0) {
+            flows_range(w, an, list, k * FLOW_CHUNK, to, r);
+            continue;
+        }
+        pt = &j.part[h++ % PARTS];
+        pthread_mutex_lock(&j.mu);
+        while (pt->state == PART_EMPTY)
+            pthread_cond_wait(&j.cv, &j.mu);
+        pthread_mutex_unlock(&j.mu);
+        if (pt->state == PART_READY) {
+            jw_raw(w, pt->mem, pt->len);
+            jw_members_placed(w);
+        } else {
+            flows_range(w, an, list, k * FLOW_CHUNK, to, r);
+        }
+        free(pt->mem);
+        pt->mem = NULL;
+        pthread_mutex_lock(&j.mu);
+        pt->state = PART_EMPTY;
+        pthread_cond_broadcast(&j.cv);
+        pthread_mutex_unlock(&j.mu);
+    }
+    if (helper) {
+        pthread_mutex_lock(&j.mu);
+        j.quit = true;
+        pthread_cond_broadcast(&j.cv);
+        pthread_mutex_unlock(&j.mu);
+        pthread_join(th, NULL);
+        for (k = 0; k < PARTS; k++)
+            free(j.part[k].mem);
+        pthread_cond_destroy(&j.cv);
+        pthread_mutex_destroy(&j.mu);
     }
     jw_array_end(w);
     free(r);

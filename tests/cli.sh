@@ -145,6 +145,26 @@ done
 [ -z "$differ" ] && [ $same -gt 40 ] && ok "file and pipe give the same report ($same runs)" ||
     bad "file and pipe give the same report:$differ"
 
+# With one processor to run on, no second thread is started (neither the
+# reader nor the report's helper, which takes over from 256 flows): the
+# same report, byte for byte
+"$(dirname "$EW")/ecngen" flood "$tmp/syns.pcap" 3000 >/dev/null 2>&1
+mergecap -F pcap -w "$tmp/many.pcap" "$tmp/syns.pcap" captures/rfc3168-ce-server.pcap captures/accecn-l4s-client.pcap
+same=0 differ=""
+for mode in "--json" "--json --timeseries" "-q -o $tmp/one.json"; do
+    taskset -c 0 "$EW" -r "$tmp/many.pcap" $mode >"$tmp/one.out" 2>&1
+    [ -f "$tmp/one.json" ] && mv "$tmp/one.json" "$tmp/one.out"
+    "$EW" -r "$tmp/many.pcap" $mode >"$tmp/two.out" 2>&1
+    [ -f "$tmp/one.json" ] && mv "$tmp/one.json" "$tmp/two.out"
+    if cmp -s "$tmp/one.out" "$tmp/two.out" && [ "$(jq '.flows | length' "$tmp/two.out")" -gt 3000 ]; then
+        same=$((same + 1))
+    else
+        differ="$differ ($mode)"
+    fi
+done
+[ $same = 3 ] && ok "one processor or two: the same report of 3,000 flows" ||
+    bad "one processor or two: the same report:$differ"
+
 # SIGTERM during a long read from a pipe still writes a complete report
 mkfifo "$tmp/fifo"
 ("$EW" -r "$tmp/fifo" -q -o "$tmp/sig.json" 2>"$tmp/sig.err"; echo $? >"$tmp/sig.rc") &

@@ -49,6 +49,13 @@ struct jw {
 int jw_init(struct jw *w, FILE *out, unsigned indent, int precision);
 /* The same with the caller's buffer of JW_BUF bytes (never fails). */
 void jw_init_buf(struct jw *w, FILE *out, unsigned indent, int precision, char *buf);
+/* A writer that goes on inside w's open container (an array or object),
+ * writing to out: members written with it are the bytes w would write in
+ * their place, after other members (first false) or as the container's
+ * first (first true). They are put in place with jw_raw(w, ...), and then
+ * jw_members_placed(w). 0, or -1 when the buffer cannot be allocated. */
+int jw_init_inside(struct jw *c, const struct jw *w, FILE *out, bool first);
+void jw_members_placed(struct jw *w);
 /* Write what is buffered to the FILE (not fflush): 0, or -1 on error. */
 int jw_flush(struct jw *w);
 /* jw_flush, then release the buffer: 0 when every write succeeded, else -1

@@ -15,6 +15,7 @@
 #ifndef ECNWATCH_READER_H
 #define ECNWATCH_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,5 +66,9 @@ void ew_reader_stop(struct ew_reader *r);
  * frames read and, for EW_READER_BROKEN, the reason. */
 enum ew_reader_end ew_reader_finish(struct ew_reader *r, uint64_t *frames, char *err,
                                     size_t errlen);
+
+/* The process may run on more than one processor (its affinity, as taskset
+ * sets it): a second thread can run beside the first. */
+bool ew_spare_processor(void);
 
 #endif /* ECNWATCH_READER_H */

@@ -514,6 +514,61 @@ test_errors(void)
     fclose(full);
 }
 
+/* members written by writers started inside the open container, placed in
+ * turn: the same bytes as one writer (jansson's), in both layouts, whether
+ * the first member is the outer writer's or a child's */
+static void
+test_inside(void)
+{
+    json_t *root = json_object(), *arr = json_array();
+    int l, i, split;
+
+    for (i = 0; i < 7; i++)
+        json_array_append_new(arr, json_pack("{s:i, s:[s, {s:b}], s:{}}", "id", i, "list", "x",
+                                             "deep", i % 2, "none"));
+    json_object_set_new(root, "before", json_integer(1));
+    json_object_set_new(root, "flows", arr);
+    json_object_set_new(root, "after", json_string("end"));
+    for (l = 0; l < LAYOUTS; l++) {
+        for (split = 0; split < 3; split++) {
+            struct mem m;
+
+            mem_open(&m, l);
+            jw_object_begin(&m.w);
+            jw_key(&m.w, "before");
+            jw_int(&m.w, 1);
+            jw_key(&m.w, "flows");
+            jw_array_begin(&m.w);
+            /* members [0, split) by the writer itself, then three children
+             * of two members each, the last one short */
+            for (i = 0; i < split; i++)
+                walk(&m.w, json_array_get(arr, (size_t)i));
+            for (i = split; i < 7;) {
+                struct mem c;
+                int k;
+
+                c.text = NULL;
+                c.len = 0;
+                c.fp = open_memstream(&c.text, &c.len);
+                CU_ASSERT_FATAL(c.fp != NULL);
+                CU_ASSERT_FATAL(jw_init_inside(&c.w, &m.w, c.fp, i == 0) == 0);
+                for (k = 0; k < 2 && i < 7; k++, i++)
+                    walk(&c.w, json_array_get(arr, (size_t)i));
+                mem_close(&c);
+                jw_raw(&m.w, c.text, c.len);
+                jw_members_placed(&m.w);
+                free(c.text);
+            }
+            jw_array_end(&m.w);
+            jw_key(&m.w, "after");
+            jw_string(&m.w, "end");
+            jw_object_end(&m.w);
+            mem_close_same(&m, root, l);
+        }
+    }
+    json_decref(root);
+}
+
 int
 ew_test_register_jw(void)
 {
@@ -528,6 +583,7 @@ ew_test_register_jw(void)
         !CU_add_test(s, "members jansson leaves out", test_left_out) ||
         !CU_add_test(s, "embedded jansson values", test_embed) ||
         !CU_add_test(s, "random trees", test_random_trees) ||
+        !CU_add_test(s, "members written apart and placed", test_inside) ||
         !CU_add_test(s, "write errors", test_errors))
         return -1;
     return 0;
