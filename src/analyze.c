@@ -212,11 +212,23 @@ void
 ew_analyzer_prepare(const struct ew_analyzer *an, const struct ew_pkt *pkt,
                     struct ew_prepared *pre)
 {
+    ew_prepare_seeded(ew_analyzer_seed(an), pkt, pre);
+}
+
+uint64_t
+ew_analyzer_seed(const struct ew_analyzer *an)
+{
+    return ew_flowtab_seed(an->tab);
+}
+
+void
+ew_prepare_seeded(uint64_t seed, const struct ew_pkt *pkt, struct ew_prepared *pre)
+{
     pre->valid = pkt->status == EW_PKT_OK;
     if (!pre->valid)
         return;
     pre->dir = (uint8_t)ew_flow_key_from_pkt(pkt, &pre->key);
-    pre->hash = ew_flowtab_hash(an->tab, &pre->key);
+    pre->hash = (uint32_t)ew_flow_hash(&pre->key, seed);
 }
 
 void

@@ -416,6 +416,12 @@ ew_flowtab_prefetch_flow(const struct ew_flowtab *t, uint32_t h, size_t len, boo
     }
 }
 
+uint64_t
+ew_flowtab_seed(const struct ew_flowtab *t)
+{
+    return t->seed;
+}
+
 uint32_t
 ew_flowtab_hash(const struct ew_flowtab *t, const struct ew_flow_key *key)
 {

@@ -23,17 +23,22 @@
 
 #include "ecnwatch/dissect.h"
 
-#define RING 256u       /* frames in flight; a power of two */
-#define BATCH 16u       /* frames published or released at once */
+#ifndef RING
+#define RING 4096u      /* frames in flight (about 2 MB with their copies); a power of two */
+#endif
+#ifndef BATCH
+#define BATCH 64u       /* frames published or released at once */
+#endif
 #define SPIN 4000       /* polls before a side sleeps */
-#define MIN_ROOM 256u   /* a frame's copy: the usual snapshot lengths fit */
+#define MIN_ROOM 192u   /* a frame's copy: the usual snapshot lengths (128, ecnwatch's 192) fit */
 
 enum { WAIT_CONSUMER = 1, WAIT_READER = 2 };
 
 struct ew_reader {
     struct ew_rframe ring[RING];
     struct ew_capture *cap;
-    const struct ew_analyzer *an;
+    uint64_t seed;  /* of the analyzer's hash */
+    bool prepare;   /* an analyzer was given */
     uint64_t count;
     enum ew_link link;
 
@@ -142,8 +147,8 @@ reader_main(void *arg)
         s->fr.data = s->buf;
         ew_dissect_frame(r->link, s->buf, fr.caplen, fr.wirelen, &s->pkt);
         s->pkt.frame_no = fr.number;
-        if (r->an)
-            ew_analyzer_prepare(r->an, &s->pkt, &s->pre);
+        if (r->prepare)
+            ew_prepare_seeded(r->seed, &s->pkt, &s->pre);
         else
             s->pre.valid = false;
         w++;
@@ -177,7 +182,8 @@ ew_reader_start(struct ew_capture *cap, enum ew_link link, uint64_t count,
     r->cap = cap;
     r->link = link;
     r->count = count;
-    r->an = an;
+    r->prepare = an != NULL;
+    r->seed = an ? ew_analyzer_seed(an) : 0;
     atomic_init(&r->head, 0);
     atomic_init(&r->tail, 0);
     atomic_init(&r->done, false);

@@ -82,6 +82,11 @@ struct ew_prepared {
 };
 void ew_analyzer_prepare(const struct ew_analyzer *an, const struct ew_pkt *pkt,
                          struct ew_prepared *pre);
+/* The same in another thread, which must not read the analyzer while it
+ * accounts (its lines would travel between the processors on every frame):
+ * with the seed of its table's hash, taken once. */
+uint64_t ew_analyzer_seed(const struct ew_analyzer *an);
+void ew_prepare_seeded(uint64_t seed, const struct ew_pkt *pkt, struct ew_prepared *pre);
 void ew_analyzer_prefetch_slot(const struct ew_analyzer *an, const struct ew_prepared *pre);
 void ew_analyzer_prefetch_flow(const struct ew_analyzer *an, const struct ew_pkt *pkt,
                                const struct ew_prepared *pre);

@@ -173,6 +173,8 @@ void ew_flowtab_foreach_live(struct ew_flowtab *tab, void (*fn)(void *arg, struc
  * first len bytes of its record and, with inf, its inference state, into the
  * cache. None of them changes the table. */
 uint32_t ew_flowtab_hash(const struct ew_flowtab *tab, const struct ew_flow_key *key);
+/* the seed of the table's hash: ew_flowtab_hash() is (uint32_t)ew_flow_hash(key, seed) */
+uint64_t ew_flowtab_seed(const struct ew_flowtab *tab);
 void ew_flowtab_prefetch_slot(const struct ew_flowtab *tab, uint32_t hash);
 void ew_flowtab_prefetch_flow(const struct ew_flowtab *tab, uint32_t hash, size_t len, bool inf);
 

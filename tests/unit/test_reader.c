@@ -1,24 +1,54 @@
 /* test_reader.c - the reader thread: every frame, in order, the same bytes
- * and decoding as reading in one thread; -c; a stop; a file cut short. */
+ * and decoding as reading in one thread; -c; a stop; a file cut short. The
+ * captures are a bundled one's records four times over, so that the ring
+ * goes round twice. */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ecnwatch/capture.h"
 #include "ecnwatch/dissect.h"
 #include "ecnwatch/reader.h"
 #include "suites.h"
 
-#define CAP "captures/rfc3168-ce-server.pcap"
+#define SRC "captures/rfc3168-ce-server.pcap" /* classic pcap, 2,198 frames */
+#define TIMES 4
+#define FRAMES (TIMES * 2198)
+
+/* a file of SRC's records TIMES over, its first `cut` bytes (0: all); path
+ * is the template for mkstemp() */
+static void
+make_capture(char *path, long cut)
+{
+    static char buf[1 << 20];
+    FILE *in = fopen(SRC, "rb"), *out;
+    size_t n;
+    int fd = mkstemp(path), i;
+
+    CU_ASSERT_FATAL(in != NULL && fd >= 0);
+    n = fread(buf, 1, sizeof(buf), in);
+    fclose(in);
+    CU_ASSERT_FATAL(n > 24 && n < sizeof(buf));
+    out = fdopen(fd, "wb");
+    CU_ASSERT_FATAL(out != NULL);
+    CU_ASSERT_FATAL(fwrite(buf, 1, n, out) == n);
+    for (i = 1; i < TIMES; i++)
+        CU_ASSERT_FATAL(fwrite(buf + 24, 1, n - 24, out) == n - 24);
+    CU_ASSERT_FATAL(fflush(out) == 0);
+    if (cut)
+        CU_ASSERT_FATAL(ftruncate(fd, cut) == 0);
+    fclose(out);
+}
 
 /* every frame of path read in this thread: its number, length and a sum of its bytes */
 struct ref {
     uint64_t n;
-    uint64_t number[4096];
-    uint32_t caplen[4096];
-    uint32_t sum[4096];
-    uint8_t ecn[4096];
+    uint64_t number[FRAMES];
+    uint32_t caplen[FRAMES];
+    uint32_t sum[FRAMES];
+    uint8_t ecn[FRAMES];
 };
 
 static uint32_t
@@ -40,7 +70,7 @@ read_ref(const char *path, struct ref *r)
 
     r->n = 0;
     CU_ASSERT_FATAL(ew_capture_open_file(path, NULL, &cap, err, sizeof(err)) == 0);
-    while (ew_capture_next(cap, &fr, err, sizeof(err)) == EW_CAP_FRAME && r->n < 4096) {
+    while (ew_capture_next(cap, &fr, err, sizeof(err)) == EW_CAP_FRAME && r->n < FRAMES) {
         struct ew_pkt pkt;
 
         ew_dissect_frame(ew_capture_link(cap), fr.data, fr.caplen, fr.wirelen, &pkt);
@@ -87,34 +117,39 @@ static struct ref ref;
 static void
 test_all_in_order(void)
 {
+    char path[] = "/tmp/ew-reader-XXXXXX";
     enum ew_reader_end end;
 
-    read_ref(CAP, &ref);
-    CU_ASSERT_FATAL(ref.n > 1000 && ref.n < 4096);
-    CU_ASSERT(read_threaded(CAP, 0, &ref, &end) == ref.n);
+    make_capture(path, 0);
+    read_ref(path, &ref);
+    CU_ASSERT_FATAL(ref.n == FRAMES);
+    CU_ASSERT(read_threaded(path, 0, &ref, &end) == ref.n);
     CU_ASSERT(end == EW_READER_END);
-    CU_ASSERT(read_threaded(CAP, 300, &ref, &end) == 300);
+    CU_ASSERT(read_threaded(path, 300, &ref, &end) == 300);
     CU_ASSERT(end == EW_READER_END);
+    remove(path);
 }
 
 static void
 test_stop(void)
 {
-    char err[EW_ERRBUF_SIZE];
+    char path[] = "/tmp/ew-reader-XXXXXX", err[EW_ERRBUF_SIZE];
     struct ew_capture *cap;
     struct ew_reader *r;
     uint64_t frames = 0;
     uint64_t i;
 
-    CU_ASSERT_FATAL(ew_capture_open_file(CAP, NULL, &cap, err, sizeof(err)) == 0);
+    make_capture(path, 0);
+    CU_ASSERT_FATAL(ew_capture_open_file(path, NULL, &cap, err, sizeof(err)) == 0);
     r = ew_reader_start(cap, ew_capture_link(cap), 0, NULL);
     CU_ASSERT_FATAL(r != NULL);
     for (i = 0; i < 10; i++)
         CU_ASSERT(ew_reader_get(r, i) != NULL);
     /* never released: the reader waits for room until it is stopped */
     CU_ASSERT(ew_reader_finish(r, &frames, err, sizeof(err)) == EW_READER_STOPPED);
-    CU_ASSERT(frames >= 10 && frames < 2198);
+    CU_ASSERT(frames >= 10 && frames < FRAMES);
     ew_capture_close(cap);
+    remove(path);
 }
 
 static void
@@ -123,19 +158,9 @@ test_cut(void)
     char path[] = "/tmp/ew-reader-XXXXXX", err[EW_ERRBUF_SIZE];
     struct ew_capture *cap;
     struct ew_reader *r;
-    FILE *in = fopen(CAP, "rb"), *out;
-    static char buf[100000];
-    size_t n;
-    int fd = mkstemp(path);
     uint64_t frames = 0, i;
 
-    CU_ASSERT_FATAL(in != NULL && fd >= 0);
-    n = fread(buf, 1, sizeof(buf), in);
-    fclose(in);
-    out = fdopen(fd, "wb");
-    CU_ASSERT_FATAL(out != NULL && n == sizeof(buf));
-    CU_ASSERT_FATAL(fwrite(buf, 1, n - 7, out) == n - 7); /* mid-record */
-    fclose(out);
+    make_capture(path, 900000 - 7); /* mid-record, past the ring's first round */
     CU_ASSERT_FATAL(ew_capture_open_file(path, NULL, &cap, err, sizeof(err)) == 0);
     r = ew_reader_start(cap, ew_capture_link(cap), 0, NULL);
     CU_ASSERT_FATAL(r != NULL);
@@ -143,7 +168,7 @@ test_cut(void)
         ew_reader_release(r, i + 1);
     err[0] = '\0';
     CU_ASSERT(ew_reader_finish(r, &frames, err, sizeof(err)) == EW_READER_BROKEN);
-    CU_ASSERT(frames == i && frames > 100);
+    CU_ASSERT(frames == i && frames > 4096 && frames < FRAMES);
     CU_ASSERT(err[0] != '\0');
     ew_capture_close(cap);
     remove(path);
