@@ -50,10 +50,10 @@ seq_geq(uint32_t a, uint32_t b)
 /* note the frame where something was first seen in h; the bit, in the hot
  * part, spares the packet a read of the cold frame slot */
 static inline void
-first(struct ew_half *h, uint32_t bit, uint64_t *slot, uint64_t frame)
+first(struct ew_half *h, uint16_t bit, uint64_t *slot, uint64_t frame)
 {
     if (!(h->seen & bit)) {
-        h->seen |= bit;
+        h->seen = (uint16_t)(h->seen | bit);
         *slot = frame;
     }
 }
@@ -301,7 +301,7 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
                 continue;
             any = true;
             v = t->acc.val[i] & ACC_MASK24;
-            if (!r->opt_init) {
+            if (!(r->seen & EW_SEEN_OPT)) { /* the first option with a field */
                 r->first_opt_has[i] = true;
                 r->first_opt_val[i] = v;
             }
@@ -316,9 +316,7 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
                 exact = false;
         }
         if (any) {
-            if (!r->opt_init)
-                first(r, EW_SEEN_OPT, &r->first_opt_frame, frame);
-            r->opt_init = true;
+            first(r, EW_SEEN_OPT, &r->first_opt_frame, frame);
             r->opt_segments++;
             if (exact) {
                 r->opt_exact++;

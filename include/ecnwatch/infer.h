@@ -38,7 +38,6 @@ struct ew_half {
     int64_t data_last_ns;
     uint64_t last_data_frame;
 
-    uint32_t seen;              /* EW_SEEN_* bits: which first_*_frame are set */
     /* d's packets as they pass the capture point */
     uint32_t data_pkts;         /* segments with payload, retransmissions included */
     uint32_t ect1_runs;         /* ECT(0) -> ECT(1) changes between consecutive data segments */
@@ -68,6 +67,7 @@ struct ew_half {
     uint32_t qd_n, qd_max_us;
     uint32_t qd_marks, qd_marks_max_us;
 
+    uint16_t seen;              /* EW_SEEN_* bits: which first_*_frame are set */
     uint8_t first_data_ecn;     /* the first data segment's codepoint that is not CE */
     uint8_t last_data_ecn;
     uint8_t ace_last;
@@ -78,9 +78,9 @@ struct ew_half {
     bool ece_on;
     bool cwr_during_run;
     bool ace_init;
-    bool opt_init;
     bool ack_init;
     bool first_opt_has[3];
+    bool opt_seen[3];           /* the option field has appeared: opt_last[] holds it */
 
     /* segments being timed: a small FIFO, so that most ACKs give an RTT sample */
     int64_t rtt_ts[EW_RTT_TIMED];
@@ -102,7 +102,6 @@ struct ew_half {
     uint32_t opt_exact, opt_mismatch;
     uint32_t opt_offset[3];     /* as ace_offset, for each option field */
     uint32_t first_opt_val[3];
-    bool opt_seen[3];           /* the field has appeared: opt_last[] holds it */
 };
 
 /* the bits of ew_half.seen, one per first_*_frame set through first() */
