@@ -340,7 +340,7 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
         if (t->flags & EW_TCP_AE)
             d->ae++;
         k = ew_tcp_seg_kind(d, t);
-        d->kind_ecn[k][pkt->ecn & EW_ECN_MASK]++;
+        f->inf->kind_ecn[dir][k][pkt->ecn & EW_ECN_MASK]++;
         record_handshake(f, pkt, frame, dir);
         ew_infer_tcp(f, pkt, dir, (int)k, frame, ts_ns);
     } else if (pkt->l4 == EW_L4_UDP) {
@@ -407,7 +407,8 @@ ew_dir_sender_codepoint(const struct ew_flow *f, int dir)
 
     if (f->key.l4 == EW_L4_TCP) {
         for (cp = 0; cp < 4; cp++)
-            n[cp] = (uint64_t)d->kind_ecn[EW_SEG_DATA][cp] + d->kind_ecn[EW_SEG_RETRANS][cp];
+            n[cp] = (uint64_t)f->inf->kind_ecn[dir][EW_SEG_DATA][cp] +
+                    f->inf->kind_ecn[dir][EW_SEG_RETRANS][cp];
     } else {
         memcpy(n, d->ecn, sizeof(n));
     }

@@ -38,8 +38,8 @@ same_hosts(const struct ew_flow *a, const struct ew_flow *b)
 static bool
 classic_with_retransmissions(const struct ew_flow *f, int d)
 {
-    const uint32_t *n = f->dir[d].kind_ecn[EW_SEG_DATA];
-    const uint32_t *r = f->dir[d].kind_ecn[EW_SEG_RETRANS];
+    const uint32_t *n = f->inf->kind_ecn[d][EW_SEG_DATA];
+    const uint32_t *r = f->inf->kind_ecn[d][EW_SEG_RETRANS];
 
     return n[EW_ECN_ECT_0] > 0 && n[EW_ECN_NOT_ECT] == 0 && n[EW_ECN_ECT_1] == 0 &&
            r[EW_ECN_ECT_1] == 0;

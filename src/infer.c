@@ -404,7 +404,7 @@ mode_of(int neg)
 static uint64_t
 data_cp(const struct ew_flow *f, int d, int cp)
 {
-    return (uint64_t)f->dir[d].kind_ecn[EW_SEG_DATA][cp] + f->dir[d].kind_ecn[EW_SEG_RETRANS][cp];
+    return (uint64_t)f->inf->kind_ecn[d][EW_SEG_DATA][cp] + f->inf->kind_ecn[d][EW_SEG_RETRANS][cp];
 }
 
 /* the handshake was not captured: infer the mode from what followed */

@@ -103,7 +103,7 @@ dname(const struct ctx *c, int d)
 static uint64_t
 kind_cp(const struct ew_flow *f, int d, int kind, int cp)
 {
-    return f->dir[d].kind_ecn[kind][cp];
+    return f->inf->kind_ecn[d][kind][cp];
 }
 
 static uint64_t

@@ -283,6 +283,7 @@ dir_write(struct jw *w, const char *name, const struct ew_flow *f, int dir,
 {
     const struct ew_dir_stats *d = &f->dir[dir];
     const struct ew_dir_verdict *dv = &v->dir[dir];
+    const uint32_t(*kc)[4] = f->inf->kind_ecn[dir];
 
     jw_key(w, name);
     jw_object_begin(w);
@@ -303,9 +304,8 @@ dir_write(struct jw *w, const char *name, const struct ew_flow *f, int dir,
         jw_key(w, "by_kind");
         jw_object_begin(w);
         for (k = 0; k < EW_SEG_COUNT; k++)
-            w_ecn_counts(w, ew_seg_kind_name[k], d->kind_ecn[k][EW_ECN_NOT_ECT],
-                         d->kind_ecn[k][EW_ECN_ECT_0], d->kind_ecn[k][EW_ECN_ECT_1],
-                         d->kind_ecn[k][EW_ECN_CE]);
+            w_ecn_counts(w, ew_seg_kind_name[k], kc[k][EW_ECN_NOT_ECT], kc[k][EW_ECN_ECT_0],
+                         kc[k][EW_ECN_ECT_1], kc[k][EW_ECN_CE]);
         jw_object_end(w);
     }
     jw_kstring(w, "sender_codepoint", dv->sender_cp);

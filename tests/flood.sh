@@ -5,7 +5,7 @@
 # evictions; peak RSS within bounds derived from --max-flows and independent
 # of the packet count; SIGINT or SIGTERM mid-read still writes a complete -o
 # report; a report that cannot be written leaves the old file alone and no
-# temporary; 100,000 UDP flows held at once take under 640 bytes each.
+# temporary; 100,000 UDP flows held at once take under 512 bytes each.
 # Meant for the plain build (the sanitizers inflate RSS). Prints one line per
 # check and ends with "flood: N passed, N failed". FLOOD_N sets the SYN count;
 # peak RSS comes from GNU time (package time), else python3 (FLOOD_NO_TIME=1).
@@ -155,13 +155,13 @@ else
 fi
 
 # flows that are not TCP carry no TCP inference state: 100,000 UDP flows held
-# at once fit in 640 bytes each (a TCP flow takes about 1.7 KB)
+# at once fit in 512 bytes each: record, index and links (a TCP flow takes about 1.7 KB)
 U=100000
 if "$GEN" flood "$tmp/udp.pcap" $U udp; then
     rss_run -r "$tmp/udp.pcap" --max-flows $U -q -o "$tmp/udp.json"
     if [ $st = 0 ] && jq -e --argjson u $U '.totals.flows == $u and .totals.flows_evicted == 0' \
             "$tmp/udp.json" >/dev/null; then
-        within "holding $U UDP flows" "$rss" $((10 * 1024 + U * 640 / 1024))
+        within "holding $U UDP flows" "$rss" $((10 * 1024 + U * 512 / 1024))
     else
         bad "holding $U UDP flows: exit $st"
     fi

@@ -48,14 +48,14 @@ enum ew_seg_kind {
     EW_SEG_COUNT
 };
 extern const char *const ew_seg_kind_name[EW_SEG_COUNT];
+_Static_assert(EW_SEG_COUNT == EW_INFER_SEG_KINDS, "ew_infer.kind_ecn has a row per kind");
 
 struct ew_dir_stats {
     uint64_t packets;
     uint64_t bytes;         /* IP length (header + payload) as the IP header states it */
     uint64_t payload_bytes; /* transport payload, from the IP/UDP lengths */
-    uint64_t ecn[4];        /* by codepoint value, enum ew_ecn */
+    uint64_t ecn[4];        /* by codepoint value, enum ew_ecn (by segment kind too: ew_infer.kind_ecn, TCP) */
     uint32_t ece, cwr, ae;  /* raw TCP header bits */
-    uint32_t kind_ecn[EW_SEG_COUNT][4];
     uint32_t max_payload; /* largest transport payload: an MSS estimate */
     uint32_t seq_max; /* highest sequence number sent + 1 (TCP) */
     bool have_seq;
@@ -111,7 +111,7 @@ struct ew_flow {
     uint8_t end_reason;   /* enum ew_end_reason */
     uint8_t series_refused; /* bit per direction: no time series, the pool was full */
     /* TCP: the inference state, kept by the table beside the records (so
-     * that other flows' records do without its 1,136 bytes); otherwise
+     * that other flows' records do without its 1,344 bytes); otherwise
      * &ew_infer_none */
     struct ew_infer *inf;
     struct ew_handshake hs;

@@ -125,6 +125,9 @@ enum {
 /* what every packet of a flow may touch outside its two halves' hot parts */
 #define EW_HALF_HOT_BYTES offsetof(struct ew_half, first_data_frame)
 
+/* segment kinds (enum ew_seg_kind, flow.h) */
+#define EW_INFER_SEG_KINDS 7
+
 struct ew_infer {
     /* read or written by every packet */
     uint32_t nonsyn_segments;
@@ -136,6 +139,9 @@ struct ew_infer {
     uint8_t synack_dir;         /* direction of the SYN-ACK (server to client) */
     bool accecn_mode;           /* AccECN so far: negotiated, or an option seen */
     bool accecn_opt_seen;       /* first_accecn_opt_frame is set */
+    /* packets by direction (canonical), segment kind and codepoint: kept
+     * here, not in the record, since only TCP has segment kinds */
+    uint32_t kind_ecn[2][EW_INFER_SEG_KINDS][4];
     struct ew_half half[2];     /* indexed by the data direction */
     int64_t syn_ns, synack_ns, ack3_ns;
     uint64_t ack3_frame;
