@@ -484,38 +484,113 @@ jw_string(struct jw *w, const char *s)
     commit(w, v);
 }
 
-void
-jw_int(struct jw *w, int64_t val)
-{
-    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
-                                   "25262728293031323334353637383940414243444546474849"
-                                   "50515253545556575859606162636465666768697071727374"
-                                   "75767778798081828384858687888990919293949596979899";
-    char tmp[24], *t = tmp + sizeof(tmp), *p;
-    uint64_t u = val < 0 ? (uint64_t)0 - (uint64_t)val : (uint64_t)val;
-    size_t n;
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                     "25262728293031323334353637383940414243444546474849"
+                                     "50515253545556575859606162636465666768697071727374"
+                                     "75767778798081828384858687888990919293949596979899";
 
-    if (w->err)
-        return;
+/* val in decimal, ending at end; returns where it starts */
+static inline char *
+int_text(char *end, int64_t val)
+{
+    char *t = end;
+    uint64_t u = val < 0 ? (uint64_t)0 - (uint64_t)val : (uint64_t)val;
+
     while (u >= 100) {
         t -= 2;
-        memcpy(t, pairs + 2 * (u % 100), 2);
+        memcpy(t, digit_pairs + 2 * (u % 100), 2);
         u /= 100;
     }
     if (u >= 10) {
         t -= 2;
-        memcpy(t, pairs + 2 * u, 2);
+        memcpy(t, digit_pairs + 2 * u, 2);
     } else {
         *--t = (char)('0' + u);
     }
     if (val < 0)
         *--t = '-';
+    return t;
+}
+
+void
+jw_int(struct jw *w, int64_t val)
+{
+    char tmp[24], *t, *p;
+    size_t n;
+
+    if (w->err)
+        return;
+    t = int_text(tmp + sizeof(tmp), val);
     n = (size_t)(tmp + sizeof(tmp) - t);
     p = value_at(w, n);
     if (!p)
         return;
     memcpy(p, t, n);
     commit(w, p + n);
+}
+
+void
+jw_int_object(struct jw *w, const char *const *keys, const int64_t *vals, size_t n)
+{
+    static const char spaces[64] = "                                                                ";
+    size_t inner = w->ind + w->indent, room = 2 + sizeof(spaces), keylen[JW_INT_OBJECT_MAX], i;
+    char *p;
+
+    if (w->err)
+        return;
+    /* the keys are a few letters: counted and copied in line, not by the
+     * library's calls */
+    for (i = 0; i < n && i < JW_INT_OBJECT_MAX; i++) {
+        const char *k = keys[i];
+        size_t len = 0;
+
+        while (k[len])
+            len++;
+        keylen[i] = len;
+        room += 2 + sizeof(spaces) + len + 4 + 20;
+    }
+    if (n > JW_INT_OBJECT_MAX || w->depth + 1 >= JW_DEPTH || inner > sizeof(spaces) ||
+        room > JW_BUF / 2) {
+        /* the general way */
+        jw_object_begin(w);
+        for (i = 0; i < n; i++)
+            jw_kint(w, keys[i], vals[i]);
+        jw_object_end(w);
+        return;
+    }
+    p = value_at(w, room);
+    if (!p)
+        return;
+    *p++ = '{';
+    for (i = 0; i < n; i++) {
+        char tmp[24], *t = int_text(tmp + sizeof(tmp), vals[i]);
+        const char *k = keys[i];
+        size_t j;
+
+        if (i)
+            *p++ = ',';
+        if (w->indent) {
+            *p++ = '\n';
+            memcpy(p, spaces, sizeof(spaces)); /* one fixed-size copy; inner of it counts */
+            p += inner;
+        }
+        *p++ = '"';
+        for (j = 0; j < keylen[i]; j++)
+            *p++ = k[j];
+        *p++ = '"';
+        *p++ = ':';
+        if (w->indent)
+            *p++ = ' ';
+        while (t < tmp + sizeof(tmp))
+            *p++ = *t++;
+    }
+    if (n && w->indent) {
+        *p++ = '\n';
+        memcpy(p, spaces, sizeof(spaces));
+        p += w->ind;
+    }
+    *p++ = '}';
+    commit(w, p);
 }
 
 /* The report's reals are mostly n / 1000.0 for an integer n (milliseconds

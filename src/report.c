@@ -136,13 +136,11 @@ kuint(struct jw *w, const char *k, uint64_t v)
 static void
 w_ecn_counts(struct jw *w, const char *k, uint64_t ne, uint64_t e0, uint64_t e1, uint64_t ce)
 {
+    static const char *const keys[4] = {"not_ect", "ect0", "ect1", "ce"};
+    const int64_t v[4] = {(int64_t)ne, (int64_t)e0, (int64_t)e1, (int64_t)ce};
+
     jw_key(w, k);
-    jw_object_begin(w);
-    kuint(w, "not_ect", ne);
-    kuint(w, "ect0", e0);
-    kuint(w, "ect1", e1);
-    kuint(w, "ce", ce);
-    jw_object_end(w);
+    jw_int_object(w, keys, v, 4);
 }
 
 /* milliseconds from nanoseconds, to the microsecond */
@@ -295,12 +293,11 @@ dir_write(struct jw *w, const char *name, const struct ew_flow *f, int dir,
     if (f->key.l4 == EW_L4_TCP) {
         int k;
 
+        static const char *const flags[3] = {"ece", "cwr", "ae"};
+        const int64_t fv[3] = {d->ece, d->cwr, d->ae};
+
         jw_key(w, "tcp_flags");
-        jw_object_begin(w);
-        kuint(w, "ece", d->ece);
-        kuint(w, "cwr", d->cwr);
-        kuint(w, "ae", d->ae);
-        jw_object_end(w);
+        jw_int_object(w, flags, fv, 3);
         jw_key(w, "by_kind");
         jw_object_begin(w);
         for (k = 0; k < EW_SEG_COUNT; k++)

@@ -94,6 +94,10 @@ void jw_json(struct jw *w, const json_t *v);
 /* Shorthands: key and value. */
 static inline void jw_kstring(struct jw *w, const char *k, const char *s) { jw_key(w, k); jw_string(w, s); }
 static inline void jw_kint(struct jw *w, const char *k, int64_t v) { jw_key(w, k); jw_int(w, v); }
+/* An object of n (<= JW_INT_OBJECT_MAX) integer members at w's place, in one
+ * go: the bytes of jw_object_begin(), jw_kint() for each and jw_object_end(). */
+#define JW_INT_OBJECT_MAX 16
+void jw_int_object(struct jw *w, const char *const *keys, const int64_t *vals, size_t n);
 static inline void jw_kreal(struct jw *w, const char *k, double v) { jw_key(w, k); jw_real(w, v); }
 static inline void jw_kbool(struct jw *w, const char *k, bool v) { jw_key(w, k); jw_bool(w, v); }
 static inline void jw_knull(struct jw *w, const char *k) { jw_key(w, k); jw_null(w); }

@@ -569,6 +569,60 @@ test_inside(void)
     json_decref(root);
 }
 
+/* jw_int_object() against jansson: nested at several depths, in both
+ * layouts, with 0 to 17 members (17: the general way) and extreme values */
+static void
+test_int_object(void)
+{
+    static const char *const keys[17] = {"a", "not_ect", "ect0", "ect1", "ce", "b", "c", "d",
+                                         "e", "f", "g", "h", "i", "j", "k", "l", "m"};
+    int64_t vals[17];
+    int l, n, depth, i;
+
+    srand(11);
+    for (l = 0; l < LAYOUTS; l++) {
+        for (depth = 0; depth < 4; depth++) {
+            for (n = 0; n <= 17; n++) {
+                json_t *root = json_object(), *at = root, *obj = json_object();
+                struct mem m;
+
+                for (i = 0; i < n; i++) {
+                    vals[i] = i == 0 ? INT64_MIN : i == 1 ? INT64_MAX : i == 2 ? 0 :
+                              (int64_t)rand() * (rand() % 2 ? -1 : 1) * (i % 4 ? 1 : 99991);
+                    json_object_set_new(obj, keys[i], json_integer(vals[i]));
+                }
+                for (i = 0; i < depth; i++) {
+                    json_t *inner = json_object();
+
+                    json_object_set_new(at, "x", json_integer(i));
+                    json_object_set_new(at, "in", inner);
+                    at = inner;
+                }
+                json_object_set_new(at, "before", json_true());
+                json_object_set_new(at, "counts", obj);
+                json_object_set_new(at, "after", json_integer(7));
+
+                mem_open(&m, l);
+                jw_object_begin(&m.w);
+                for (i = 0; i < depth; i++) {
+                    jw_kint(&m.w, "x", i);
+                    jw_key(&m.w, "in");
+                    jw_object_begin(&m.w);
+                }
+                jw_kbool(&m.w, "before", true);
+                jw_key(&m.w, "counts");
+                jw_int_object(&m.w, keys, vals, (size_t)n);
+                jw_kint(&m.w, "after", 7);
+                for (i = 0; i < depth; i++)
+                    jw_object_end(&m.w);
+                jw_object_end(&m.w);
+                mem_close_same(&m, root, l);
+                json_decref(root);
+            }
+        }
+    }
+}
+
 int
 ew_test_register_jw(void)
 {
@@ -584,6 +638,7 @@ ew_test_register_jw(void)
         !CU_add_test(s, "embedded jansson values", test_embed) ||
         !CU_add_test(s, "random trees", test_random_trees) ||
         !CU_add_test(s, "members written apart and placed", test_inside) ||
+        !CU_add_test(s, "integer objects in one go", test_int_object) ||
         !CU_add_test(s, "write errors", test_errors))
         return -1;
     return 0;
