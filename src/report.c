@@ -599,12 +599,14 @@ flows_helper(void *arg)
         FILE *f;
         struct jw c;
         int state = PART_FAILED;
+        bool quit;
 
         pthread_mutex_lock(&j->mu);
         while (pt->state != PART_EMPTY && !j->quit)
             pthread_cond_wait(&j->cv, &j->mu);
+        quit = j->quit;
         pthread_mutex_unlock(&j->mu);
-        if (j->quit)
+        if (quit)
             break;
         f = r ? open_memstream(&mem, &len) : NULL;
         if (f && jw_init_inside(&c, &j->at, f, false) == 0) {
