@@ -2,6 +2,7 @@
 #   make              build build/ecnwatch
 #   make test         every test, also under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make SAN=1        the sanitizer build, in build/asan/
+#   make TSAN=1       the ThreadSanitizer build, in build/tsan/ (tests/threads.sh)
 #   make install      PREFIX=/usr/local DESTDIR= (binary, man pages, report schema, bash completion)
 #   make uninstall    the same PREFIX and DESTDIR: removes exactly those files
 #   make bench        the benchmark against the floor and tshark (bench/README.md)
@@ -9,7 +10,11 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 CC ?= cc
 
-ifeq ($(SAN),1)
+ifeq ($(TSAN),1)
+BUILD ?= build/tsan
+SANFLAGS = -fsanitize=thread -fno-omit-frame-pointer
+OPT ?= -O1
+else ifeq ($(SAN),1)
 BUILD ?= build/asan
 SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 OPT ?= -O1

@@ -549,8 +549,8 @@ jw_int_object(struct jw *w, const char *const *keys, const int64_t *vals, size_t
         keylen[i] = len;
         room += 2 + sizeof(spaces) + len + 4 + 20;
     }
-    if (n > JW_INT_OBJECT_MAX || w->depth + 1 >= JW_DEPTH || inner > sizeof(spaces) ||
-        room > JW_BUF / 2) {
+    if (n > JW_INT_OBJECT_MAX || w->depth + 1 >= JW_DEPTH || w->ind > sizeof(spaces) ||
+        inner > sizeof(spaces) || room > JW_BUF / 2) {
         /* the general way */
         jw_object_begin(w);
         for (i = 0; i < n; i++)

@@ -121,6 +121,10 @@ done
 plain=$1
 suite flood bash tests/flood.sh "$plain/ecnwatch"
 
+# once: the two-thread paths (the file reader, the report's helper) under
+# ThreadSanitizer, against the plain build's output
+suite threads bash tests/threads.sh "$plain"
+
 # once: make install and uninstall into a temporary DESTDIR, man pages, bash completion
 suite install bash tests/install.sh "$plain"
 
