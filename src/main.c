@@ -561,6 +561,8 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
     enum ew_link link = ew_capture_link(cap);
     uint64_t frames = 0, done = 0;
     struct ew_rframe ring[AHEAD];
+    uint8_t *buf[AHEAD] = {NULL}; /* each slot's copy of its frame */
+    size_t room[AHEAD] = {0};
     int e;
 
     memset(ring, 0, sizeof(ring));
@@ -587,24 +589,25 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
             re->broken = true;
             break;
         }
-        a = &ring[frames % AHEAD];
-        if (a->room < fr.caplen || !a->buf) {
-            size_t room = fr.caplen > 2048 ? fr.caplen : 2048;
-            uint8_t *nb = realloc(a->buf, room);
+        e = (int)(frames % AHEAD);
+        a = &ring[e];
+        if (room[e] < fr.caplen || !buf[e]) {
+            size_t n = fr.caplen > 2048 ? fr.caplen : 2048;
+            uint8_t *nb = realloc(buf[e], n);
 
             if (!nb) {
                 re->nomem = true;
                 break;
             }
-            a->buf = nb;
-            a->room = room;
+            buf[e] = nb;
+            room[e] = n;
         }
         if (fr.caplen)
-            memcpy(a->buf, fr.data, fr.caplen);
+            memcpy(buf[e], fr.data, fr.caplen);
         a->fr = fr;
-        a->fr.data = a->buf;
+        a->fr.data = buf[e];
         frames++;
-        ew_dissect_frame(link, a->buf, fr.caplen, fr.wirelen, &a->pkt);
+        ew_dissect_frame(link, buf[e], fr.caplen, fr.wirelen, &a->pkt);
         a->pkt.frame_no = fr.number;
         if (rc->an) {
             ew_analyzer_prepare(rc->an, &a->pkt, &a->pre);
@@ -621,7 +624,7 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
     while (done < frames)
         account_frame(rc, &ring[done++ % AHEAD]);
     for (e = 0; e < AHEAD; e++)
-        free(ring[e].buf);
+        free(buf[e]);
     re->frames = frames;
 }
 
@@ -651,7 +654,7 @@ read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re)
         account_frame(rc, a);
         ew_reader_release(r, i + 1);
     }
-    switch (ew_reader_finish(r, &re->frames, re->err, sizeof(re->err))) {
+    switch (ew_reader_finish(r, &re->frames, NULL, re->err, sizeof(re->err))) {
     case EW_READER_BROKEN:
         re->broken = true;
         break;

@@ -30,12 +30,12 @@
 #define BATCH 64u       /* frames published or released at once */
 #endif
 #define SPIN 4000       /* polls before a side sleeps */
-#define MIN_ROOM 192u   /* a frame's copy: the usual snapshot lengths (128, ecnwatch's 192) fit */
 
 enum { WAIT_CONSUMER = 1, WAIT_READER = 2 };
 
 struct ew_reader {
     struct ew_rframe ring[RING];
+    uint8_t *bytes;     /* EW_READER_BUDGET bytes: the frames' copies, in order, circularly */
     struct ew_capture *cap;
     uint64_t seed;  /* of the analyzer's hash */
     bool prepare;   /* an analyzer was given */
@@ -54,6 +54,7 @@ struct ew_reader {
     uint64_t released;  /* consumer side: frames done, published or not */
     enum ew_reader_end end; /* written by the reader before done */
     uint64_t frames;
+    size_t peak_bytes;  /* of copies held at once */
     char err[EW_ERRBUF_SIZE];
 };
 
@@ -75,28 +76,51 @@ wake(struct ew_reader *r, int who)
     }
 }
 
-/* the reader: wait until the ring has room for frame w, or a stop */
+/* the reader: wait until the consumer has released frames beyond `tail`
+ * (w: the frames read so far, published in full before sleeping), or a stop */
 static bool
-wait_room(struct ew_reader *r, uint64_t w)
+wait_release(struct ew_reader *r, uint64_t w, uint64_t tail)
 {
     int spin;
 
     for (spin = 0; spin < SPIN; spin++) {
-        if (w - atomic_load_explicit(&r->tail, memory_order_acquire) < RING)
+        if (atomic_load_explicit(&r->tail, memory_order_acquire) > tail)
             return true;
         if (atomic_load_explicit(&r->quit, memory_order_relaxed))
             return false;
         cpu_relax();
     }
-    atomic_store(&r->head, w); /* all of it, before sleeping */
+    atomic_store(&r->head, w);
     wake(r, WAIT_CONSUMER);
     pthread_mutex_lock(&r->mu);
     atomic_fetch_or(&r->waiting, WAIT_READER);
-    while (w - atomic_load(&r->tail) >= RING && !atomic_load(&r->quit))
+    while (atomic_load(&r->tail) <= tail && !atomic_load(&r->quit))
         pthread_cond_wait(&r->cv, &r->mu);
     atomic_fetch_and(&r->waiting, ~WAIT_READER);
     pthread_mutex_unlock(&r->mu);
     return !atomic_load(&r->quit);
+}
+
+/* Where n bytes for frame w's copy go in the buffer, or SIZE_MAX when the
+ * copies of the frames [freed, w) leave no room. They lie in buffer order
+ * from the oldest's offset to wpos, wrapping at most once, and a copy never
+ * wraps: the held bytes are [start, wpos) when wpos >= start, else
+ * [start, end of the last round) and [0, wpos). A copy placed before start
+ * ends strictly before it, so that the two cases stay apart. */
+static size_t
+place(const struct ew_reader *r, uint64_t freed, uint64_t w, size_t wpos, size_t n)
+{
+    size_t start;
+
+    if (freed == w)
+        return 0; /* none held: start over, where the lines are warm */
+    start = r->ring[freed % RING].off;
+    if (wpos >= start) {
+        if (EW_READER_BUDGET - wpos >= n)
+            return wpos;
+        return start > n ? 0 : SIZE_MAX;
+    }
+    return start - wpos > n ? wpos : SIZE_MAX;
 }
 
 static void *
@@ -104,12 +128,15 @@ reader_main(void *arg)
 {
     struct ew_reader *r = arg;
     enum ew_reader_end end = EW_READER_END;
-    uint64_t w = 0;
+    uint64_t w = 0, freed = 0;
+    size_t wpos = 0; /* where the next copy may go */
+    size_t held = 0; /* bytes of the copies of the frames [freed, w) */
 
     for (;;) {
         struct ew_frame fr;
         struct ew_rframe *s;
         enum ew_cap_next nx;
+        size_t at = SIZE_MAX;
 
         if (atomic_load_explicit(&r->quit, memory_order_relaxed)) {
             end = EW_READER_STOPPED;
@@ -117,11 +144,6 @@ reader_main(void *arg)
         }
         if (r->count && w >= r->count)
             break;
-        if (w - atomic_load_explicit(&r->tail, memory_order_acquire) >= RING &&
-            !wait_room(r, w)) {
-            end = EW_READER_STOPPED;
-            break;
-        }
         nx = ew_capture_next(r->cap, &fr, r->err, sizeof(r->err));
         if (nx == EW_CAP_END)
             break;
@@ -129,23 +151,37 @@ reader_main(void *arg)
             end = EW_READER_BROKEN;
             break;
         }
-        s = &r->ring[w % RING];
-        if (s->room < fr.caplen || !s->buf) {
-            size_t room = fr.caplen > MIN_ROOM ? fr.caplen : MIN_ROOM;
-            uint8_t *nb = realloc(s->buf, room);
-
-            if (!nb) {
-                end = EW_READER_NOMEM;
-                break;
-            }
-            s->buf = nb;
-            s->room = room;
+        if (fr.caplen >= EW_READER_BUDGET / 2) { /* libpcap never gives one */
+            end = EW_READER_NOMEM;
+            break;
         }
+        /* room for it: fewer than RING frames unreleased, and bytes for its
+         * copy in the buffer */
+        for (;;) {
+            uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+
+            for (; freed < tail; freed++)
+                held -= r->ring[freed % RING].fr.caplen;
+            if (w - freed < RING && (at = place(r, freed, w, wpos, fr.caplen)) != SIZE_MAX)
+                break;
+            if (!wait_release(r, w, tail))
+                break;
+        }
+        if (at == SIZE_MAX) {
+            end = EW_READER_STOPPED;
+            break;
+        }
+        s = &r->ring[w % RING];
+        s->off = at;
         if (fr.caplen)
-            memcpy(s->buf, fr.data, fr.caplen);
+            memcpy(r->bytes + at, fr.data, fr.caplen);
+        wpos = at + fr.caplen;
+        held += fr.caplen;
+        if (held > r->peak_bytes)
+            r->peak_bytes = held;
         s->fr = fr;
-        s->fr.data = s->buf;
-        ew_dissect_frame(r->link, s->buf, fr.caplen, fr.wirelen, &s->pkt);
+        s->fr.data = r->bytes + at;
+        ew_dissect_frame(r->link, s->fr.data, fr.caplen, fr.wirelen, &s->pkt);
         s->pkt.frame_no = fr.number;
         if (r->prepare)
             ew_prepare_seeded(r->seed, &s->pkt, &s->pre);
@@ -179,6 +215,11 @@ ew_reader_start(struct ew_capture *cap, enum ew_link link, uint64_t count,
 
     if (!r)
         return NULL;
+    r->bytes = malloc(EW_READER_BUDGET);
+    if (!r->bytes) {
+        free(r);
+        return NULL;
+    }
     r->cap = cap;
     r->link = link;
     r->count = count;
@@ -190,11 +231,13 @@ ew_reader_start(struct ew_capture *cap, enum ew_link link, uint64_t count,
     atomic_init(&r->quit, false);
     atomic_init(&r->waiting, 0);
     if (pthread_mutex_init(&r->mu, NULL) != 0) {
+        free(r->bytes);
         free(r);
         return NULL;
     }
     if (pthread_cond_init(&r->cv, NULL) != 0) {
         pthread_mutex_destroy(&r->mu);
+        free(r->bytes);
         free(r);
         return NULL;
     }
@@ -206,6 +249,7 @@ ew_reader_start(struct ew_capture *cap, enum ew_link link, uint64_t count,
     if (e != 0) {
         pthread_cond_destroy(&r->cv);
         pthread_mutex_destroy(&r->mu);
+        free(r->bytes);
         free(r);
         return NULL;
     }
@@ -261,20 +305,21 @@ ew_reader_stop(struct ew_reader *r)
 }
 
 enum ew_reader_end
-ew_reader_finish(struct ew_reader *r, uint64_t *frames, char *err, size_t errlen)
+ew_reader_finish(struct ew_reader *r, uint64_t *frames, size_t *peak_bytes, char *err,
+                 size_t errlen)
 {
     enum ew_reader_end end;
-    unsigned i;
 
     ew_reader_stop(r);
     pthread_join(r->thread, NULL);
     end = r->end;
     if (frames)
         *frames = r->frames;
+    if (peak_bytes)
+        *peak_bytes = r->peak_bytes;
     if (err && errlen)
         snprintf(err, errlen, "%s", end == EW_READER_BROKEN ? r->err : "");
-    for (i = 0; i < RING; i++)
-        free(r->ring[i].buf);
+    free(r->bytes);
     pthread_cond_destroy(&r->cv);
     pthread_mutex_destroy(&r->mu);
     free(r);

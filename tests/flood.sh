@@ -13,7 +13,7 @@
 # Bounds, with M = --max-flows (a TCP flow's record and inference state are
 # about 1.7 KiB, its slot in the index 8 bytes; the report is written a flow
 # at a time; 10 MiB is what does not depend on flows, the file reader's ring
-# of 4,096 frames, about 2 MiB, among it):
+# of 4,096 frames and the 2 MiB buffer of their copies, about 3 MiB, among it):
 #   reading alone (-q, no report):   10 MiB + M * 2 KiB
 #   reading and writing the report:  10 MiB + M * 48 KiB
 #   1,000,000 SYNs vs 2 * M SYNs:    at most 10% + 4 MiB more

@@ -23,13 +23,18 @@
 #include "ecnwatch/capture.h"
 #include "ecnwatch/pkt.h"
 
+/* The copies of the frames read and not yet released share one buffer of
+ * this many bytes, allocated once: a capture of long frames cannot make the
+ * ring's thousands of copies take more memory, and reading allocates
+ * nothing per frame. libpcap's longest frame (262,144 bytes) fits. */
+#define EW_READER_BUDGET ((size_t)2 << 20)
+
 /* one frame as read: a copy of its bytes, decoded, its flow key hashed */
 struct ew_rframe {
     struct ew_frame fr; /* fr.data points to the copy */
     struct ew_pkt pkt;
     struct ew_prepared pre; /* valid only when the reader was given an analyzer */
-    uint8_t *buf;
-    size_t room;
+    size_t off;             /* where the copy is in the reader's buffer */
 };
 
 /* how the reading ended */
@@ -56,16 +61,20 @@ const struct ew_rframe *ew_reader_get(struct ew_reader *r, uint64_t i);
 /* Frame i if it has been read already, else NULL; never waits. */
 const struct ew_rframe *ew_reader_peek(struct ew_reader *r, uint64_t i);
 
-/* The caller is done with every frame before frame `upto`. */
+/* The caller is done with every frame before frame `upto`. Release frames
+ * as they are done with: the reader waits while those not released hold
+ * EW_READER_BUDGET bytes of copies, so a caller that kept many long frames
+ * and asked for more would wait for ever. */
 void ew_reader_release(struct ew_reader *r, uint64_t upto);
 
 /* Ask the reader to stop at the next frame. */
 void ew_reader_stop(struct ew_reader *r);
 
 /* Wait for the thread, free the reader; returns how the reading ended, the
- * frames read and, for EW_READER_BROKEN, the reason. */
-enum ew_reader_end ew_reader_finish(struct ew_reader *r, uint64_t *frames, char *err,
-                                    size_t errlen);
+ * frames read, the most bytes of copies held at once (peak_bytes, may be
+ * NULL) and, for EW_READER_BROKEN, the reason. */
+enum ew_reader_end ew_reader_finish(struct ew_reader *r, uint64_t *frames, size_t *peak_bytes,
+                                    char *err, size_t errlen);
 
 /* The process may run on more than one processor (its affinity, as taskset
  * sets it): a second thread can run beside the first. */
