@@ -42,17 +42,22 @@ struct ew_reader {
     uint64_t count;
     enum ew_link link;
 
-    _Atomic uint64_t head; /* frames published by the reader */
-    _Atomic uint64_t tail; /* frames released by the consumer */
+    /* each side's counter on a line of its own, so that publishing one
+     * does not take the line the other side reads from its processor */
+    _Alignas(64) _Atomic uint64_t head; /* frames published by the reader */
     _Atomic bool done;     /* the reader has published its last frame */
-    _Atomic bool quit;     /* the consumer asks the reader to stop */
+    _Alignas(64) _Atomic uint64_t tail; /* frames released by the consumer */
+    _Alignas(64) _Atomic bool quit;     /* the consumer asks the reader to stop */
     _Atomic int waiting;   /* WAIT_* bits of the sides asleep or about to be */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     pthread_t thread;
 
-    uint64_t released;  /* consumer side: frames done, published or not */
-    enum ew_reader_end end; /* written by the reader before done */
+    /* the consumer's own: frames done (published or not), and head as it
+     * last read it, so that it reads the reader's line only on catching up */
+    _Alignas(64) uint64_t released;
+    uint64_t head_seen;
+    _Alignas(64) enum ew_reader_end end; /* written by the reader before done */
     uint64_t frames;
     size_t peak_bytes;  /* of copies held at once */
     char err[EW_ERRBUF_SIZE];
@@ -209,12 +214,14 @@ struct ew_reader *
 ew_reader_start(struct ew_capture *cap, enum ew_link link, uint64_t count,
                 const struct ew_analyzer *an)
 {
-    struct ew_reader *r = calloc(1, sizeof(*r));
+    /* the counters' lines are 64-byte aligned within the struct */
+    struct ew_reader *r = aligned_alloc(64, sizeof(*r));
     sigset_t all, old;
     int e;
 
     if (!r)
         return NULL;
+    memset(r, 0, sizeof(*r));
     r->bytes = malloc(EW_READER_BUDGET);
     if (!r->bytes) {
         free(r);
@@ -259,7 +266,9 @@ ew_reader_start(struct ew_capture *cap, enum ew_link link, uint64_t count,
 const struct ew_rframe *
 ew_reader_peek(struct ew_reader *r, uint64_t i)
 {
-    return i < atomic_load_explicit(&r->head, memory_order_acquire) ? &r->ring[i % RING] : NULL;
+    if (i >= r->head_seen)
+        r->head_seen = atomic_load_explicit(&r->head, memory_order_acquire);
+    return i < r->head_seen ? &r->ring[i % RING] : NULL;
 }
 
 const struct ew_rframe *
@@ -267,8 +276,11 @@ ew_reader_get(struct ew_reader *r, uint64_t i)
 {
     int spin;
 
+    if (i < r->head_seen)
+        return &r->ring[i % RING];
     for (spin = 0; spin < SPIN; spin++) {
-        if (i < atomic_load_explicit(&r->head, memory_order_acquire))
+        r->head_seen = atomic_load_explicit(&r->head, memory_order_acquire);
+        if (i < r->head_seen)
             return &r->ring[i % RING];
         if (atomic_load_explicit(&r->done, memory_order_acquire))
             break;
@@ -282,7 +294,8 @@ ew_reader_get(struct ew_reader *r, uint64_t i)
         pthread_cond_wait(&r->cv, &r->mu);
     atomic_fetch_and(&r->waiting, ~WAIT_CONSUMER);
     pthread_mutex_unlock(&r->mu);
-    return i < atomic_load(&r->head) ? &r->ring[i % RING] : NULL;
+    r->head_seen = atomic_load(&r->head);
+    return i < r->head_seen ? &r->ring[i % RING] : NULL;
 }
 
 void
