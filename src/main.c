@@ -628,8 +628,14 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
     re->frames = frames;
 }
 
-/* the capture read and decoded by the reader thread; the flow of the frame
- * after next is looked up in the index, the next one's record fetched */
+/* the capture read and decoded by the reader thread; the flow of a frame a
+ * few ahead is looked up in the index, and one nearer's record fetched */
+#ifndef THREAD_SLOT_AHEAD
+#define THREAD_SLOT_AHEAD 2
+#endif
+#ifndef THREAD_FLOW_AHEAD
+#define THREAD_FLOW_AHEAD 1
+#endif
 static void
 read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re)
 {
@@ -646,9 +652,9 @@ read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re)
         if (!a)
             break;
         if (rc->an) {
-            if ((b = ew_reader_peek(r, i + 2)) != NULL)
+            if ((b = ew_reader_peek(r, i + THREAD_SLOT_AHEAD)) != NULL)
                 ew_analyzer_prefetch_slot(rc->an, &b->pre);
-            if ((b = ew_reader_peek(r, i + 1)) != NULL)
+            if ((b = ew_reader_peek(r, i + THREAD_FLOW_AHEAD)) != NULL)
                 ew_analyzer_prefetch_flow(rc->an, &b->pkt, &b->pre);
         }
         account_frame(rc, a);
