@@ -23,6 +23,8 @@ norand() { setarch "$(uname -m)" -R "$@"; }
 
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+# the first ThreadSanitizer report in FILE, on one line
+tsan_said() { grep -m1 -A3 'WARNING: ThreadSanitizer' "$1" | tr '\n' ' ' | head -c 400; }
 
 if ! make --no-print-directory TSAN=1 "$TS/ecnwatch" "$TS/run_tests" >"$tmp/build.log" 2>&1; then
     bad "make TSAN=1: $(grep -m1 -E 'error|cannot' "$tmp/build.log")"
@@ -46,7 +48,7 @@ run() {
     norand "$TS/ecnwatch" "$@" >"$tmp/t.out" 2>"$tmp/t.err"
     st=$?
     if grep -q "ThreadSanitizer" "$tmp/t.err"; then
-        bad "$name: $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$tmp/t.err" | tr '\n' ' ' | head -c 400)"
+        bad "$name: $(tsan_said "$tmp/t.err")"
         return
     fi
     if [ $st != "$want" ]; then
@@ -74,7 +76,7 @@ if [ -w /dev/full ]; then
     norand "$TS/ecnwatch" -r "$tmp/many.pcap" --json >/dev/full 2>"$tmp/full.err"
     st=$?
     if grep -q ThreadSanitizer "$tmp/full.err"; then
-        bad "report to a full device: $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$tmp/full.err" | tr '\n' ' ')"
+        bad "report to a full device: $(tsan_said "$tmp/full.err")"
     elif [ $st = 4 ]; then
         ok "report to a full device -> 4"
     else
@@ -100,7 +102,7 @@ done
 wait $pid
 st=$?
 if grep -q ThreadSanitizer "$tmp/int.err"; then
-    bad "SIGINT mid-read: $(grep -m1 -A3 'WARNING: ThreadSanitizer' "$tmp/int.err" | tr '\n' ' ')"
+    bad "SIGINT mid-read: $(tsan_said "$tmp/int.err")"
 elif [ $sent = no ]; then
     bad "SIGINT mid-read: ecnwatch ended (exit $st) before it could be stopped"
 elif [ $st = 0 ] && jq -e '.source.interrupted == true and .totals.frames > 0' "$tmp/int.json" >/dev/null 2>&1; then
@@ -110,10 +112,11 @@ else
 fi
 
 # the reader's unit suite
-out=$(norand "$TS/run_tests" 2>&1)
+norand "$TS/run_tests" >"$tmp/unit.out" 2>&1
 st=$?
-if echo "$out" | grep -q ThreadSanitizer; then
-    bad "unit tests: $(echo "$out" | grep -m1 -A3 'WARNING: ThreadSanitizer' | tr '\n' ' ')"
+out=$(cat "$tmp/unit.out")
+if grep -q ThreadSanitizer "$tmp/unit.out"; then
+    bad "unit tests: $(tsan_said "$tmp/unit.out")"
 elif [ $st = 0 ] && echo "$out" | grep -q "Suite: reader"; then
     ok "unit tests ($(echo "$out" | awk '$1 == "tests" { print $3 }') tests)"
 else
