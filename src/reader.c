@@ -24,7 +24,7 @@
 #include "ecnwatch/dissect.h"
 
 #ifndef RING
-#define RING 4096u      /* frames in flight (about 2 MB with their copies); a power of two */
+#define RING 4096u      /* frames in flight (1.1 MiB; their copies are in `bytes`); a power of two */
 #endif
 #ifndef BATCH
 #define BATCH 64u       /* frames published or released at once */
