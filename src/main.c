@@ -20,7 +20,6 @@
 
 #include "ecnwatch/analyze.h"
 #include "ecnwatch/capture.h"
-#include "ecnwatch/dissect.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/live.h"
 #include "ecnwatch/metrics.h"
@@ -559,7 +558,7 @@ static void
 read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
 {
     enum ew_link link = ew_capture_link(cap);
-    uint64_t frames = 0, done = 0;
+    uint64_t frames = 0, done = 0, seed = rc->an ? ew_analyzer_seed(rc->an) : 0;
     struct ew_rframe ring[AHEAD];
     uint8_t *buf[AHEAD] = {NULL}; /* each slot's copy of its frame */
     size_t room[AHEAD] = {0};
@@ -602,15 +601,9 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
             buf[e] = nb;
             room[e] = n;
         }
-        if (fr.caplen)
-            memcpy(buf[e], fr.data, fr.caplen);
-        a->fr = fr;
-        a->fr.data = buf[e];
+        ew_rframe_fill(a, &fr, buf[e], link, rc->an != NULL, seed);
         frames++;
-        ew_dissect_frame(link, buf[e], fr.caplen, fr.wirelen, &a->pkt);
-        a->pkt.frame_no = fr.number;
         if (rc->an) {
-            ew_analyzer_prepare(rc->an, &a->pkt, &a->pre);
             ew_analyzer_prefetch_slot(rc->an, &a->pre);
             if (frames - done > SLOT_AHEAD) {
                 struct ew_rframe *b = &ring[(frames - 1 - SLOT_AHEAD) % AHEAD];

@@ -128,6 +128,22 @@ place(const struct ew_reader *r, uint64_t freed, uint64_t w, size_t wpos, size_t
     return start - wpos > n ? wpos : SIZE_MAX;
 }
 
+void
+ew_rframe_fill(struct ew_rframe *s, const struct ew_frame *fr, uint8_t *dst, enum ew_link link,
+               bool prepare, uint64_t seed)
+{
+    if (fr->caplen)
+        memcpy(dst, fr->data, fr->caplen);
+    s->fr = *fr;
+    s->fr.data = dst;
+    ew_dissect_frame(link, dst, fr->caplen, fr->wirelen, &s->pkt);
+    s->pkt.frame_no = fr->number;
+    if (prepare)
+        ew_prepare_seeded(seed, &s->pkt, &s->pre);
+    else
+        s->pre.valid = false;
+}
+
 static void *
 reader_main(void *arg)
 {
@@ -178,20 +194,11 @@ reader_main(void *arg)
         }
         s = &r->ring[w % RING];
         s->off = at;
-        if (fr.caplen)
-            memcpy(r->bytes + at, fr.data, fr.caplen);
+        ew_rframe_fill(s, &fr, r->bytes + at, r->link, r->prepare, r->seed);
         wpos = at + fr.caplen;
         held += fr.caplen;
         if (held > r->peak_bytes)
             r->peak_bytes = held;
-        s->fr = fr;
-        s->fr.data = r->bytes + at;
-        ew_dissect_frame(r->link, s->fr.data, fr.caplen, fr.wirelen, &s->pkt);
-        s->pkt.frame_no = fr.number;
-        if (r->prepare)
-            ew_prepare_seeded(r->seed, &s->pkt, &s->pre);
-        else
-            s->pre.valid = false;
         w++;
         if (w % BATCH == 0) {
             atomic_store(&r->head, w);

@@ -45,6 +45,13 @@ enum ew_reader_end {
     EW_READER_STOPPED, /* ew_reader_stop() */
 };
 
+/* What the reader does with each frame, for a caller reading in its own
+ * thread: fr's bytes copied to dst (room for fr->caplen), decoded as link
+ * type `link`, and with `prepare` its flow key hashed with `seed`
+ * (ew_analyzer_seed()). s->fr.data points to dst. */
+void ew_rframe_fill(struct ew_rframe *s, const struct ew_frame *fr, uint8_t *dst,
+                    enum ew_link link, bool prepare, uint64_t seed);
+
 struct ew_reader;
 
 /* Start reading cap (which the reader uses until ew_reader_finish()): at
