@@ -223,8 +223,6 @@ ew_reader_start(struct ew_capture *cap, enum ew_link link, uint64_t count,
 {
     /* the counters' lines are 64-byte aligned within the struct */
     struct ew_reader *r = aligned_alloc(64, sizeof(*r));
-    sigset_t all, old;
-    int e;
 
     if (!r)
         return NULL;
@@ -255,12 +253,7 @@ ew_reader_start(struct ew_capture *cap, enum ew_link link, uint64_t count,
         free(r);
         return NULL;
     }
-    /* signals are the caller's thread's to take */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    e = pthread_create(&r->thread, NULL, reader_main, r);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (e != 0) {
+    if (ew_thread_start(&r->thread, reader_main, r) != 0) {
         pthread_cond_destroy(&r->cv);
         pthread_mutex_destroy(&r->mu);
         free(r->bytes);
@@ -344,6 +337,19 @@ ew_reader_finish(struct ew_reader *r, uint64_t *frames, size_t *peak_bytes, char
     pthread_mutex_destroy(&r->mu);
     free(r);
     return end;
+}
+
+int
+ew_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    int e;
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    e = pthread_create(t, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return e;
 }
 
 bool

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -657,12 +656,7 @@ flows_write(struct jw *w, const struct ew_analyzer *an)
     if (n >= 4 * FLOW_CHUNK && ew_spare_processor() &&
         pthread_mutex_init(&j.mu, NULL) == 0) {
         if (pthread_cond_init(&j.cv, NULL) == 0) {
-            sigset_t all, old;
-
-            sigfillset(&all); /* signals are the main thread's to take */
-            pthread_sigmask(SIG_SETMASK, &all, &old);
-            helper = pthread_create(&th, NULL, flows_helper, &j) == 0;
-            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            helper = ew_thread_start(&th, flows_helper, &j) == 0;
             if (!helper)
                 pthread_cond_destroy(&j.cv);
         }

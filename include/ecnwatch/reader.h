@@ -15,6 +15,7 @@
 #ifndef ECNWATCH_READER_H
 #define ECNWATCH_READER_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -82,6 +83,10 @@ void ew_reader_stop(struct ew_reader *r);
  * NULL) and, for EW_READER_BROKEN, the reason. */
 enum ew_reader_end ew_reader_finish(struct ew_reader *r, uint64_t *frames, size_t *peak_bytes,
                                     char *err, size_t errlen);
+
+/* pthread_create() for a thread that takes no signal (they are the main
+ * thread's, which stops on SIGINT and SIGTERM); 0 or an errno value. */
+int ew_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /* The process may run on more than one processor (its affinity, as taskset
  * sets it): a second thread can run beside the first. */
