@@ -422,12 +422,6 @@ ew_flowtab_seed(const struct ew_flowtab *t)
     return t->seed;
 }
 
-uint32_t
-ew_flowtab_hash(const struct ew_flowtab *t, const struct ew_flow_key *key)
-{
-    return (uint32_t)ew_flow_hash(key, t->seed);
-}
-
 void
 ew_flowtab_touch(struct ew_flowtab *t, struct ew_flow *f)
 {

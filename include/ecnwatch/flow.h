@@ -152,7 +152,7 @@ uint64_t ew_flow_hash(const struct ew_flow_key *key, uint64_t seed);
 struct ew_flow *ew_flowtab_get(struct ew_flowtab *tab, const struct ew_flow_key *key,
                                int64_t now_ns, bool *created);
 
-/* The same, with the key's hash already known (ew_flowtab_hash()). */
+/* The same, with the key's hash already known (see ew_flowtab_seed()). */
 struct ew_flow *ew_flowtab_get_hashed(struct ew_flowtab *tab, const struct ew_flow_key *key,
                                       uint32_t hash, int64_t now_ns, bool *created);
 
@@ -168,12 +168,11 @@ void ew_flowtab_foreach_recent(struct ew_flowtab *tab, int64_t since_ns,
 void ew_flowtab_foreach_live(struct ew_flowtab *tab, void (*fn)(void *arg, struct ew_flow *f),
                              void *arg);
 
-/* For a reader that knows its next frames: the key's hash in this table,
- * then its index slot, then (one frame later, when the slot has arrived) the
- * first len bytes of its record and, with inf, its inference state, into the
- * cache. None of them changes the table. */
-uint32_t ew_flowtab_hash(const struct ew_flowtab *tab, const struct ew_flow_key *key);
-/* the seed of the table's hash: ew_flowtab_hash() is (uint32_t)ew_flow_hash(key, seed) */
+/* For a reader that knows its next frames: the key's hash in this table is
+ * (uint32_t)ew_flow_hash(key, ew_flowtab_seed(tab)); then its index slot,
+ * then (one frame later, when the slot has arrived) the first len bytes of
+ * its record and, with inf, its inference state, into the cache. None of
+ * them changes the table. */
 uint64_t ew_flowtab_seed(const struct ew_flowtab *tab);
 void ew_flowtab_prefetch_slot(const struct ew_flowtab *tab, uint32_t hash);
 void ew_flowtab_prefetch_flow(const struct ew_flowtab *tab, uint32_t hash, size_t len, bool inf);
