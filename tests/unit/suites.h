@@ -12,5 +12,6 @@ int ew_test_register_quic(void);
 int ew_test_register_jw(void);
 int ew_test_register_reader(void);
 int ew_test_register_format(void);
+int ew_test_register_pack(void);
 
 #endif

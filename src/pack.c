@@ -1,0 +1,233 @@
+/* pack.c - a flow's record and inference state in a few hundred bytes, and
+ * back, exactly (pack.h). */
+#include "ecnwatch/pack.h"
+
+#include <string.h>
+
+#define KEY_BYTES sizeof(struct ew_flow_key)
+#define REC_BYTES (sizeof(struct ew_flow) - KEY_BYTES)
+
+_Static_assert(offsetof(struct ew_flow, key) == 0 &&
+                   offsetof(struct ew_flow, first_ns) == KEY_BYTES,
+               "the key comes first, the packed words after it");
+_Static_assert(REC_BYTES % 4 == 0 && sizeof(struct ew_infer) % 4 == 0, "whole words");
+
+/* 64-bit members taken relative to the flow's first packet time or frame
+ * (offsets in the words packed: the record's after its key) */
+#define R(m) (offsetof(struct ew_flow, m) - KEY_BYTES)
+static const size_t rec_times[] = {R(last_ns)};
+static const size_t rec_frames[] = {R(last_frame), R(hs.syn_frame), R(hs.synack_frame),
+                                    R(hs.syn_option_frame)};
+#undef R
+
+#define H(d, m) offsetof(struct ew_infer, half[d].m)
+#define HALF_TIMES(d)                                                                            \
+    H(d, data_last_ns), H(d, data_first_ns), H(d, rtt_ts[0]), H(d, rtt_ts[1]), H(d, rtt_ts[2]),  \
+        H(d, rtt_ts[3]), H(d, rtt_ts[4]), H(d, rtt_ts[5]), H(d, rtt_ts[6]), H(d, rtt_ts[7])
+#define HALF_FRAMES(d)                                                                           \
+    H(d, last_data_frame), H(d, first_data_frame), H(d, first_ce_frame), H(d, first_ect1_frame), \
+        H(d, first_ect0_frame), H(d, first_ect_pure_ack_frame), H(d, first_ect_retrans_frame),   \
+        H(d, first_cwr_frame), H(d, first_ece_frame), H(d, first_ece_off_frame),                 \
+        H(d, first_ce_unechoed_frame), H(d, first_esce_frame), H(d, first_ace_change_frame),     \
+        H(d, first_ace_mismatch_frame), H(d, first_opt_frame), H(d, first_opt_mismatch_frame)
+static const size_t inf_times[] = {HALF_TIMES(0), HALF_TIMES(1), offsetof(struct ew_infer, syn_ns),
+                                   offsetof(struct ew_infer, synack_ns),
+                                   offsetof(struct ew_infer, ack3_ns)};
+static const size_t inf_frames[] = {HALF_FRAMES(0), HALF_FRAMES(1),
+                                    offsetof(struct ew_infer, ack3_frame),
+                                    offsetof(struct ew_infer, first_accecn_opt_frame)};
+#undef HALF_TIMES
+#undef HALF_FRAMES
+#undef H
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* zigzag: small magnitudes of either sign to small numbers */
+static uint64_t
+zig(uint64_t v)
+{
+    return (v << 1) ^ (0 - (v >> 63));
+}
+
+static uint64_t
+unzig(uint64_t z)
+{
+    return (z >> 1) ^ (0 - (z & 1));
+}
+
+/* A value near base as a small number, and 0 (not set) as 0: zig(v - base) + 1,
+ * with 0 and what 0 would have become swapped. One-to-one on 64 bits, so that
+ * times out of order and frames of any size come back as they were. */
+static uint64_t
+rel(uint64_t v, uint64_t base)
+{
+    uint64_t zero = zig(0 - base) + 1, r = zig(v - base) + 1;
+
+    return r == zero ? 0 : r == 0 ? zero : r;
+}
+
+static uint64_t
+unrel(uint64_t r, uint64_t base)
+{
+    uint64_t zero = zig(0 - base) + 1;
+
+    r = r == 0 ? zero : r == zero ? 0 : r;
+    return base + unzig(r - 1);
+}
+
+static void
+to_rel(uint8_t *bytes, const size_t *at, size_t n, uint64_t base)
+{
+    uint64_t v;
+
+    for (size_t i = 0; i < n; i++) {
+        memcpy(&v, bytes + at[i], sizeof(v));
+        v = rel(v, base);
+        memcpy(bytes + at[i], &v, sizeof(v));
+    }
+}
+
+static void
+from_rel(uint8_t *bytes, const size_t *at, size_t n, uint64_t base)
+{
+    uint64_t v;
+
+    for (size_t i = 0; i < n; i++) {
+        memcpy(&v, bytes + at[i], sizeof(v));
+        v = unrel(v, base);
+        memcpy(bytes + at[i], &v, sizeof(v));
+    }
+}
+
+/* n words: a bit per group of 8 that has any not zero, then for each such
+ * group a byte of bits and its words that are not zero, as varints */
+static size_t
+put_words(const uint32_t *w, size_t n, uint8_t *out)
+{
+    size_t groups = EW_PACK_GROUPS(n), len = (groups + 7) / 8;
+
+    memset(out, 0, len);
+    for (size_t g = 0; g < groups; g++) {
+        size_t from = g * 8, to = from + 8 < n ? from + 8 : n, mask_at;
+        uint32_t any = 0;
+        uint8_t mask = 0;
+
+        for (size_t i = from; i < to; i++)
+            any |= w[i];
+        if (!any)
+            continue;
+        mask_at = len++;
+        for (size_t i = from; i < to; i++) {
+            uint32_t v = w[i];
+
+            if (!v)
+                continue;
+            mask |= (uint8_t)(1u << (i - from));
+            while (v >= 0x80) {
+                out[len++] = (uint8_t)(v | 0x80);
+                v >>= 7;
+            }
+            out[len++] = (uint8_t)v;
+        }
+        out[mask_at] = mask;
+        out[g / 8] |= (uint8_t)(1u << (g % 8));
+    }
+    return len;
+}
+
+static bool
+get_words(const uint8_t *in, size_t len, size_t *pos, uint32_t *w, size_t n)
+{
+    size_t groups = EW_PACK_GROUPS(n), bits = *pos, p = *pos + (groups + 7) / 8;
+
+    if (p > len)
+        return false;
+    memset(w, 0, n * sizeof(*w));
+    for (size_t g = 0; g < groups; g++) {
+        unsigned mask;
+
+        if (!(in[bits + g / 8] & (1u << (g % 8))))
+            continue;
+        if (p >= len)
+            return false;
+        for (mask = in[p++]; mask; mask &= mask - 1) {
+            size_t at = g * 8 + (size_t)__builtin_ctz(mask);
+            uint32_t v = 0;
+            unsigned shift = 0;
+            uint8_t b;
+
+            if (at >= n)
+                return false;
+            do {
+                if (p >= len || shift > 28)
+                    return false;
+                b = in[p++];
+                if (shift == 28 && b > 0x0f)
+                    return false;
+                v |= (uint32_t)(b & 0x7f) << shift;
+                shift += 7;
+            } while (b & 0x80);
+            w[at] = v;
+        }
+    }
+    *pos = p;
+    return true;
+}
+
+size_t
+ew_flow_pack(const struct ew_flow *f, uint8_t *out)
+{
+    uint32_t rec[EW_PACK_REC_WORDS], inf[EW_PACK_INF_WORDS];
+    uint8_t *rb = (uint8_t *)rec, *ib = (uint8_t *)inf;
+    bool tcp = f->inf != &ew_infer_none;
+    size_t len = 1;
+
+    memcpy(rb, (const uint8_t *)f + KEY_BYTES, REC_BYTES);
+    memset(rb + offsetof(struct ew_flow, inf) - KEY_BYTES, 0, sizeof(f->inf));
+    to_rel(rb, rec_times, COUNT(rec_times), (uint64_t)f->first_ns);
+    to_rel(rb, rec_frames, COUNT(rec_frames), f->first_frame);
+    out[0] = tcp;
+    len += put_words(rec, EW_PACK_REC_WORDS, out + len);
+    if (tcp) {
+        memcpy(ib, f->inf, sizeof(inf));
+        to_rel(ib, inf_times, COUNT(inf_times), (uint64_t)f->first_ns);
+        to_rel(ib, inf_frames, COUNT(inf_frames), f->first_frame);
+        len += put_words(inf, EW_PACK_INF_WORDS, out + len);
+    }
+    return len;
+}
+
+bool
+ew_flow_unpack(const uint8_t *in, size_t len, struct ew_flow *f, struct ew_infer *infer)
+{
+    uint32_t rec[EW_PACK_REC_WORDS], inf[EW_PACK_INF_WORDS];
+    uint8_t *rb = (uint8_t *)rec, *ib = (uint8_t *)inf;
+    size_t pos = 1;
+    uint64_t first_ns, first_frame;
+    bool tcp;
+
+    if (len < 1 || in[0] > 1)
+        return false;
+    tcp = in[0];
+    if (!get_words(in, len, &pos, rec, EW_PACK_REC_WORDS))
+        return false;
+    if (tcp && !get_words(in, len, &pos, inf, EW_PACK_INF_WORDS))
+        return false;
+    if (pos != len)
+        return false;
+    memcpy(&first_ns, rb + offsetof(struct ew_flow, first_ns) - KEY_BYTES, sizeof(first_ns));
+    memcpy(&first_frame, rb + offsetof(struct ew_flow, first_frame) - KEY_BYTES,
+           sizeof(first_frame));
+    from_rel(rb, rec_times, COUNT(rec_times), first_ns);
+    from_rel(rb, rec_frames, COUNT(rec_frames), first_frame);
+    memcpy((uint8_t *)f + KEY_BYTES, rb, REC_BYTES);
+    if (tcp) {
+        from_rel(ib, inf_times, COUNT(inf_times), first_ns);
+        from_rel(ib, inf_frames, COUNT(inf_frames), first_frame);
+        memcpy(infer, ib, sizeof(inf));
+        f->inf = infer;
+    } else {
+        f->inf = (struct ew_infer *)(uintptr_t)&ew_infer_none;
+    }
+    return true;
+}
