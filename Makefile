@@ -51,6 +51,8 @@ LIB_OBJ = $(DISSECT_OBJ) $(CORE_OBJ)
 
 BIN = $(BUILD)/ecnwatch
 TOOLS = $(BUILD)/run_tests $(BUILD)/ecngen $(BUILD)/sweep $(BUILD)/tcpgen $(BUILD)/quicgen
+# sizes the packed state of TCP flows (bench/README.md)
+TOOLS += $(BUILD)/statesize
 # the fuzz harnesses without libFuzzer: replay saved inputs (tests/fuzz/README.md)
 TOOLS += $(BUILD)/replay_dissect $(BUILD)/replay_pipeline $(BUILD)/replay_quic $(BUILD)/mkseeds
 
@@ -158,7 +160,10 @@ $(BUILD)/benchgen: $(BUILD)/bench/benchgen.o
 $(BUILD)/floor: $(BUILD)/bench/floor.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-bench: $(BIN) $(BUILD)/benchgen $(BUILD)/floor
+$(BUILD)/statesize: $(BUILD)/bench/statesize.o $(LIB_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+bench: $(BIN) $(BUILD)/benchgen $(BUILD)/floor $(BUILD)/statesize
 	@bash bench/run.sh $(BUILD)
 
 clean:

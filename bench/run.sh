@@ -239,7 +239,15 @@ for n in $SCALE; do
             prev_kb=$M_KB
         fi
     done
+    # the same flows packed as idle flows could be kept (bench/statesize.c)
+    "$B/statesize" "$f" "$n" >"$tmp/packed-$n" 2>&1 || echo "   statesize failed: see above" >>"$tmp/packed-$n"
     rm -f "$f"
+done
+echo
+echo "-- a TCP flow's state today, and packed (include/ecnwatch/pack.h): the 512-byte target"
+for n in $SCALE; do
+    echo "  $n flows:"
+    sed 's/^   /    /' "$tmp/packed-$n"
 done
 
 # RSS against packets at a fixed number of flows

@@ -1,0 +1,145 @@
+/* statesize.c - what a TCP flow's state weighs, and what a compact encoding
+ * of it would weigh: the measurement behind the 512-bytes-per-flow target
+ * (bench/RESULTS.md).
+ *
+ *   statesize FILE [MAX_FLOWS]
+ *
+ * Reads FILE through the same decoder and analyzer as ecnwatch -q (one
+ * thread, no report) with a table of MAX_FLOWS (default 1048576), then packs
+ * every held TCP flow's record and inference state as an idle flow could be
+ * kept (pack.h), unpacks it and compares. Prints what a TCP flow takes today
+ * and what it would take packed, with its key and index beside it and its
+ * bytes in 16-byte granules (mean, median, 99th percentile, largest). Exits
+ * 1 when a flow did not come back the same.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ecnwatch/analyze.h"
+#include "ecnwatch/capture.h"
+#include "ecnwatch/dissect.h"
+#include "ecnwatch/flow.h"
+#include "ecnwatch/infer.h"
+#include "ecnwatch/pack.h"
+
+/* today: the table's index slots (two or more 8-byte slots per record) and
+ * the two 4-byte activity links beside each record (src/flowtab.c) */
+#define INDEX_AND_LINKS 24
+/* what an encoded flow would keep beside its key: a pointer to its bytes */
+#define BLOB_POINTER 8
+/* an allocator of 16-byte granules */
+#define GRANULE 16
+
+/* the bytes an idle TCP flow would take, its key and index included; and
+ * whether unpacking gives its state back */
+static size_t
+packed_flow(const struct ew_flow *f, bool *same)
+{
+    static uint8_t buf[EW_PACK_MAX];
+    static struct ew_flow g;
+    static struct ew_infer inf;
+    size_t len = ew_flow_pack(f, buf), blob = (len + GRANULE - 1) / GRANULE * GRANULE;
+
+    g.key = f->key;
+    *same = ew_flow_unpack(buf, len, &g, &inf) && g.inf == &inf &&
+            !memcmp(&inf, f->inf, sizeof(inf)) && (g.inf = f->inf, !memcmp(&g, f, sizeof(g)));
+    return sizeof f->key + INDEX_AND_LINKS + BLOB_POINTER + blob;
+}
+
+static int
+cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+int
+main(int argc, char **argv)
+{
+    char err[EW_ERRBUF_SIZE] = "";
+    struct ew_analyzer_cfg cfg = {.max_flows = 1u << 20, .hash_seed = 1};
+    struct ew_analyzer an;
+    struct ew_flowtab_stats st;
+    struct ew_capture *cap;
+    struct ew_frame fr;
+    struct ew_pkt pkt;
+    const struct ew_flow **list;
+    size_t *sizes, n, tcp = 0, sum = 0, differ = 0;
+    enum ew_cap_next rc;
+    struct timespec t0, t1;
+    static uint8_t buf[EW_PACK_MAX];
+    static struct ew_flow g;
+    static struct ew_infer inf;
+
+    if (argc < 2 || argc > 3) {
+        fprintf(stderr, "usage: statesize FILE [MAX_FLOWS]\n");
+        return 2;
+    }
+    if (argc == 3)
+        cfg.max_flows = (uint32_t)strtoul(argv[2], NULL, 10);
+    if (ew_capture_open_file(argv[1], NULL, &cap, err, sizeof err) < 0) {
+        fprintf(stderr, "statesize: %s\n", err);
+        return 3;
+    }
+    if (cfg.max_flows == 0 || ew_analyzer_init(&an, &cfg) < 0) {
+        fprintf(stderr, "statesize: cannot make a table of %u flows\n", cfg.max_flows);
+        return 3;
+    }
+    while ((rc = ew_capture_next(cap, &fr, err, sizeof err)) == EW_CAP_FRAME) {
+        ew_dissect_frame(ew_capture_link(cap), fr.data, fr.caplen, fr.wirelen, &pkt);
+        ew_analyzer_frame(&an, &pkt, fr.ts_ns);
+    }
+    ew_capture_close(cap);
+    if (rc == EW_CAP_BROKEN)
+        fprintf(stderr, "statesize: %s (the frames before it are counted)\n", err);
+
+    ew_flowtab_get_stats(an.tab, &st);
+    list = calloc(st.in_table ? st.in_table : 1, sizeof *list);
+    sizes = calloc(st.in_table ? st.in_table : 1, sizeof *sizes);
+    if (!list || !sizes) {
+        fprintf(stderr, "statesize: out of memory\n");
+        return 3;
+    }
+    n = ew_flowtab_list(an.tab, list, st.in_table);
+    for (size_t i = 0; i < n; i++)
+        if (list[i]->inf != &ew_infer_none) {
+            bool same;
+
+            sizes[tcp] = packed_flow(list[i], &same);
+            sum += sizes[tcp++];
+            differ += !same;
+        }
+    qsort(sizes, tcp, sizeof *sizes, cmp_size);
+    /* what packing and unpacking cost: every TCP flow once more, timed */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (size_t i = 0; i < n; i++)
+        if (list[i]->inf != &ew_infer_none) {
+            size_t len = ew_flow_pack(list[i], buf);
+
+            if (!ew_flow_unpack(buf, len, &g, &inf))
+                differ++;
+        }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("   %llu frames, %zu flows held, %zu TCP\n", (unsigned long long)an.tot.frames, n, tcp);
+    printf("   a TCP flow today: record %zu + inference state %zu + index and links %d = %zu bytes\n",
+           sizeof(struct ew_flow), sizeof(struct ew_infer), INDEX_AND_LINKS,
+           sizeof(struct ew_flow) + sizeof(struct ew_infer) + INDEX_AND_LINKS);
+    if (tcp)
+        printf("   packed (src/pack.c): mean %.0f, median %zu, 99th percentile %zu, largest %zu "
+               "bytes per TCP flow\n",
+               (double)sum / (double)tcp, sizes[tcp / 2], sizes[tcp * 99 / 100], sizes[tcp - 1]);
+    if (tcp)
+        printf("   packing and unpacking a TCP flow: %.0f ns\n",
+               ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) /
+                   (double)tcp);
+    if (differ)
+        printf("   %zu flows did not unpack to the same bytes\n", differ);
+    free(sizes);
+    free(list);
+    ew_analyzer_free(&an);
+    return differ ? 1 : 0;
+}
