@@ -1,16 +1,16 @@
-/* statesize.c - what a TCP flow's state weighs, and what a compact encoding
- * of it would weigh: the measurement behind the 512-bytes-per-flow target
- * (bench/RESULTS.md).
+/* statesize.c - what a TCP flow takes held whole and held packed: the
+ * figures behind the 512-bytes-per-flow target (bench/RESULTS.md).
  *
  *   statesize FILE [MAX_FLOWS]
  *
  * Reads FILE through the same decoder and analyzer as ecnwatch -q (one
  * thread, no report) with a table of MAX_FLOWS (default 1048576), then packs
- * every held TCP flow's record and inference state as an idle flow could be
- * kept (pack.h), unpacks it and compares. Prints what a TCP flow takes today
- * and what it would take packed, with its key and index beside it and its
- * bytes in 16-byte granules (mean, median, 99th percentile, largest). Exits
- * 1 when a flow did not come back the same.
+ * every held TCP flow as the table packs the flows outside its hot set
+ * (pack.h), unpacks it and compares. Prints what a TCP flow takes whole and
+ * what it takes packed, with its entry, index and links, its bytes in
+ * 16-byte granules and the allocator's header (mean, median, 99th
+ * percentile, largest), and the time to pack and unpack one. Exits 1 when a
+ * flow did not come back the same.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,15 +26,16 @@
 #include "ecnwatch/infer.h"
 #include "ecnwatch/pack.h"
 
-/* today: the table's index slots (two or more 8-byte slots per record) and
- * the two 4-byte activity links beside each record (src/flowtab.c) */
+/* the table's index slots (two or more 8-byte slots per entry) and the two
+ * 4-byte activity links beside each entry, and the entry (src/flowtab.c) */
 #define INDEX_AND_LINKS 24
-/* what an encoded flow would keep beside its key: a pointer to its bytes */
-#define BLOB_POINTER 8
-/* an allocator of 16-byte granules */
+#define ENTRY 72
+/* packed bytes are allocated in 16-byte granules, each allocation with
+ * glibc's 8-byte header */
 #define GRANULE 16
+#define MALLOC_HEADER 8
 
-/* the bytes an idle TCP flow would take, its key and index included; and
+/* the bytes a packed TCP flow takes, its entry and index included; and
  * whether unpacking gives its state back */
 static size_t
 packed_flow(const struct ew_flow *f, bool *same)
@@ -47,7 +48,7 @@ packed_flow(const struct ew_flow *f, bool *same)
     g.key = f->key;
     *same = ew_flow_unpack(buf, len, &g, &inf) && g.inf == &inf &&
             !memcmp(&inf, f->inf, sizeof(inf)) && (g.inf = f->inf, !memcmp(&g, f, sizeof(g)));
-    return sizeof f->key + INDEX_AND_LINKS + BLOB_POINTER + blob;
+    return ENTRY + INDEX_AND_LINKS + MALLOC_HEADER + blob;
 }
 
 static int
@@ -67,7 +68,8 @@ main(int argc, char **argv)
     struct ew_capture *cap;
     struct ew_frame fr;
     struct ew_pkt pkt;
-    const struct ew_flow **list;
+    static struct ew_flow_room room;
+    uint32_t *refs;
     size_t *sizes, n, tcp = 0, sum = 0, differ = 0;
     enum ew_cap_next rc;
     struct timespec t0, t1;
@@ -98,38 +100,44 @@ main(int argc, char **argv)
         fprintf(stderr, "statesize: %s (the frames before it are counted)\n", err);
 
     ew_flowtab_get_stats(an.tab, &st);
-    list = calloc(st.in_table ? st.in_table : 1, sizeof *list);
+    refs = calloc(st.in_table ? st.in_table : 1, sizeof *refs);
     sizes = calloc(st.in_table ? st.in_table : 1, sizeof *sizes);
-    if (!list || !sizes) {
+    if (!refs || !sizes) {
         fprintf(stderr, "statesize: out of memory\n");
         return 3;
     }
-    n = ew_flowtab_list(an.tab, list, st.in_table);
-    for (size_t i = 0; i < n; i++)
-        if (list[i]->inf != &ew_infer_none) {
+    n = ew_flowtab_refs(an.tab, refs, st.in_table, false);
+    for (size_t i = 0; i < n; i++) {
+        const struct ew_flow *f = ew_flowtab_view(an.tab, refs[i], &room);
+
+        if (f->inf != &ew_infer_none) {
             bool same;
 
-            sizes[tcp] = packed_flow(list[i], &same);
+            sizes[tcp] = packed_flow(f, &same);
             sum += sizes[tcp++];
             differ += !same;
         }
+    }
     qsort(sizes, tcp, sizeof *sizes, cmp_size);
     /* what packing and unpacking cost: every TCP flow once more, timed */
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (size_t i = 0; i < n; i++)
-        if (list[i]->inf != &ew_infer_none) {
-            size_t len = ew_flow_pack(list[i], buf);
+    for (size_t i = 0; i < n; i++) {
+        const struct ew_flow *f = ew_flowtab_view(an.tab, refs[i], &room);
+
+        if (f->inf != &ew_infer_none) {
+            size_t len = ew_flow_pack(f, buf);
 
             if (!ew_flow_unpack(buf, len, &g, &inf))
                 differ++;
         }
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     printf("   %llu frames, %zu flows held, %zu TCP\n", (unsigned long long)an.tot.frames, n, tcp);
-    printf("   a TCP flow today: record %zu + inference state %zu + index and links %d = %zu bytes\n",
-           sizeof(struct ew_flow), sizeof(struct ew_infer), INDEX_AND_LINKS,
-           sizeof(struct ew_flow) + sizeof(struct ew_infer) + INDEX_AND_LINKS);
+    printf("   a TCP flow whole (the hot set): record %zu + inference state %zu bytes, beside its "
+           "entry, index and links (%d)\n",
+           sizeof(struct ew_flow), sizeof(struct ew_infer), ENTRY + INDEX_AND_LINKS);
     if (tcp)
-        printf("   packed (src/pack.c): mean %.0f, median %zu, 99th percentile %zu, largest %zu "
+        printf("   packed (src/pack.c), entry and index included: mean %.0f, median %zu, 99th percentile %zu, largest %zu "
                "bytes per TCP flow\n",
                (double)sum / (double)tcp, sizes[tcp / 2], sizes[tcp * 99 / 100], sizes[tcp - 1]);
     if (tcp)
@@ -139,7 +147,7 @@ main(int argc, char **argv)
     if (differ)
         printf("   %zu flows did not unpack to the same bytes\n", differ);
     free(sizes);
-    free(list);
+    free(refs);
     ew_analyzer_free(&an);
     return differ ? 1 : 0;
 }

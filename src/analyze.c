@@ -65,6 +65,10 @@ ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg)
     an->user_evict = cfg->on_evict;
     an->user_evict_arg = cfg->evict_arg;
     an->tab = ew_flowtab_new(cfg->max_flows, cfg->hash_seed, cfg->idle_ns, on_evict, an);
+    if (an->tab && cfg->hot_flows && ew_flowtab_set_hot(an->tab, cfg->hot_flows) < 0) {
+        ew_flowtab_free(an->tab);
+        an->tab = NULL;
+    }
     if (an->tab && cfg->on_end)
         ew_flowtab_set_end_cb(an->tab, cfg->on_end, cfg->end_arg);
     /* as many QUIC entries as flow records: a flow gives its entry back on eviction */
@@ -80,26 +84,28 @@ uint32_t
 ew_analyzer_findings(const struct ew_analyzer *an, uint64_t counts[32])
 {
     struct ew_flowtab_stats st;
-    const struct ew_flow **list;
-    uint32_t mask = 0;
+    struct ew_flow_room *room;
+    uint32_t *refs, mask = 0;
     size_t n, i;
     int k;
 
     for (k = 0; k < 32; k++)
         counts[k] = k < EW_MU_COUNT ? an->evicted_findings[k] : 0;
     ew_flowtab_get_stats(an->tab, &st);
-    list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
-    if (list) {
-        n = ew_flowtab_list(an->tab, list, st.in_table);
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    room = malloc(sizeof(*room));
+    if (refs && room) {
+        n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
         for (i = 0; i < n; i++) {
-            uint32_t m = flow_kinds(list[i]);
+            uint32_t m = flow_kinds(ew_flowtab_view(an->tab, refs[i], room));
 
             for (k = 0; k < EW_MU_COUNT; k++)
                 if (m & (1u << k))
                     counts[k]++;
         }
-        free(list);
     }
+    free(refs);
+    free(room);
     for (k = 0; k < EW_MU_COUNT; k++)
         if (counts[k])
             mask |= 1u << k;
@@ -236,6 +242,13 @@ ew_analyzer_prefetch_slot(const struct ew_analyzer *an, const struct ew_prepared
 {
     if (pre->valid)
         ew_flowtab_prefetch_slot(an->tab, pre->hash);
+}
+
+void
+ew_analyzer_prefetch_entry(const struct ew_analyzer *an, const struct ew_prepared *pre)
+{
+    if (pre->valid)
+        ew_flowtab_prefetch_entry(an->tab, pre->hash);
 }
 
 void

@@ -13,8 +13,12 @@
 #include "ecnwatch/infer.h"
 #include "ecnwatch/report.h"
 
+/* what the grouping reads of a flow, copied: flows are viewed one at a time */
 struct member {
-    const struct ew_flow *f;
+    struct ew_flow_key key;
+    int64_t first_ns, last_ns;
+    uint64_t id;
+    uint32_t data_pkts; /* of the main direction */
     int d;        /* main data direction */
     bool l4s;
     double mbps, ce_per_pkt, qdelay_ms;
@@ -27,7 +31,7 @@ struct side {
 };
 
 static int
-same_hosts(const struct ew_flow *a, const struct ew_flow *b)
+same_hosts(const struct member *a, const struct member *b)
 {
     return a->key.family == b->key.family && !memcmp(a->key.lo, b->key.lo, 16) &&
            !memcmp(a->key.hi, b->key.hi, 16);
@@ -57,9 +61,13 @@ classify(const struct ew_flow *f, struct member *m, bool *ok)
     if (f->key.l4 != EW_L4_TCP)
         return;
     ew_infer_conclude_quiet(f, &v);
-    m->f = f;
+    m->key = f->key;
+    m->first_ns = f->first_ns;
+    m->last_ns = f->last_ns;
+    m->id = f->id;
     m->d = v.main_dir;
     h = &f->inf->half[m->d];
+    m->data_pkts = h->data_pkts;
     if (h->data_pkts < 10)
         return;
     if (v.dir[m->d].sender_ect1 && v.mode_accecn)
@@ -101,7 +109,7 @@ side_json(struct side *s)
 
 /* flows in host-pair order (family, addresses), then in report order */
 struct ord {
-    const struct ew_flow *f;
+    const struct member *f;
     size_t i;
 };
 
@@ -140,7 +148,7 @@ cmp_grp(const void *pa, const void *pb)
  * time. Flows are first sorted by host pair, so that only flows between the
  * same hosts are compared: O(n log n) plus the pairs within each host pair. */
 static size_t
-group(const struct ew_flow *const *flows, size_t n, const bool *ok, struct grp *out)
+group(const struct member *flows, size_t n, const bool *ok, struct grp *out)
 {
     struct ord *o = malloc((n ? n : 1) * sizeof(*o));
     bool *done = calloc(n ? n : 1, sizeof(*done));
@@ -153,18 +161,18 @@ group(const struct ew_flow *const *flows, size_t n, const bool *ok, struct grp *
     }
     for (a = 0; a < n; a++)
         if (ok[a])
-            o[k++] = (struct ord){flows[a], a};
+            o[k++] = (struct ord){&flows[a], a};
     qsort(o, k, sizeof(*o), cmp_ord);
     for (a = 0; a < k; a = b) {
         for (b = a + 1; b < k && same_hosts(o[a].f, o[b].f); b++)
             ;
         for (x = a; x < b; x++) {
-            const struct ew_flow *fi = o[x].f;
+            const struct member *fi = o[x].f;
 
             if (done[o[x].i])
                 continue;
             for (y = x; y < b; y++) {
-                const struct ew_flow *fj = o[y].f;
+                const struct member *fj = o[y].f;
 
                 if (done[o[y].i])
                     continue;
@@ -182,19 +190,20 @@ group(const struct ew_flow *const *flows, size_t n, const bool *ok, struct grp *
 }
 
 json_t *
-ew_bottlenecks_json(const struct ew_flow *const *flows, size_t n)
+ew_bottlenecks_json(const struct ew_flowtab *tab, const uint32_t *refs, size_t n)
 {
     json_t *arr = json_array();
     struct member *m = calloc(n ? n : 1, sizeof(*m));
     bool *ok = calloc(n ? n : 1, sizeof(*ok));
     struct grp *gm = malloc((n ? n : 1) * sizeof(*gm));
+    struct ew_flow_room *room = malloc(sizeof(*room));
     size_t i, j, x, y, ng;
 
-    if (!m || !ok || !gm)
+    if (!m || !ok || !gm || !room)
         goto out;
     for (i = 0; i < n; i++)
-        classify(flows[i], &m[i], &ok[i]);
-    ng = group(flows, n, ok, gm);
+        classify(ew_flowtab_view(tab, refs[i], room), &m[i], &ok[i]);
+    ng = group(m, n, ok, gm);
     for (x = 0; x < ng; x = y) {
         struct side l4s = {NULL, 0, 0, 0, 0, 0, 0}, cl = {NULL, 0, 0, 0, 0, 0, 0};
         json_t *g;
@@ -206,17 +215,15 @@ ew_bottlenecks_json(const struct ew_flow *const *flows, size_t n)
         i = gm[x].lead;
         for (y = x; y < ng && gm[y].lead == i; y++) {
             struct side *s;
-            const struct ew_half *h;
 
             j = gm[y].j;
             s = m[j].l4s ? &l4s : &cl;
-            h = &flows[j]->inf->half[m[j].d];
             if (!s->ids)
                 s->ids = json_array();
-            json_array_append_new(s->ids, json_integer((json_int_t)flows[j]->id));
+            json_array_append_new(s->ids, json_integer((json_int_t)m[j].id));
             s->mbps += m[j].mbps;
-            s->ce += m[j].ce_per_pkt * h->data_pkts;
-            s->ce_pkts += h->data_pkts;
+            s->ce += m[j].ce_per_pkt * m[j].data_pkts;
+            s->ce_pkts += m[j].data_pkts;
             if (m[j].qdelay_ms >= 0) {
                 s->qd_sum += m[j].qdelay_ms;
                 s->qd_n++;
@@ -248,8 +255,8 @@ ew_bottlenecks_json(const struct ew_flow *const *flows, size_t n)
             snprintf(reason, sizeof(reason), "queueing delay %.1f ms (ECT(1)) against %.1f ms "
                                              "(ECT(0)): neither pattern", ql, qc);
         }
-        ew_addr_str(flows[i]->key.lo, flows[i]->key.family, a, sizeof(a));
-        ew_addr_str(flows[i]->key.hi, flows[i]->key.family, b, sizeof(b));
+        ew_addr_str(m[i].key.lo, m[i].key.family, a, sizeof(a));
+        ew_addr_str(m[i].key.hi, m[i].key.family, b, sizeof(b));
         g = json_object();
         json_object_set_new(g, "hosts", json_pack("[s,s]", a, b));
         json_object_set_new(g, "looks_like", json_string(looks));
@@ -262,6 +269,7 @@ ew_bottlenecks_json(const struct ew_flow *const *flows, size_t n)
         json_array_append_new(arr, g);
     }
 out:
+    free(room);
     free(gm);
     free(m);
     free(ok);

@@ -1,5 +1,6 @@
 /* flowtab.c - capped, seeded, open-addressing flow table (see flow.h). */
 #include "ecnwatch/flow.h"
+#include "ecnwatch/pack.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,33 +13,62 @@ const char *const ew_seg_kind_name[EW_SEG_COUNT] = {
     [EW_SEG_OTHER] = "other",
 };
 
-/* a doubly linked list of record indices (+1; 0 = none) */
+/* a doubly linked list of entries (their index + 1; 0 = none) */
 struct ew_list {
     uint32_t head, tail;
 };
 
-/* one index entry: the record (index + 1, 0 = empty) and its key's hash, so
- * that probing and deletion do not touch other flows' records */
+/* one index slot: the entry (index + 1, 0 = empty) and its key's hash, so
+ * that probing and deletion do not touch other flows' entries */
 struct ew_slot {
     uint32_t ref;
     uint32_t hash;
 };
 
-/* a record's place in its list (live or ended); kept beside the records,
+/* an entry's place in its list (live or ended); kept beside the entries,
  * not in them, so that moving a flow to the tail on each of its packets
- * touches a small array instead of three other flows' records */
+ * touches a small array instead of three other flows' entries */
 struct ew_lru_link {
     uint32_t prev, next;
 };
 
+enum { ENT_FREE, ENT_LIVE, ENT_ENDED };
+
+/* Every flow held: its key and what the table reads without its record.
+ * Its record and inference state are either in the hot set (hot != 0) or
+ * packed (pack.h) at `packed`; the packed bytes stay allocated while the
+ * flow is hot, for its next packing, and with the entry when it is reused. */
+struct ew_entry {
+    struct ew_flow_key key;
+    uint64_t id;
+    int64_t last_ns; /* the record's, as of its packing */
+    uint8_t *packed;
+    uint32_t hot;    /* hot record + 1; 0 = packed */
+    uint16_t len;    /* packed bytes */
+    uint8_t cap;     /* granules allocated at packed */
+    uint8_t state;   /* ENT_* */
+};
+_Static_assert(sizeof(struct ew_entry) == 72, "an entry is 72 bytes: the key and 32 more");
+
+/* packed bytes are allocated in granules of 16, so that a flow whose packed
+ * form grows by a few bytes mostly fits in what it has */
+#define GRANULE 16
+_Static_assert((EW_PACK_MAX + GRANULE - 1) / GRANULE <= 255, "a granule count fits the entry's byte");
+
 struct ew_flowtab {
-    struct ew_flow *rec; /* max_flows records, allocated once */
-    struct ew_infer *inf; /* their TCP inference state, by record (untouched for others) */
-    struct ew_lru_link *lnk; /* max_flows list links, by record */
+    struct ew_entry *ent;    /* max_flows entries, allocated once */
+    struct ew_lru_link *lnk; /* max_flows list links, by entry */
     uint32_t max_flows;
-    uint32_t used;       /* records handed out so far (never shrinks) */
-    struct ew_slot *slot; /* the index */
-    uint32_t mask;       /* slot count - 1 (a power of two, >= 2 * max_flows) */
+    uint32_t used;           /* entries handed out so far (never shrinks) */
+    uint32_t free_ent;       /* entries given back (a stack through lnk.next) */
+    struct ew_slot *slot;    /* the index */
+    uint32_t mask;           /* slot count - 1 (a power of two, >= 2 * max_flows) */
+    /* the hot set: records and their TCP inference state, by hot index */
+    struct ew_flow *hot;
+    struct ew_infer *inf;    /* untouched for flows that are not TCP */
+    uint32_t *owner;         /* the entry of each hot record (ref), 0 = none */
+    uint8_t *recent;         /* CLOCK bits: touched since the hand last passed */
+    uint32_t hot_max, hot_used, hand;
     uint64_t seed;
     int64_t idle_ns;
     struct ew_list live;  /* live flows, least recently active first */
@@ -48,6 +78,7 @@ struct ew_flowtab {
     ew_flow_evict_fn on_end;
     void *end_arg;
     struct ew_flowtab_stats st;
+    uint8_t buf[EW_PACK_MAX];
 };
 
 const struct ew_infer ew_infer_none;
@@ -159,6 +190,37 @@ ew_flow_key_from_pkt(const struct ew_pkt *pkt, struct ew_flow_key *key)
     return EW_DIR_HI_LO;
 }
 
+/* ---- the table */
+
+static void
+hot_free(struct ew_flowtab *t)
+{
+    free(t->hot);
+    free(t->inf);
+    free(t->owner);
+    free(t->recent);
+    t->hot = NULL;
+    t->inf = NULL;
+    t->owner = NULL;
+    t->recent = NULL;
+}
+
+static int
+hot_alloc(struct ew_flowtab *t, uint32_t n)
+{
+    hot_free(t);
+    t->hot = calloc(n, sizeof(*t->hot));
+    t->inf = calloc(n, sizeof(*t->inf));
+    t->owner = calloc(n, sizeof(*t->owner));
+    t->recent = calloc(n, sizeof(*t->recent));
+    if (!t->hot || !t->inf || !t->owner || !t->recent) {
+        hot_free(t);
+        return -1;
+    }
+    t->hot_max = n;
+    return 0;
+}
+
 struct ew_flowtab *
 ew_flowtab_new(uint32_t max_flows, uint64_t seed, int64_t idle_ns, ew_flow_evict_fn on_evict,
                void *arg)
@@ -173,11 +235,11 @@ ew_flowtab_new(uint32_t max_flows, uint64_t seed, int64_t idle_ns, ew_flow_evict
     t = calloc(1, sizeof(*t));
     if (!t)
         return NULL;
-    t->rec = calloc(max_flows, sizeof(*t->rec));
-    t->inf = calloc(max_flows, sizeof(*t->inf));
+    t->ent = calloc(max_flows, sizeof(*t->ent));
     t->lnk = calloc(max_flows, sizeof(*t->lnk));
     t->slot = calloc((size_t)nslots, sizeof(*t->slot));
-    if (!t->rec || !t->inf || !t->lnk || !t->slot) {
+    if (!t->ent || !t->lnk || !t->slot ||
+        hot_alloc(t, max_flows < EW_HOT_FLOWS ? max_flows : EW_HOT_FLOWS) < 0) {
         ew_flowtab_free(t);
         return NULL;
     }
@@ -190,28 +252,41 @@ ew_flowtab_new(uint32_t max_flows, uint64_t seed, int64_t idle_ns, ew_flow_evict
     return t;
 }
 
+int
+ew_flowtab_set_hot(struct ew_flowtab *t, uint32_t hot)
+{
+    if (t->used || hot == 0)
+        return -1;
+    return hot_alloc(t, hot < t->max_flows ? hot : t->max_flows);
+}
+
 void
 ew_flowtab_free(struct ew_flowtab *t)
 {
     if (!t)
         return;
-    free(t->rec);
-    free(t->inf);
+    if (t->ent)
+        for (uint32_t i = 0; i < t->used; i++)
+            free(t->ent[i].packed);
+    hot_free(t);
+    free(t->ent);
     free(t->lnk);
     free(t->slot);
     free(t);
 }
 
-static struct ew_flow *
-rec_at(struct ew_flowtab *t, uint32_t ref)
-{
-    return &t->rec[ref - 1];
-}
-
 static uint32_t
 ref_of(const struct ew_flowtab *t, const struct ew_flow *f)
 {
-    return (uint32_t)(f - t->rec) + 1;
+    return t->owner[f - t->hot];
+}
+
+static int64_t
+last_ns_of(const struct ew_flowtab *t, uint32_t ref)
+{
+    const struct ew_entry *e = &t->ent[ref - 1];
+
+    return e->hot ? t->hot[e->hot - 1].last_ns : e->last_ns;
 }
 
 static void
@@ -244,13 +319,12 @@ list_append(struct ew_flowtab *t, struct ew_list *l, uint32_t r)
     l->tail = r;
 }
 
-/* Remove the index entry of a live flow, with backward-shift deletion so that
+/* Remove the index slot of a live flow, with backward-shift deletion so that
  * no tombstones build up (Knuth 6.4, algorithm R). */
 static void
-index_remove(struct ew_flowtab *t, const struct ew_flow *f)
+index_remove(struct ew_flowtab *t, uint32_t ref)
 {
-    uint32_t ref = ref_of(t, f);
-    uint32_t i = (uint32_t)ew_flow_hash(&f->key, t->seed) & t->mask;
+    uint32_t i = (uint32_t)ew_flow_hash(&t->ent[ref - 1].key, t->seed) & t->mask;
 
     while (t->slot[i].ref != ref)
         i = (i + 1) & t->mask;
@@ -275,45 +349,149 @@ index_remove(struct ew_flowtab *t, const struct ew_flow *f)
     }
 }
 
+/* A flow leaves the table (eviction): the callback sees its record, then its
+ * entry is out of its list and the index. The hot record stays with it. */
 static void
-end_flow(struct ew_flowtab *t, struct ew_flow *f)
+leave(struct ew_flowtab *t, uint32_t ref, struct ew_flow *f)
 {
-    f->end_reason = EW_END_IDLE;
-    if (t->on_end)
-        t->on_end(t->end_arg, f);
-    index_remove(t, f);
-    list_unlink(t, &t->live, ref_of(t, f));
-    f->ended = true;
-    list_append(t, &t->ended, ref_of(t, f));
-    t->st.live--;
-    t->st.expired++;
-}
+    struct ew_entry *e = &t->ent[ref - 1];
 
-/* a record for a new flow: a fresh one, or the oldest ended, or the least
- * recently active live flow */
-static struct ew_flow *
-take_record(struct ew_flowtab *t)
-{
-    struct ew_flow *f;
-
-    if (t->used < t->max_flows)
-        return &t->rec[t->used++];
-    if (t->ended.head) {
-        f = rec_at(t, t->ended.head);
-        list_unlink(t, &t->ended, t->ended.head);
-    } else {
-        f = rec_at(t, t->live.head);
-        index_remove(t, f);
-        list_unlink(t, &t->live, t->live.head);
+    if (e->state == ENT_LIVE) {
+        index_remove(t, ref);
+        list_unlink(t, &t->live, ref);
         t->st.live--;
+    } else {
+        list_unlink(t, &t->ended, ref);
     }
     if (!f->ended)
         f->end_reason = EW_END_EVICTED;
     if (t->on_evict)
         t->on_evict(t->evict_arg, f);
+    e->state = ENT_FREE;
     t->st.evicted++;
     t->st.in_table--;
+}
+
+/* Pack the hot record h into its entry's bytes (grown when they are too
+ * few) and free h. False when there is no memory for the bytes. */
+static bool
+pack_out(struct ew_flowtab *t, uint32_t h)
+{
+    struct ew_entry *e = &t->ent[t->owner[h] - 1];
+    const struct ew_flow *f = &t->hot[h];
+    size_t len = ew_flow_pack(f, t->buf);
+
+    if (len > (size_t)e->cap * GRANULE) {
+        unsigned g = (unsigned)((len + GRANULE - 1) / GRANULE);
+        uint8_t *p = realloc(e->packed, (size_t)g * GRANULE);
+
+        if (!p)
+            return false;
+        e->packed = p;
+        e->cap = (uint8_t)g;
+    }
+    memcpy(e->packed, t->buf, len);
+    e->len = (uint16_t)len;
+    e->last_ns = f->last_ns;
+    e->hot = 0;
+    t->owner[h] = 0;
+    t->st.packed++;
+    return true;
+}
+
+/* A hot record to use: a free one, or the one the CLOCK hand stops at, its
+ * flow packed (or, with no memory to pack it, evicted). */
+static uint32_t
+hot_take(struct ew_flowtab *t)
+{
+    for (;;) {
+        uint32_t h;
+
+        if (t->hot_used < t->hot_max)
+            return t->hot_used++;
+        h = t->hand;
+        t->hand = h + 1 == t->hot_max ? 0 : h + 1;
+        if (t->recent[h]) {
+            t->recent[h] = 0;
+            continue;
+        }
+        if (!pack_out(t, h)) {
+            uint32_t ref = t->owner[h];
+
+            leave(t, ref, &t->hot[h]);
+            t->ent[ref - 1].hot = 0;
+            t->lnk[ref - 1].next = t->free_ent;
+            t->free_ent = ref;
+            t->owner[h] = 0;
+        }
+        return h;
+    }
+}
+
+/* the flow's record, in the hot set */
+static struct ew_flow *
+heat(struct ew_flowtab *t, uint32_t ref)
+{
+    struct ew_entry *e = &t->ent[ref - 1];
+    struct ew_flow *f;
+    uint32_t h;
+
+    if (e->hot) {
+        t->recent[e->hot - 1] = 1;
+        return &t->hot[e->hot - 1];
+    }
+    h = hot_take(t);
+    f = &t->hot[h];
+    f->key = e->key;
+    if (!ew_flow_unpack(e->packed, e->len, f, &t->inf[h]))
+        abort(); /* the table's own bytes: cannot happen */
+    e->hot = h + 1;
+    t->owner[h] = ref;
+    t->recent[h] = 1;
+    t->st.unpacked++;
     return f;
+}
+
+static void
+end_flow(struct ew_flowtab *t, uint32_t ref)
+{
+    struct ew_flow *f = heat(t, ref);
+
+    f->end_reason = EW_END_IDLE;
+    if (t->on_end)
+        t->on_end(t->end_arg, f);
+    index_remove(t, ref);
+    list_unlink(t, &t->live, ref);
+    f->ended = true;
+    t->ent[ref - 1].state = ENT_ENDED;
+    list_append(t, &t->ended, ref);
+    t->st.live--;
+    t->st.expired++;
+}
+
+/* An entry and a hot record for a new flow: a fresh entry, or the oldest
+ * ended flow's, or the least recently active live flow's. Returns the ref;
+ * the entry's hot record is the new flow's. */
+static uint32_t
+take_entry(struct ew_flowtab *t)
+{
+    uint32_t ref, h;
+
+    if (t->free_ent) {
+        ref = t->free_ent;
+        t->free_ent = t->lnk[ref - 1].next;
+        t->lnk[ref - 1].next = 0;
+    } else if (t->used < t->max_flows) {
+        ref = ++t->used;
+    } else {
+        ref = t->ended.head ? t->ended.head : t->live.head;
+        leave(t, ref, heat(t, ref));
+        return ref;
+    }
+    h = hot_take(t);
+    t->ent[ref - 1].hot = h + 1;
+    t->owner[h] = ref;
+    return ref;
 }
 
 struct ew_flow *
@@ -326,43 +504,46 @@ struct ew_flow *
 ew_flowtab_get_hashed(struct ew_flowtab *t, const struct ew_flow_key *key, uint32_t h,
                       int64_t now_ns, bool *created)
 {
-    uint32_t i = h & t->mask;
+    uint32_t i = h & t->mask, ref, hot;
+    struct ew_entry *e;
     struct ew_flow *f;
 
-    while (t->slot[i].ref) {
-        if (t->slot[i].hash == h) {
-            f = rec_at(t, t->slot[i].ref);
-            if (key_eq(&f->key, key)) {
-                if (t->idle_ns > 0 && now_ns - f->last_ns > t->idle_ns) {
-                    end_flow(t, f);
-                    break; /* a new flow of the same key follows */
-                }
-                *created = false;
-                return f;
+    while ((ref = t->slot[i].ref) != 0) {
+        if (t->slot[i].hash == h && key_eq(&t->ent[ref - 1].key, key)) {
+            if (t->idle_ns > 0 && now_ns - last_ns_of(t, ref) > t->idle_ns) {
+                end_flow(t, ref);
+                break; /* a new flow of the same key follows */
             }
+            *created = false;
+            return heat(t, ref);
         }
         i = (i + 1) & t->mask;
     }
 
-    f = take_record(t);
+    ref = take_entry(t);
+    e = &t->ent[ref - 1];
+    hot = e->hot - 1;
+    t->recent[hot] = 1;
+    f = &t->hot[hot];
     memset(f, 0, sizeof(*f));
-    f->key = *key;
+    f->key = e->key = *key;
     if (key->l4 == EW_L4_TCP) {
-        f->inf = &t->inf[f - t->rec];
+        f->inf = &t->inf[hot];
         memset(f->inf, 0, sizeof(*f->inf));
     } else {
         /* read only: what is never written costs no memory */
         f->inf = (struct ew_infer *)(uintptr_t)&ew_infer_none;
     }
-    f->id = ++t->st.created;
+    f->id = e->id = ++t->st.created;
     f->first_ns = f->last_ns = now_ns;
+    e->state = ENT_LIVE;
     /* the index may have changed (eviction, expiry): probe again for a free slot */
     i = h & t->mask;
     while (t->slot[i].ref)
         i = (i + 1) & t->mask;
-    t->slot[i].ref = ref_of(t, f);
+    t->slot[i].ref = ref;
     t->slot[i].hash = h;
-    list_append(t, &t->live, ref_of(t, f));
+    list_append(t, &t->live, ref);
     t->st.live++;
     t->st.in_table++;
     *created = true;
@@ -374,6 +555,33 @@ void
 ew_flowtab_prefetch_slot(const struct ew_flowtab *t, uint32_t h)
 {
     __builtin_prefetch(&t->slot[h & t->mask]);
+}
+
+/* the entry the index names for this hash (the first slot of its probe with
+ * the same hash, within a few slots); 0 for none */
+static uint32_t
+probe_ref(const struct ew_flowtab *t, uint32_t h)
+{
+    uint32_t i = h & t->mask, probes;
+
+    for (probes = 0; probes < 4 && t->slot[i].ref; probes++, i = (i + 1) & t->mask)
+        if (t->slot[i].hash == h)
+            return t->slot[i].ref;
+    return 0;
+}
+
+void
+ew_flowtab_prefetch_entry(const struct ew_flowtab *t, uint32_t h)
+{
+    uint32_t r = probe_ref(t, h);
+
+    if (r) {
+        const char *e = (const char *)&t->ent[r - 1];
+
+        __builtin_prefetch(e);
+        __builtin_prefetch(e + sizeof(struct ew_entry) - 1);
+        __builtin_prefetch(&t->lnk[r - 1], 1);
+    }
 }
 
 /* the cache lines of [start, start + len), as addresses counted in integers */
@@ -392,27 +600,25 @@ prefetch_lines(const void *start, size_t len)
         __builtin_prefetch((const void *)a, 1);
 }
 
-/* The record the index names for this hash (the first entry of its probe
- * with the same hash, within a few slots) into the cache: its first `len`
- * bytes, its activity links, and with `inf` the hot parts of its inference
- * state. Reads the index only. */
+/* The flow's record into the cache: its first `len` bytes and with `inf` the
+ * hot parts of its inference state when it is hot, else the start of its
+ * packed bytes. Reads the index and the entry only. */
 void
 ew_flowtab_prefetch_flow(const struct ew_flowtab *t, uint32_t h, size_t len, bool inf)
 {
-    uint32_t i = h & t->mask, probes;
+    uint32_t r = probe_ref(t, h), hot;
 
-    for (probes = 0; probes < 4 && t->slot[i].ref; probes++, i = (i + 1) & t->mask) {
-        if (t->slot[i].hash == h) {
-            uint32_t r = t->slot[i].ref - 1;
-
-            __builtin_prefetch(&t->lnk[r], 1);
-            prefetch_lines(&t->rec[r], len);
-            if (inf) { /* the hot parts only: the evidence frames are written once */
-                prefetch_lines(&t->inf[r], offsetof(struct ew_infer, half) + EW_HALF_HOT_BYTES);
-                prefetch_lines(&t->inf[r].half[1], EW_HALF_HOT_BYTES);
-            }
-            return;
-        }
+    if (!r)
+        return;
+    hot = t->ent[r - 1].hot;
+    if (!hot) {
+        prefetch_lines(t->ent[r - 1].packed, 256);
+        return;
+    }
+    prefetch_lines(&t->hot[hot - 1], len);
+    if (inf) { /* the hot parts only: the evidence frames are written once */
+        prefetch_lines(&t->inf[hot - 1], offsetof(struct ew_infer, half) + EW_HALF_HOT_BYTES);
+        prefetch_lines(&t->inf[hot - 1].half[1], EW_HALF_HOT_BYTES);
     }
 }
 
@@ -441,11 +647,9 @@ ew_flowtab_expire(struct ew_flowtab *t, int64_t now_ns, uint32_t budget)
     if (t->idle_ns <= 0)
         return 0;
     while (n < budget && t->live.head) {
-        struct ew_flow *f = rec_at(t, t->live.head);
-
-        if (now_ns - f->last_ns <= t->idle_ns)
+        if (now_ns - last_ns_of(t, t->live.head) <= t->idle_ns)
             break;
-        end_flow(t, f);
+        end_flow(t, t->live.head);
         n++;
     }
     return n;
@@ -457,25 +661,61 @@ ew_flowtab_get_stats(const struct ew_flowtab *t, struct ew_flowtab_stats *st)
     *st = t->st;
 }
 
-static int
-cmp_flow_id(const void *a, const void *b)
-{
-    const struct ew_flow *fa = *(const struct ew_flow *const *)a;
-    const struct ew_flow *fb = *(const struct ew_flow *const *)b;
+struct id_ref {
+    uint64_t id;
+    uint32_t ref;
+};
 
-    return (fa->id > fb->id) - (fa->id < fb->id);
+static int
+cmp_id_ref(const void *a, const void *b)
+{
+    uint64_t x = ((const struct id_ref *)a)->id, y = ((const struct id_ref *)b)->id;
+
+    return (x > y) - (x < y);
 }
 
 size_t
-ew_flowtab_list(const struct ew_flowtab *t, const struct ew_flow **out, size_t room)
+ew_flowtab_refs(const struct ew_flowtab *t, uint32_t *out, size_t room, bool live_only)
 {
+    struct id_ref *v;
     size_t n = 0;
-    uint32_t i;
+    uint32_t r;
+    bool sorted = true;
 
-    for (i = 0; i < t->used && n < room; i++)
-        out[n++] = &t->rec[i];
-    qsort(out, n, sizeof(*out), cmp_flow_id);
+    for (r = 1; r <= t->used && n < room; r++) {
+        const struct ew_entry *e = &t->ent[r - 1];
+
+        if (e->state == ENT_LIVE || (e->state == ENT_ENDED && !live_only)) {
+            if (n && e->id < t->ent[out[n - 1] - 1].id)
+                sorted = false;
+            out[n++] = r;
+        }
+    }
+    if (sorted) /* no entry was reused: in order of creation already */
+        return n;
+    v = malloc((n ? n : 1) * sizeof(*v));
+    if (!v)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (struct id_ref){t->ent[out[i] - 1].id, out[i]};
+    qsort(v, n, sizeof(*v), cmp_id_ref);
+    for (size_t i = 0; i < n; i++)
+        out[i] = v[i].ref;
+    free(v);
     return n;
+}
+
+const struct ew_flow *
+ew_flowtab_view(const struct ew_flowtab *t, uint32_t ref, struct ew_flow_room *room)
+{
+    const struct ew_entry *e = &t->ent[ref - 1];
+
+    if (e->hot)
+        return &t->hot[e->hot - 1];
+    room->flow.key = e->key;
+    if (!ew_flow_unpack(e->packed, e->len, &room->flow, &room->inf))
+        abort(); /* the table's own bytes: cannot happen */
+    return &room->flow;
 }
 
 void
@@ -491,25 +731,10 @@ ew_flowtab_foreach_recent(struct ew_flowtab *t, int64_t since_ns,
 {
     uint32_t r = t->live.tail;
 
-    while (r) {
-        struct ew_flow *f = rec_at(t, r);
+    while (r && last_ns_of(t, r) >= since_ns) {
+        uint32_t prev = t->lnk[r - 1].prev;
 
-        if (f->last_ns < since_ns)
-            break;
-        r = t->lnk[r - 1].prev;
-        fn(arg, f);
-    }
-}
-
-void
-ew_flowtab_foreach_live(struct ew_flowtab *t, void (*fn)(void *arg, struct ew_flow *f), void *arg)
-{
-    uint32_t r = t->live.head;
-
-    while (r) {
-        struct ew_flow *f = rec_at(t, r);
-
-        r = t->lnk[r - 1].next;
-        fn(arg, f);
+        fn(arg, heat(t, r));
+        r = prev;
     }
 }

@@ -42,6 +42,7 @@ enum {
 enum {
     OPT_JSON = 256,
     OPT_MAX_FLOWS,
+    OPT_HOT_FLOWS,
     OPT_IDLE,
     OPT_SEED,
     OPT_TEXT_FLOWS,
@@ -76,6 +77,7 @@ struct options {
     bool quiet;
     uint64_t count; /* 0: no limit */
     uint32_t max_flows;
+    uint32_t hot_flows; /* 0: the table's default */
     double idle_s;
     bool have_seed;
     uint64_t seed;
@@ -119,6 +121,7 @@ usage(FILE *out)
             "  -c N                stop after N packets\n"
             "  -q                  no human summary (with -o)\n"
             "  --max-flows N       flows held at once (default 65536); overflow is counted\n"
+            "  --hot-flows N       flows kept unpacked, the most recently active (default 16384)\n"
             "  --idle-timeout SEC  a flow idle this long in packet time ends (default 300)\n"
             "  --hash-seed N       fixed flow-hash seed (default: random)\n"
             "  --text-flows N      flows listed in the human summary (default 50)\n"
@@ -165,6 +168,7 @@ parse_args(int argc, char **argv, struct options *o)
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"max-flows", required_argument, NULL, OPT_MAX_FLOWS},
+        {"hot-flows", required_argument, NULL, OPT_HOT_FLOWS},
         {"idle-timeout", required_argument, NULL, OPT_IDLE},
         {"hash-seed", required_argument, NULL, OPT_SEED},
         {"text-flows", required_argument, NULL, OPT_TEXT_FLOWS},
@@ -265,6 +269,11 @@ parse_args(int argc, char **argv, struct options *o)
             if (parse_u64(optarg, 1, 1u << 24, &v) != 0)
                 return bad_value("--max-flows", optarg, "a number from 1 to 16777216");
             o->max_flows = (uint32_t)v;
+            break;
+        case OPT_HOT_FLOWS:
+            if (parse_u64(optarg, 1, 1u << 24, &v) != 0)
+                return bad_value("--hot-flows", optarg, "a number from 1 to 16777216");
+            o->hot_flows = (uint32_t)v;
             break;
         case OPT_IDLE: {
             char *end;
@@ -410,8 +419,9 @@ write_atomic(const char *path, int (*fn)(void *arg, FILE *out), void *arg, char 
 struct plot_arg {
     const struct ew_analyzer *an;
     const struct ew_flow *f;
-    const struct ew_flow **list;
+    const uint32_t *refs;
     size_t n;
+    struct ew_flow_room *room;
 };
 
 static int
@@ -433,7 +443,7 @@ index_cb(void *arg, FILE *out)
                  "flows over time</h1>\n<table>\n<tr><th>flow</th><th>endpoints</th>"
                  "<th>verdict</th><th>path</th></tr>\n");
     for (i = 0; i < a->n; i++) {
-        const struct ew_flow *f = a->list[i];
+        const struct ew_flow *f = ew_flowtab_view(a->an->tab, a->refs[i], a->room);
         struct ew_flow_verdict v;
         struct ew_path_verdict p;
         char x[64], y[64];
@@ -450,10 +460,13 @@ index_cb(void *arg, FILE *out)
                 f->key.port_hi, ew_verdict_name[v.verdict], ew_aqm_name[p.aqm]);
     }
     fprintf(out, "</table>\n");
-    for (i = 0; i < a->n; i++)
-        if (a->list[i]->series[0] || a->list[i]->series[1])
+    for (i = 0; i < a->n; i++) {
+        const struct ew_flow *f = ew_flowtab_view(a->an->tab, a->refs[i], a->room);
+
+        if (f->series[0] || f->series[1])
             fprintf(out, "<p><img src=\"flow-%llu.svg\" alt=\"flow %llu\"></p>\n",
-                    (unsigned long long)a->list[i]->id, (unsigned long long)a->list[i]->id);
+                    (unsigned long long)f->id, (unsigned long long)f->id);
+    }
     fprintf(out, "</body></html>\n");
     return ferror(out) ? -1 : 0;
 }
@@ -464,6 +477,7 @@ write_plots(const struct ew_analyzer *an, const char *dir, char *err, size_t err
 {
     struct ew_flowtab_stats st;
     struct plot_arg a = {.an = an};
+    uint32_t *refs;
     char path[4096];
     size_t i;
     int rc = 0;
@@ -473,16 +487,20 @@ write_plots(const struct ew_analyzer *an, const char *dir, char *err, size_t err
         return -1;
     }
     ew_flowtab_get_stats(an->tab, &st);
-    a.list = malloc((st.in_table ? st.in_table : 1) * sizeof(*a.list));
-    if (!a.list) {
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    a.room = malloc(sizeof(*a.room));
+    if (!refs || !a.room) {
+        free(refs);
+        free(a.room);
         snprintf(err, errlen, "--plot: out of memory");
         return -1;
     }
-    a.n = ew_flowtab_list(an->tab, a.list, st.in_table);
+    a.refs = refs;
+    a.n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
     for (i = 0; i < a.n && rc == 0; i++) {
-        if (!a.list[i]->series[0] && !a.list[i]->series[1])
+        a.f = ew_flowtab_view(an->tab, refs[i], a.room);
+        if (!a.f->series[0] && !a.f->series[1])
             continue;
-        a.f = a.list[i];
         snprintf(path, sizeof(path), "%s/flow-%llu.svg", dir, (unsigned long long)a.f->id);
         rc = write_atomic(path, svg_cb, &a, err, errlen);
     }
@@ -490,7 +508,8 @@ write_plots(const struct ew_analyzer *an, const char *dir, char *err, size_t err
         snprintf(path, sizeof(path), "%s/index.html", dir);
         rc = write_atomic(path, index_cb, &a, err, errlen);
     }
-    free(a.list);
+    free(refs);
+    free(a.room);
     return rc;
 }
 
@@ -509,17 +528,14 @@ struct read_ctx {
 
 /* Frames read ahead of their accounting: each is copied out of the reader's
  * buffer and decoded when read, its flow's index slot is fetched into the
- * cache then, its record one frame later, and it is accounted two frames
- * after it was read, so that the memory of three frames' flows is in flight
- * at once. Accounting stays in frame order; the pipeline is drained before
+ * cache then, its entry one frame later, its record the frame after, and it
+ * is accounted three frames after it was read, so that the memory of four
+ * frames' flows is in flight at once. Accounting stays in frame order; the pipeline is drained before
  * anything else happens (end of file, -c, a signal, a broken record). A
  * regular file, on a machine with more than one processor, is read and
  * decoded by a thread of its own instead (reader.h), with the same results. */
 #ifndef AHEAD
-#define AHEAD 3
-#endif
-#ifndef SLOT_AHEAD
-#define SLOT_AHEAD 1
+#define AHEAD 4
 #endif
 
 static void
@@ -605,8 +621,10 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
         frames++;
         if (rc->an) {
             ew_analyzer_prefetch_slot(rc->an, &a->pre);
-            if (frames - done > SLOT_AHEAD) {
-                struct ew_rframe *b = &ring[(frames - 1 - SLOT_AHEAD) % AHEAD];
+            if (frames - done >= 2)
+                ew_analyzer_prefetch_entry(rc->an, &ring[(frames - 2) % AHEAD].pre);
+            if (frames - done >= 3) {
+                struct ew_rframe *b = &ring[(frames - 3) % AHEAD];
 
                 ew_analyzer_prefetch_flow(rc->an, &b->pkt, &b->pre);
             }
@@ -622,9 +640,13 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
 }
 
 /* the capture read and decoded by the reader thread; the flow of a frame a
- * few ahead is looked up in the index, and one nearer's record fetched */
+ * few ahead is looked up in the index, a nearer one's entry and the next
+ * one's record fetched */
 #ifndef THREAD_SLOT_AHEAD
-#define THREAD_SLOT_AHEAD 2
+#define THREAD_SLOT_AHEAD 3
+#endif
+#ifndef THREAD_ENTRY_AHEAD
+#define THREAD_ENTRY_AHEAD 2
 #endif
 #ifndef THREAD_FLOW_AHEAD
 #define THREAD_FLOW_AHEAD 1
@@ -647,6 +669,8 @@ read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re)
         if (rc->an) {
             if ((b = ew_reader_peek(r, i + THREAD_SLOT_AHEAD)) != NULL)
                 ew_analyzer_prefetch_slot(rc->an, &b->pre);
+            if ((b = ew_reader_peek(r, i + THREAD_ENTRY_AHEAD)) != NULL)
+                ew_analyzer_prefetch_entry(rc->an, &b->pre);
             if ((b = ew_reader_peek(r, i + THREAD_FLOW_AHEAD)) != NULL)
                 ew_analyzer_prefetch_flow(rc->an, &b->pkt, &b->pre);
         }
@@ -764,6 +788,7 @@ main(int argc, char **argv)
         lc.metrics_listen = o.metrics_listen;
         lc.metrics_file = o.metrics_file;
         lc.an.max_flows = o.max_flows;
+        lc.an.hot_flows = o.hot_flows;
         lc.an.hash_seed = pick_seed(&o);
         lc.an.idle_ns = (int64_t)(o.idle_s * 1e9);
         memset(&sa, 0, sizeof(sa));
@@ -786,6 +811,7 @@ main(int argc, char **argv)
     }
     memset(&cfg, 0, sizeof(cfg));
     cfg.max_flows = o.max_flows;
+    cfg.hot_flows = o.hot_flows;
     cfg.hash_seed = pick_seed(&o);
     cfg.idle_ns = (int64_t)(o.idle_s * 1e9);
     ew_stream_init(&stream, stdout, 1000000000, false);

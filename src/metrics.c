@@ -35,7 +35,8 @@ ew_metrics_count_flows(const struct ew_analyzer *an, size_t budget,
                        struct ew_metrics_flows *out)
 {
     struct ew_flowtab_stats st;
-    const struct ew_flow **list;
+    struct ew_flow_room *room;
+    uint32_t *refs;
     size_t n, i, step;
     int k;
 
@@ -44,20 +45,22 @@ ew_metrics_count_flows(const struct ew_analyzer *an, size_t budget,
     out->held = st.in_table;
     if (budget == 0)
         budget = 1;
-    list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
-    if (list) {
-        n = ew_flowtab_list(an->tab, list, st.in_table);
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    room = malloc(sizeof(*room));
+    if (refs && room) {
+        n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
         step = n > budget ? (n + budget - 1) / budget : 1;
         for (i = 0; i < n; i += step) {
+            const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
             struct ew_flow_verdict v;
             struct ew_finding fnd[32];
             size_t nf, j;
             uint32_t mask = 0;
 
-            ew_infer_conclude_quiet(list[i], &v);
+            ew_infer_conclude_quiet(f, &v);
             out->verdict[v.verdict < EW_METRICS_VERDICTS ? v.verdict : EW_V_UNKNOWN]++;
             out->negotiation[v.neg >= 0 && v.neg < EW_METRICS_NEGS ? v.neg : EW_NEG_NA]++;
-            nf = ew_misuse_find(list[i], &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
+            nf = ew_misuse_find(f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
             for (j = 0; j < nf; j++)
                 mask |= 1u << fnd[j].kind;
             for (k = 0; k < EW_MU_COUNT; k++)
@@ -65,8 +68,9 @@ ew_metrics_count_flows(const struct ew_analyzer *an, size_t budget,
                     out->misuse[k]++;
             out->evaluated++;
         }
-        free(list);
     }
+    free(refs);
+    free(room);
     for (k = 0; k < EW_METRICS_VERDICTS; k++)
         out->verdict[k] = scale(out->verdict[k], out->held, out->evaluated);
     for (k = 0; k < EW_METRICS_NEGS; k++)

@@ -479,7 +479,7 @@ ew_report_head(const struct ew_analyzer *an, const struct ew_report_src *src)
     json_t *root = json_object(), *s = json_object(), *tot = json_object(), *flows;
     json_t *events = json_object();
     struct ew_flowtab_stats st;
-    const struct ew_flow **list;
+    uint32_t *refs;
     size_t n;
     char t[64];
     int ev;
@@ -534,26 +534,29 @@ ew_report_head(const struct ew_analyzer *an, const struct ew_report_src *src)
     json_object_set_new(root, "totals", tot);
 
     flows = json_null();
-    list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
-    if (list) {
-        n = ew_flowtab_list(an->tab, list, st.in_table);
-        json_object_set_new(root, "bottlenecks", ew_bottlenecks_json(list, n));
-        free(list);
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    if (refs) {
+        n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
+        json_object_set_new(root, "bottlenecks", ew_bottlenecks_json(an->tab, refs, n));
+        free(refs);
     }
     json_object_set_new(root, "flows", flows);
     return root;
 }
 
-/* the flows list[from, to) as members of w's open array */
+/* the flows refs[from, to) as members of w's open array (room: for the
+ * packed ones) */
 static void
-flows_range(struct jw *w, const struct ew_analyzer *an, const struct ew_flow **list, size_t from,
-            size_t to, struct ew_flow_report *r)
+flows_range(struct jw *w, const struct ew_analyzer *an, const uint32_t *refs, size_t from,
+            size_t to, struct ew_flow_report *r, struct ew_flow_room *room)
 {
     size_t i;
 
     for (i = from; i < to && !jw_error(w); i++) {
-        ew_report_flow_prepare(list[i], r);
-        ew_report_flow_write(w, an, list[i], r);
+        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
+
+        ew_report_flow_prepare(f, r);
+        ew_report_flow_write(w, an, f, r);
     }
 }
 
@@ -574,7 +577,7 @@ enum { PART_EMPTY, PART_READY, PART_FAILED };
 
 struct flows_job {
     const struct ew_analyzer *an;
-    const struct ew_flow **list;
+    const uint32_t *refs;
     size_t n;
     struct jw at; /* the caller's writer as it was inside the array, before any flow */
     pthread_mutex_t mu;
@@ -588,6 +591,7 @@ flows_helper(void *arg)
 {
     struct flows_job *j = arg;
     struct ew_flow_report *r = malloc(sizeof(*r));
+    struct ew_flow_room *room = malloc(sizeof(*room));
     size_t k, h;
 
     for (h = 0, k = 1; k * FLOW_CHUNK < j->n; h++, k += 2) {
@@ -607,9 +611,9 @@ flows_helper(void *arg)
         pthread_mutex_unlock(&j->mu);
         if (quit)
             break;
-        f = r ? open_memstream(&mem, &len) : NULL;
+        f = r && room ? open_memstream(&mem, &len) : NULL;
         if (f && jw_init_inside(&c, &j->at, f, false) == 0) {
-            flows_range(&c, j->an, j->list, k * FLOW_CHUNK, to, r);
+            flows_range(&c, j->an, j->refs, k * FLOW_CHUNK, to, r, room);
             if (jw_finish(&c) == 0)
                 state = PART_READY;
         }
@@ -623,6 +627,7 @@ flows_helper(void *arg)
         pthread_mutex_unlock(&j->mu);
     }
     free(r);
+    free(room);
     return NULL;
 }
 
@@ -631,26 +636,29 @@ static int
 flows_write(struct jw *w, const struct ew_analyzer *an)
 {
     struct ew_flowtab_stats st;
-    const struct ew_flow **list;
+    uint32_t *refs;
     struct ew_flow_report *r;
+    struct ew_flow_room *room;
     struct flows_job j;
     bool helper = false;
     pthread_t th;
     size_t n, k, h;
 
     ew_flowtab_get_stats(an->tab, &st);
-    list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
     r = malloc(sizeof(*r));
-    if (!list || !r) {
-        free(list);
+    room = malloc(sizeof(*room));
+    if (!refs || !r || !room) {
+        free(refs);
         free(r);
+        free(room);
         return -1;
     }
-    n = ew_flowtab_list(an->tab, list, st.in_table);
+    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
     jw_array_begin(w);
     memset(&j, 0, sizeof(j));
     j.an = an;
-    j.list = list;
+    j.refs = refs;
     j.n = n;
     j.at = *w; /* its state only: the helper never writes through it */
     if (n >= 4 * FLOW_CHUNK && ew_spare_processor() &&
@@ -668,7 +676,7 @@ flows_write(struct jw *w, const struct ew_analyzer *an)
         struct part *pt;
 
         if (!helper || k % 2 == 0) {
-            flows_range(w, an, list, k * FLOW_CHUNK, to, r);
+            flows_range(w, an, refs, k * FLOW_CHUNK, to, r, room);
             continue;
         }
         pt = &j.part[h++ % PARTS];
@@ -680,7 +688,7 @@ flows_write(struct jw *w, const struct ew_analyzer *an)
             jw_raw(w, pt->mem, pt->len);
             jw_members_placed(w);
         } else {
-            flows_range(w, an, list, k * FLOW_CHUNK, to, r);
+            flows_range(w, an, refs, k * FLOW_CHUNK, to, r, room);
         }
         free(pt->mem);
         pt->mem = NULL;
@@ -702,7 +710,8 @@ flows_write(struct jw *w, const struct ew_analyzer *an)
     }
     jw_array_end(w);
     free(r);
-    free(list);
+    free(room);
+    free(refs);
     return 0;
 }
 
@@ -758,26 +767,28 @@ text_dir(FILE *out, const char *name, const struct ew_flow *f, int dir,
 
 /* findings first, where a person looks first */
 static void
-text_findings(FILE *out, const struct ew_analyzer *an, const struct ew_flow **list, size_t n)
+text_findings(FILE *out, const struct ew_analyzer *an, const uint32_t *refs, size_t n,
+              struct ew_flow_room *room)
 {
     size_t i, j, shown = 0, total = 0;
     uint64_t evicted = 0;
     int k;
 
     for (i = 0; i < n; i++) {
+        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
         struct ew_flow_verdict v;
         struct ew_finding fnd[32];
         size_t nf;
 
-        ew_infer_conclude_quiet(list[i], &v);
-        nf = ew_misuse_find(list[i], &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
+        ew_infer_conclude_quiet(f, &v);
+        nf = ew_misuse_find(f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
         for (j = 0; j < nf; j++) {
             if (total++ == 0)
                 fprintf(out, "\nMISUSE FOUND:\n");
             if (shown < 40) {
                 fprintf(out, "  #%" PRIu64 " %s %s (%s, %" PRIu64 "x from frame %" PRIu64 ", %s): %s\n",
-                        list[i]->id, ew_misuse_name[fnd[j].kind],
-                        fnd[j].dir == list[i]->client_dir ? "c2s" : "s2c",
+                        f->id, ew_misuse_name[fnd[j].kind],
+                        fnd[j].dir == f->client_dir ? "c2s" : "s2c",
                         ew_confidence_name[fnd[j].confidence], fnd[j].count, fnd[j].first_frame,
                         fnd[j].ref, fnd[j].detail);
                 shown++;
@@ -799,7 +810,8 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
 {
     const struct ew_totals *t = &an->tot;
     struct ew_flowtab_stats st;
-    const struct ew_flow **list;
+    struct ew_flow_room *room;
+    uint32_t *refs;
     size_t n, i;
 
     ew_flowtab_get_stats(an->tab, &st);
@@ -822,13 +834,17 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
         fprintf(out, "Flow table full: %" PRIu64 " flows evicted (raise --max-flows)\n",
                 st.evicted);
 
-    list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
-    if (!list)
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    room = malloc(sizeof(*room));
+    if (!refs || !room) {
+        free(refs);
+        free(room);
         return;
-    n = ew_flowtab_list(an->tab, list, st.in_table);
-    text_findings(out, an, list, n);
+    }
+    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
+    text_findings(out, an, refs, n, room);
     for (i = 0; i < n && i < max_flows; i++) {
-        const struct ew_flow *f = list[i];
+        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
         struct ew_flow_verdict v;
         char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
         int c2s = f->client_dir;
@@ -876,7 +892,8 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
     if (n > max_flows)
         fprintf(out, "\n... and %zu more flows (the JSON report, --json or -o, has them all)\n",
                 n - max_flows);
-    free(list);
+    free(refs);
+    free(room);
 }
 
 int

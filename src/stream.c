@@ -180,52 +180,33 @@ ew_stream_packet(struct ew_stream *s, int64_t now)
     s->next_tick = now + s->interval_ns;
 }
 
-static int
-cmp_id(const void *a, const void *b)
-{
-    const struct ew_flow *x = *(const struct ew_flow *const *)a;
-    const struct ew_flow *y = *(const struct ew_flow *const *)b;
-
-    return (x->id > y->id) - (x->id < y->id);
-}
-
-static void
-collect(void *arg, struct ew_flow *f)
-{
-    struct {
-        struct ew_flow **v;
-        size_t n;
-    } *c = arg;
-
-    c->v[c->n++] = f;
-}
-
 void
 ew_stream_finish(struct ew_stream *s, const struct ew_report_src *src)
 {
     struct ew_flowtab_stats st;
-    struct {
-        struct ew_flow **v;
-        size_t n;
-    } c = {NULL, 0};
+    struct ew_flow_room *room;
+    uint32_t *refs;
     json_t *rep;
-    size_t i;
+    size_t i, n;
 
     if (!s->an)
         return;
     /* the last interval's findings, then every live flow ends, in id order */
     ew_flowtab_foreach_recent(s->an->tab, s->last_tick, findings, s);
     ew_flowtab_get_stats(s->an->tab, &st);
-    c.v = malloc((st.live ? st.live : 1) * sizeof(*c.v));
-    if (c.v) {
-        ew_flowtab_foreach_live(s->an->tab, collect, &c);
-        qsort(c.v, c.n, sizeof(*c.v), cmp_id);
-        for (i = 0; i < c.n; i++) {
-            ew_report_flow_prepare(c.v[i], &s->fr);
-            flow_end(s, c.v[i], "capture_end", &s->fr);
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    room = malloc(sizeof(*room));
+    if (refs && room) {
+        n = ew_flowtab_refs(s->an->tab, refs, st.in_table, true);
+        for (i = 0; i < n; i++) {
+            const struct ew_flow *f = ew_flowtab_view(s->an->tab, refs[i], room);
+
+            ew_report_flow_prepare(f, &s->fr);
+            flow_end(s, f, "capture_end", &s->fr);
         }
-        free(c.v);
     }
+    free(refs);
+    free(room);
     rep = ew_report_head(s->an, src);
     event_begin(s, "summary", s->an->last_ns);
     jw_key(&s->w, "source");

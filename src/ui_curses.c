@@ -41,7 +41,9 @@ struct hist {
 };
 
 struct row {
-    const struct ew_flow *f;
+    uint32_t ref; /* the flow in the table (ew_flowtab_view) */
+    uint64_t id;
+    int64_t last_ns;
     int dir;  /* the main data direction */
     uint64_t pkts;
     double ce, e1;
@@ -163,13 +165,13 @@ cmp_rows(const struct row *a, const struct row *b, enum sort_key k)
             return a->e1 > b->e1 ? -1 : 1;
         break;
     case SORT_RECENT:
-        if (a->f->last_ns != b->f->last_ns)
-            return a->f->last_ns > b->f->last_ns ? -1 : 1;
+        if (a->last_ns != b->last_ns)
+            return a->last_ns > b->last_ns ? -1 : 1;
         break;
     default:
         break;
     }
-    return (a->f->id > b->f->id) - (a->f->id < b->f->id);
+    return (a->id > b->id) - (a->id < b->id);
 }
 
 static enum sort_key sort_for_qsort;
@@ -203,38 +205,41 @@ matches(const struct ew_flow *f, const char *filter)
 
 /* the flows to show, filtered and sorted; the caller frees */
 static struct row *
-snapshot(struct ew_ui *ui, const struct ew_analyzer *an, size_t *count)
+snapshot(struct ew_ui *ui, const struct ew_analyzer *an, struct ew_flow_room *room,
+         size_t *count)
 {
     struct ew_flowtab_stats st;
-    const struct ew_flow **list;
+    uint32_t *refs;
     struct row *rows;
     size_t n, i, m = 0;
 
     ew_flowtab_get_stats(an->tab, &st);
-    list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
     rows = malloc((st.in_table ? st.in_table : 1) * sizeof(*rows));
-    if (!list || !rows) {
-        free(list);
+    if (!refs || !rows) {
+        free(refs);
         free(rows);
         *count = 0;
         return NULL;
     }
-    n = ew_flowtab_list(an->tab, list, st.in_table);
+    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
     for (i = 0; i < n; i++) {
-        const struct ew_flow *f = list[i];
+        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
         int d = main_dir(f);
         const struct ew_dir_stats *s = &f->dir[d];
 
         if (!matches(f, ui->filter))
             continue;
-        rows[m].f = f;
+        rows[m].ref = refs[i];
+        rows[m].id = f->id;
+        rows[m].last_ns = f->last_ns;
         rows[m].dir = d;
         rows[m].pkts = f->dir[0].packets + f->dir[1].packets;
         rows[m].ce = s->packets ? (double)s->ecn[EW_ECN_CE] / (double)s->packets : 0;
         rows[m].e1 = s->packets ? (double)s->ecn[EW_ECN_ECT_1] / (double)s->packets : 0;
         m++;
     }
-    free(list);
+    free(refs);
     sort_for_qsort = ui->sort;
     qsort(rows, m, sizeof(*rows), qsort_rows);
     *count = m;
@@ -283,17 +288,22 @@ void
 ew_ui_sample(struct ew_ui *ui, const struct ew_analyzer *an)
 {
     struct ew_flowtab_stats st;
-    const struct ew_flow **list;
+    struct ew_flow_room *room;
+    uint32_t *refs;
     size_t n, i;
     int j;
 
     ew_flowtab_get_stats(an->tab, &st);
-    list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
-    if (!list)
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    room = malloc(sizeof(*room));
+    if (!refs || !room) {
+        free(refs);
+        free(room);
         return;
-    n = ew_flowtab_list(an->tab, list, st.in_table);
+    }
+    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
     for (i = 0; i < n; i++) {
-        const struct ew_flow *f = list[i];
+        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
         bool want = f->id == ui->sel_id;
         struct hist *h;
         const struct ew_dir_stats *s;
@@ -321,7 +331,8 @@ ew_ui_sample(struct ew_ui *ui, const struct ew_analyzer *an)
         h->ce = s->ecn[EW_ECN_CE];
         h->e1 = s->ecn[EW_ECN_ECT_1];
     }
-    free(list);
+    free(refs);
+    free(room);
 }
 
 /* print at (y, x), clipped to the screen's width */
@@ -518,6 +529,7 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
     const struct ew_totals *t = &an->tot;
     struct ew_flowtab_stats fs;
     struct row *rows;
+    struct ew_flow_room *room;
     size_t n, i;
     int maxy, maxx, table_h, y;
     double tp = t->ip_packets ? 100.0 / (double)t->ip_packets : 0;
@@ -559,7 +571,10 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
              "E1%", "CE%", "FB", "ECT1", "VERDICT", "!");
     attroff(A_BOLD);
 
-    rows = snapshot(ui, an, &n);
+    room = malloc(sizeof(*room));
+    rows = room ? snapshot(ui, an, room, &n) : NULL;
+    if (!rows)
+        n = 0;
     table_h = maxy - 4;
     if (ui->detail)
         table_h = (maxy - 4) / 3 > 3 ? (maxy - 4) / 3 : 3;
@@ -567,14 +582,14 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
         table_h = 1;
     /* keep the selection on the same flow across refreshes */
     for (i = 0; i < n; i++)
-        if (rows[i].f->id == ui->sel_id)
+        if (rows[i].id == ui->sel_id)
             ui->sel = (int)i;
     if (ui->sel >= (int)n)
         ui->sel = n ? (int)n - 1 : 0;
     if (ui->sel < 0)
         ui->sel = 0;
     if (n)
-        ui->sel_id = rows[ui->sel].f->id;
+        ui->sel_id = rows[ui->sel].id;
     if (ui->sel < ui->top)
         ui->top = ui->sel;
     if (ui->sel >= ui->top + table_h)
@@ -582,25 +597,26 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
     ui->nvisible = 0;
     for (y = 0; y < table_h && ui->top + y < (int)n; y++) {
         const struct row *r = &rows[ui->top + y];
+        const struct ew_flow *f = ew_flowtab_view(an->tab, r->ref, room);
         struct ew_flow_verdict v;
         struct ew_finding fnd[16];
         size_t nf;
         char ends[128];
         bool sel = ui->top + y == ui->sel;
 
-        ew_infer_conclude_quiet(r->f, &v);
-        nf = ew_misuse_find(r->f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
-        endpoints(r->f, ends, sizeof(ends));
+        ew_infer_conclude_quiet(f, &v);
+        nf = ew_misuse_find(f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
+        endpoints(f, ends, sizeof(ends));
         if (ui->nvisible < TRACKED)
-            ui->visible[ui->nvisible++] = r->f->id;
+            ui->visible[ui->nvisible++] = f->id;
         if (sel)
             attron(A_REVERSE);
-        if (r->f->ended)
+        if (f->ended)
             color_on(ui, C_DIM);
         put(3 + y, 0, r->e1 >= 0.9995 ? "%4" PRIu64 " %-28.28s %-7s %1s %4.0f " :
                                         "%4" PRIu64 " %-28.28s %-7s %1s %4.1f ",
-            r->f->id, ends, r->f->key.l4 == EW_L4_TCP ? ew_neg_name[v.neg] : "-",
-            r->dir == r->f->client_dir ? ">" : "<", r->e1 * 100);
+            f->id, ends, f->key.l4 == EW_L4_TCP ? ew_neg_name[v.neg] : "-",
+            r->dir == f->client_dir ? ">" : "<", r->e1 * 100);
         if (r->ce > 0 && !sel)
             color_on(ui, C_CE);
         putc_(r->ce >= 0.9995 ? "%4.0f" : "%4.1f", r->ce * 100);
@@ -615,7 +631,7 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
             if (!sel)
                 color_off(ui, C_WARN);
         }
-        if (r->f->ended)
+        if (f->ended)
             color_off(ui, C_DIM);
         if (sel) {
             int cy, cx;
@@ -627,8 +643,10 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
         }
     }
     if (ui->detail && n)
-        draw_detail(ui, rows[ui->sel].f, 3 + table_h, maxy - 4 - table_h, maxx);
+        draw_detail(ui, ew_flowtab_view(an->tab, rows[ui->sel].ref, room), 3 + table_h,
+                    maxy - 4 - table_h, maxx);
     free(rows);
+    free(room);
 
     color_on(ui, C_HEAD);
     mvhline(maxy - 1, 0, ' ', maxx);

@@ -44,6 +44,7 @@ expect "missing value -> 2" 2 "needs a value" -- "$EW" -r
 expect "no input -> 2" 2 "no input" -- "$EW"
 expect "bad -c -> 2" 2 "bad value 'x' for -c" -- "$EW" -r "$CAP" -c x
 expect "bad --max-flows -> 2" 2 "bad value '0' for --max-flows" -- "$EW" -r "$CAP" --max-flows 0
+expect "bad --hot-flows -> 2" 2 "bad value '0' for --hot-flows" -- "$EW" -r "$CAP" --hot-flows 0
 expect "help -> 0" 0 "" -- "$EW" --help
 expect "version -> 0" 0 "" -- "$EW" -V
 grep -q "^ecnwatch [0-9]" "$tmp/out" && ok "version printed" || bad "version printed"
@@ -164,6 +165,26 @@ for mode in "--json" "--json --timeseries" "-q -o $tmp/one.json"; do
 done
 [ $same = 3 ] && ok "one processor or two: the same report of 3,000 flows" ||
     bad "one processor or two: the same report:$differ"
+
+# Flows beyond the hot set are kept packed and unpacked when a packet comes:
+# with one flow hot (every other flow packed at each switch) or a hundred,
+# the same reports, events and summaries as with every flow hot
+same=0 differ=""
+for f in captures/*.pcap tests/quic-captures/*.pcap "$tmp/many.pcap"; do
+    for mode in "--json" "--ndjson" "--json --max-flows 2 --idle-timeout 0.05" "--text-flows 9"; do
+        "$EW" -r "$f" $mode >"$tmp/all.out" 2>&1
+        for h in 1 100; do
+            "$EW" -r "$f" $mode --hot-flows $h >"$tmp/hot.out" 2>&1
+            if cmp -s "$tmp/all.out" "$tmp/hot.out" && [ -s "$tmp/all.out" ]; then
+                same=$((same + 1))
+            else
+                differ="$differ $f($mode --hot-flows $h)"
+            fi
+        done
+    done
+done
+[ -z "$differ" ] && [ $same -gt 200 ] && ok "flows packed or all hot: the same output ($same runs)" ||
+    bad "flows packed or all hot: the same output:$differ"
 
 # SIGTERM during a long read from a pipe still writes a complete report
 mkfifo "$tmp/fifo"

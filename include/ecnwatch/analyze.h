@@ -37,6 +37,7 @@ extern const char *const ew_neg_name[];
 
 struct ew_analyzer_cfg {
     uint32_t max_flows;
+    uint32_t hot_flows; /* flows kept unpacked (flow.h); 0: EW_HOT_FLOWS */
     uint64_t hash_seed;
     int64_t idle_ns;
     ew_flow_evict_fn on_evict; /* optional: sees each flow before its record is reused */
@@ -72,8 +73,8 @@ void ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t
  * may run in another thread), asks for the flow's index slot to be fetched
  * into the cache, then for its record one frame later, and accounts it with
  * ew_analyzer_frame_prepared() in frame order, on the analyzer that prepared
- * it (the hash is seeded per table). Preparing and prefetching change
- * nothing. */
+ * it (the hash is seeded per table): the slot three frames ahead, the
+ * entry two, the flow one. Preparing and prefetching change nothing. */
 struct ew_prepared {
     struct ew_flow_key key;
     uint32_t hash;
@@ -88,6 +89,7 @@ void ew_analyzer_prepare(const struct ew_analyzer *an, const struct ew_pkt *pkt,
 uint64_t ew_analyzer_seed(const struct ew_analyzer *an);
 void ew_prepare_seeded(uint64_t seed, const struct ew_pkt *pkt, struct ew_prepared *pre);
 void ew_analyzer_prefetch_slot(const struct ew_analyzer *an, const struct ew_prepared *pre);
+void ew_analyzer_prefetch_entry(const struct ew_analyzer *an, const struct ew_prepared *pre);
 void ew_analyzer_prefetch_flow(const struct ew_analyzer *an, const struct ew_pkt *pkt,
                                const struct ew_prepared *pre);
 void ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_ns,

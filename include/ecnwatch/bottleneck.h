@@ -4,13 +4,14 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
-struct ew_flow;
+struct ew_flowtab;
 
 /* One entry per group of flows between the same two hosts, overlapping in
  * time, that holds both an L4S (ECT(1), AccECN) and a classic (ECT(0)) flow;
- * flows are given in id order. A new reference. O(n^2) in the worst case over
- * the flows held, each compared once per group. */
-json_t *ew_bottlenecks_json(const struct ew_flow *const *flows, size_t n);
+ * the flows are tab's refs[0, n), in id order. A new reference. O(n^2) in the
+ * worst case over the flows held, each compared once per group. */
+json_t *ew_bottlenecks_json(const struct ew_flowtab *tab, const uint32_t *refs, size_t n);
 
 #endif /* ECNWATCH_BOTTLENECK_H */

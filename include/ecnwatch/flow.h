@@ -1,13 +1,23 @@
 /* flow.h - the bidirectional flow table and the per-flow record.
  *
- * The table owns every struct ew_flow. It holds at most max_flows records,
- * allocated once; nothing is allocated per packet. Live flows are indexed by
- * a seeded hash of the canonical key; a flow idle for longer than the idle
- * timeout (packet time) is ended: it stays in the table for the report but a
- * new packet of the same 5-tuple starts a new flow. When the table is full the
- * oldest ended flow is evicted, else the least recently active live one;
- * every eviction is counted and handed to the eviction callback first.
- * Pointers returned are borrowed, valid until the next ew_flowtab_get().
+ * The table holds at most max_flows flows; its arrays are allocated once,
+ * nothing is allocated per packet. Live flows are indexed by a seeded hash
+ * of the canonical key; a flow idle for longer than the idle timeout (packet
+ * time) is ended: it stays in the table for the report but a new packet of
+ * the same 5-tuple starts a new flow. When the table is full the oldest
+ * ended flow is evicted, else the least recently active live one; every
+ * eviction is counted and handed to the eviction callback first.
+ *
+ * A flow's record and inference state are kept whole in the hot set, which
+ * holds up to hot_flows (EW_HOT_FLOWS by default) recently touched flows;
+ * the others are kept packed (pack.h), a few hundred bytes instead of
+ * 1,664, beside a 72-byte entry with their key. A packet of a packed flow
+ * unpacks it into the hot set, packing one that has not been touched since
+ * the CLOCK hand last passed. Packed bytes are allocated when a flow is
+ * first packed and grown when its packed form outgrows them: at most
+ * max_flows of them, of at most EW_PACK_MAX bytes each. Pointers returned
+ * are borrowed, valid until the next ew_flowtab_get() or other call that
+ * changes the table.
  */
 #ifndef ECNWATCH_FLOW_H
 #define ECNWATCH_FLOW_H
@@ -127,16 +137,24 @@ typedef void (*ew_flow_evict_fn)(void *arg, const struct ew_flow *flow);
 
 struct ew_flowtab_stats {
     uint64_t created;  /* flows ever created */
+    uint64_t packed, unpacked; /* flows packed out of the hot set, and back */
     uint64_t evicted;  /* records reused because the table was full */
     uint64_t expired;  /* flows ended by the idle timeout */
     uint32_t in_table; /* records held (live + ended) */
     uint32_t live;     /* flows in the index */
 };
 
-/* max_flows >= 1; idle_ns <= 0 disables the idle timeout. Returns NULL on
- * allocation failure. */
+/* flows kept whole when hot_flows is not set */
+#define EW_HOT_FLOWS 16384
+
+/* max_flows >= 1; idle_ns <= 0 disables the idle timeout. The hot set holds
+ * min(max_flows, EW_HOT_FLOWS) flows. Returns NULL on allocation failure. */
 struct ew_flowtab *ew_flowtab_new(uint32_t max_flows, uint64_t seed, int64_t idle_ns,
                                   ew_flow_evict_fn on_evict, void *arg);
+/* The hot set's size, min(hot, max_flows), before the first flow; -1 when
+ * flows exist, hot is 0 or the memory cannot be had (the set is then gone:
+ * free the table). */
+int ew_flowtab_set_hot(struct ew_flowtab *tab, uint32_t hot);
 void ew_flowtab_free(struct ew_flowtab *tab);
 
 /* Build the canonical key of a decoded packet; returns the packet's direction
@@ -160,21 +178,20 @@ struct ew_flow *ew_flowtab_get_hashed(struct ew_flowtab *tab, const struct ew_fl
 void ew_flowtab_set_end_cb(struct ew_flowtab *tab, ew_flow_evict_fn on_end, void *arg);
 
 /* Call fn for every live flow active at or after since_ns, most recent
- * first. O(flows visited). fn must not add or remove flows. */
+ * first (each is brought into the hot set). O(flows visited). fn must not
+ * add or remove flows. */
 void ew_flowtab_foreach_recent(struct ew_flowtab *tab, int64_t since_ns,
                                void (*fn)(void *arg, struct ew_flow *f), void *arg);
 
-/* Call fn for every live flow, in no particular order. */
-void ew_flowtab_foreach_live(struct ew_flowtab *tab, void (*fn)(void *arg, struct ew_flow *f),
-                             void *arg);
-
 /* For a reader that knows its next frames: the key's hash in this table is
  * (uint32_t)ew_flow_hash(key, ew_flowtab_seed(tab)); then its index slot,
- * then (one frame later, when the slot has arrived) the first len bytes of
- * its record and, with inf, its inference state, into the cache. None of
- * them changes the table. */
+ * then (a frame later, when the slot has arrived) its entry, then (when the
+ * entry has) the first len bytes of its record and, with inf, its inference
+ * state, or its packed bytes, into the cache. None of them changes the
+ * table. */
 uint64_t ew_flowtab_seed(const struct ew_flowtab *tab);
 void ew_flowtab_prefetch_slot(const struct ew_flowtab *tab, uint32_t hash);
+void ew_flowtab_prefetch_entry(const struct ew_flowtab *tab, uint32_t hash);
 void ew_flowtab_prefetch_flow(const struct ew_flowtab *tab, uint32_t hash, size_t len, bool inf);
 
 /* Mark recently used (moves the flow to the tail of the activity list). */
@@ -185,8 +202,21 @@ uint32_t ew_flowtab_expire(struct ew_flowtab *tab, int64_t now_ns, uint32_t budg
 
 void ew_flowtab_get_stats(const struct ew_flowtab *tab, struct ew_flowtab_stats *st);
 
-/* Fill `out` (room for st.in_table pointers) with every held flow, ordered by
- * id. Returns the count. */
-size_t ew_flowtab_list(const struct ew_flowtab *tab, const struct ew_flow **out, size_t room);
+/* Fill `out` (room for st.in_table refs) with the ref of every held flow
+ * (with live_only, every live one), ordered by id. Returns the count. A ref
+ * names a flow until the table changes. */
+size_t ew_flowtab_refs(const struct ew_flowtab *tab, uint32_t *out, size_t room, bool live_only);
+
+/* room for a packed flow's record and inference state, unpacked */
+struct ew_flow_room {
+    struct ew_flow flow;
+    struct ew_infer inf;
+};
+
+/* The flow a ref names, to read: its record when it is hot, else unpacked
+ * into *room. Valid until the table changes or room is used again. Does not
+ * change the table (threads may view at once while it does not change). */
+const struct ew_flow *ew_flowtab_view(const struct ew_flowtab *tab, uint32_t ref,
+                                      struct ew_flow_room *room);
 
 #endif /* ECNWATCH_FLOW_H */

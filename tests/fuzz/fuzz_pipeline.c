@@ -64,7 +64,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct ew_analyzer an;
     struct ew_series_pool series;
     struct ew_flowtab_stats st;
-    const struct ew_flow **list;
+    static struct ew_flow_room room;
+    uint32_t *refs;
     size_t i, n;
     struct ew_report_src src = {.kind = "file", .name = "fuzz", .linktype = NULL};
     enum ew_link link;
@@ -88,6 +89,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.max_flows = 1u + (data[1] & 7u);
     cfg.idle_ns = (int64_t)((data[1] >> 3) & 7u) * 10000000;
     cfg.hash_seed = 1;
+    cfg.hot_flows = 1u + ((unsigned)data[0] >> 6); /* 1 to 4: flows packed and unpacked */
     ts = (data[1] & 0x40) ? 0 : (data[1] & 0x80) ? TS_MAX : 1700000000000000000LL;
     ev_mem = open_memstream(&events, &events_len);
     if (!ev_mem)
@@ -155,13 +157,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(events);
     ew_report_text(devnull, &an, &src, 4);
     ew_flowtab_get_stats(an.tab, &st);
-    list = malloc((st.in_table ? st.in_table : 1) * sizeof(*list));
-    if (!list)
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    if (!refs)
         abort();
-    n = ew_flowtab_list(an.tab, list, st.in_table);
+    n = ew_flowtab_refs(an.tab, refs, st.in_table, false);
     for (i = 0; i < n; i++)
-        ew_series_svg(&series, list[i], devnull);
-    free(list);
+        ew_series_svg(&series, ew_flowtab_view(an.tab, refs[i], &room), devnull);
+    free(refs);
     ew_analyzer_free(&an);
     ew_series_pool_free(&series);
     return 0;

@@ -33,11 +33,12 @@ tcp_pkt(struct ew_pkt *p, int from, uint16_t flags, uint32_t seq, uint32_t paylo
 static struct ew_flow *
 only_flow(struct ew_analyzer *an)
 {
-    const struct ew_flow *list[1];
+    static struct ew_flow_room room;
+    uint32_t ref;
 
-    if (ew_flowtab_list(an->tab, list, 1) != 1)
+    if (ew_flowtab_refs(an->tab, &ref, 1, false) != 1)
         return NULL;
-    return (struct ew_flow *)list[0];
+    return (struct ew_flow *)(uintptr_t)ew_flowtab_view(an->tab, ref, &room);
 }
 
 static void

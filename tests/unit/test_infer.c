@@ -93,9 +93,11 @@ ack(struct seq *s, uint16_t sflags)
 static const struct ew_flow *
 flow_of(struct seq *s)
 {
-    const struct ew_flow *list[1];
+    static struct ew_flow_room room;
+    uint32_t ref;
 
-    return ew_flowtab_list(s->an.tab, list, 1) == 1 ? list[0] : NULL;
+    return ew_flowtab_refs(s->an.tab, &ref, 1, false) == 1 ? ew_flowtab_view(s->an.tab, ref, &room)
+                                                           : NULL;
 }
 
 static void

@@ -61,7 +61,8 @@ test_captures(void)
             char err[EW_ERRBUF_SIZE];
             struct ew_capture *cap;
             struct ew_frame fr;
-            const struct ew_flow **list;
+            static struct ew_flow_room room;
+            uint32_t *refs;
             size_t n;
 
             CU_ASSERT_FATAL(ew_capture_open_file(g.gl_pathv[i], NULL, &cap, err, sizeof(err)) == 0);
@@ -74,16 +75,18 @@ test_captures(void)
             }
             ew_capture_close(cap);
             ew_flowtab_get_stats(an.tab, &st);
-            list = calloc(st.in_table + 1, sizeof(*list));
-            CU_ASSERT_FATAL(list != NULL);
-            n = ew_flowtab_list(an.tab, list, st.in_table);
+            refs = calloc(st.in_table + 1, sizeof(*refs));
+            CU_ASSERT_FATAL(refs != NULL);
+            n = ew_flowtab_refs(an.tab, refs, st.in_table, false);
             for (size_t k = 0; k < n; k++) {
-                packed += round_trip(list[k]);
-                tcp += list[k]->inf != &ew_infer_none;
+                const struct ew_flow *f = ew_flowtab_view(an.tab, refs[k], &room);
+
+                packed += round_trip(f);
+                tcp += f->inf != &ew_infer_none;
             }
             flows += n;
             files++;
-            free(list);
+            free(refs);
             ew_analyzer_free(&an);
         }
         globfree(&g);
