@@ -3,6 +3,9 @@
 #include "ecnwatch/pack.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define KEY_BYTES sizeof(struct ew_flow_key)
 #define REC_BYTES (sizeof(struct ew_flow) - KEY_BYTES)
@@ -99,6 +102,60 @@ from_rel(uint8_t *bytes, const size_t *at, size_t n, uint64_t base)
     }
 }
 
+static size_t
+put_varint(uint8_t *o, uint32_t v)
+{
+    if (v < 0x80) {
+        o[0] = (uint8_t)v;
+        return 1;
+    }
+    if (v < 0x4000) {
+        o[0] = (uint8_t)(v | 0x80);
+        o[1] = (uint8_t)(v >> 7);
+        return 2;
+    }
+    if (v < 0x200000) {
+        o[0] = (uint8_t)(v | 0x80);
+        o[1] = (uint8_t)((v >> 7) | 0x80);
+        o[2] = (uint8_t)(v >> 14);
+        return 3;
+    }
+    if (v < 0x10000000) {
+        o[0] = (uint8_t)(v | 0x80);
+        o[1] = (uint8_t)((v >> 7) | 0x80);
+        o[2] = (uint8_t)((v >> 14) | 0x80);
+        o[3] = (uint8_t)(v >> 21);
+        return 4;
+    }
+    o[0] = (uint8_t)(v | 0x80);
+    o[1] = (uint8_t)((v >> 7) | 0x80);
+    o[2] = (uint8_t)((v >> 14) | 0x80);
+    o[3] = (uint8_t)((v >> 21) | 0x80);
+    o[4] = (uint8_t)(v >> 28);
+    return 5;
+}
+
+/* a bit for each of the 8 words at w that is not zero */
+static unsigned
+nonzero8(const uint32_t *w)
+{
+#ifdef __SSE2__
+    __m128i z = _mm_setzero_si128();
+    __m128i a = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(const void *)w), z);
+    __m128i b = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *)(const void *)(w + 4)), z);
+    unsigned zero = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(a)) |
+                    (unsigned)_mm_movemask_ps(_mm_castsi128_ps(b)) << 4;
+
+    return ~zero & 0xffu;
+#else
+    unsigned mask = 0;
+
+    for (int i = 0; i < 8; i++)
+        mask |= (unsigned)(w[i] != 0) << i;
+    return mask;
+#endif
+}
+
 /* n words: a bit per group of 8 that has any not zero, then for each such
  * group a byte of bits and its words that are not zero, as varints */
 static size_t
@@ -108,41 +165,34 @@ put_words(const uint32_t *w, size_t n, uint8_t *out)
 
     memset(out, 0, len);
     for (size_t g = 0; g < groups; g++) {
-        size_t from = g * 8, to = from + 8 < n ? from + 8 : n, mask_at;
-        uint32_t any = 0;
-        uint8_t mask = 0;
+        const uint32_t *gw = w + g * 8;
+        unsigned mask = 0;
 
-        for (size_t i = from; i < to; i++)
-            any |= w[i];
-        if (!any)
-            continue;
-        mask_at = len++;
-        for (size_t i = from; i < to; i++) {
-            uint32_t v = w[i];
-
-            if (!v)
-                continue;
-            mask |= (uint8_t)(1u << (i - from));
-            while (v >= 0x80) {
-                out[len++] = (uint8_t)(v | 0x80);
-                v >>= 7;
-            }
-            out[len++] = (uint8_t)v;
+        if (n - g * 8 >= 8) {
+            mask = nonzero8(gw);
+        } else {
+            for (size_t i = 0; i < n - g * 8; i++)
+                mask |= (unsigned)(gw[i] != 0) << i;
         }
-        out[mask_at] = mask;
+        if (!mask)
+            continue;
         out[g / 8] |= (uint8_t)(1u << (g % 8));
+        out[len++] = (uint8_t)mask;
+        for (; mask; mask &= mask - 1)
+            len += put_varint(out + len, gw[__builtin_ctz(mask)]);
     }
     return len;
 }
 
+/* n words into dst (bytes, for any alignment), zero where none is given */
 static bool
-get_words(const uint8_t *in, size_t len, size_t *pos, uint32_t *w, size_t n)
+get_words(const uint8_t *in, size_t len, size_t *pos, uint8_t *dst, size_t n)
 {
     size_t groups = EW_PACK_GROUPS(n), bits = *pos, p = *pos + (groups + 7) / 8;
 
     if (p > len)
         return false;
-    memset(w, 0, n * sizeof(*w));
+    memset(dst, 0, n * 4);
     for (size_t g = 0; g < groups; g++) {
         unsigned mask;
 
@@ -152,22 +202,27 @@ get_words(const uint8_t *in, size_t len, size_t *pos, uint32_t *w, size_t n)
             return false;
         for (mask = in[p++]; mask; mask &= mask - 1) {
             size_t at = g * 8 + (size_t)__builtin_ctz(mask);
-            uint32_t v = 0;
-            unsigned shift = 0;
-            uint8_t b;
+            uint32_t v;
 
-            if (at >= n)
+            if (at >= n || p >= len)
                 return false;
-            do {
-                if (p >= len || shift > 28)
-                    return false;
-                b = in[p++];
-                if (shift == 28 && b > 0x0f)
-                    return false;
-                v |= (uint32_t)(b & 0x7f) << shift;
-                shift += 7;
-            } while (b & 0x80);
-            w[at] = v;
+            v = in[p++];
+            if (v >= 0x80) { /* more bytes: at most five, the fifth of 4 bits */
+                unsigned shift = 7;
+                uint8_t b;
+
+                v &= 0x7f;
+                do {
+                    if (p >= len || shift > 28)
+                        return false;
+                    b = in[p++];
+                    if (shift == 28 && b > 0x0f)
+                        return false;
+                    v |= (uint32_t)(b & 0x7f) << shift;
+                    shift += 7;
+                } while (b & 0x80);
+            }
+            memcpy(dst + at * 4, &v, 4);
         }
     }
     *pos = p;
@@ -200,31 +255,24 @@ ew_flow_pack(const struct ew_flow *f, uint8_t *out)
 bool
 ew_flow_unpack(const uint8_t *in, size_t len, struct ew_flow *f, struct ew_infer *infer)
 {
-    uint32_t rec[EW_PACK_REC_WORDS], inf[EW_PACK_INF_WORDS];
-    uint8_t *rb = (uint8_t *)rec, *ib = (uint8_t *)inf;
+    uint8_t *rb = (uint8_t *)f + KEY_BYTES, *ib = (uint8_t *)infer;
     size_t pos = 1;
-    uint64_t first_ns, first_frame;
     bool tcp;
 
     if (len < 1 || in[0] > 1)
         return false;
     tcp = in[0];
-    if (!get_words(in, len, &pos, rec, EW_PACK_REC_WORDS))
+    if (!get_words(in, len, &pos, rb, EW_PACK_REC_WORDS))
         return false;
-    if (tcp && !get_words(in, len, &pos, inf, EW_PACK_INF_WORDS))
+    if (tcp && !get_words(in, len, &pos, ib, EW_PACK_INF_WORDS))
         return false;
     if (pos != len)
         return false;
-    memcpy(&first_ns, rb + offsetof(struct ew_flow, first_ns) - KEY_BYTES, sizeof(first_ns));
-    memcpy(&first_frame, rb + offsetof(struct ew_flow, first_frame) - KEY_BYTES,
-           sizeof(first_frame));
-    from_rel(rb, rec_times, COUNT(rec_times), first_ns);
-    from_rel(rb, rec_frames, COUNT(rec_frames), first_frame);
-    memcpy((uint8_t *)f + KEY_BYTES, rb, REC_BYTES);
+    from_rel(rb, rec_times, COUNT(rec_times), (uint64_t)f->first_ns);
+    from_rel(rb, rec_frames, COUNT(rec_frames), f->first_frame);
     if (tcp) {
-        from_rel(ib, inf_times, COUNT(inf_times), first_ns);
-        from_rel(ib, inf_frames, COUNT(inf_frames), first_frame);
-        memcpy(infer, ib, sizeof(inf));
+        from_rel(ib, inf_times, COUNT(inf_times), (uint64_t)f->first_ns);
+        from_rel(ib, inf_frames, COUNT(inf_frames), f->first_frame);
         f->inf = infer;
     } else {
         f->inf = (struct ew_infer *)(uintptr_t)&ew_infer_none;
