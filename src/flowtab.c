@@ -55,6 +55,8 @@ _Static_assert(sizeof(struct ew_entry) == 72, "an entry is 72 bytes: the key and
 #define GRANULE 16
 _Static_assert((EW_PACK_MAX + GRANULE - 1) / GRANULE <= 255, "a granule count fits the entry's byte");
 
+#define PICKED 8
+
 struct ew_flowtab {
     struct ew_entry *ent;    /* max_flows entries, allocated once */
     struct ew_lru_link *lnk; /* max_flows list links, by entry */
@@ -69,6 +71,10 @@ struct ew_flowtab {
     uint32_t *owner;         /* the entry of each hot record (ref), 0 = none */
     uint8_t *recent;         /* CLOCK bits: touched since the hand last passed */
     uint32_t hot_max, hot_used, hand;
+    /* hot records the hand has picked ahead of need, for a packed flow's
+     * coming packet, so that their lines are fetched before they are packed */
+    uint32_t picked[PICKED];
+    uint32_t picked_head, picked_n;
     uint64_t seed;
     int64_t idle_ns;
     struct ew_list live;  /* live flows, least recently active first */
@@ -399,33 +405,48 @@ pack_out(struct ew_flowtab *t, uint32_t h)
     return true;
 }
 
-/* A hot record to use: a free one, or the one the CLOCK hand stops at, its
- * flow packed (or, with no memory to pack it, evicted). */
+/* the hot record the CLOCK hand stops at: the first not touched since the
+ * hand last passed, clearing the marks of those it passes */
+static uint32_t
+clock_pick(struct ew_flowtab *t)
+{
+    for (;;) {
+        uint32_t h = t->hand;
+
+        t->hand = h + 1 == t->hot_max ? 0 : h + 1;
+        if (!t->recent[h])
+            return h;
+        t->recent[h] = 0;
+    }
+}
+
+/* A hot record to use: a free one, or one picked ahead, or the one the CLOCK
+ * hand stops at; its flow packed (or, with no memory to pack it, evicted).
+ * Any hot record will do: none is in a caller's hands while this runs. */
 static uint32_t
 hot_take(struct ew_flowtab *t)
 {
-    for (;;) {
-        uint32_t h;
+    uint32_t h;
 
-        if (t->hot_used < t->hot_max)
-            return t->hot_used++;
-        h = t->hand;
-        t->hand = h + 1 == t->hot_max ? 0 : h + 1;
-        if (t->recent[h]) {
-            t->recent[h] = 0;
-            continue;
-        }
-        if (!pack_out(t, h)) {
-            uint32_t ref = t->owner[h];
-
-            leave(t, ref, &t->hot[h]);
-            t->ent[ref - 1].hot = 0;
-            t->lnk[ref - 1].next = t->free_ent;
-            t->free_ent = ref;
-            t->owner[h] = 0;
-        }
-        return h;
+    if (t->hot_used < t->hot_max)
+        return t->hot_used++;
+    if (t->picked_n) {
+        h = t->picked[t->picked_head];
+        t->picked_head = (t->picked_head + 1) % PICKED;
+        t->picked_n--;
+    } else {
+        h = clock_pick(t);
     }
+    if (!pack_out(t, h)) {
+        uint32_t ref = t->owner[h];
+
+        leave(t, ref, &t->hot[h]);
+        t->ent[ref - 1].hot = 0;
+        t->lnk[ref - 1].next = t->free_ent;
+        t->free_ent = ref;
+        t->owner[h] = 0;
+    }
+    return h;
 }
 
 /* the flow's record, in the hot set */
@@ -601,10 +622,11 @@ prefetch_lines(const void *start, size_t len)
 }
 
 /* The flow's record into the cache: its first `len` bytes and with `inf` the
- * hot parts of its inference state when it is hot, else the start of its
- * packed bytes. Reads the index and the entry only. */
+ * hot parts of its inference state when it is hot; else the start of its
+ * packed bytes, and the hot record its packet will take, which the CLOCK
+ * hand picks now: its entry and its lines, which packing it reads. */
 void
-ew_flowtab_prefetch_flow(const struct ew_flowtab *t, uint32_t h, size_t len, bool inf)
+ew_flowtab_prefetch_flow(struct ew_flowtab *t, uint32_t h, size_t len, bool inf)
 {
     uint32_t r = probe_ref(t, h), hot;
 
@@ -613,6 +635,15 @@ ew_flowtab_prefetch_flow(const struct ew_flowtab *t, uint32_t h, size_t len, boo
     hot = t->ent[r - 1].hot;
     if (!hot) {
         prefetch_lines(t->ent[r - 1].packed, 256);
+        if (t->hot_used == t->hot_max && t->picked_n < PICKED) {
+            uint32_t v = clock_pick(t);
+
+            t->picked[(t->picked_head + t->picked_n++) % PICKED] = v;
+            if (t->owner[v])
+                __builtin_prefetch(&t->ent[t->owner[v] - 1]);
+            prefetch_lines(&t->hot[v], sizeof(struct ew_flow));
+            prefetch_lines(&t->inf[v], sizeof(struct ew_infer)); /* none touched: no cost */
+        }
         return;
     }
     prefetch_lines(&t->hot[hot - 1], len);

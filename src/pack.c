@@ -24,9 +24,7 @@ static const size_t rec_frames[] = {R(last_frame), R(hs.syn_frame), R(hs.synack_
 #undef R
 
 #define H(d, m) offsetof(struct ew_infer, half[d].m)
-#define HALF_TIMES(d)                                                                            \
-    H(d, data_last_ns), H(d, data_first_ns), H(d, rtt_ts[0]), H(d, rtt_ts[1]), H(d, rtt_ts[2]),  \
-        H(d, rtt_ts[3]), H(d, rtt_ts[4]), H(d, rtt_ts[5]), H(d, rtt_ts[6]), H(d, rtt_ts[7])
+#define HALF_TIMES(d) H(d, data_last_ns), H(d, data_first_ns)
 #define HALF_FRAMES(d)                                                                           \
     H(d, last_data_frame), H(d, first_data_frame), H(d, first_ce_frame), H(d, first_ect1_frame), \
         H(d, first_ect0_frame), H(d, first_ect_pure_ack_frame), H(d, first_ect_retrans_frame),   \
@@ -44,6 +42,10 @@ static const size_t inf_frames[] = {HALF_FRAMES(0), HALF_FRAMES(1),
 #undef H
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The segments being timed are a few round trips old at most: their send
+ * times are taken relative to the half's latest data, their sequence ends
+ * relative to its highest acknowledgement, before everything else. */
 
 /* zigzag: small magnitudes of either sign to small numbers */
 static uint64_t
@@ -76,6 +78,53 @@ unrel(uint64_t r, uint64_t base)
 
     r = r == 0 ? zero : r == zero ? 0 : r;
     return base + unzig(r - 1);
+}
+
+/* rel() on 32 bits */
+static uint32_t
+rel32(uint32_t v, uint32_t base)
+{
+    uint32_t zero = (uint32_t)zig((uint64_t)(int64_t)(int32_t)(0 - base)) + 1;
+    uint32_t r = (uint32_t)zig((uint64_t)(int64_t)(int32_t)(v - base)) + 1;
+
+    return r == zero ? 0 : r == 0 ? zero : r;
+}
+
+static uint32_t
+unrel32(uint32_t r, uint32_t base)
+{
+    uint32_t zero = (uint32_t)zig((uint64_t)(int64_t)(int32_t)(0 - base)) + 1;
+
+    r = r == 0 ? zero : r == zero ? 0 : r;
+    return base + (uint32_t)unzig((uint64_t)(r - 1));
+}
+
+/* the timed segments of both halves in the inference state's bytes,
+ * relative (or back) */
+static void
+ring_rel(uint8_t *in, bool back)
+{
+    for (size_t d = 0; d < 2; d++) {
+        uint8_t *h = in + offsetof(struct ew_infer, half) + d * sizeof(struct ew_half);
+        uint64_t last;
+        uint32_t ack;
+
+        memcpy(&last, h + offsetof(struct ew_half, data_last_ns), sizeof(last));
+        memcpy(&ack, h + offsetof(struct ew_half, ack_max), sizeof(ack));
+        for (size_t i = 0; i < EW_RTT_TIMED; i++) {
+            uint8_t *ts = h + offsetof(struct ew_half, rtt_ts) + i * sizeof(int64_t);
+            uint8_t *se = h + offsetof(struct ew_half, rtt_seq_end) + i * sizeof(uint32_t);
+            uint64_t t;
+            uint32_t q;
+
+            memcpy(&t, ts, sizeof(t));
+            memcpy(&q, se, sizeof(q));
+            t = back ? unrel(t, last) : rel(t, last);
+            q = back ? unrel32(q, ack) : rel32(q, ack);
+            memcpy(ts, &t, sizeof(t));
+            memcpy(se, &q, sizeof(q));
+        }
+    }
 }
 
 static void
@@ -245,6 +294,7 @@ ew_flow_pack(const struct ew_flow *f, uint8_t *out)
     len += put_words(rec, EW_PACK_REC_WORDS, out + len);
     if (tcp) {
         memcpy(ib, f->inf, sizeof(inf));
+        ring_rel(ib, false); /* before the times it is relative to are */
         to_rel(ib, inf_times, COUNT(inf_times), (uint64_t)f->first_ns);
         to_rel(ib, inf_frames, COUNT(inf_frames), f->first_frame);
         len += put_words(inf, EW_PACK_INF_WORDS, out + len);
@@ -273,6 +323,7 @@ ew_flow_unpack(const uint8_t *in, size_t len, struct ew_flow *f, struct ew_infer
     if (tcp) {
         from_rel(ib, inf_times, COUNT(inf_times), (uint64_t)f->first_ns);
         from_rel(ib, inf_frames, COUNT(inf_frames), f->first_frame);
+        ring_rel(ib, true);
         f->inf = infer;
     } else {
         f->inf = (struct ew_infer *)(uintptr_t)&ew_infer_none;

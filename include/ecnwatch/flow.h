@@ -187,12 +187,13 @@ void ew_flowtab_foreach_recent(struct ew_flowtab *tab, int64_t since_ns,
  * (uint32_t)ew_flow_hash(key, ew_flowtab_seed(tab)); then its index slot,
  * then (a frame later, when the slot has arrived) its entry, then (when the
  * entry has) the first len bytes of its record and, with inf, its inference
- * state, or its packed bytes, into the cache. None of them changes the
- * table. */
+ * state, into the cache; or, for a packed flow, its packed bytes and the hot
+ * record its packet will take, which is picked then. None of them changes
+ * a flow, what is found, or the report. */
 uint64_t ew_flowtab_seed(const struct ew_flowtab *tab);
 void ew_flowtab_prefetch_slot(const struct ew_flowtab *tab, uint32_t hash);
 void ew_flowtab_prefetch_entry(const struct ew_flowtab *tab, uint32_t hash);
-void ew_flowtab_prefetch_flow(const struct ew_flowtab *tab, uint32_t hash, size_t len, bool inf);
+void ew_flowtab_prefetch_flow(struct ew_flowtab *tab, uint32_t hash, size_t len, bool inf);
 
 /* Mark recently used (moves the flow to the tail of the activity list). */
 void ew_flowtab_touch(struct ew_flowtab *tab, struct ew_flow *flow);

@@ -164,6 +164,10 @@ test_random(void)
         inf.half[1].rtt_ts[7] = (int64_t)edge(tb);
         inf.half[0].data_first_ns = (int64_t)edge(tb);
         inf.half[1].first_opt_mismatch_frame = edge(fb);
+        /* the timed segments, relative to the latest data and acknowledgement */
+        inf.half[0].rtt_ts[2] = (int64_t)edge((uint64_t)inf.half[0].data_last_ns);
+        inf.half[1].rtt_seq_end[5] = (uint32_t)edge(inf.half[1].ack_max);
+        inf.half[0].rtt_seq_end[0] = (uint32_t)edge(inf.half[0].ack_max) ^ 0x80000000u;
         inf.first_accecn_opt_frame = edge(fb);
         f.quic = NULL;
         f.inf = round % 4 ? &inf : (struct ew_infer *)(uintptr_t)&ew_infer_none;
