@@ -245,13 +245,6 @@ ew_analyzer_prefetch_slot(const struct ew_analyzer *an, const struct ew_prepared
 }
 
 void
-ew_analyzer_prefetch_entry(const struct ew_analyzer *an, const struct ew_prepared *pre)
-{
-    if (pre->valid)
-        ew_flowtab_prefetch_entry(an->tab, pre->hash);
-}
-
-void
 ew_analyzer_prefetch_flow(const struct ew_analyzer *an, const struct ew_pkt *pkt,
                           const struct ew_prepared *pre)
 {

@@ -148,7 +148,7 @@ cmp_grp(const void *pa, const void *pb)
  * time. Flows are first sorted by host pair, so that only flows between the
  * same hosts are compared: O(n log n) plus the pairs within each host pair. */
 static size_t
-group(const struct member *flows, size_t n, const bool *ok, struct grp *out)
+group(const struct member *flows, size_t n, struct grp *out)
 {
     struct ord *o = malloc((n ? n : 1) * sizeof(*o));
     bool *done = calloc(n ? n : 1, sizeof(*done));
@@ -160,8 +160,7 @@ group(const struct member *flows, size_t n, const bool *ok, struct grp *out)
         return 0;
     }
     for (a = 0; a < n; a++)
-        if (ok[a])
-            o[k++] = (struct ord){&flows[a], a};
+        o[k++] = (struct ord){&flows[a], a};
     qsort(o, k, sizeof(*o), cmp_ord);
     for (a = 0; a < k; a = b) {
         for (b = a + 1; b < k && same_hosts(o[a].f, o[b].f); b++)
@@ -193,17 +192,33 @@ json_t *
 ew_bottlenecks_json(const struct ew_flowtab *tab, const uint32_t *refs, size_t n)
 {
     json_t *arr = json_array();
-    struct member *m = calloc(n ? n : 1, sizeof(*m));
-    bool *ok = calloc(n ? n : 1, sizeof(*ok));
-    struct grp *gm = malloc((n ? n : 1) * sizeof(*gm));
+    struct member *m = NULL, one;
+    struct grp *gm = NULL;
     struct ew_flow_room *room = malloc(sizeof(*room));
-    size_t i, j, x, y, ng;
+    size_t i, j, x, y, ng, nm = 0, room_m = 0;
+    bool ok;
 
-    if (!m || !ok || !gm || !room)
+    if (!room)
         goto out;
-    for (i = 0; i < n; i++)
-        classify(ew_flowtab_view(tab, refs[i], room), &m[i], &ok[i]);
-    ng = group(m, n, ok, gm);
+    /* only the flows that can be in a group are kept, in report order */
+    for (i = 0; i < n; i++) {
+        classify(ew_flowtab_view(tab, refs[i], room), &one, &ok);
+        if (!ok)
+            continue;
+        if (nm == room_m) {
+            struct member *more = realloc(m, (room_m ? 2 * room_m : 64) * sizeof(*m));
+
+            if (!more)
+                goto out;
+            m = more;
+            room_m = room_m ? 2 * room_m : 64;
+        }
+        m[nm++] = one;
+    }
+    gm = malloc((nm ? nm : 1) * sizeof(*gm));
+    if (!gm)
+        goto out;
+    ng = group(m, nm, gm);
     for (x = 0; x < ng; x = y) {
         struct side l4s = {NULL, 0, 0, 0, 0, 0, 0}, cl = {NULL, 0, 0, 0, 0, 0, 0};
         json_t *g;
@@ -272,6 +287,5 @@ out:
     free(room);
     free(gm);
     free(m);
-    free(ok);
     return arr;
 }

@@ -18,11 +18,13 @@ struct ew_list {
     uint32_t head, tail;
 };
 
-/* one index slot: the entry (index + 1, 0 = empty) and its key's hash, so
- * that probing and deletion do not touch other flows' entries */
+/* one index slot: the entry (index + 1, 0 = empty), its key's hash, so that
+ * probing and deletion do not touch other flows' entries, and its hot record
+ * (+ 1, 0 = packed), so that the record can be fetched from the slot alone */
 struct ew_slot {
     uint32_t ref;
     uint32_t hash;
+    uint32_t hot;
 };
 
 /* an entry's place in its list (live or ended); kept beside the entries,
@@ -75,6 +77,9 @@ struct ew_flowtab {
      * coming packet, so that their lines are fetched before they are packed */
     uint32_t picked[PICKED];
     uint32_t picked_head, picked_n;
+    /* the flow ew_flowtab_get() last returned, and its entry */
+    const struct ew_flow *got;
+    uint32_t got_ref;
     uint64_t seed;
     int64_t idle_ns;
     struct ew_list live;  /* live flows, least recently active first */
@@ -325,15 +330,24 @@ list_append(struct ew_flowtab *t, struct ew_list *l, uint32_t r)
     l->tail = r;
 }
 
-/* Remove the index slot of a live flow, with backward-shift deletion so that
- * no tombstones build up (Knuth 6.4, algorithm R). */
-static void
-index_remove(struct ew_flowtab *t, uint32_t ref)
+/* the index slot of a live flow */
+static struct ew_slot *
+slot_of(struct ew_flowtab *t, uint32_t ref)
 {
     uint32_t i = (uint32_t)ew_flow_hash(&t->ent[ref - 1].key, t->seed) & t->mask;
 
     while (t->slot[i].ref != ref)
         i = (i + 1) & t->mask;
+    return &t->slot[i];
+}
+
+/* Remove the index slot of a live flow, with backward-shift deletion so that
+ * no tombstones build up (Knuth 6.4, algorithm R). */
+static void
+index_remove(struct ew_flowtab *t, uint32_t ref)
+{
+    uint32_t i = (uint32_t)(slot_of(t, ref) - t->slot);
+
     for (;;) {
         uint32_t j = i;
 
@@ -400,6 +414,8 @@ pack_out(struct ew_flowtab *t, uint32_t h)
     e->len = (uint16_t)len;
     e->last_ns = f->last_ns;
     e->hot = 0;
+    if (e->state == ENT_LIVE)
+        slot_of(t, t->owner[h])->hot = 0;
     t->owner[h] = 0;
     t->st.packed++;
     return true;
@@ -428,6 +444,7 @@ hot_take(struct ew_flowtab *t)
 {
     uint32_t h;
 
+    t->got = NULL; /* a record may change hands */
     if (t->hot_used < t->hot_max)
         return t->hot_used++;
     if (t->picked_n) {
@@ -449,24 +466,34 @@ hot_take(struct ew_flowtab *t)
     return h;
 }
 
-/* the flow's record, in the hot set */
+/* the flow's record, in the hot set; s: its index slot when the caller
+ * knows it (NULL: found when needed) */
 static struct ew_flow *
-heat(struct ew_flowtab *t, uint32_t ref)
+heat(struct ew_flowtab *t, uint32_t ref, struct ew_slot *s)
 {
-    struct ew_entry *e = &t->ent[ref - 1];
+    struct ew_entry *e;
     struct ew_flow *f;
     uint32_t h;
 
+    if (s && s->hot) {
+        t->recent[s->hot - 1] = 1;
+        return &t->hot[s->hot - 1];
+    }
+    e = &t->ent[ref - 1];
     if (e->hot) {
         t->recent[e->hot - 1] = 1;
         return &t->hot[e->hot - 1];
     }
     h = hot_take(t);
+    if (s && s->ref != ref) /* an eviction for want of memory moved the index */
+        s = NULL;
     f = &t->hot[h];
     f->key = e->key;
     if (!ew_flow_unpack(e->packed, e->len, f, &t->inf[h]))
         abort(); /* the table's own bytes: cannot happen */
     e->hot = h + 1;
+    if (e->state == ENT_LIVE)
+        (s ? s : slot_of(t, ref))->hot = h + 1;
     t->owner[h] = ref;
     t->recent[h] = 1;
     t->st.unpacked++;
@@ -476,7 +503,7 @@ heat(struct ew_flowtab *t, uint32_t ref)
 static void
 end_flow(struct ew_flowtab *t, uint32_t ref)
 {
-    struct ew_flow *f = heat(t, ref);
+    struct ew_flow *f = heat(t, ref, NULL);
 
     f->end_reason = EW_END_IDLE;
     if (t->on_end)
@@ -506,7 +533,7 @@ take_entry(struct ew_flowtab *t)
         ref = ++t->used;
     } else {
         ref = t->ended.head ? t->ended.head : t->live.head;
-        leave(t, ref, heat(t, ref));
+        leave(t, ref, heat(t, ref, NULL));
         return ref;
     }
     h = hot_take(t);
@@ -530,13 +557,26 @@ ew_flowtab_get_hashed(struct ew_flowtab *t, const struct ew_flow_key *key, uint3
     struct ew_flow *f;
 
     while ((ref = t->slot[i].ref) != 0) {
-        if (t->slot[i].hash == h && key_eq(&t->ent[ref - 1].key, key)) {
-            if (t->idle_ns > 0 && now_ns - last_ns_of(t, ref) > t->idle_ns) {
+        /* a hot flow's key and times are in its record, which a packet
+         * reads anyway: its entry is not read */
+        uint32_t hh = t->slot[i].hot;
+
+        if (t->slot[i].hash == h && key_eq(hh ? &t->hot[hh - 1].key : &t->ent[ref - 1].key, key)) {
+            if (t->idle_ns > 0 &&
+                now_ns - (hh ? t->hot[hh - 1].last_ns : t->ent[ref - 1].last_ns) > t->idle_ns) {
                 end_flow(t, ref);
                 break; /* a new flow of the same key follows */
             }
             *created = false;
-            return heat(t, ref);
+            if (hh) {
+                t->recent[hh - 1] = 1;
+                f = &t->hot[hh - 1];
+            } else {
+                f = heat(t, ref, &t->slot[i]);
+            }
+            t->got = f;
+            t->got_ref = ref;
+            return f;
         }
         i = (i + 1) & t->mask;
     }
@@ -564,10 +604,13 @@ ew_flowtab_get_hashed(struct ew_flowtab *t, const struct ew_flow_key *key, uint3
         i = (i + 1) & t->mask;
     t->slot[i].ref = ref;
     t->slot[i].hash = h;
+    t->slot[i].hot = hot + 1;
     list_append(t, &t->live, ref);
     t->st.live++;
     t->st.in_table++;
     *created = true;
+    t->got = f;
+    t->got_ref = ref;
     return f;
 }
 
@@ -578,31 +621,17 @@ ew_flowtab_prefetch_slot(const struct ew_flowtab *t, uint32_t h)
     __builtin_prefetch(&t->slot[h & t->mask]);
 }
 
-/* the entry the index names for this hash (the first slot of its probe with
- * the same hash, within a few slots); 0 for none */
-static uint32_t
-probe_ref(const struct ew_flowtab *t, uint32_t h)
+/* the index slot of this hash (the first of its probe with the same hash,
+ * within a few slots), or NULL */
+static struct ew_slot *
+probe(const struct ew_flowtab *t, uint32_t h)
 {
     uint32_t i = h & t->mask, probes;
 
     for (probes = 0; probes < 4 && t->slot[i].ref; probes++, i = (i + 1) & t->mask)
         if (t->slot[i].hash == h)
-            return t->slot[i].ref;
-    return 0;
-}
-
-void
-ew_flowtab_prefetch_entry(const struct ew_flowtab *t, uint32_t h)
-{
-    uint32_t r = probe_ref(t, h);
-
-    if (r) {
-        const char *e = (const char *)&t->ent[r - 1];
-
-        __builtin_prefetch(e);
-        __builtin_prefetch(e + sizeof(struct ew_entry) - 1);
-        __builtin_prefetch(&t->lnk[r - 1], 1);
-    }
+            return &t->slot[i];
+    return NULL;
 }
 
 /* the cache lines of [start, start + len), as addresses counted in integers */
@@ -621,20 +650,25 @@ prefetch_lines(const void *start, size_t len)
         __builtin_prefetch((const void *)a, 1);
 }
 
-/* The flow's record into the cache: its first `len` bytes and with `inf` the
- * hot parts of its inference state when it is hot; else the start of its
- * packed bytes, and the hot record its packet will take, which the CLOCK
- * hand picks now: its entry and its lines, which packing it reads. */
+/* The flow the index names for this hash into the cache: its links, and
+ * the first `len` bytes of its record and with `inf` the hot parts of its
+ * inference state when it is hot; else its entry, the start of its packed
+ * bytes, and the hot record its packet will take, which the CLOCK hand
+ * picks now: its entry and its lines, which packing it reads. */
 void
 ew_flowtab_prefetch_flow(struct ew_flowtab *t, uint32_t h, size_t len, bool inf)
 {
-    uint32_t r = probe_ref(t, h), hot;
+    const struct ew_slot *s = probe(t, h);
+    const char *e;
 
-    if (!r)
+    if (!s)
         return;
-    hot = t->ent[r - 1].hot;
-    if (!hot) {
-        prefetch_lines(t->ent[r - 1].packed, 256);
+    __builtin_prefetch(&t->lnk[s->ref - 1], 1);
+    if (!s->hot) {
+        e = (const char *)&t->ent[s->ref - 1];
+        __builtin_prefetch(e);
+        __builtin_prefetch(e + sizeof(struct ew_entry) - 1);
+        prefetch_lines(t->ent[s->ref - 1].packed, 256);
         if (t->hot_used == t->hot_max && t->picked_n < PICKED) {
             uint32_t v = clock_pick(t);
 
@@ -646,10 +680,10 @@ ew_flowtab_prefetch_flow(struct ew_flowtab *t, uint32_t h, size_t len, bool inf)
         }
         return;
     }
-    prefetch_lines(&t->hot[hot - 1], len);
+    prefetch_lines(&t->hot[s->hot - 1], len);
     if (inf) { /* the hot parts only: the evidence frames are written once */
-        prefetch_lines(&t->inf[hot - 1], offsetof(struct ew_infer, half) + EW_HALF_HOT_BYTES);
-        prefetch_lines(&t->inf[hot - 1].half[1], EW_HALF_HOT_BYTES);
+        prefetch_lines(&t->inf[s->hot - 1], offsetof(struct ew_infer, half) + EW_HALF_HOT_BYTES);
+        prefetch_lines(&t->inf[s->hot - 1].half[1], EW_HALF_HOT_BYTES);
     }
 }
 
@@ -662,7 +696,7 @@ ew_flowtab_seed(const struct ew_flowtab *t)
 void
 ew_flowtab_touch(struct ew_flowtab *t, struct ew_flow *f)
 {
-    uint32_t r = ref_of(t, f);
+    uint32_t r = f == t->got ? t->got_ref : ref_of(t, f);
 
     if (f->ended || t->live.tail == r)
         return;
@@ -765,7 +799,7 @@ ew_flowtab_foreach_recent(struct ew_flowtab *t, int64_t since_ns,
     while (r && last_ns_of(t, r) >= since_ns) {
         uint32_t prev = t->lnk[r - 1].prev;
 
-        fn(arg, heat(t, r));
+        fn(arg, heat(t, r, NULL));
         r = prev;
     }
 }

@@ -121,7 +121,7 @@ usage(FILE *out)
             "  -c N                stop after N packets\n"
             "  -q                  no human summary (with -o)\n"
             "  --max-flows N       flows held at once (default 65536); overflow is counted\n"
-            "  --hot-flows N       flows kept unpacked, the most recently active (default 16384)\n"
+            "  --hot-flows N       flows kept unpacked, the most recently active (default 65536)\n"
             "  --idle-timeout SEC  a flow idle this long in packet time ends (default 300)\n"
             "  --hash-seed N       fixed flow-hash seed (default: random)\n"
             "  --text-flows N      flows listed in the human summary (default 50)\n"
@@ -528,14 +528,14 @@ struct read_ctx {
 
 /* Frames read ahead of their accounting: each is copied out of the reader's
  * buffer and decoded when read, its flow's index slot is fetched into the
- * cache then, its entry one frame later, its record the frame after, and it
- * is accounted three frames after it was read, so that the memory of four
- * frames' flows is in flight at once. Accounting stays in frame order; the pipeline is drained before
+ * cache then, its record one frame later, and it is accounted two frames
+ * after it was read, so that the memory of three frames' flows is in flight
+ * at once. Accounting stays in frame order; the pipeline is drained before
  * anything else happens (end of file, -c, a signal, a broken record). A
  * regular file, on a machine with more than one processor, is read and
  * decoded by a thread of its own instead (reader.h), with the same results. */
 #ifndef AHEAD
-#define AHEAD 4
+#define AHEAD 3
 #endif
 
 static void
@@ -621,10 +621,8 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
         frames++;
         if (rc->an) {
             ew_analyzer_prefetch_slot(rc->an, &a->pre);
-            if (frames - done >= 2)
-                ew_analyzer_prefetch_entry(rc->an, &ring[(frames - 2) % AHEAD].pre);
-            if (frames - done >= 3) {
-                struct ew_rframe *b = &ring[(frames - 3) % AHEAD];
+            if (frames - done >= 2) {
+                struct ew_rframe *b = &ring[(frames - 2) % AHEAD];
 
                 ew_analyzer_prefetch_flow(rc->an, &b->pkt, &b->pre);
             }
@@ -640,13 +638,9 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
 }
 
 /* the capture read and decoded by the reader thread; the flow of a frame a
- * few ahead is looked up in the index, a nearer one's entry and the next
- * one's record fetched */
+ * few ahead is looked up in the index, and one nearer's record fetched */
 #ifndef THREAD_SLOT_AHEAD
-#define THREAD_SLOT_AHEAD 3
-#endif
-#ifndef THREAD_ENTRY_AHEAD
-#define THREAD_ENTRY_AHEAD 2
+#define THREAD_SLOT_AHEAD 2
 #endif
 #ifndef THREAD_FLOW_AHEAD
 #define THREAD_FLOW_AHEAD 1
@@ -669,8 +663,6 @@ read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re)
         if (rc->an) {
             if ((b = ew_reader_peek(r, i + THREAD_SLOT_AHEAD)) != NULL)
                 ew_analyzer_prefetch_slot(rc->an, &b->pre);
-            if ((b = ew_reader_peek(r, i + THREAD_ENTRY_AHEAD)) != NULL)
-                ew_analyzer_prefetch_entry(rc->an, &b->pre);
             if ((b = ew_reader_peek(r, i + THREAD_FLOW_AHEAD)) != NULL)
                 ew_analyzer_prefetch_flow(rc->an, &b->pkt, &b->pre);
         }

@@ -73,8 +73,8 @@ void ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t
  * may run in another thread), asks for the flow's index slot to be fetched
  * into the cache, then for its record one frame later, and accounts it with
  * ew_analyzer_frame_prepared() in frame order, on the analyzer that prepared
- * it (the hash is seeded per table): the slot three frames ahead, the
- * entry two, the flow one. Preparing and prefetching change nothing. */
+ * it (the hash is seeded per table). Preparing and prefetching change
+ * nothing that is found or reported. */
 struct ew_prepared {
     struct ew_flow_key key;
     uint32_t hash;
@@ -89,7 +89,6 @@ void ew_analyzer_prepare(const struct ew_analyzer *an, const struct ew_pkt *pkt,
 uint64_t ew_analyzer_seed(const struct ew_analyzer *an);
 void ew_prepare_seeded(uint64_t seed, const struct ew_pkt *pkt, struct ew_prepared *pre);
 void ew_analyzer_prefetch_slot(const struct ew_analyzer *an, const struct ew_prepared *pre);
-void ew_analyzer_prefetch_entry(const struct ew_analyzer *an, const struct ew_prepared *pre);
 void ew_analyzer_prefetch_flow(const struct ew_analyzer *an, const struct ew_pkt *pkt,
                                const struct ew_prepared *pre);
 void ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t ts_ns,

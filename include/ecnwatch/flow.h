@@ -145,7 +145,7 @@ struct ew_flowtab_stats {
 };
 
 /* flows kept whole when hot_flows is not set */
-#define EW_HOT_FLOWS 16384
+#define EW_HOT_FLOWS 65536
 
 /* max_flows >= 1; idle_ns <= 0 disables the idle timeout. The hot set holds
  * min(max_flows, EW_HOT_FLOWS) flows. Returns NULL on allocation failure. */
@@ -185,14 +185,13 @@ void ew_flowtab_foreach_recent(struct ew_flowtab *tab, int64_t since_ns,
 
 /* For a reader that knows its next frames: the key's hash in this table is
  * (uint32_t)ew_flow_hash(key, ew_flowtab_seed(tab)); then its index slot,
- * then (a frame later, when the slot has arrived) its entry, then (when the
- * entry has) the first len bytes of its record and, with inf, its inference
- * state, into the cache; or, for a packed flow, its packed bytes and the hot
- * record its packet will take, which is picked then. None of them changes
- * a flow, what is found, or the report. */
+ * then (one frame later, when the slot has arrived) its entry and the first
+ * len bytes of its record and, with inf, its inference state, into the
+ * cache; or, for a packed flow, its packed bytes and the hot record its
+ * packet will take, which is picked then. None of them changes a flow,
+ * what is found, or the report. */
 uint64_t ew_flowtab_seed(const struct ew_flowtab *tab);
 void ew_flowtab_prefetch_slot(const struct ew_flowtab *tab, uint32_t hash);
-void ew_flowtab_prefetch_entry(const struct ew_flowtab *tab, uint32_t hash);
 void ew_flowtab_prefetch_flow(struct ew_flowtab *tab, uint32_t hash, size_t len, bool inf);
 
 /* Mark recently used (moves the flow to the tail of the activity list). */
