@@ -71,6 +71,8 @@ run "--json --timeseries" 0 -r "$tmp/many.pcap" --json --timeseries
 run "--ndjson" 0 -r "$tmp/many.pcap" --ndjson
 run "-c 5000 --json" 0 -r "$tmp/many.pcap" -c 5000 --json
 run "--max-flows 100 --json" 0 -r "$tmp/many.pcap" --max-flows 100 --json
+# flows beyond the hot set packed: the report's two threads unpack them at once
+run "--hot-flows 100 --json" 0 -r "$tmp/many.pcap" --hot-flows 100 --json
 run "-o" 0 -r "$tmp/many.pcap" -q -o "$tmp/report.json"
 if [ -w /dev/full ]; then
     norand "$TS/ecnwatch" -r "$tmp/many.pcap" --json >/dev/full 2>"$tmp/full.err"
