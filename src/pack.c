@@ -127,26 +127,15 @@ ring_rel(uint8_t *in, bool back)
     }
 }
 
+/* the 64-bit members at `at` taken relative to base (or back) */
 static void
-to_rel(uint8_t *bytes, const size_t *at, size_t n, uint64_t base)
+members_rel(uint8_t *bytes, const size_t *at, size_t n, uint64_t base, bool back)
 {
     uint64_t v;
 
     for (size_t i = 0; i < n; i++) {
         memcpy(&v, bytes + at[i], sizeof(v));
-        v = rel(v, base);
-        memcpy(bytes + at[i], &v, sizeof(v));
-    }
-}
-
-static void
-from_rel(uint8_t *bytes, const size_t *at, size_t n, uint64_t base)
-{
-    uint64_t v;
-
-    for (size_t i = 0; i < n; i++) {
-        memcpy(&v, bytes + at[i], sizeof(v));
-        v = unrel(v, base);
+        v = back ? unrel(v, base) : rel(v, base);
         memcpy(bytes + at[i], &v, sizeof(v));
     }
 }
@@ -288,15 +277,15 @@ ew_flow_pack(const struct ew_flow *f, uint8_t *out)
 
     memcpy(rb, (const uint8_t *)f + KEY_BYTES, REC_BYTES);
     memset(rb + offsetof(struct ew_flow, inf) - KEY_BYTES, 0, sizeof(f->inf));
-    to_rel(rb, rec_times, COUNT(rec_times), (uint64_t)f->first_ns);
-    to_rel(rb, rec_frames, COUNT(rec_frames), f->first_frame);
+    members_rel(rb, rec_times, COUNT(rec_times), (uint64_t)f->first_ns, false);
+    members_rel(rb, rec_frames, COUNT(rec_frames), f->first_frame, false);
     out[0] = tcp;
     len += put_words(rec, EW_PACK_REC_WORDS, out + len);
     if (tcp) {
         memcpy(ib, f->inf, sizeof(inf));
         ring_rel(ib, false); /* before the times it is relative to are */
-        to_rel(ib, inf_times, COUNT(inf_times), (uint64_t)f->first_ns);
-        to_rel(ib, inf_frames, COUNT(inf_frames), f->first_frame);
+        members_rel(ib, inf_times, COUNT(inf_times), (uint64_t)f->first_ns, false);
+        members_rel(ib, inf_frames, COUNT(inf_frames), f->first_frame, false);
         len += put_words(inf, EW_PACK_INF_WORDS, out + len);
     }
     return len;
@@ -318,11 +307,11 @@ ew_flow_unpack(const uint8_t *in, size_t len, struct ew_flow *f, struct ew_infer
         return false;
     if (pos != len)
         return false;
-    from_rel(rb, rec_times, COUNT(rec_times), (uint64_t)f->first_ns);
-    from_rel(rb, rec_frames, COUNT(rec_frames), f->first_frame);
+    members_rel(rb, rec_times, COUNT(rec_times), (uint64_t)f->first_ns, true);
+    members_rel(rb, rec_frames, COUNT(rec_frames), f->first_frame, true);
     if (tcp) {
-        from_rel(ib, inf_times, COUNT(inf_times), (uint64_t)f->first_ns);
-        from_rel(ib, inf_frames, COUNT(inf_frames), f->first_frame);
+        members_rel(ib, inf_times, COUNT(inf_times), (uint64_t)f->first_ns, true);
+        members_rel(ib, inf_frames, COUNT(inf_frames), f->first_frame, true);
         ring_rel(ib, true);
         f->inf = infer;
     } else {

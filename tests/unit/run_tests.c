@@ -5,6 +5,17 @@
 
 #include "suites.h"
 
+uint64_t
+ew_test_next(uint64_t *state)
+{
+    uint64_t x = *state;
+
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *state = x;
+}
+
 int
 main(void)
 {

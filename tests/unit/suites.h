@@ -2,6 +2,8 @@
 #ifndef ECNWATCH_TEST_SUITES_H
 #define ECNWATCH_TEST_SUITES_H
 
+#include <stdint.h>
+
 int ew_test_register_cursor(void);
 int ew_test_register_dissect(void);
 int ew_test_register_flowtab(void);
@@ -13,5 +15,8 @@ int ew_test_register_jw(void);
 int ew_test_register_reader(void);
 int ew_test_register_format(void);
 int ew_test_register_pack(void);
+
+/* xorshift64: the same numbers on every run from the same *state (not 0) */
+uint64_t ew_test_next(uint64_t *state);
 
 #endif

@@ -410,10 +410,7 @@ static uint64_t rng = 88172645463325252ULL;
 static uint64_t
 next(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return ew_test_next(&rng);
 }
 
 static json_t *

@@ -103,10 +103,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t
 next(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return ew_test_next(&rng);
 }
 
 /* words of the given chance (in 16ths) of being zero, of any size */
