@@ -1,12 +1,12 @@
 /* flow.h - the bidirectional flow table and the per-flow record.
  *
  * The table holds at most max_flows flows; its arrays are allocated once,
- * nothing is allocated per packet. Live flows are indexed by a seeded hash
- * of the canonical key; a flow idle for longer than the idle timeout (packet
- * time) is ended: it stays in the table for the report but a new packet of
- * the same 5-tuple starts a new flow. When the table is full the oldest
- * ended flow is evicted, else the least recently active live one; every
- * eviction is counted and handed to the eviction callback first.
+ * and only packing (below) allocates afterwards. Live flows are indexed by a
+ * seeded hash of the canonical key; a flow idle for longer than the idle
+ * timeout (packet time) is ended: it stays in the table for the report but a
+ * new packet of the same 5-tuple starts a new flow. When the table is full
+ * the oldest ended flow is evicted, else the least recently active live
+ * one; every eviction is counted and handed to the eviction callback first.
  *
  * A flow's record and inference state are kept whole in the hot set, which
  * holds up to hot_flows (EW_HOT_FLOWS by default) recently touched flows;
