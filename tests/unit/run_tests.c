@@ -26,7 +26,9 @@ main(void)
     if (ew_test_register_cursor() || ew_test_register_dissect() || ew_test_register_flowtab() ||
         ew_test_register_analyze() || ew_test_register_infer() || ew_test_register_metrics() ||
         ew_test_register_quic() || ew_test_register_jw() || ew_test_register_reader() ||
-        ew_test_register_format() || ew_test_register_pack()) {
+        ew_test_register_format() || ew_test_register_pack() || ew_test_register_misuse() ||
+        ew_test_register_report() || ew_test_register_stream() || ew_test_register_pathcmp() ||
+        ew_test_register_bottleneck()) {
         fprintf(stderr, "cannot register the test suites: %s\n", CU_get_error_msg());
         CU_cleanup_registry();
         return 2;

@@ -15,6 +15,11 @@ int ew_test_register_jw(void);
 int ew_test_register_reader(void);
 int ew_test_register_format(void);
 int ew_test_register_pack(void);
+int ew_test_register_misuse(void);
+int ew_test_register_report(void);
+int ew_test_register_stream(void);
+int ew_test_register_pathcmp(void);
+int ew_test_register_bottleneck(void);
 
 /* xorshift64: the same numbers on every run from the same *state (not 0) */
 uint64_t ew_test_next(uint64_t *state);
