@@ -1,6 +1,8 @@
 # ecnwatch - a single GNU Makefile.
 #   make              build build/ecnwatch
-#   make test         every test, also under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make test         every test, also under AddressSanitizer + UndefinedBehaviorSanitizer (as root)
+#   make check        the same without what needs root or network namespaces (live view, metrics)
+#   make golden       rewrite tests/golden/ from the current binary (review the diff, commit it)
 #   make SAN=1        the sanitizer build, in build/asan/
 #   make TSAN=1       the ThreadSanitizer build, in build/tsan/ (tests/threads.sh)
 #   make install      PREFIX=/usr/local DESTDIR= (binary, man pages, report schema, bash completion)
@@ -56,7 +58,7 @@ TOOLS += $(BUILD)/statesize
 # the fuzz harnesses without libFuzzer: replay saved inputs (tests/fuzz/README.md)
 TOOLS += $(BUILD)/replay_dissect $(BUILD)/replay_pipeline $(BUILD)/replay_quic $(BUILD)/mkseeds
 
-.PHONY: all tools test test-build check deps clean install uninstall fuzz fuzz-smoke fuzz-build bench
+.PHONY: all tools test test-build check golden deps clean install uninstall fuzz fuzz-smoke fuzz-build bench
 
 all: $(BIN)
 
@@ -151,7 +153,13 @@ test: deps
 	@$(MAKE) --no-print-directory SAN=1 tools
 	@bash tests/run.sh $(BUILD) $(BUILD)/asan
 
-check: test
+check: deps
+	@$(MAKE) --no-print-directory tools
+	@$(MAKE) --no-print-directory SAN=1 tools
+	@bash tests/run.sh --check $(BUILD) $(BUILD)/asan
+
+golden: $(BIN) $(TOOLS)
+	@bash tests/golden.sh $(BUILD) --update
 
 # the benchmark: a generated capture timed against a bare libpcap loop and tshark
 $(BUILD)/benchgen: $(BUILD)/bench/benchgen.o
