@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecnwatch/conclude.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/misuse.h"
@@ -28,16 +29,10 @@ static const uint64_t benign_events =
 static uint32_t
 flow_kinds(const struct ew_flow *f)
 {
-    struct ew_flow_verdict v;
-    struct ew_finding fnd[32];
-    size_t n, i;
-    uint32_t mask = 0;
+    struct ew_flow_summary s;
 
-    ew_infer_conclude_quiet(f, &v);
-    n = ew_misuse_find(f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
-    for (i = 0; i < n; i++)
-        mask |= 1u << fnd[i].kind;
-    return mask;
+    ew_flow_conclude(f, 0, &s);
+    return s.kinds;
 }
 
 /* a flow leaves the table: keep what it was found to do, then tell the user */

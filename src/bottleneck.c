@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecnwatch/conclude.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
 #include "ecnwatch/infer.h"
@@ -52,43 +53,44 @@ classic_with_retransmissions(const struct ew_flow *f, int d)
 static void
 classify(const struct ew_flow *f, struct member *m, bool *ok)
 {
-    struct ew_flow_verdict v;
-    struct ew_path_verdict p;
+    struct ew_flow_summary sum;
+    const struct ew_flow_verdict *v = &sum.v;
+    const struct ew_path_verdict *p;
     const struct ew_half *h;
     double dur;
 
     *ok = false;
     if (f->key.l4 != EW_L4_TCP)
         return;
-    ew_infer_conclude_quiet(f, &v);
+    ew_flow_conclude(f, EW_CONCLUDE_PATH, &sum);
     m->key = f->key;
     m->first_ns = f->first_ns;
     m->last_ns = f->last_ns;
     m->id = f->id;
-    m->d = v.main_dir;
+    m->d = v->main_dir;
     h = &f->inf->half[m->d];
     m->data_pkts = h->data_pkts;
     if (h->data_pkts < 10)
         return;
-    if (v.dir[m->d].sender_ect1 && v.mode_accecn)
+    if (v->dir[m->d].sender_ect1 && v->mode_accecn)
         m->l4s = true;
-    else if (!strcmp(v.dir[m->d].sender_cp, "ect0") || classic_with_retransmissions(f, m->d))
+    else if (!strcmp(v->dir[m->d].sender_cp, "ect0") || classic_with_retransmissions(f, m->d))
         m->l4s = false;
     else
         return; /* neither an L4S nor a classic ECN sender */
     dur = (double)(h->data_last_ns - h->data_first_ns) / 1e9;
     m->mbps = dur > 0 ? (double)f->dir[m->d].payload_bytes * 8 / dur / 1e6 : 0;
-    ew_infer_path(f, m->d, &v, &p);
-    m->ce_per_pkt = (double)p.marks / (double)h->data_pkts;
+    p = &sum.path[m->d];
+    m->ce_per_pkt = (double)p->marks / (double)h->data_pkts;
     /* The delay the flow's packets waited, over all its RTT samples: the
      * same for every flow in one queue. Not the delay at the marks: AccECN
      * feeds back every mark, RFC 3168 one per congestion episode (ECE until
      * CWR), so those two averages weigh the queue's excursions differently
      * even when both kinds wait in the same queue. */
-    if (p.marks > 0 && p.qdelay_at_marks_ms < 0)
+    if (p->marks > 0 && p->qdelay_at_marks_ms < 0)
         m->qdelay_ms = -1; /* the path verdict found the RTT unusable here */
     else
-        m->qdelay_ms = p.qdelay_mean_ms;
+        m->qdelay_ms = p->qdelay_mean_ms;
     *ok = true;
 }
 

@@ -20,6 +20,7 @@
 
 #include "ecnwatch/analyze.h"
 #include "ecnwatch/capture.h"
+#include "ecnwatch/conclude.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/live.h"
 #include "ecnwatch/metrics.h"
@@ -444,20 +445,18 @@ index_cb(void *arg, FILE *out)
                  "<th>verdict</th><th>path</th></tr>\n");
     for (i = 0; i < a->n; i++) {
         const struct ew_flow *f = ew_flowtab_view(a->an->tab, a->refs[i], a->room);
-        struct ew_flow_verdict v;
-        struct ew_path_verdict p;
+        struct ew_flow_summary sum;
         char x[64], y[64];
 
         if (!f->series[0] && !f->series[1])
             continue;
-        ew_infer_conclude(f, &v);
-        ew_infer_path(f, v.main_dir, &v, &p);
+        ew_flow_conclude(f, EW_CONCLUDE_PATH, &sum);
         ew_addr_str(f->key.lo, f->key.family, x, sizeof(x));
         ew_addr_str(f->key.hi, f->key.family, y, sizeof(y));
         fprintf(out, "<tr><td><a href=\"flow-%llu.svg\">%llu</a></td><td>%s:%u &harr; %s:%u</td>"
                      "<td>%s</td><td>%s</td></tr>\n",
                 (unsigned long long)f->id, (unsigned long long)f->id, x, f->key.port_lo, y,
-                f->key.port_hi, ew_verdict_name[v.verdict], ew_aqm_name[p.aqm]);
+                f->key.port_hi, ew_verdict_name[sum.v.verdict], ew_aqm_name[sum.path[sum.v.main_dir].aqm]);
     }
     fprintf(out, "</table>\n");
     for (i = 0; i < a->n; i++) {

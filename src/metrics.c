@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ecnwatch/conclude.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
 #include "ecnwatch/version.h"
@@ -52,19 +53,14 @@ ew_metrics_count_flows(const struct ew_analyzer *an, size_t budget,
         step = n > budget ? (n + budget - 1) / budget : 1;
         for (i = 0; i < n; i += step) {
             const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
-            struct ew_flow_verdict v;
-            struct ew_finding fnd[32];
-            size_t nf, j;
-            uint32_t mask = 0;
+            struct ew_flow_summary sum;
+            const struct ew_flow_verdict *v = &sum.v;
 
-            ew_infer_conclude_quiet(f, &v);
-            out->verdict[v.verdict < EW_METRICS_VERDICTS ? v.verdict : EW_V_UNKNOWN]++;
-            out->negotiation[v.neg >= 0 && v.neg < EW_METRICS_NEGS ? v.neg : EW_NEG_NA]++;
-            nf = ew_misuse_find(f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
-            for (j = 0; j < nf; j++)
-                mask |= 1u << fnd[j].kind;
+            ew_flow_conclude(f, 0, &sum);
+            out->verdict[v->verdict < EW_METRICS_VERDICTS ? v->verdict : EW_V_UNKNOWN]++;
+            out->negotiation[v->neg >= 0 && v->neg < EW_METRICS_NEGS ? v->neg : EW_NEG_NA]++;
             for (k = 0; k < EW_MU_COUNT; k++)
-                if (mask & (1u << k))
+                if (sum.kinds & (1u << k))
                     out->misuse[k]++;
             out->evaluated++;
         }

@@ -257,11 +257,10 @@ opt_ms(struct jw *w, const char *k, double v)
 
 /* which kind of AQM marked this direction, and where */
 static void
-path_write(struct jw *w, const struct ew_flow *f, int dir, const struct ew_flow_verdict *v)
+path_write(struct jw *w, const struct ew_path_verdict *pv)
 {
-    struct ew_path_verdict p;
+    const struct ew_path_verdict p = *pv;
 
-    ew_infer_path(f, dir, v, &p);
     jw_key(w, "path");
     jw_object_begin(w);
     jw_kstring(w, "aqm", ew_aqm_name[p.aqm]);
@@ -276,8 +275,9 @@ path_write(struct jw *w, const struct ew_flow *f, int dir, const struct ew_flow_
 
 static void
 dir_write(struct jw *w, const char *name, const struct ew_flow *f, int dir,
-          const struct ew_flow_verdict *v)
+          const struct ew_flow_summary *r)
 {
+    const struct ew_flow_verdict *v = &r->v;
     const struct ew_dir_stats *d = &f->dir[dir];
     const struct ew_dir_verdict *dv = &v->dir[dir];
     const uint32_t(*kc)[4] = f->inf->kind_ecn[dir];
@@ -312,7 +312,7 @@ dir_write(struct jw *w, const char *name, const struct ew_flow *f, int dir,
         feedback_write(w, f, dir, dv);
         rtt_write(w, f, dir);
         if (f->inf->half[dir].data_pkts > 0)
-            path_write(w, f, dir, v);
+            path_write(w, &r->path[dir]);
     }
     jw_object_end(w);
 }
@@ -376,16 +376,8 @@ ew_report_finding_members(struct jw *w, const struct ew_flow *f, const struct ew
 }
 
 void
-ew_report_flow_prepare(const struct ew_flow *f, struct ew_flow_report *r)
-{
-    ew_infer_conclude(f, &r->v);
-    ew_quic_flow_verdict(f, &r->v); /* QUIC flows: the verdict of their Initial packets */
-    r->nf = ew_misuse_find(f, &r->v, r->fnd, sizeof(r->fnd) / sizeof(r->fnd[0]));
-}
-
-void
 ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew_flow *f,
-                     const struct ew_flow_report *r)
+                     const struct ew_flow_summary *r)
 {
     static const char *const from[] = {[EW_CLIENT_FIRST_PACKET] = "first_packet",
                                        [EW_CLIENT_PORT] = "higher_port",
@@ -414,8 +406,8 @@ ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew
     jw_kstring(w, "ended", f->end_reason == EW_END_IDLE      ? "idle_timeout"
                            : f->end_reason == EW_END_EVICTED ? "evicted"
                                                              : "capture_end");
-    dir_write(w, "c2s", f, c2s, v);
-    dir_write(w, "s2c", f, s2c, v);
+    dir_write(w, "c2s", f, c2s, r);
+    dir_write(w, "s2c", f, s2c, r);
     jw_kstring(w, "negotiation", ew_neg_name[v->neg]);
     if (v->neg_inferred)
         jw_kstring(w, "negotiation_inferred", v->neg_reason);
@@ -548,14 +540,14 @@ ew_report_head(const struct ew_analyzer *an, const struct ew_report_src *src)
  * packed ones) */
 static void
 flows_range(struct jw *w, const struct ew_analyzer *an, const uint32_t *refs, size_t from,
-            size_t to, struct ew_flow_report *r, struct ew_flow_room *room)
+            size_t to, struct ew_flow_summary *r, struct ew_flow_room *room)
 {
     size_t i;
 
     for (i = from; i < to && !jw_error(w); i++) {
         const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
 
-        ew_report_flow_prepare(f, r);
+        ew_flow_conclude(f, EW_REPORT_CONCLUDE, r);
         ew_report_flow_write(w, an, f, r);
     }
 }
@@ -590,7 +582,7 @@ static void *
 flows_helper(void *arg)
 {
     struct flows_job *j = arg;
-    struct ew_flow_report *r = malloc(sizeof(*r));
+    struct ew_flow_summary *r = malloc(sizeof(*r));
     struct ew_flow_room *room = malloc(sizeof(*room));
     size_t k, h;
 
@@ -637,7 +629,7 @@ flows_write(struct jw *w, const struct ew_analyzer *an)
 {
     struct ew_flowtab_stats st;
     uint32_t *refs;
-    struct ew_flow_report *r;
+    struct ew_flow_summary *r;
     struct ew_flow_room *room;
     struct flows_job j;
     bool helper = false;
@@ -776,13 +768,11 @@ text_findings(FILE *out, const struct ew_analyzer *an, const uint32_t *refs, siz
 
     for (i = 0; i < n; i++) {
         const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
-        struct ew_flow_verdict v;
-        struct ew_finding fnd[32];
-        size_t nf;
+        struct ew_flow_summary sum;
+        const struct ew_finding *fnd = sum.fnd;
 
-        ew_infer_conclude_quiet(f, &v);
-        nf = ew_misuse_find(f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
-        for (j = 0; j < nf; j++) {
+        ew_flow_conclude(f, 0, &sum);
+        for (j = 0; j < sum.nf; j++) {
             if (total++ == 0)
                 fprintf(out, "\nMISUSE FOUND:\n");
             if (shown < 40) {
@@ -845,7 +835,8 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
     text_findings(out, an, refs, n, room);
     for (i = 0; i < n && i < max_flows; i++) {
         const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
-        struct ew_flow_verdict v;
+        struct ew_flow_summary sum;
+        const struct ew_flow_verdict *vp = &sum.v;
         char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
         int c2s = f->client_dir;
         const uint8_t *ca = c2s == EW_DIR_LO_HI ? f->key.lo : f->key.hi;
@@ -871,23 +862,22 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
             fprintf(out, "#%" PRIu64 " ip-proto %u  %s -> %s\n", f->id, f->key.proto, ce, se);
         else
             fprintf(out, "#%" PRIu64 " %s  %s -> %s", f->id, ew_report_proto_name(f), ce, se);
-        ew_infer_conclude(f, &v);
-        ew_quic_flow_verdict(f, &v);
+        ew_flow_conclude(f, EW_REPORT_CONCLUDE, &sum);
         if (f->key.l4 == EW_L4_TCP)
-            fprintf(out, "  negotiation %s%s\n", ew_neg_name[v.neg],
-                    v.neg_inferred ? " (handshake not captured)" : "");
+            fprintf(out, "  negotiation %s%s\n", ew_neg_name[vp->neg],
+                    vp->neg_inferred ? " (handshake not captured)" : "");
         else if (f->key.l4 == EW_L4_UDP)
             fputc('\n', out);
-        fprintf(out, "    verdict %s", ew_verdict_name[v.verdict]);
-        if (v.vantage != EW_VANT_UNKNOWN)
-            fprintf(out, ", captured %s", v.vantage == EW_VANT_CLIENT   ? "at the client side"
-                                          : v.vantage == EW_VANT_SERVER ? "at the server side"
+        fprintf(out, "    verdict %s", ew_verdict_name[vp->verdict]);
+        if (vp->vantage != EW_VANT_UNKNOWN)
+            fprintf(out, ", captured %s", vp->vantage == EW_VANT_CLIENT   ? "at the client side"
+                                          : vp->vantage == EW_VANT_SERVER ? "at the server side"
                                                                         : "in the middle");
-        fprintf(out, ": %s\n", v.reason);
+        fprintf(out, ": %s\n", vp->reason);
         fprintf(out, "    dir  %9s %8s %8s %8s %8s%s\n", "packets", "Not-ECT", "ECT(0)", "ECT(1)",
                 "CE", f->key.l4 == EW_L4_TCP ? "  feedback ECT(1)" : "");
-        text_dir(out, "c2s", f, c2s, &v);
-        text_dir(out, "s2c", f, c2s ^ 1, &v);
+        text_dir(out, "c2s", f, c2s, vp);
+        text_dir(out, "s2c", f, c2s ^ 1, vp);
     }
     if (n > max_flows)
         fprintf(out, "\n... and %zu more flows (the JSON report, --json or -o, has them all)\n",

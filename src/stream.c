@@ -34,7 +34,7 @@ event_end(struct ew_stream *s)
 
 static void
 flow_end(struct ew_stream *s, const struct ew_flow *f, const char *reason,
-         const struct ew_flow_report *r)
+         const struct ew_flow_summary *r)
 {
     event_begin(s, "flow_end", f->last_ns);
     jw_kstring(&s->w, "reason", reason);
@@ -43,8 +43,7 @@ flow_end(struct ew_stream *s, const struct ew_flow *f, const char *reason,
     event_end(s);
 }
 
-/* new findings on one flow, each kind once: fnd[0..n) are its findings under
- * the verdict of ew_infer_conclude alone */
+/* new findings on one flow, each kind once: fnd[0..n) are its findings */
 static void
 new_findings(struct ew_stream *s, struct ew_flow *f, const struct ew_finding *fnd, size_t n)
 {
@@ -64,20 +63,14 @@ new_findings(struct ew_stream *s, struct ew_flow *f, const struct ew_finding *fn
     }
 }
 
-/* A flow's findings and its flow_end from one conclusion: the findings
- * events take the verdict of ew_infer_conclude, the flow's report that
- * verdict with ew_quic_flow_verdict over it (a QUIC flow's findings are
- * looked for again under it). */
+/* A flow's findings and its flow_end, from its one conclusion */
 static void
 findings_and_end(struct ew_stream *s, struct ew_flow *f, const char *reason)
 {
-    struct ew_flow_report *r = &s->fr;
+    struct ew_flow_summary *r = &s->fr;
 
-    ew_infer_conclude(f, &r->v);
-    r->nf = ew_misuse_find(f, &r->v, r->fnd, sizeof(r->fnd) / sizeof(r->fnd[0]));
+    ew_flow_conclude(f, EW_REPORT_CONCLUDE, r);
     new_findings(s, f, r->fnd, r->nf);
-    if (ew_quic_flow_verdict(f, &r->v))
-        r->nf = ew_misuse_find(f, &r->v, r->fnd, sizeof(r->fnd) / sizeof(r->fnd[0]));
     flow_end(s, f, reason, r);
 }
 
@@ -101,10 +94,9 @@ static void
 findings(void *arg, struct ew_flow *f)
 {
     struct ew_stream *s = arg;
-    struct ew_flow_report *r = &s->fr;
+    struct ew_flow_summary *r = &s->fr;
 
-    ew_infer_conclude_quiet(f, &r->v); /* findings need no reasons in words */
-    r->nf = ew_misuse_find(f, &r->v, r->fnd, sizeof(r->fnd) / sizeof(r->fnd[0]));
+    ew_flow_conclude(f, 0, r); /* findings need no reasons in words */
     new_findings(s, f, r->fnd, r->nf);
 }
 
@@ -113,7 +105,7 @@ update(void *arg, struct ew_flow *f)
 {
     struct ew_stream *s = arg;
 
-    ew_report_flow_prepare(f, &s->fr);
+    ew_flow_conclude(f, EW_REPORT_CONCLUDE, &s->fr);
     event_begin(s, "flow_update", f->last_ns);
     jw_key(&s->w, "flow");
     ew_report_flow_write(&s->w, s->an, f, &s->fr);
@@ -201,7 +193,7 @@ ew_stream_finish(struct ew_stream *s, const struct ew_report_src *src)
         for (i = 0; i < n; i++) {
             const struct ew_flow *f = ew_flowtab_view(s->an->tab, refs[i], room);
 
-            ew_report_flow_prepare(f, &s->fr);
+            ew_flow_conclude(f, EW_REPORT_CONCLUDE, &s->fr);
             flow_end(s, f, "capture_end", &s->fr);
         }
     }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecnwatch/conclude.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
 #include "ecnwatch/infer.h"
@@ -186,18 +187,19 @@ static bool
 matches(const struct ew_flow *f, const char *filter)
 {
     char ends[128], hay[512];
-    struct ew_flow_verdict v;
+    struct ew_flow_summary sum;
+    const struct ew_flow_verdict *v = &sum.v;
     size_t i;
 
     if (!filter[0])
         return true;
     endpoints(f, ends, sizeof(ends));
-    ew_infer_conclude_quiet(f, &v);
+    ew_flow_conclude(f, 0, &sum);
     snprintf(hay, sizeof(hay), "%s %s %s %s %s", ends,
              f->key.l4 == EW_L4_TCP   ? "tcp"
              : f->key.l4 == EW_L4_UDP ? "udp"
                                       : "other",
-             ew_neg_name[v.neg], ew_verdict_name[v.verdict], ew_ect1_name[v.dir[v.main_dir].ect1]);
+             ew_neg_name[v->neg], ew_verdict_name[v->verdict], ew_ect1_name[v->dir[v->main_dir].ect1]);
     for (i = 0; hay[i]; i++)
         hay[i] = (char)tolower((unsigned char)hay[i]);
     return strstr(hay, filter) != NULL;
@@ -424,8 +426,9 @@ spark(int y, int x, int width, const struct hist *h, const uint16_t *num, const 
 static void
 draw_detail(struct ew_ui *ui, const struct ew_flow *f, int y0, int rows, int cols)
 {
-    struct ew_flow_verdict v;
-    struct ew_finding fnd[16];
+    struct ew_flow_summary sum;
+    const struct ew_flow_verdict *vp = &sum.v;
+    const struct ew_finding *fnd = sum.fnd;
     struct ew_evidence ev[24];
     char ends[128];
     size_t nf, ne, i;
@@ -433,19 +436,19 @@ draw_detail(struct ew_ui *ui, const struct ew_flow *f, int y0, int rows, int col
     const struct hist *h = hist_for(ui, f->id, false);
     int sw = cols - 16 > HIST ? HIST : cols - 16;
 
-    ew_infer_conclude(f, &v);
-    nf = ew_misuse_find(f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
-    ne = ew_infer_evidence(f, &v, ev, sizeof(ev) / sizeof(ev[0]));
+    ew_flow_conclude(f, EW_CONCLUDE_WORDS, &sum);
+    nf = sum.nf;
+    ne = ew_infer_evidence(f, vp, ev, sizeof(ev) / sizeof(ev[0]));
     endpoints(f, ends, sizeof(ends));
     color_on(ui, C_HEAD);
     mvhline(y, 0, ' ', cols);
     put(y++, 0, " #%" PRIu64 " %s %s  neg %s%s  verdict %s  %s", f->id,
              f->key.l4 == EW_L4_TCP ? "tcp" : f->key.l4 == EW_L4_UDP ? "udp" : "ip", ends,
-             ew_neg_name[v.neg], v.neg_inferred ? "?" : "", ew_verdict_name[v.verdict],
-             ew_vantage_name[v.vantage]);
+             ew_neg_name[vp->neg], vp->neg_inferred ? "?" : "", ew_verdict_name[vp->verdict],
+             ew_vantage_name[vp->vantage]);
     color_off(ui, C_HEAD);
     if (y < end)
-        put(y++, 1, "%.*s", cols - 2, v.reason);
+        put(y++, 1, "%.*s", cols - 2, vp->reason);
     for (d = 0; d < 2 && y < end; d++) {
         int dd = d == 0 ? f->client_dir : f->client_dir ^ 1;
         const struct ew_dir_stats *s = &f->dir[dd];
@@ -454,8 +457,8 @@ draw_detail(struct ew_ui *ui, const struct ew_flow *f, int y0, int rows, int col
         put(y++, 1, "%s %7" PRIu64 " pkts Not-ECT %3.0f%% ECT(0) %3.0f%% ECT(1) %3.0f%% CE %4.1f%% %s %s",
                  d == 0 ? "c2s" : "s2c", s->packets, p * (double)s->ecn[EW_ECN_NOT_ECT],
                  p * (double)s->ecn[EW_ECN_ECT_0], p * (double)s->ecn[EW_ECN_ECT_1],
-                 p * (double)s->ecn[EW_ECN_CE], ew_fb_name[v.dir[dd].feedback],
-                 ew_ect1_name[v.dir[dd].ect1]);
+                 p * (double)s->ecn[EW_ECN_CE], ew_fb_name[vp->dir[dd].feedback],
+                 ew_ect1_name[vp->dir[dd].ect1]);
     }
     if (y < end && sw > 8) {
         put(y, 1, "CE share   ");
@@ -598,14 +601,14 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
     for (y = 0; y < table_h && ui->top + y < (int)n; y++) {
         const struct row *r = &rows[ui->top + y];
         const struct ew_flow *f = ew_flowtab_view(an->tab, r->ref, room);
-        struct ew_flow_verdict v;
-        struct ew_finding fnd[16];
+        struct ew_flow_summary sum;
+        const struct ew_flow_verdict *vp = &sum.v;
         size_t nf;
         char ends[128];
         bool sel = ui->top + y == ui->sel;
 
-        ew_infer_conclude_quiet(f, &v);
-        nf = ew_misuse_find(f, &v, fnd, sizeof(fnd) / sizeof(fnd[0]));
+        ew_flow_conclude(f, 0, &sum);
+        nf = sum.nf;
         endpoints(f, ends, sizeof(ends));
         if (ui->nvisible < TRACKED)
             ui->visible[ui->nvisible++] = f->id;
@@ -615,15 +618,15 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
             color_on(ui, C_DIM);
         put(3 + y, 0, r->e1 >= 0.9995 ? "%4" PRIu64 " %-28.28s %-7s %1s %4.0f " :
                                         "%4" PRIu64 " %-28.28s %-7s %1s %4.1f ",
-            f->id, ends, f->key.l4 == EW_L4_TCP ? ew_neg_name[v.neg] : "-",
+            f->id, ends, f->key.l4 == EW_L4_TCP ? ew_neg_name[vp->neg] : "-",
             r->dir == f->client_dir ? ">" : "<", r->e1 * 100);
         if (r->ce > 0 && !sel)
             color_on(ui, C_CE);
         putc_(r->ce >= 0.9995 ? "%4.0f" : "%4.1f", r->ce * 100);
         if (r->ce > 0 && !sel)
             color_off(ui, C_CE);
-        putc_(" %-7s %-5s %-9.9s", ew_fb_name[v.dir[r->dir].feedback],
-              ect1_short[v.dir[r->dir].ect1], ew_verdict_name[v.verdict]);
+        putc_(" %-7s %-5s %-9.9s", ew_fb_name[vp->dir[r->dir].feedback],
+              ect1_short[vp->dir[r->dir].ect1], ew_verdict_name[vp->verdict]);
         if (nf) {
             if (!sel)
                 color_on(ui, C_WARN);

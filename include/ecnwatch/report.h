@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "ecnwatch/analyze.h"
+#include "ecnwatch/conclude.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/misuse.h"
 
@@ -28,19 +29,13 @@ struct ew_report_src {
 
 struct jw;
 
-/* What one flow's report is written from, concluded once: the verdict
- * (ew_infer_conclude, then ew_quic_flow_verdict for QUIC flows) and the
- * misuse findings under that verdict. */
-struct ew_flow_report {
-    struct ew_flow_verdict v;
-    struct ew_finding fnd[32];
-    size_t nf;
-};
-void ew_report_flow_prepare(const struct ew_flow *f, struct ew_flow_report *r);
+/* What a flow's report is written from: its one conclusion, with words and
+ * path verdicts (conclude.h) */
+#define EW_REPORT_CONCLUDE (EW_CONCLUDE_WORDS | EW_CONCLUDE_PATH)
 /* One flow as the report shows it, written as the value at w's place (after
- * a key, or as an element). */
+ * a key, or as an element); r from ew_flow_conclude(f, EW_REPORT_CONCLUDE). */
 void ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew_flow *f,
-                          const struct ew_flow_report *r);
+                          const struct ew_flow_summary *r);
 /* One finding's members ("kind" ... "detail"), into the object open in w. */
 void ew_report_finding_members(struct jw *w, const struct ew_flow *f, const struct ew_finding *x);
 /* The member name: the flow's client (client true) or server end, {"addr", "port"}. */

@@ -27,7 +27,7 @@ struct ew_stream {
     bool updates; /* also flow_update events (live mode) */
     bool error;   /* a write failed */
     struct jw w;  /* the events, compact, through buf */
-    struct ew_flow_report fr; /* the flow being written */
+    struct ew_flow_summary fr; /* the flow being written */
     char buf[JW_BUF];
 };
 

@@ -1154,14 +1154,14 @@ test_addr_str(void)
     }
 }
 
-/* report.h: a flow written alone (ew_report_flow_prepare, _flow_write, as
+/* report.h: a flow written alone (ew_flow_conclude, ew_report_flow_write, as
  * the event stream writes it) is the flow the report has, compact */
 static void
 test_flow_alone(void)
 {
     struct ew_analyzer an;
     struct ew_flow_room room;
-    struct ew_flow_report fr;
+    struct ew_flow_summary fr;
     uint32_t refs[8];
     json_t *r, *one;
     char *text, *m = NULL;
@@ -1181,7 +1181,7 @@ test_flow_alone(void)
         fp = open_memstream(&m, &n);
         CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
         CU_ASSERT_EQUAL_FATAL(jw_init(&w, fp, 0, 10), 0);
-        ew_report_flow_prepare(f, &fr);
+        ew_flow_conclude(f, EW_REPORT_CONCLUDE, &fr);
         ew_report_flow_write(&w, &an, f, &fr);
         CU_ASSERT_EQUAL(jw_finish(&w), 0);
         fclose(fp);
