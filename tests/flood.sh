@@ -9,6 +9,7 @@
 # Meant for the plain build (the sanitizers inflate RSS). Prints one line per
 # check and ends with "flood: N passed, N failed". FLOOD_N sets the SYN count;
 # peak RSS comes from GNU time (package time), else python3 (FLOOD_NO_TIME=1).
+# A memory bound is met only by a run that exited 0 with the report asked for.
 #
 # Bounds, with M = --max-flows (a TCP flow's record and inference state are
 # about 1.7 KiB, its slot in the index 8 bytes; the report is written a flow
@@ -18,49 +19,63 @@
 #   reading and writing the report:  10 MiB + M * 48 KiB
 #   1,000,000 SYNs vs 2 * M SYNs:    at most 10% + 4 MiB more
 set -u
+. "$(dirname "$0")/lib.sh"
 EW=$1
 GEN=$(dirname "$EW")/ecngen
 N=${FLOOD_N:-1000000}
 M=10000
-pass=0
-fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
 # true when a temporary report (NAME.tmp.XXXXXX) was left in $tmp
 leftover() { compgen -G "$tmp/*.tmp.*" >/dev/null; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 
-# rss_run ARGS...: run ecnwatch, set $st (exit status) and $rss (peak KiB)
+# rss_run ARGS...: run ecnwatch (bounded), set $st (exit status) and $rss (peak KiB)
 if [ -x /usr/bin/time ] && [ -z "${FLOOD_NO_TIME:-}" ]; then
     rss_run() {
-        /usr/bin/time -f '%M' -o "$tmp/rss" "$EW" "$@" >/dev/null 2>"$tmp/err"
+        rm -f "$tmp/rss"
+        bounded "$EW_CMD_TIMEOUT" /usr/bin/time -f '%M' -o "$tmp/rss" "$EW" "$@" >/dev/null 2>"$tmp/err"
         st=$?
-        rss=$(tail -1 "$tmp/rss")
+        rss=$(tail -1 "$tmp/rss" 2>/dev/null)
+        [[ $rss =~ ^[0-9]+$ ]] || rss=""
     }
 elif command -v python3 >/dev/null; then
     rss_run() {
         local r
-        r=$(python3 -c 'import resource, subprocess, sys
+        r=$(bounded "$EW_CMD_TIMEOUT" python3 -c 'import resource, subprocess, sys
 with open(sys.argv[1], "w") as err:
     st = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=err).returncode
 print(st, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$tmp/err" "$EW" "$@")
-        st=${r% *}
-        rss=${r#* }
+        st=$?
+        if [ $st = 0 ] && [ -n "$r" ]; then
+            st=${r% *}
+            rss=${r#* }
+        else
+            rss=""
+        fi
     }
 else
     rss_run() {
-        "$EW" "$@" >/dev/null 2>"$tmp/err"
+        bounded "$EW_CMD_TIMEOUT" "$EW" "$@" >/dev/null 2>"$tmp/err"
         st=$?
         rss=""
     }
 fi
+# ran NAME: the last rss_run exited 0 (else why says how it ended)
+ran() {
+    [ "$st" = 0 ] && return 0
+    if [ "$st" = 124 ] || [ "$st" = 137 ]; then
+        why="$1: timed out after $EW_CMD_TIMEOUT s"
+    else
+        why="$1: exit $st, want 0 ($(head -c 200 "$tmp/err" | tr '\n' ' '))"
+    fi
+    return 1
+}
 
 # seconds since START (an $EPOCHREALTIME)
 since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }'; }
 
-# within NAME KIB BOUND-KIB
+# within NAME KIB BOUND-KIB: a measured peak RSS within its bound
 within() {
     if [ -z "$2" ]; then
         bad "$1: no way to measure peak RSS (install the package 'time')"
@@ -71,37 +86,65 @@ within() {
     fi
 }
 
+# the capture (a precondition: not a check of ecnwatch, its failure ends the suite)
 t0=$EPOCHREALTIME
-if "$GEN" flood "$tmp/flood.pcap" "$N" && [ "$(stat -c %s "$tmp/flood.pcap")" = $((24 + N * 70)) ]; then
-    ok "ecngen flood: $N SYNs in $(since "$t0") s"
+begin "ecngen flood $N"
+if bounded "$EW_CMD_TIMEOUT" "$GEN" flood "$tmp/flood.pcap" "$N" >/dev/null 2>"$tmp/gen.err" &&
+    [ "$(stat -c %s "$tmp/flood.pcap")" = $((24 + N * 70)) ]; then
+    echo "--   ecngen flood: $N SYNs in $(since "$t0") s"
 else
-    bad "ecngen flood: $N SYNs"
-    echo "flood: $pass passed, $fail failed"
+    bad "ecngen flood: $N SYNs: $(head -c 200 "$tmp/gen.err")"
+    finish flood
     exit 1
 fi
 
 # reading alone
+name="reading $N SYNs into $M flows"
+begin "$name"
 rss_run -r "$tmp/flood.pcap" --max-flows $M -q
-[ $st = 0 ] || bad "reading $N SYNs: exit $st: $(head -c 200 "$tmp/err")"
-within "reading $N SYNs into $M flows" "$rss" $((10 * 1024 + M * 2))
+if ran "$name"; then
+    within "$name" "$rss" $((10 * 1024 + M * 2))
+else
+    bad "$why"
+fi
 
 # the whole report
+name="report of $N SYNs"
+begin "$name"
 t0=$EPOCHREALTIME
+rm -f "$tmp/report.json"
 rss_run -r "$tmp/flood.pcap" --max-flows $M -q -o "$tmp/report.json"
 secs=$(since "$t0")
 full=$rss
-if [ $st = 0 ] && jq -e --argjson n "$N" --argjson m $M '.totals.frames == $n and .totals.flows == $n and
+full_ok=no
+if ran "$name" && jq_true "$tmp/report.json" '.totals.frames == $n and .totals.flows == $n and
         .totals.flows_evicted == $n - $m and .totals.flows_reported == $m and (.flows | length) == $m and
-        .source.truncated == false and .source.interrupted == false' "$tmp/report.json" >/dev/null; then
+        .source.truncated == false and .source.interrupted == false' --argjson n "$N" --argjson m $M; then
+    full_ok=yes
     ok "report of $N SYNs: $N flows, $((N - M)) evicted, $M listed ($secs s)"
 else
-    bad "report of $N SYNs (exit $st): $(jq -c '.totals | del(.ecn, .events)' "$tmp/report.json" 2>&1 | head -c 300)"
+    bad "report of $N SYNs: $why; totals: $(jq -c '.totals | del(.ecn, .events)' "$tmp/report.json" 2>&1 | head -c 300)"
 fi
-within "reading $N SYNs and writing the report of $M flows" "$full" $((10 * 1024 + M * 48))
+name="reading $N SYNs and writing the report of $M flows"
+begin "$name"
+if [ $full_ok = yes ]; then
+    within "$name" "$full" $((10 * 1024 + M * 48))
+else
+    bad "$name: no complete report to measure (above)"
+fi
 
 # memory does not grow with the packets once the table is full
+name="peak RSS for $N SYNs as for $((2 * M))"
+begin "$name"
+rm -f "$tmp/small.json"
 rss_run -r "$tmp/flood.pcap" --max-flows $M -q -c $((2 * M)) -o "$tmp/small.json"
-if [ -n "$full" ] && [ -n "$rss" ] && [ "$full" -le $((rss * 110 / 100 + 4096)) ]; then
+if [ $full_ok != yes ]; then
+    bad "$name: no complete report of $N SYNs (above)"
+elif ! ran "$name (-c $((2 * M)))" || ! jq_true "$tmp/small.json" \
+        '.totals.frames == $c and .totals.flows == $c and .totals.flows_reported == $m' \
+        --argjson c $((2 * M)) --argjson m $M; then
+    bad "$name: the run of $((2 * M)) SYNs: $why"
+elif [ -n "$full" ] && [ -n "$rss" ] && [ "$full" -le $((rss * 110 / 100 + 4096)) ]; then
     ok "peak RSS for $N SYNs ($((full / 1024)) MiB) as for $((2 * M)) ($((rss / 1024)) MiB)"
 else
     bad "peak RSS for $N SYNs (${full:-?} KiB) against $((2 * M)) SYNs (${rss:-?} KiB)"
@@ -111,6 +154,7 @@ fi
 # still writes a complete report, marked interrupted
 stop_mid_read() {
     local sig=$1 pid st sent=no r
+    begin "SIG$sig mid-read"
     rm -f "$tmp/int.json"
     "$EW" -r "$tmp/flood.pcap" --max-flows $M -q -o "$tmp/int.json" 2>"$tmp/int.err" &
     pid=$!
@@ -123,16 +167,21 @@ stop_mid_read() {
         fi
         sleep 0.01
     done
+    if ! wait_bounded "$EW_CMD_TIMEOUT" $pid; then
+        bad "SIG$sig mid-read: ecnwatch $why (sent: $sent)"
+        return
+    fi
     wait $pid
     st=$?
+    why=""
     if [ $sent = no ]; then
-        bad "SIG$sig mid-read: ecnwatch ended (exit $st) before it could be stopped"
-    elif [ $st = 0 ] && jq -e --argjson n "$N" '.source.interrupted == true and .totals.frames > 0 and
-            .totals.frames < $n' "$tmp/int.json" >/dev/null 2>&1 &&
+        bad "SIG$sig mid-read: ecnwatch ended (exit $st) before it could be stopped: $(head -c 200 "$tmp/int.err")"
+    elif [ $st = 0 ] && jq_true "$tmp/int.json" '.source.interrupted == true and .totals.frames > 0 and
+            .totals.frames < $n' --argjson n "$N" &&
             grep -q "interrupted after" "$tmp/int.err" && ! leftover; then
         ok "SIG$sig mid-read: complete report, interrupted after $(jq .totals.frames "$tmp/int.json") frames"
     else
-        bad "SIG$sig mid-read: exit $st, $(head -c 200 "$tmp/int.err")"
+        bad "SIG$sig mid-read: exit $st, ${why:+$why, }$(head -c 200 "$tmp/int.err")$(leftover && echo ", a temporary left")"
     fi
 }
 stop_mid_read INT
@@ -140,34 +189,35 @@ stop_mid_read TERM
 
 # a report that cannot be written (the file size limit) leaves the old file
 # and no temporary beside it
+begin "failed write"
 echo '{"old": true}' >"$tmp/keep.json"
 (
     trap '' XFSZ
     ulimit -f 16
-    exec "$EW" -r "$tmp/flood.pcap" --max-flows $M -q -c $((2 * M)) -o "$tmp/keep.json"
+    exec timeout -k 5 "$EW_CMD_TIMEOUT" "$EW" -r "$tmp/flood.pcap" --max-flows $M -q -c $((2 * M)) -o "$tmp/keep.json"
 ) 2>"$tmp/err"
 st=$?
 if [ $st = 4 ] && [ "$(cat "$tmp/keep.json")" = '{"old": true}' ] && ! leftover &&
     grep -q "cannot write the report" "$tmp/err"; then
     ok "failed write -> 4, old file intact, no temporary left"
 else
-    bad "failed write: exit $st, $(head -c 200 "$tmp/err"), left: $(ls "$tmp" | tr '\n' ' ')"
+    bad "failed write: exit $st, want 4, $(head -c 200 "$tmp/err"), left: $(ls "$tmp" | tr '\n' ' ')"
 fi
 
 # flows that are not TCP carry no TCP inference state: 100,000 UDP flows held
 # at once fit in 512 bytes each: record, index and links (a TCP flow takes about 1.7 KB)
 U=100000
-if "$GEN" flood "$tmp/udp.pcap" $U udp; then
-    rss_run -r "$tmp/udp.pcap" --max-flows $U -q -o "$tmp/udp.json"
-    if [ $st = 0 ] && jq -e --argjson u $U '.totals.flows == $u and .totals.flows_evicted == 0' \
-            "$tmp/udp.json" >/dev/null; then
-        within "holding $U UDP flows" "$rss" $((10 * 1024 + U * 512 / 1024))
-    else
-        bad "holding $U UDP flows: exit $st"
-    fi
+name="holding $U UDP flows"
+begin "$name"
+if ! bounded "$EW_CMD_TIMEOUT" "$GEN" flood "$tmp/udp.pcap" $U udp >/dev/null 2>"$tmp/gen.err"; then
+    bad "ecngen flood $U udp: $(head -c 200 "$tmp/gen.err")"
 else
-    bad "ecngen flood $U udp"
+    rss_run -r "$tmp/udp.pcap" --max-flows $U -q -o "$tmp/udp.json"
+    if ran "$name" && jq_true "$tmp/udp.json" '.totals.flows == $u and .totals.flows_evicted == 0' --argjson u $U; then
+        within "$name" "$rss" $((10 * 1024 + U * 512 / 1024))
+    else
+        bad "$name: $why"
+    fi
 fi
 
-echo "flood: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish flood

@@ -5,114 +5,138 @@
 # receivers, Prague-like senders, the L4S/SCE conflicts), each at the sender's
 # and at the receiver's side, with and without the handshake.
 # Each line: capture, then the expected negotiation, verdict, vantage, and the
-# client-to-server direction's feedback and ect1. Ends "inference: N passed, N failed".
+# client-to-server direction's feedback and ect1. Every capture is two checks:
+# the verdict line, and a reason with evidence inside the flow. A generator
+# that fails is a failure, never a pass. Ends "inference: N passed, N failed".
 set -u
+. "$(dirname "$0")/lib.sh"
 BUILD=$1
 EW=$BUILD/ecnwatch
 GEN=$BUILD/gen/infer
 mkdir -p "$GEN"
-pass=0
-fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
-check() { # check CAPTURE NEG VERDICT VANTAGE FEEDBACK ECT1
-    local cap=$1 want="$2 $3 $4 $5 $6" got
-    got=$("$EW" -r "$cap" --json 2>/dev/null | jq -r '.flows[0] | [.negotiation, .verdict, .vantage, .c2s.feedback, .c2s.ect1] | join(" ")')
-    if [ "$got" = "$want" ]; then
-        pass=$((pass + 1))
-        echo "ok   $(basename "$cap"): $got"
-    else
-        fail=$((fail + 1))
-        echo "FAIL $(basename "$cap"): got '$got', want '$want'"
-    fi
-    # every verdict has a reason, and its evidence lies inside the flow
-    if "$EW" -r "$cap" --json 2>/dev/null | jq -e '.flows[0] | (.verdict_reason | length > 0) and
-            (.proto != "tcp" or (.evidence | length > 0)) and
-            all(.evidence[]; .frame >= 1 and .note != "") and
-            (.negotiation != "unseen" or has("negotiation_inferred"))' >/dev/null; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL $(basename "$cap"): reason or evidence missing"
-    fi
+verdict_is() { # verdict_is CAPTURE "NEG VERDICT VANTAGE FEEDBACK ECT1"
+    local got
+    ew_json "$tmp/v.json" -r "$1" --json || return 1
+    got=$(jq_get "$tmp/v.json" '.flows[0] | [.negotiation, .verdict, .vantage, .c2s.feedback, .c2s.ect1] | join(" ")' -r) ||
+        return 1
+    [ "$got" = "$2" ] || { why="got '$got', want '$2'"; return 1; }
 }
 
-gen() { # gen SCHEME VANTAGE [ARGS] -> path
-    local f="$GEN/$1-$2${3:+-mid}.pcap"
-    "$BUILD/tcpgen" "$1" "$2" "$f" ${3:+--skip $3} || { echo "FAIL tcpgen $*"; fail=$((fail + 1)); }
-    echo "$f"
+has_reason() { # has_reason CAPTURE: every verdict has a reason, and its evidence lies inside the flow
+    ew_json "$tmp/e.json" -r "$1" --json || return 1
+    jq_true "$tmp/e.json" '(.flows | length) >= 1 and (.flows[0] | (.verdict_reason | length > 0) and
+            (.proto != "tcp" or (.evidence | length > 0)) and
+            all(.evidence[]; .frame >= 1 and .note != "") and
+            (.negotiation != "unseen" or has("negotiation_inferred")))'
+}
+
+vcheck() { # vcheck CAPTURE NEG VERDICT VANTAGE FEEDBACK ECT1
+    local cap=$1 name
+    name=$(basename "$cap")
+    shift
+    check "$name: $*" verdict_is "$cap" "$*"
+    check "$name: the verdict has a reason, its evidence inside the flow" has_reason "$cap"
+}
+
+# gen SCHEME VANTAGE [SKIP]: tcpgen's capture in $cap; a failure is counted, success is not
+gen() {
+    cap="$GEN/$1-$2${3:+-mid}.pcap"
+    tcpgen "$cap" "$1" "$2" ${3:+--skip $3}
+}
+tcpgen() { # tcpgen OUT SCHEME VANTAGE [OPTIONS]
+    local out=$1 what rc
+    shift
+    what="tcpgen $*"
+    rm -f "$out"
+    begin "$what"
+    bounded 60 "$BUILD/tcpgen" "$1" "$2" "$out" "${@:3}" >"$tmp/gen.err" 2>&1
+    rc=$?
+    if [ $rc != 0 ]; then
+        bad "$what: exit $rc ($(head -c 200 "$tmp/gen.err" | tr '\n' ' '))"
+        return 1
+    fi
+    if [ ! -s "$out" ]; then
+        bad "$what: no capture written"
+        return 1
+    fi
 }
 
 C=captures
 # real Linux traffic
-check $C/no-ecn-client.pcap                  none    not_ecn        client_side none    none
-check $C/no-ecn-server.pcap                  none    not_ecn        server_side none    none
-check $C/rfc3168-ce-client.pcap              rfc3168 classic        client_side rfc3168 none
-check $C/rfc3168-ce-server.pcap              rfc3168 classic        server_side rfc3168 none
-check $C/rfc3168-ce-v6-client.pcap           rfc3168 classic        client_side rfc3168 none
-check $C/rfc3168-ce-v6-server.pcap           rfc3168 classic        server_side rfc3168 none
-check $C/accecn-ce-client.pcap               accecn  accecn_classic client_side accecn  none
-check $C/accecn-ce-server.pcap               accecn  accecn_classic server_side accecn  none
-check $C/accecn-ce-v6-client.pcap            accecn  accecn_classic client_side accecn  none
-check $C/accecn-ce-v6-server.pcap            accecn  accecn_classic server_side accecn  none
-check $C/accecn-l4s-client.pcap              accecn  l4s            client_side accecn  l4s
-check $C/accecn-l4s-server.pcap              accecn  l4s            server_side accecn  l4s
+vcheck $C/no-ecn-client.pcap                  none    not_ecn        client_side none    none
+vcheck $C/no-ecn-server.pcap                  none    not_ecn        server_side none    none
+vcheck $C/rfc3168-ce-client.pcap              rfc3168 classic        client_side rfc3168 none
+vcheck $C/rfc3168-ce-server.pcap              rfc3168 classic        server_side rfc3168 none
+vcheck $C/rfc3168-ce-v6-client.pcap           rfc3168 classic        client_side rfc3168 none
+vcheck $C/rfc3168-ce-v6-server.pcap           rfc3168 classic        server_side rfc3168 none
+vcheck $C/accecn-ce-client.pcap               accecn  accecn_classic client_side accecn  none
+vcheck $C/accecn-ce-server.pcap               accecn  accecn_classic server_side accecn  none
+vcheck $C/accecn-ce-v6-client.pcap            accecn  accecn_classic client_side accecn  none
+vcheck $C/accecn-ce-v6-server.pcap            accecn  accecn_classic server_side accecn  none
+vcheck $C/accecn-l4s-client.pcap              accecn  l4s            client_side accecn  l4s
+vcheck $C/accecn-l4s-server.pcap              accecn  l4s            server_side accecn  l4s
 # an SCE-style AQM remarks ECT(0)->ECT(1), but Linux echoes no ESCE: the
 # sender's side sees plain classic ECN, the receiver's side cannot tell
-check $C/rfc3168-sce-client.pcap             rfc3168 classic        client_side rfc3168 none
-check $C/rfc3168-sce-server.pcap             rfc3168 ambiguous      server_side rfc3168 ambiguous
-check $C/bleach-rfc3168-client.pcap          rfc3168 classic        client_side rfc3168 none
-check $C/bleach-rfc3168-server.pcap          rfc3168 ambiguous      server_side rfc3168 none
-check $C/bleach-accecn-client.pcap           accecn  accecn_classic client_side accecn  none
-check $C/bleach-accecn-server.pcap           accecn  ambiguous      server_side accecn  none
-check $C/remark-ect1-ect0-client.pcap        accecn  l4s            client_side accecn  l4s
-check $C/remark-ect1-ect0-server.pcap        accecn  accecn_classic server_side accecn  none
-check $C/ce-on-notect-client.pcap            none    not_ecn        client_side none    none
-check $C/ce-on-notect-server.pcap            none    not_ecn        server_side none    none
-check $C/ect-without-negotiation-client.pcap refused not_ecn        client_side none    none
-check $C/ect-without-negotiation-server.pcap refused not_ecn        server_side none    none
+vcheck $C/rfc3168-sce-client.pcap             rfc3168 classic        client_side rfc3168 none
+vcheck $C/rfc3168-sce-server.pcap             rfc3168 ambiguous      server_side rfc3168 ambiguous
+vcheck $C/bleach-rfc3168-client.pcap          rfc3168 classic        client_side rfc3168 none
+vcheck $C/bleach-rfc3168-server.pcap          rfc3168 ambiguous      server_side rfc3168 none
+vcheck $C/bleach-accecn-client.pcap           accecn  accecn_classic client_side accecn  none
+vcheck $C/bleach-accecn-server.pcap           accecn  ambiguous      server_side accecn  none
+vcheck $C/remark-ect1-ect0-client.pcap        accecn  l4s            client_side accecn  l4s
+vcheck $C/remark-ect1-ect0-server.pcap        accecn  accecn_classic server_side accecn  none
+vcheck $C/ce-on-notect-client.pcap            none    not_ecn        client_side none    none
+vcheck $C/ce-on-notect-server.pcap            none    not_ecn        server_side none    none
+vcheck $C/ect-without-negotiation-client.pcap refused not_ecn        client_side none    none
+vcheck $C/ect-without-negotiation-server.pcap refused not_ecn        server_side none    none
 
 # generated: every scheme at both ends
 for v in sender receiver; do
     side=client_side
     [ $v = receiver ] && side=server_side
-    check "$(gen notecn $v)"        none    not_ecn        $side none    none
-    check "$(gen classic $v)"       rfc3168 classic        $side rfc3168 none
-    check "$(gen dctcp $v)"         rfc3168 dctcp          $side dctcp   none
-    check "$(gen accecn $v)"        accecn  accecn_classic $side accecn  none
-    check "$(gen prague $v)"        accecn  l4s            $side accecn  l4s
-    check "$(gen sce $v)"           rfc3168 sce            $side sce     sce
-    check "$(gen l4s-into-sce $v)"  rfc3168 conflict       $side sce     conflict
-    check "$(gen sce-on-accecn $v)" accecn  conflict       $side accecn  conflict
+    gen notecn $v        && vcheck "$cap" none    not_ecn        $side none    none
+    gen classic $v       && vcheck "$cap" rfc3168 classic        $side rfc3168 none
+    gen dctcp $v         && vcheck "$cap" rfc3168 dctcp          $side dctcp   none
+    gen accecn $v        && vcheck "$cap" accecn  accecn_classic $side accecn  none
+    gen prague $v        && vcheck "$cap" accecn  l4s            $side accecn  l4s
+    gen sce $v           && vcheck "$cap" rfc3168 sce            $side sce     sce
+    gen l4s-into-sce $v  && vcheck "$cap" rfc3168 conflict       $side sce     conflict
+    gen sce-on-accecn $v && vcheck "$cap" accecn  conflict       $side accecn  conflict
 done
 # generated, joined mid-flow: the mode is inferred; AccECN feedback that
 # follows the CE arrivals exactly places the capture point at the receiver
-check "$(gen notecn sender 10)"        unseen not_ecn        unknown     none    none
-check "$(gen classic receiver 10)"     unseen classic        unknown     rfc3168 none
-check "$(gen dctcp sender 10)"         unseen dctcp          unknown     dctcp   none
-check "$(gen accecn sender 10)"        unseen accecn_classic unknown     accecn  none
-check "$(gen accecn receiver 10)"      unseen accecn_classic server_side accecn  none
-check "$(gen prague sender 10)"        unseen l4s            unknown     accecn  l4s
-check "$(gen prague receiver 10)"      unseen l4s            server_side accecn  l4s
-check "$(gen sce receiver 10)"         unseen sce            unknown     sce     sce
-check "$(gen l4s-into-sce sender 10)"  unseen conflict       unknown     sce     conflict
-check "$(gen sce-on-accecn sender 10)" unseen conflict       unknown     accecn  conflict
+gen notecn sender 10        && vcheck "$cap" unseen not_ecn        unknown     none    none
+gen classic receiver 10     && vcheck "$cap" unseen classic        unknown     rfc3168 none
+gen dctcp sender 10         && vcheck "$cap" unseen dctcp          unknown     dctcp   none
+gen accecn sender 10        && vcheck "$cap" unseen accecn_classic unknown     accecn  none
+gen accecn receiver 10      && vcheck "$cap" unseen accecn_classic server_side accecn  none
+gen prague sender 10        && vcheck "$cap" unseen l4s            unknown     accecn  l4s
+gen prague receiver 10      && vcheck "$cap" unseen l4s            server_side accecn  l4s
+gen sce receiver 10         && vcheck "$cap" unseen sce            unknown     sce     sce
+gen l4s-into-sce sender 10  && vcheck "$cap" unseen conflict       unknown     sce     conflict
+gen sce-on-accecn sender 10 && vcheck "$cap" unseen conflict       unknown     accecn  conflict
 
-# the generator is deterministic: the same arguments give the same bytes
-"$BUILD/tcpgen" sce receiver "$GEN/a.pcap" && "$BUILD/tcpgen" sce receiver "$GEN/b.pcap"
-if cmp -s "$GEN/a.pcap" "$GEN/b.pcap"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL tcpgen not deterministic"; fi
+# the generator is deterministic: the same arguments give the same bytes (a
+# property of tcpgen, not of ecnwatch: not counted when it holds, a failure when not)
+if tcpgen "$GEN/a.pcap" sce receiver && tcpgen "$GEN/b.pcap" sce receiver &&
+    ! cmp -s "$GEN/a.pcap" "$GEN/b.pcap"; then
+    bad "tcpgen not deterministic: sce receiver gave two different captures"
+fi
 
 # feedback checked exactly where the capture point sees what the receiver sees
+feedback() { # feedback CAPTURE JQ-EXPR-OVER-feedback_detail
+    [ -s "$1" ] || { why="no capture $1 (tcpgen failed above)"; return 1; }
+    ew_json "$tmp/f.json" -r "$1" --json || return 1
+    jq_true "$tmp/f.json" "(.flows | length) >= 1 and (.flows[0].c2s.feedback_detail | $2)"
+}
 for v in accecn prague sce-on-accecn; do
-    "$EW" -r "$GEN/$v-receiver.pcap" --json | jq -e '.flows[0].c2s.feedback_detail |
-        .checked_exactly and .ace_differs_from_seen == 0 and .ce_reported == .ce_seen and
-        .option.differs_from_seen == 0' >/dev/null &&
-        { pass=$((pass + 1)); echo "ok   $v-receiver: ACE and option counters equal the marks seen"; } ||
-        { fail=$((fail + 1)); echo "FAIL $v-receiver: feedback not exact"; }
-    "$EW" -r "$GEN/$v-sender.pcap" --json | jq -e '.flows[0].c2s.feedback_detail |
-        .marks_downstream and .ce_seen == 0 and .ce_reported > 0' >/dev/null &&
-        { pass=$((pass + 1)); echo "ok   $v-sender: marks reported downstream of the capture point"; } ||
-        { fail=$((fail + 1)); echo "FAIL $v-sender: downstream marks not reported"; }
+    check "$v-receiver: ACE and option counters equal the marks seen" feedback "$GEN/$v-receiver.pcap" \
+        '.checked_exactly and .ace_differs_from_seen == 0 and .ce_reported == .ce_seen and .option.differs_from_seen == 0'
+    check "$v-sender: marks reported downstream of the capture point" feedback "$GEN/$v-sender.pcap" \
+        '.marks_downstream and .ce_seen == 0 and .ce_reported > 0'
 done
 
-echo "inference: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish inference

@@ -1,37 +1,59 @@
 #!/usr/bin/env bash
 # misuse.sh BUILD - the misuse findings of real and generated captures: the
 # expected kinds (kind/direction/confidence), and nothing else; zero findings
-# on every clean capture. Ends "misuse: N passed, N failed".
+# on every clean capture, once the report is shown to be a real one (its
+# schema, its flows). A generator that fails is a failure, never a pass.
+# Ends "misuse: N passed, N failed".
 set -u
+. "$(dirname "$0")/lib.sh"
 BUILD=$1
 EW=$BUILD/ecnwatch
 GEN=$BUILD/gen/misuse
 mkdir -p "$GEN"
-pass=0
-fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
-expect() { # expect CAPTURE "kind/dir/confidence ..." (sorted; empty for none)
+findings_are() { # findings_are CAPTURE "kind/dir/confidence ..." FLOWS
     local got
-    got=$("$EW" -r "$1" --json 2>/dev/null |
-        jq -r '[.flows[].misuse[] | "\(.kind)/\(.dir)/\(.confidence)"] | unique | join(" ")')
-    if [ "$got" = "$2" ]; then
-        pass=$((pass + 1)); echo "ok   $(basename "$1"): ${got:-no findings}"
-    else
-        fail=$((fail + 1)); echo "FAIL $(basename "$1"): got '$got', want '$2'"
-    fi
+    [ -s "$1" ] || { why="no capture $1"; return 1; }
+    ew_json "$tmp/r.json" -r "$1" --json || return 1
+    # a real report first: its schema, the flows expected, a findings list on each
+    jq_true "$tmp/r.json" ".schema == \"ecnwatch.report/1\" and (.flows | type == \"array\" and length == $3) and
+        all(.flows[]; .misuse | type == \"array\")" || return 1
+    # a JSON string, so that "no findings" is a value ("") and not a missing answer
+    got=$(jq_get "$tmp/r.json" '[.flows[].misuse[] | "\(.kind)/\(.dir)/\(.confidence)"] | unique | join(" ")') ||
+        return 1
+    got=${got#\"}
+    got=${got%\"}
+    [ "$got" = "$2" ] || { why="got '$got', want '$2'"; return 1; }
 }
 
-gen() { # gen SCHEME VANTAGE FAULT -> path
-    local f="$GEN/$1-$2-$3.pcap"
-    "$BUILD/tcpgen" "$1" "$2" "$f" --fault "$3" || { echo "FAIL tcpgen $*"; fail=$((fail + 1)); }
-    echo "$f"
+expect() { # expect CAPTURE "kind/dir/confidence ..." [FLOWS, 1 unless given] (sorted; empty for none)
+    check "$(basename "$1"): ${2:-no findings}" findings_are "$1" "$2" "${3:-1}"
+}
+
+gen() { # gen SCHEME VANTAGE FAULT: tcpgen's capture in $cap; a failure is counted, success is not
+    cap="$GEN/$1-$2-$3.pcap"
+    rm -f "$cap"
+    local rc
+    begin "tcpgen $1 $2 --fault $3"
+    bounded 60 "$BUILD/tcpgen" "$1" "$2" "$cap" --fault "$3" >"$tmp/gen.err" 2>&1
+    rc=$?
+    if [ $rc != 0 ]; then
+        bad "tcpgen $1 $2 --fault $3: exit $rc ($(head -c 200 "$tmp/gen.err" | tr '\n' ' '))"
+        return 1
+    fi
+    [ -s "$cap" ] || { bad "tcpgen $1 $2 --fault $3: no capture written"; return 1; }
 }
 
 C=captures
-# clean real captures: nothing to report
+# clean real captures: nothing to report (the UDP captures hold three flows)
 for f in $C/no-ecn-*.pcap $C/rfc3168-ce-*.pcap $C/accecn-ce-*.pcap $C/accecn-l4s-*.pcap \
-    $C/udp-ect-*.pcap $C/rfc3168-sce-*.pcap; do
+    $C/rfc3168-sce-*.pcap; do
     expect "$f" ""
+done
+for f in $C/udp-ect-*.pcap; do
+    expect "$f" "" 3
 done
 # real misuse, seen from each end
 expect $C/bleach-rfc3168-client.pcap ""
@@ -48,39 +70,47 @@ expect $C/ect-without-negotiation-server.pcap "ect_without_negotiation/c2s/likel
 # generated: clean schemes report nothing; the conflicts report what breaks
 for v in sender receiver; do
     for s in notecn classic dctcp accecn prague sce; do
-        expect "$(gen $s $v none)" ""
+        gen $s $v none && expect "$cap" ""
     done
 done
-expect "$(gen l4s-into-sce sender none)" "ect1_without_l4s/c2s/certain"
-expect "$(gen l4s-into-sce receiver none)" "ect1_without_l4s/c2s/likely"
-expect "$(gen sce-on-accecn sender none)" "remarking/c2s/likely"
-expect "$(gen sce-on-accecn receiver none)" "remarking/c2s/likely"
+gen l4s-into-sce sender none && expect "$cap" "ect1_without_l4s/c2s/certain"
+gen l4s-into-sce receiver none && expect "$cap" "ect1_without_l4s/c2s/likely"
+gen sce-on-accecn sender none && expect "$cap" "remarking/c2s/likely"
+gen sce-on-accecn receiver none && expect "$cap" "remarking/c2s/likely"
 # generated: one broken rule each
-expect "$(gen classic sender reflect)" "ecn_flags_reflected/s2c/certain ect_without_negotiation/c2s/certain"
-expect "$(gen accecn sender reflect)" "ecn_flags_reflected/s2c/certain ect_without_negotiation/c2s/certain"
-expect "$(gen accecn sender synack101)" "accecn_handshake_violation/s2c/certain"
-expect "$(gen accecn sender synopt)" "accecn_handshake_violation/c2s/certain"
-expect "$(gen classic sender ectsyn)" "ect_on_syn/c2s/certain"
-expect "$(gen classic receiver ectsyn)" "ect_on_syn/c2s/likely"
-expect "$(gen classic receiver ectack)" "ect_on_control/s2c/certain"
-expect "$(gen classic receiver noecho)" "feedback_missing/c2s/certain"
-expect "$(gen classic sender nocwr)" "ece_ignored/c2s/certain"
-expect "$(gen accecn sender zeroopt)" "accecn_option_mangled/s2c/certain"
-expect "$(gen accecn sender zeroace)" "accecn_ace_zeroed/s2c/certain"
+gen classic sender reflect && expect "$cap" "ecn_flags_reflected/s2c/certain ect_without_negotiation/c2s/certain"
+gen accecn sender reflect && expect "$cap" "ecn_flags_reflected/s2c/certain ect_without_negotiation/c2s/certain"
+gen accecn sender synack101 && expect "$cap" "accecn_handshake_violation/s2c/certain"
+gen accecn sender synopt && expect "$cap" "accecn_handshake_violation/c2s/certain"
+gen classic sender ectsyn && expect "$cap" "ect_on_syn/c2s/certain"
+gen classic receiver ectsyn && expect "$cap" "ect_on_syn/c2s/likely"
+gen classic receiver ectack && expect "$cap" "ect_on_control/s2c/certain"
+gen classic receiver noecho && expect "$cap" "feedback_missing/c2s/certain"
+gen classic sender nocwr && expect "$cap" "ece_ignored/c2s/certain"
+gen accecn sender zeroopt && expect "$cap" "accecn_option_mangled/s2c/certain"
+gen accecn sender zeroace && expect "$cap" "accecn_ace_zeroed/s2c/certain"
 
 # every finding carries what the contract promises
-"$EW" -r "$C/bleach-accecn-client.pcap" --json | jq -e '[.flows[].misuse[]] | length > 0 and
-    all(.[]; (.kind | type == "string") and (.dir == "c2s" or .dir == "s2c") and .first_frame >= 1 and
-        .count >= 1 and (.ref | startswith("RFC")) and (.detail | length > 20) and
-        (.confidence == "certain" or .confidence == "likely"))' >/dev/null &&
-    { pass=$((pass + 1)); echo "ok   findings carry kind, dir, frame, count, ref, detail, confidence"; } ||
-    { fail=$((fail + 1)); echo "FAIL findings lack a field"; }
-# --fail-on: 1 on a match, 0 on a clean capture, 2 on an unknown kind
-"$EW" -r "$C/ce-on-notect-server.pcap" -q --fail-on bleaching,ce_on_not_ect 2>/dev/null; a=$?
-"$EW" -r "$C/accecn-ce-server.pcap" -q --fail-on any 2>/dev/null; b=$?
-"$EW" -r "$C/accecn-ce-server.pcap" -q --fail-on bleech 2>/dev/null; c=$?
-[ "$a$b$c" = 102 ] && { pass=$((pass + 1)); echo "ok   --fail-on exit statuses 1, 0, 2"; } ||
-    { fail=$((fail + 1)); echo "FAIL --fail-on exit statuses: $a $b $c"; }
+fields() {
+    ew_json "$tmp/r.json" -r "$C/bleach-accecn-client.pcap" --json || return 1
+    jq_true "$tmp/r.json" '[.flows[].misuse[]] | length > 0 and
+        all(.[]; (.kind | type == "string") and (.dir == "c2s" or .dir == "s2c") and .first_frame >= 1 and
+            .count >= 1 and (.ref | startswith("RFC")) and (.detail | length > 20) and
+            (.confidence == "certain" or .confidence == "likely"))'
+}
+check "findings carry kind, dir, frame, count, ref, detail, confidence" fields
 
-echo "misuse: $pass passed, $fail failed"
-[ $fail = 0 ]
+# --fail-on: 1 on a match, 0 on a clean capture, 2 on an unknown kind, named on standard error
+fail_on() {
+    run_ew 1 "$tmp/o" "$tmp/e" "$EW" -r "$C/ce-on-notect-server.pcap" -q --fail-on bleaching,ce_on_not_ect ||
+        { why="a match: $why"; return 1; }
+    run_ew 0 "$tmp/o" "$tmp/e" "$EW" -r "$C/accecn-ce-server.pcap" -q --fail-on any ||
+        { why="a clean capture: $why"; return 1; }
+    run_ew 2 "$tmp/o" "$tmp/e" "$EW" -r "$C/accecn-ce-server.pcap" -q --fail-on bleech ||
+        { why="an unknown kind: $why"; return 1; }
+    grep -q "bleech" "$tmp/e" ||
+        { why="exit 2 without naming the unknown kind 'bleech' on standard error: '$(head -c 200 "$tmp/e")'"; return 1; }
+}
+check "--fail-on exit statuses 1, 0, 2" fail_on
+
+finish misuse

@@ -3,19 +3,17 @@
 # server vantage, with the router between them): the two-capture mode must
 # name exactly the packets the router rewrote, as its own log
 # (captures/lab/<scenario>-marks.csv) lists them, and nothing else.
-# Ends "path: N passed, N failed".
+# A scenario whose captures are missing, or whose frames tshark cannot list,
+# is a failure. Ends "path: N passed, N failed".
 set -u
+. "$(dirname "$0")/lib.sh"
 EW=$1
-pass=0
-fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for marks in captures/lab/*-marks.csv; do
-    sc=$(basename "$marks" -marks.csv)
-    cli=captures/$sc-client.pcap
-    srv=captures/$sc-server.pcap
-    [ -f "$cli" ] && [ -f "$srv" ] || continue
+same_as_router() { # same_as_router SCENARIO CLIENT-CAPTURE SERVER-CAPTURE MARKS
+    local sc=$1 cli=$2 srv=$3 marks=$4
+    [ -f "$cli" ] && [ -f "$srv" ] || { why="capture $cli or $srv missing"; return 1; }
 
     # the router's log: proto src sport dst dport iplen seq ipid old new
     tail -n +2 "$marks" | awk -F, '{ gsub("-", "_", $10); gsub("-", "_", $11);
@@ -23,14 +21,22 @@ for marks in captures/lab/*-marks.csv; do
         sort >"$tmp/router.txt"
 
     # ecnwatch: every changed pair, described by the upstream packet's fields
-    if ! "$EW" -r "$cli" -r "$srv" --json >"$tmp/r.json" 2>"$tmp/err"; then
-        echo "FAIL $sc: ecnwatch exited non-zero: $(head -1 "$tmp/err")"; fail=$((fail + 1)); continue
+    ew_json "$tmp/r.json" -r "$cli" -r "$srv" --json || return 1
+    jq_true "$tmp/r.json" '(.path.hops | length) >= 1 and (.path.hops[0].changes | type == "array")' || return 1
+    if ! jq -r '.path.hops[0].changes[] | .from as $f | .to as $t | .frames[] | "\(.[0]) \($f) \($t)"' \
+        "$tmp/r.json" >"$tmp/pairs.unsorted" 2>"$tmp/jq.err"; then
+        why="the changes do not list frames: $(head -c 200 "$tmp/jq.err")"
+        return 1
     fi
-    jq -r '.path.hops[0].changes[] | .from as $f | .to as $t | .frames[] | "\(.[0]) \($f) \($t)"' \
-        "$tmp/r.json" | sort -n >"$tmp/pairs.txt"
-    tshark -r "$cli" -n -T fields -E separator=/t -e frame.number -e ip.src -e ipv6.src \
+    sort -n "$tmp/pairs.unsorted" >"$tmp/pairs.txt"
+    # the client capture's frames as tshark reads them (a tool beside ecnwatch: its failure fails the check)
+    if ! bounded 120 tshark -r "$cli" -n -T fields -E separator=/t -e frame.number -e ip.src -e ipv6.src \
         -e tcp.srcport -e udp.srcport -e ip.dst -e ipv6.dst -e tcp.dstport -e udp.dstport \
-        -e ip.len -e ipv6.plen -e tcp.seq_raw -e ip.id 2>/dev/null |
+        -e ip.len -e ipv6.plen -e tcp.seq_raw -e ip.id >"$tmp/frames.txt" 2>"$tmp/tshark.err" ||
+        [ ! -s "$tmp/frames.txt" ]; then
+        why="tshark could not list the frames of $cli: $(head -c 200 "$tmp/tshark.err" | tr '\n' ' ')"
+        return 1
+    fi
     awk 'NR == FNR { chg[$1] = $2 " " $3; next }
          ($1 in chg) {
              # tab-separated, empty fields included
@@ -47,29 +53,35 @@ for marks in captures/lab/*-marks.csv; do
              v = 0; h = tolower(h); sub(/^0x/, "", h)
              for (i = 1; i <= length(h); i++) { c = index("0123456789abcdef", substr(h, i, 1)) - 1; v = v * 16 + c }
              return v
-         }' "$tmp/pairs.txt" - | sort >"$tmp/ecnwatch.txt"
+         }' "$tmp/pairs.txt" "$tmp/frames.txt" | sort >"$tmp/ecnwatch.txt"
 
-    if diff -q "$tmp/router.txt" "$tmp/ecnwatch.txt" >/dev/null; then
-        echo "ok   $sc: the $(wc -l <"$tmp/router.txt") rewrites in the router's log, and nothing else"
-        pass=$((pass + 1))
-    else
-        echo "FAIL $sc: ecnwatch's changes differ from the router's log (- router, + ecnwatch):"
-        diff "$tmp/router.txt" "$tmp/ecnwatch.txt" | head -10 | sed 's/^/    /'
-        fail=$((fail + 1))
+    if ! diff -q "$tmp/router.txt" "$tmp/ecnwatch.txt" >/dev/null; then
+        why="ecnwatch's changes differ from the router's log (- router, + ecnwatch):
+$(diff "$tmp/router.txt" "$tmp/ecnwatch.txt" | head -10 | sed 's/^/    /')"
+        return 1
     fi
+}
+
+n=0
+for marks in captures/lab/*-marks.csv; do
+    [ -f "$marks" ] || continue
+    n=$((n + 1))
+    sc=$(basename "$marks" -marks.csv)
+    check "$sc: the $(($(wc -l <"$marks") - 1)) rewrites in the router's log, and nothing else" \
+        same_as_router "$sc" "captures/$sc-client.pcap" "captures/$sc-server.pcap" "$marks"
 done
+[ $n -gt 0 ] || bad "no router logs in captures/lab/*-marks.csv"
 
 # a clean path (no rewrite) lists no change, and --fail-on passes
-if "$EW" -r captures/no-ecn-client.pcap -r captures/no-ecn-server.pcap --json --fail-on bleaching,remarking |
-    jq -e '.path.hops[0].changes == [] and .path.hops[0].matched > 0' >/dev/null; then
-    echo "ok   no-ecn: no change between the two captures"; pass=$((pass + 1))
-else
-    echo "FAIL no-ecn: changes reported on a clean path"; fail=$((fail + 1))
-fi
+clean() {
+    ew_json "$tmp/r.json" -r captures/no-ecn-client.pcap -r captures/no-ecn-server.pcap --json \
+        --fail-on bleaching,remarking || return 1
+    jq_true "$tmp/r.json" '.schema == "ecnwatch.report/1" and (.flows | length) >= 1 and
+        .path.hops[0].changes == [] and .path.hops[0].matched > 0'
+}
+check "no-ecn: no change between the two captures" clean
 # a bleaching hop makes --fail-on bleaching fail the run
-"$EW" -r captures/bleach-rfc3168-client.pcap -r captures/bleach-rfc3168-server.pcap -q --fail-on bleaching 2>/dev/null
-[ $? = 1 ] && { echo "ok   --fail-on bleaching exits 1 on a bleaching hop"; pass=$((pass + 1)); } ||
-    { echo "FAIL --fail-on bleaching on a bleaching hop"; fail=$((fail + 1)); }
+check "--fail-on bleaching exits 1 on a bleaching hop" run_ew 1 "$tmp/o" "$tmp/e" \
+    "$EW" -r captures/bleach-rfc3168-client.pcap -r captures/bleach-rfc3168-server.pcap -q --fail-on bleaching
 
-echo "path: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish path

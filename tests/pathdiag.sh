@@ -5,27 +5,56 @@
 # above 5 ms; two flows at once through a DualQ or a FIFO) and generated ones
 # (tcpgen's queue model). The plots are
 # rendered in headless Chromium and the screenshot must not be blank.
+# A generator or helper tool that fails is a failure, never a pass.
 # Ends "pathdiag: N passed, N failed".
 set -u
+. "$(dirname "$0")/lib.sh"
 BUILD=$1
 EW=$BUILD/ecnwatch
 GEN=$BUILD/gen/pathdiag
 mkdir -p "$GEN"
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
-aqm() { # aqm CAPTURE EXPECTED-AQM EXPECTED-MARKING
-    local got
-    got=$("$EW" -r "$1" --json 2>/dev/null | jq -r '.flows[0].c2s.path | "\(.aqm) \(.marking)"')
-    [ "$got" = "$2 $3" ] && ok "$(basename "$1"): $got" || bad "$(basename "$1"): got '$got', want '$2 $3'"
+# need NAME CMD...: a step that is not ecnwatch's (a generator, mergecap):
+# not counted when it works, a failure when it does not
+need() {
+    local name=$1 rc
+    shift
+    begin "$name"
+    bounded 120 "$@" >"$tmp/need.out" 2>&1
+    rc=$?
+    [ $rc = 0 ] && return 0
+    bad "$name: exit $rc ($(head -c 200 "$tmp/need.out" | tr '\n' ' '))"
+    return 1
 }
-tg() { # tg NAME tcpgen-args... -> path
+tg() { # tg NAME tcpgen-args...: the capture in $cap
     local name=$1
     shift
-    "$BUILD/tcpgen" "$1" "$2" "$GEN/$name.pcap" "${@:3}" >/dev/null 2>&1 || bad "tcpgen $*"
-    echo "$GEN/$name.pcap"
+    cap=$GEN/$name.pcap
+    rm -f "$cap"
+    need "tcpgen $*" "$BUILD/tcpgen" "$1" "$2" "$cap" "${@:3}" || return 1
+    [ -s "$cap" ] || { bad "tcpgen $*: no capture written"; return 1; }
+}
+
+value_is() { # value_is CAPTURE JQ-EXPR WANT [ecnwatch options]: EXPR over the report, read raw, is WANT
+    local f=$1 e=$2 want=$3 got
+    shift 3
+    [ -s "$f" ] || { why="no capture $f"; return 1; }
+    ew_json "$tmp/r.json" -r "$f" --json "$@" || return 1
+    got=$(jq_get "$tmp/r.json" "$e" -r) || return 1
+    [ "$got" = "$want" ] || { why="got '$got', want '$want'"; return 1; }
+}
+report_true() { # report_true CAPTURE JQ-EXPR [ecnwatch options]: EXPR over the report is true
+    local f=$1 e=$2
+    shift 2
+    [ -s "$f" ] || { why="no capture $f"; return 1; }
+    ew_json "$tmp/r.json" -r "$f" --json "$@" || return 1
+    jq_true "$tmp/r.json" "$e"
+}
+
+aqm() { # aqm CAPTURE EXPECTED-AQM EXPECTED-MARKING
+    check "$(basename "$1"): $2 $3" value_is "$1" '.flows[0].c2s.path | "\(.aqm) \(.marking)"' "$2 $3"
 }
 
 C=captures
@@ -38,101 +67,134 @@ aqm $C/no-ecn-client.pcap      none_seen            none
 aqm $C/accecn-ce-server.pcap   unknown              upstream
 aqm $C/rfc3168-sce-server.pcap sce                  upstream
 # generated
-aqm "$(tg prague-shallow prague sender)"  l4s_shallow          downstream
-aqm "$(tg classic-deep classic sender)"   classic_single_queue downstream
-aqm "$(tg sce-runs sce receiver)"         sce                  upstream
-p=$(tg prague-classic prague sender --qdelay 8 --mark-p 0.03)
-aqm "$p" classic_single_queue downstream
-"$EW" -r "$p" --json | jq -e '.flows[0].misuse | map(.kind) == ["classic_aqm_under_l4s"]' >/dev/null &&
-    ok "an L4S flow under a classic AQM is a finding" || bad "classic_aqm_under_l4s not found"
-"$EW" -r "$(tg prague-shallow2 prague sender)" --json | jq -e '.flows[0].misuse == []' >/dev/null &&
-    ok "an L4S flow under a shallow AQM is not" || bad "finding on a shallow L4S flow"
+tg prague-shallow prague sender && aqm "$cap" l4s_shallow          downstream
+tg classic-deep classic sender  && aqm "$cap" classic_single_queue downstream
+tg sce-runs sce receiver        && aqm "$cap" sce                  upstream
+if tg prague-classic prague sender --qdelay 8 --mark-p 0.03; then
+    aqm "$cap" classic_single_queue downstream
+    check "an L4S flow under a classic AQM is a finding" report_true "$cap" \
+        '(.flows | length) == 1 and (.flows[0].misuse | map(.kind) == ["classic_aqm_under_l4s"])'
+fi
+tg prague-shallow2 prague sender &&
+    check "an L4S flow under a shallow AQM is not" report_true "$cap" \
+        '.schema == "ecnwatch.report/1" and (.flows | length) == 1 and .flows[0].verdict == "l4s" and
+         .flows[0].misuse == []'
 
 # shared bottleneck: a DualQ against one shared queue
 for kind in dualq single; do
     want=$([ $kind = dualq ] && echo dualq || echo single_queue)
-    got=$("$EW" -r "$(tg pair-$kind prague sender --pair $kind)" --json |
-        jq -r '.bottlenecks | length as $n | .[0] | "\($n) \(.looks_like) \(.l4s.flows) \(.classic.flows)"')
-    [ "$got" = "1 $want [1] [2]" ] && ok "two flows through a $kind: $want" || bad "$kind: got '$got'"
+    tg pair-$kind prague sender --pair $kind &&
+        check "two flows through a $kind: $want" value_is "$cap" \
+            '.bottlenecks | length as $n | .[0] | "\($n) \(.looks_like) \(.l4s.flows) \(.classic.flows)"' "1 $want [1] [2]"
 done
 # real: an L4S flow (port 5001) and a classic one (5002) at once through the
 # lab router's DualQ, its FIFO, and a FIFO with the L4S thresholds but no L
 # queue (captures/lab/record-shared.sh; the expected answer is in the spec)
-bn() { # bn CAPTURE -> "GROUPS LOOKS_LIKE [L4S PORTS] [CLASSIC PORTS]"
-    "$EW" -r "$1" --json | jq -r '. as $r | def ports($ids): [$ids[] as $i | $r.flows[] | select(.id == $i) | .server.port];
-        .bottlenecks | length as $n | .[0] | "\($n) \(.looks_like) \(ports(.l4s.flows)) \(ports(.classic.flows))"'
-}
-for s in dualq single fifo-two-thresholds; do
-    lab=$C/lab/shared-$s
-    want=$(jq -r .expect_looks_like "$lab-spec.json")
-    got=$(bn "$C/shared-$s-client.pcap")
-    [ "$got" = "1 $want [5001] [5002]" ] && ok "shared-$s at the senders: $want" || bad "shared-$s-client: got '$got', want '1 $want [5001] [5002]'"
-    # next to the receivers the marks are seen but the queue is not measurable
-    got=$(bn "$C/shared-$s-server.pcap")
-    [ "$got" = "1 unknown [5001] [5002]" ] && ok "shared-$s at the receivers: unknown" || bad "shared-$s-server: got '$got'"
-    # the throughput ratio as the senders counted it, and every router mark seen at the receivers
-    "$EW" -r "$C/shared-$s-server.pcap" --json | jq -e --slurpfile t "$lab-marks-summary.json" '
+ratio_marks() { # ratio_marks SCENARIO
+    local lab=$C/lab/shared-$1
+    json_ok "$lab-marks-summary.json" || { why="$lab-marks-summary.json: $why"; return 1; }
+    ew_json "$tmp/r.json" -r "$C/shared-$1-server.pcap" --json || return 1
+    jq_true "$tmp/r.json" '
         ($t[0].l4s.sender.mbit / $t[0].classic.sender.mbit) as $want |
         (.bottlenecks[0].throughput_ratio_l4s_to_classic / $want - 1 | fabs) < 0.1 and
-        ([.flows[] | [.server.port, .c2s.path.marks]] | sort) == [[5001, $t[0].l4s.marks], [5002, $t[0].classic.marks]]' >/dev/null &&
-        ok "shared-$s: throughput ratio and marks as the senders and the router counted" ||
-        bad "shared-$s: ratio or marks differ from $lab-marks-summary.json"
-    # per flow, at the senders: the classic flow is marked by a classic (deep)
-    # AQM; the L4S flow too, and flagged, unless it has a queue of its own
-    if [ "$want" = dualq ]; then flag='[]'; l4s_aqm='!= "classic_single_queue"'; else
+        ([.flows[] | [.server.port, .c2s.path.marks]] | sort) == [[5001, $t[0].l4s.marks], [5002, $t[0].classic.marks]]' \
+        --slurpfile t "$lab-marks-summary.json" ||
+        { why="ratio or marks differ from $lab-marks-summary.json: $why"; return 1; }
+}
+per_flow() { # per_flow SCENARIO LOOKS-LIKE
+    local flag l4s_aqm
+    if [ "$2" = dualq ]; then flag='[]'; l4s_aqm='!= "classic_single_queue"'; else
         flag='["classic_aqm_under_l4s"]'; l4s_aqm='== "classic_single_queue"'; fi
-    "$EW" -r "$C/shared-$s-client.pcap" --json | jq -e "
+    ew_json "$tmp/r.json" -r "$C/shared-$1-client.pcap" --json || return 1
+    jq_true "$tmp/r.json" "
+        ([.flows[].server.port] | sort) == [5001, 5002] and
         (.flows[] | select(.server.port == 5002) | .c2s.path.aqm == \"classic_single_queue\" and .misuse == []) and
         (.flows[] | select(.server.port == 5001) | .verdict == \"l4s\" and (.c2s.path.aqm $l4s_aqm) and
-            ([.misuse[].kind] == $flag))" >/dev/null &&
-        ok "shared-$s: per-flow path verdicts; classic_aqm_under_l4s $([ "$flag" = '[]' ] && echo 'not ')on the L4S flow" ||
-        bad "shared-$s: per-flow path verdicts $("$EW" -r "$C/shared-$s-client.pcap" --json | jq -c '[.flows[] | [.server.port, .c2s.path.aqm, [.misuse[].kind]]]')"
+            ([.misuse[].kind] == $flag))" ||
+        { why="$why; per flow: $(jq -c '[.flows[] | [.server.port, .c2s.path.aqm, [.misuse[].kind]]]' "$tmp/r.json" 2>&1 | head -c 300)"; return 1; }
+}
+BN='. as $r | def ports($ids): [$ids[] as $i | $r.flows[] | select(.id == $i) | .server.port];
+    .bottlenecks | length as $n | .[0] | "\($n) \(.looks_like) \(ports(.l4s.flows)) \(ports(.classic.flows))"'
+for s in dualq single fifo-two-thresholds; do
+    lab=$C/lab/shared-$s
+    why=""
+    if ! want=$(jq_get "$lab-spec.json" .expect_looks_like -r) || [ "$want" = null ]; then
+        bad "shared-$s: no expected answer in $lab-spec.json${why:+: $why}"
+        continue
+    fi
+    check "shared-$s at the senders: $want" value_is "$C/shared-$s-client.pcap" "$BN" "1 $want [5001] [5002]"
+    # next to the receivers the marks are seen but the queue is not measurable
+    check "shared-$s at the receivers: unknown" value_is "$C/shared-$s-server.pcap" "$BN" "1 unknown [5001] [5002]"
+    # the throughput ratio as the senders counted it, and every router mark seen at the receivers
+    check "shared-$s: throughput ratio and marks as the senders and the router counted" ratio_marks "$s"
+    # per flow, at the senders: the classic flow is marked by a classic (deep)
+    # AQM; the L4S flow too, and flagged, unless it has a queue of its own
+    if [ "$want" = dualq ]; then flag='[]'; else flag='["classic_aqm_under_l4s"]'; fi
+    check "shared-$s: per-flow path verdicts; classic_aqm_under_l4s $([ "$flag" = '[]' ] && echo 'not ')on the L4S flow" \
+        per_flow "$s" "$want"
 done
-"$EW" -r "$C/rfc3168-ce-client.pcap" --json | jq -e '.bottlenecks == []' >/dev/null &&
-    ok "one flow alone is no shared bottleneck" || bad "bottleneck reported for one flow"
+check "one flow alone is no shared bottleneck" report_true "$C/rfc3168-ce-client.pcap" \
+    '.schema == "ecnwatch.report/1" and (.flows | length) == 1 and .bottlenecks == []'
+
 
 # time series: only when asked, bins of the chosen interval, every row the same columns
-r=$("$EW" -r "$C/accecn-l4s-client.pcap" --json --timeseries --interval 0.05)
-echo "$r" | jq -e '.flows[0].timeseries | .columns == ["t_ms","mbps","ce_share","ect1_share","ce_per_rtt","rtt_ms","qdelay_ms"] and
+check "--timeseries: 50 ms bins with throughput, shares, RTT" report_true "$C/accecn-l4s-client.pcap" \
+    '.flows[0].timeseries | .columns == ["t_ms","mbps","ce_share","ect1_share","ce_per_rtt","rtt_ms","qdelay_ms"] and
     .c2s.interval_ms == 50 and (.c2s.bins | length) > 10 and all(.c2s.bins[]; length == 7) and
-    ([.c2s.bins[][3]] | max) > 0.9' >/dev/null && ok "--timeseries: 50 ms bins with throughput, shares, RTT" ||
-    bad "--timeseries: $(echo "$r" | jq -c '.flows[0].timeseries' | head -c 300)"
+    ([.c2s.bins[][3]] | max) > 0.9' --timeseries --interval 0.05
 # the pool holds 1024 series: of 3000 one-way flows of two packets each, 1976
 # directions are refused, each once
-"$BUILD/ecngen" flood "$GEN/syn3000-once.pcap" 3000 &&
-    mergecap -F pcap -w "$GEN/syn3000.pcap" "$GEN/syn3000-once.pcap" "$GEN/syn3000-once.pcap" &&
-    "$EW" -r "$GEN/syn3000.pcap" --json --timeseries |
-    jq -e '.totals.timeseries_refused == 1976 and ([.flows[] | select(has("timeseries"))] | length) == 1024' >/dev/null &&
-    ok "--timeseries: a full pool refuses each further flow direction once" ||
-    bad "--timeseries: refused directions ($("$EW" -r "$GEN/syn3000.pcap" --json --timeseries | jq -c .totals.timeseries_refused))"
-"$EW" -r "$C/accecn-l4s-client.pcap" --json | jq -e '.flows[0] | has("timeseries") | not' >/dev/null &&
-    ok "no time series unless asked" || bad "time series without --timeseries"
-"$EW" -r "$C/accecn-l4s-client.pcap" --ndjson --timeseries | jq -e -s '[.[] | select(.event == "flow_end")][0].flow | has("timeseries")' >/dev/null &&
-    ok "--ndjson flow_end events carry the time series" || bad "no time series in --ndjson"
+rm -f "$GEN/syn3000-once.pcap" "$GEN/syn3000.pcap"
+if need "ecngen flood 3000" "$BUILD/ecngen" flood "$GEN/syn3000-once.pcap" 3000 &&
+    need "mergecap (the flood twice)" mergecap -F pcap -w "$GEN/syn3000.pcap" "$GEN/syn3000-once.pcap" "$GEN/syn3000-once.pcap"; then
+    check "--timeseries: a full pool refuses each further flow direction once" report_true "$GEN/syn3000.pcap" \
+        '(.flows | length) == 3000 and .totals.timeseries_refused == 1976 and
+         ([.flows[] | select(has("timeseries"))] | length) == 1024' --timeseries
+fi
+check "no time series unless asked" report_true "$C/accecn-l4s-client.pcap" \
+    '.schema == "ecnwatch.report/1" and (.flows | length) == 1 and (.flows[0] | has("timeseries") | not)'
+ndjson_series() {
+    run_ew 0 "$tmp/events" "$tmp/events.err" "$EW" -r "$C/accecn-l4s-client.pcap" --ndjson --timeseries || return 1
+    jq_true "$tmp/events" '[.[] | select(.event == "flow_end")][0].flow | has("timeseries")' -s
+}
+check "--ndjson flow_end events carry the time series" ndjson_series
 
 # plots: an SVG per flow and an index, well-formed; rendered, not blank
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-"$EW" -r "$GEN/pair-dualq.pcap" -q --plot "$out/plots"
-if [ -f "$out/plots/index.html" ] && [ -f "$out/plots/flow-1.svg" ] && [ -f "$out/plots/flow-2.svg" ] &&
-    python3 -c 'import sys, xml.etree.ElementTree as E
+plots() {
+    [ -s "$GEN/pair-dualq.pcap" ] || { why="no capture $GEN/pair-dualq.pcap"; return 1; }
+    rm -rf "$tmp/plots"
+    run_ew 0 "$tmp/plot.out" "$tmp/plot.err" "$EW" -r "$GEN/pair-dualq.pcap" -q --plot "$tmp/plots" || return 1
+    if ! [ -f "$tmp/plots/index.html" ] || ! [ -f "$tmp/plots/flow-1.svg" ] || ! [ -f "$tmp/plots/flow-2.svg" ]; then
+        why="--plot output: $(ls "$tmp/plots" 2>&1 | tr '\n' ' ')"
+        return 1
+    fi
+    if ! bounded 60 python3 -c 'import sys, xml.etree.ElementTree as E
 for f in sys.argv[1:]:
     r = E.parse(f).getroot()
     assert r.tag.endswith("svg"), f
-    assert len(r.findall(".//{http://www.w3.org/2000/svg}polyline")) >= 4, f' "$out"/plots/*.svg &&
-    grep -q 'href="flow-1.svg"' "$out/plots/index.html"; then
-    ok "--plot writes well-formed SVGs and an index"
-else
-    bad "--plot output: $(ls "$out/plots" 2>&1)"
-fi
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -n "$browser" ]; then
-    timeout 60 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    assert len(r.findall(".//{http://www.w3.org/2000/svg}polyline")) >= 4, f' "$tmp"/plots/*.svg >"$tmp/py.err" 2>&1; then
+        why="an SVG is not well-formed or has too few lines: $(tail -1 "$tmp/py.err")"
+        return 1
+    fi
+    grep -q 'href="flow-1.svg"' "$tmp/plots/index.html" || { why="index.html does not link flow-1.svg"; return 1; }
+    plotted=1
+}
+plotted=0
+check "--plot writes well-formed SVGs and an index" plots
+render() {
+    local browser
+    # only a plot that ecnwatch wrote and that was found well-formed above
+    [ "$plotted" = 1 ] || { why="no plot to render (--plot failed above)"; return 1; }
+    browser=$(command -v chromium || command -v chromium-browser) ||
+        { why="no Chromium to render the plot (scripts/install-deps.sh installs it)"; return 1; }
+    rm -f "$tmp/shot.png"
+    bounded 60 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync \
-        --user-data-dir="$out/profile" --window-size=900,560 --screenshot="$out/shot.png" \
-        "file://$out/plots/flow-1.svg" >/dev/null 2>&1
+        --user-data-dir="$tmp/profile" --window-size=900,560 --screenshot="$tmp/shot.png" \
+        "file://$tmp/plots/flow-1.svg" >"$tmp/chromium.log" 2>&1
+    [ -s "$tmp/shot.png" ] || { why="no screenshot from Chromium: $(tail -2 "$tmp/chromium.log" | tr '\n' ' ' | head -c 200)"; return 1; }
     # not blank: the decoded image holds many different pixel values
-    if [ -s "$out/shot.png" ] && python3 - "$out/shot.png" <<'PY'
+    bounded 60 python3 - "$tmp/shot.png" <<'PY' || { why="the Chromium screenshot is blank"; return 1; }
 import struct, sys, zlib
 data = open(sys.argv[1], "rb").read()
 assert data[:8] == b"\x89PNG\r\n\x1a\n"
@@ -148,14 +210,7 @@ raw = zlib.decompress(idat)
 colours = set(raw[i:i + 3] for i in range(1, min(len(raw), 4 * w * 400), 4))
 sys.exit(0 if len(colours) > 20 else 1)
 PY
-    then
-        ok "the plot renders in headless Chromium, not blank"
-    else
-        bad "the Chromium screenshot is blank or missing"
-    fi
-else
-    bad "no Chromium to render the plot (scripts/install-deps.sh installs it)"
-fi
+}
+check "the plot renders in headless Chromium, not blank" render
 
-echo "pathdiag: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish pathdiag

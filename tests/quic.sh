@@ -3,39 +3,51 @@
 # protected as RFC 9001 says, ACK frames with ECN counts): the connection's
 # QUIC verdict, the flow's verdict, each direction's validation (RFC 9000
 # §13.4.2.1) and the misuse findings; the counts ecnwatch read against those
-# tshark reads; a capture cut by a short snaplen. Ends "quic: N passed, N failed".
+# tshark reads; a capture cut by a short snaplen. A generator that fails is a
+# failure, never a pass. Ends "quic: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
 BUILD=$1
 EW=$BUILD/ecnwatch
 GEN=$BUILD/gen/quic
 mkdir -p "$GEN"
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $*"; }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 Q=quic_ecn_validation_failed
+QV='.flows[0] | [.quic.verdict, .verdict, .quic.c2s.validation, (.quic.c2s.failure // "-"), .quic.s2c.validation] | join(" ")'
+
+# verdicts_are CAPTURE "quic-verdict flow-verdict c2s-validation c2s-failure s2c-validation" MISUSE
+verdicts_are() {
+    local got mu
+    [ -s "$1" ] || { why="no capture $1"; return 1; }
+    ew_json "$tmp/r.json" -r "$1" --json || return 1
+    # a real report of one connection, a findings list on its flow
+    jq_true "$tmp/r.json" '.schema == "ecnwatch.report/1" and (.flows | length) == 1 and
+        (.flows[0].misuse | type == "array")' || return 1
+    got=$(jq_get "$tmp/r.json" "$QV" -r) || return 1
+    # a JSON string, so that "no findings" is a value ("") and not a missing answer
+    mu=$(jq_get "$tmp/r.json" '[.flows[].misuse[] | "\(.kind)/\(.dir)/\(.confidence)"] | unique | join(" ")') || return 1
+    mu=${mu#\"}
+    mu=${mu%\"}
+    [ "$got" = "$2" ] && [ "$mu" = "$3" ] || { why="got '$got' / '$mu', want '$2' / '$3'"; return 1; }
+}
 
 # run NAME "quic-verdict flow-verdict c2s-validation c2s-failure s2c-validation" MISUSE CASE [quicgen options]
 run() {
-    local name=$1 want=$2 want_mu=$3 c=$4 f got mu
+    local name=$1 want=$2 want_mu=$3 c=$4 f rc
     shift 4
     f=$GEN/$name.pcap
-    if ! "$BUILD/quicgen" "$c" "$f" "$@"; then
-        bad "$name: quicgen $c $*"
+    rm -f "$f"
+    begin "quicgen $c $*"
+    bounded 60 "$BUILD/quicgen" "$c" "$f" "$@" >"$tmp/gen.err" 2>&1
+    rc=$?
+    if [ $rc != 0 ] || [ ! -s "$f" ]; then
+        bad "$name: quicgen $c $*: exit $rc, $([ -s "$f" ] && echo capture written || echo no capture) ($(head -c 200 "$tmp/gen.err" | tr '\n' ' '))"
         return
     fi
-    got=$("$EW" -r "$f" --json 2>/dev/null | jq -r '.flows[0] | [.quic.verdict, .verdict,
-        .quic.c2s.validation, (.quic.c2s.failure // "-"), .quic.s2c.validation] | join(" ")')
-    mu=$("$EW" -r "$f" --json 2>/dev/null |
-        jq -r '[.flows[].misuse[] | "\(.kind)/\(.dir)/\(.confidence)"] | unique | join(" ")')
-    if [ "$got" = "$want" ] && [ "$mu" = "$want_mu" ]; then
-        ok "$name: $got${mu:+; $mu}"
-    else
-        bad "$name: got '$got' / '$mu', want '$want' / '$want_mu'"
-    fi
+    check "$name: $want${want_mu:+; $want_mu}" verdicts_are "$f" "$want" "$want_mu"
 }
 
 run ect0 "ecn_validated classic validated - validated" "" ect0
@@ -57,18 +69,15 @@ run ect0-snaplen200 "unknown unknown no_ack - no_ack" "" ect0 --snaplen 200
 
 # real exchanges between ngtcp2's client and server (tests/quic-captures/README):
 # the verdicts, and the client's own validation verdict beside each
-real() { # real MODE WANT MISUSE NGTCP2-CAPABLE(yes|no)
-    local f=tests/quic-captures/ngtcp2-$1-client.pcap got mu says
-    got=$("$EW" -r "$f" --json 2>/dev/null | jq -r '.flows[0] | [.quic.verdict, .verdict,
-        .quic.c2s.validation, (.quic.c2s.failure // "-"), .quic.s2c.validation] | join(" ")')
-    mu=$("$EW" -r "$f" --json 2>/dev/null |
-        jq -r '[.flows[].misuse[] | "\(.kind)/\(.dir)/\(.confidence)"] | unique | join(" ")')
+ngtcp2() { # ngtcp2 MODE WANT MISUSE NGTCP2-CAPABLE(yes|no)
+    local f=tests/quic-captures/ngtcp2-$1-client.pcap says
+    [ -s "${f%.pcap}.ngtcp2" ] || { why="no ngtcp2 log ${f%.pcap}.ngtcp2"; return 1; }
     says=$(grep -q 'not ECN capable' "${f%.pcap}.ngtcp2" && echo no || echo yes)
-    if [ "$got" = "$2" ] && [ "$mu" = "$3" ] && [ "$says" = "$4" ]; then
-        ok "ngtcp2 $1: $got${mu:+; $mu} (ngtcp2: ECN capable $says)"
-    else
-        bad "ngtcp2 $1: got '$got' / '$mu' / ngtcp2 $says, want '$2' / '$3' / $4"
-    fi
+    [ "$says" = "$4" ] || { why="ngtcp2 says ECN capable $says, want $4"; return 1; }
+    verdicts_are "$f" "$2" "$3"
+}
+real() { # real MODE WANT MISUSE NGTCP2-CAPABLE(yes|no)
+    check "ngtcp2 $1: $2${3:+; $3} (ngtcp2: ECN capable $4)" ngtcp2 "$@"
 }
 real clean "ecn_validated classic validated - no_ack" "" yes
 real bleach "ecn_failed ambiguous failed counts_missing no_ack" "$Q/c2s/certain" no
@@ -76,44 +85,56 @@ real remark "ecn_failed ambiguous failed remarked no_ack" "$Q/c2s/certain" no
 real ce "ecn_failed ambiguous failed all_ce no_ack" "$Q/c2s/likely" yes
 
 # the packets themselves: client and server found, every Initial decrypted
-f=$GEN/ect0-retry.pcap
-if "$EW" -r "$f" --json | jq -e '.flows | length == 1 and (.[0] | .client.port == 50000 and
-    .server.port == 443 and .quic.retry == true and .quic.initial_packets_undecrypted == 0 and
-    .quic.packets.initial == 4 and .quic.packets.retry == 1 and .quic.packets.handshake == 3 and
-    .quic.packets.short == 6 and .quic.coalesced_datagrams == 2 and .quic.dcid_len == 8)' >/dev/null; then
-    ok "ect0-retry: packets by type, Retry, coalesced datagrams, all Initials decrypted"
-else
-    bad "ect0-retry: packet counts"
-fi
+packets() {
+    local f=$GEN/ect0-retry.pcap
+    [ -s "$f" ] || { why="no capture $f"; return 1; }
+    ew_json "$tmp/r.json" -r "$f" --json || return 1
+    jq_true "$tmp/r.json" '.flows | length == 1 and (.[0] | .client.port == 50000 and
+        .server.port == 443 and .quic.retry == true and .quic.initial_packets_undecrypted == 0 and
+        .quic.packets.initial == 4 and .quic.packets.retry == 1 and .quic.packets.handshake == 3 and
+        .quic.packets.short == 6 and .quic.coalesced_datagrams == 2 and .quic.dcid_len == 8)'
+}
+check "ect0-retry: packets by type, Retry, coalesced datagrams, all Initials decrypted" packets
 
 # the ECN counts ecnwatch read equal those tshark reads in the server's Initial ACKs
-if command -v tshark >/dev/null; then
-    for name in ect0 ect1 bleached swapped allce ect0-v2 bleached-v2-retry; do
-        f=$GEN/$name.pcap
-        ts=$(tshark -r "$f" -Y 'udp.srcport == 443 && quic.ack.ect0_count' -T fields \
-            -e quic.ack.ect0_count -e quic.ack.ect1_count -e quic.ack.ecn_ce_count 2>/dev/null |
-            tail -1 | tr '\t' ' ')
-        ew=$("$EW" -r "$f" --json | jq -r '.flows[0].quic.c2s.reported_by_peer | "\(.ect0) \(.ect1) \(.ce)"')
-        if [ -n "$ts" ] && [ "$ts" = "$ew" ]; then
-            ok "$name: counts $ew as tshark reads them"
-        else
-            bad "$name: ecnwatch reads counts '$ew', tshark '$ts'"
-        fi
-    done
-fi
+counts() { # counts NAME
+    local f=$GEN/$1.pcap ts ew
+    [ -s "$f" ] || { why="no capture $f"; return 1; }
+    ew_json "$tmp/r.json" -r "$f" --json || return 1
+    ew=$(jq_get "$tmp/r.json" '.flows[0].quic.c2s.reported_by_peer | "\(.ect0) \(.ect1) \(.ce)"' -r) || return 1
+    # tshark is a tool beside ecnwatch: no count from it fails the check
+    if ! bounded 120 tshark -r "$f" -Y 'udp.srcport == 443 && quic.ack.ect0_count' -T fields \
+        -e quic.ack.ect0_count -e quic.ack.ect1_count -e quic.ack.ecn_ce_count >"$tmp/ts" 2>"$tmp/ts.err"; then
+        why="tshark failed: $(head -c 200 "$tmp/ts.err" | tr '\n' ' ')"
+        return 1
+    fi
+    ts=$(tail -1 "$tmp/ts" | tr '\t' ' ')
+    [ -n "$ts" ] && [ "$ts" = "$ew" ] || { why="ecnwatch reads counts '$ew', tshark '$ts'"; return 1; }
+}
+for name in ect0 ect1 bleached swapped allce ect0-v2 bleached-v2-retry; do
+    if command -v tshark >/dev/null; then
+        check "$name: counts as tshark reads them" counts "$name"
+    else
+        bad "$name: no tshark to read the counts"
+    fi
+done
 
 # the text summary names the finding and the verdict
-out=$("$EW" -r "$GEN/swapped.pcap" 2>&1)
-if echo "$out" | grep -q "quic_ecn_validation_failed c2s (certain" &&
-    echo "$out" | grep -q "verdict ambiguous: QUIC ECN validation fails (remarked)"; then
-    ok "text summary: finding and verdict"
-else
-    bad "text summary"; echo "$out"
-fi
+summary() {
+    [ -s "$GEN/swapped.pcap" ] || { why="no capture $GEN/swapped.pcap"; return 1; }
+    run_ew 0 "$tmp/out" "$tmp/err" "$EW" -r "$GEN/swapped.pcap" || return 1
+    grep -q "quic_ecn_validation_failed c2s (certain" "$tmp/out" ||
+        { why="no finding line in: $(head -c 300 "$tmp/out" | tr '\n' ' ')"; return 1; }
+    grep -q "verdict ambiguous: QUIC ECN validation fails (remarked)" "$tmp/out" ||
+        { why="no verdict line in: $(head -c 300 "$tmp/out" | tr '\n' ' ')"; return 1; }
+}
+check "text summary: finding and verdict" summary
 # --fail-on the QUIC kind
-"$EW" -r "$GEN/bleached.pcap" -q --fail-on $Q 2>/dev/null; a=$?
-"$EW" -r "$GEN/ect0.pcap" -q --fail-on $Q 2>/dev/null; b=$?
-if [ $a = 1 ] && [ $b = 0 ]; then ok "--fail-on $Q: 1 on bleached, 0 on ect0"; else bad "--fail-on: $a $b"; fi
+fail_on() {
+    [ -s "$GEN/bleached.pcap" ] && [ -s "$GEN/ect0.pcap" ] || { why="no capture (quicgen failed above)"; return 1; }
+    run_ew 1 "$tmp/out" "$tmp/err" "$EW" -r "$GEN/bleached.pcap" -q --fail-on $Q || { why="bleached: $why"; return 1; }
+    run_ew 0 "$tmp/out" "$tmp/err" "$EW" -r "$GEN/ect0.pcap" -q --fail-on $Q || { why="ect0: $why"; return 1; }
+}
+check "--fail-on $Q: 1 on bleached, 0 on ect0" fail_on
 
-echo "quic: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish quic
