@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# standin.sh BUILD [SUITE...] - every shell suite run against a stand-in for
+# ecnwatch that prints nothing and exits 3, beside the real tools of BUILD
+# (generators, the TSan build's place). A check that passes there passes on
+# nothing: the run fails when any check passes, or when a suite does not end
+# within its time limit. Ends "standin: N passed, N failed", where a passed
+# check is a suite whose every check failed.
+set -u
+cd "$(dirname "$0")/.."
+BUILD=$1
+shift
+export TZ=UTC LC_ALL=C ECNWATCH_HASH_SEED=1
+SUITES=${*:-cli views inference misuse path pathdiag quic hostile schema tshark flood threads install live metrics}
+# a command of a suite that waits on the stand-in gives up sooner than on the real binary
+export EW_CMD_TIMEOUT=20
+
+fake=$(mktemp -d "${TMPDIR:-/tmp}/ecnwatch-standin.XXXXXX")
+trap 'rm -rf "$fake"' EXIT
+mkdir -p "$fake/build" "$fake/tsan"
+for f in "$BUILD"/*; do
+    case $(basename "$f") in
+        ecnwatch | gen | asan | tsan | fuzz | h[0-9]*) ;;
+        *) ln -s "$(realpath "$f")" "$fake/build/$(basename "$f")" ;;
+    esac
+done
+for d in "$fake/build" "$fake/tsan"; do
+    printf '#!/bin/sh\nexit 3\n' >"$d/ecnwatch"
+    chmod 755 "$d/ecnwatch"
+done
+# the TSan build's unit runner is not the binary under test: a real one, when built
+[ -x build/tsan/run_tests ] && ln -s "$(realpath build/tsan/run_tests)" "$fake/tsan/run_tests"
+EW=$fake/build/ecnwatch
+
+# the suites, as run.sh runs them
+cmd_of() {
+    case $1 in
+        cli | views | path | live | metrics | hostile | flood) echo "bash tests/$1.sh $EW" ;;
+        inference | misuse | pathdiag | quic | schema) echo "bash tests/$1.sh $fake/build" ;;
+        threads) echo "bash tests/threads.sh $fake/build $fake/tsan" ;;
+        install) echo "bash tests/install.sh $fake/build" ;;
+        tshark) echo "bash tests/tshark_check.sh $EW $(ls captures/*.pcap | head -3 | tr '\n' ' ')" ;;
+    esac
+}
+
+pass=0
+fail=0
+for s in $SUITES; do
+    cur=$fake/current
+    : >"$cur"
+    start=$(date +%s)
+    out=$(EW_TEST_CURRENT=$cur timeout -k 10 600 $(cmd_of "$s") 2>&1)
+    rc=$?
+    took=$(($(date +%s) - start))
+    # the suite's own count when it closes with one, else its "ok" lines
+    n=$(echo "$out" | awk '$(NF-3) ~ /^[0-9]+$/ && $(NF-2) == "passed," { p = $(NF-3) } END { print p + 0 }')
+    [ "$n" = 0 ] && n=$(echo "$out" | grep -c '^ok')
+    if [ $rc = 124 ] || [ $rc = 137 ]; then
+        fail=$((fail + 1))
+        echo "FAIL standin $s: no end after 600 s, in check: $(cat "$cur")"
+    elif [ "$n" != 0 ]; then
+        fail=$((fail + 1))
+        echo "FAIL standin $s: $n checks pass on a binary that prints nothing and exits 3:"
+        echo "$out" | grep '^ok' | sed 's/^/    /'
+    elif ! echo "$out" | grep -q '^FAIL'; then
+        fail=$((fail + 1))
+        echo "FAIL standin $s: no check ran ($(echo "$out" | tail -1))"
+    else
+        pass=$((pass + 1))
+        echo "ok   standin $s: $(echo "$out" | grep -c '^FAIL') checks fail, none pass (${took} s)"
+    fi
+done
+echo "standin: $pass passed, $fail failed"
+[ $fail = 0 ]
