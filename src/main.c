@@ -25,6 +25,7 @@
 #include "ecnwatch/live.h"
 #include "ecnwatch/metrics.h"
 #include "ecnwatch/misuse.h"
+#include "ecnwatch/outfile.h"
 #include "ecnwatch/pathcmp.h"
 #include "ecnwatch/reader.h"
 #include "ecnwatch/stream.h"
@@ -383,39 +384,6 @@ pick_seed(const struct options *o)
 /* flow directions with a time series, at most (each EW_SERIES_BINS bins) */
 #define SERIES_MAX 1024
 
-/* write path atomically from a callback that prints into a FILE */
-static int
-write_atomic(const char *path, int (*fn)(void *arg, FILE *out), void *arg, char *err,
-             size_t errlen)
-{
-    char tmp[4200];
-    FILE *fp;
-    int fd;
-
-    snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
-    fd = mkstemp(tmp);
-    if (fd < 0 || !(fp = fdopen(fd, "w"))) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        return -1;
-    }
-    fchmod(fd, 0644);
-    if (fn(arg, fp) != 0 || fflush(fp) != 0 || fsync(fileno(fp)) != 0) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
-        fclose(fp);
-        unlink(tmp);
-        return -1;
-    }
-    if (fclose(fp) != 0 || rename(tmp, path) != 0) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
 
 struct plot_arg {
     const struct ew_analyzer *an;
@@ -501,11 +469,11 @@ write_plots(const struct ew_analyzer *an, const char *dir, char *err, size_t err
         if (!a.f->series[0] && !a.f->series[1])
             continue;
         snprintf(path, sizeof(path), "%s/flow-%llu.svg", dir, (unsigned long long)a.f->id);
-        rc = write_atomic(path, svg_cb, &a, err, errlen);
+        rc = ew_outfile_write(path, svg_cb, &a, "plot", err, errlen);
     }
     if (rc == 0) {
         snprintf(path, sizeof(path), "%s/index.html", dir);
-        rc = write_atomic(path, index_cb, &a, err, errlen);
+        rc = ew_outfile_write(path, index_cb, &a, "plot index", err, errlen);
     }
     free(refs);
     free(a.room);

@@ -14,6 +14,7 @@
 #include "ecnwatch/conclude.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
+#include "ecnwatch/outfile.h"
 #include "ecnwatch/version.h"
 
 /* label values of ecnwatch_flows_by_negotiation, by enum ew_neg */
@@ -267,53 +268,25 @@ ew_metrics_text(const struct ew_analyzer *an, const struct ew_metrics_flows *fl,
 
 /* No fsync: the file is rewritten every interval, and rename alone is what
  * keeps a reader from seeing a part of it. */
+struct metrics_fill {
+    const char *text;
+    size_t len;
+};
+
+static int
+metrics_fill(void *arg, FILE *out)
+{
+    const struct metrics_fill *m = arg;
+
+    return fwrite(m->text, 1, m->len, out) == m->len ? 0 : -1;
+}
+
 int
 ew_metrics_write_file(const char *path, const char *text, size_t len, char *err, size_t errlen)
 {
-    size_t plen = strlen(path), off = 0;
-    char *tmp = malloc(plen + 16);
-    mode_t um;
-    int fd, saved = 0;
+    struct metrics_fill m = {text, len};
 
-    if (!tmp) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create a temporary file beside it: %s", path,
-                 strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    /* mkstemp makes 0600; the textfile collector may run as another user */
-    um = umask(0);
-    umask(um);
-    if (fchmod(fd, 0666 & ~um) != 0)
-        saved = errno;
-    while (!saved && off < len) {
-        ssize_t w = write(fd, text + off, len - off);
-
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            saved = w < 0 ? errno : EIO;
-        else
-            off += (size_t)w;
-    }
-    if (close(fd) != 0 && !saved)
-        saved = errno;
-    if (!saved && rename(tmp, path) != 0)
-        saved = errno;
-    if (saved) {
-        unlink(tmp);
-        snprintf(err, errlen, "%s: cannot write the metrics: %s", path, strerror(saved));
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
+    return ew_outfile_write(path, metrics_fill, &m, "metrics", err, errlen);
 }
 
 int

@@ -16,6 +16,7 @@
 #include "ecnwatch/jw.h"
 #include "ecnwatch/bottleneck.h"
 #include "ecnwatch/misuse.h"
+#include "ecnwatch/outfile.h"
 #include "ecnwatch/quic.h"
 #include "ecnwatch/reader.h"
 #include "ecnwatch/series.h"
@@ -886,67 +887,24 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
     free(room);
 }
 
+struct report_fill {
+    const struct ew_analyzer *an;
+    json_t *root;
+};
+
+static int
+report_fill(void *arg, FILE *out)
+{
+    const struct report_fill *r = arg;
+
+    return ew_report_dump(out, r->an, r->root);
+}
+
 int
 ew_report_write_file(const struct ew_analyzer *an, json_t *root, const char *path, char *errbuf,
                      size_t errlen)
 {
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    FILE *fp = NULL;
-    int fd, saved;
+    struct report_fill r = {an, root};
 
-    if (!tmp) {
-        snprintf(errbuf, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(errbuf, errlen, "%s: cannot create a temporary file beside it: %s", path,
-                 strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    {
-        /* mkstemp makes 0600; give the report the mode any new file gets */
-        mode_t um = umask(0);
-
-        umask(um);
-        if (fchmod(fd, 0666 & ~um) != 0) {
-            saved = errno;
-            close(fd);
-            goto fail;
-        }
-    }
-    fp = fdopen(fd, "w");
-    if (!fp) {
-        saved = errno;
-        close(fd);
-        goto fail;
-    }
-    if (ew_report_dump(fp, an, root) != 0) {
-        saved = errno ? errno : EIO;
-        fclose(fp);
-        goto fail;
-    }
-    if (fflush(fp) != 0 || fsync(fileno(fp)) != 0) {
-        saved = errno;
-        fclose(fp);
-        goto fail;
-    }
-    if (fclose(fp) != 0) {
-        saved = errno;
-        goto fail;
-    }
-    if (rename(tmp, path) != 0) {
-        saved = errno;
-        goto fail;
-    }
-    free(tmp);
-    return 0;
-fail:
-    unlink(tmp);
-    snprintf(errbuf, errlen, "%s: cannot write the report: %s", path, strerror(saved));
-    free(tmp);
-    return -1;
+    return ew_outfile_write(path, report_fill, &r, "report", errbuf, errlen);
 }
