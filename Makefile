@@ -41,7 +41,8 @@ LDFLAGS += -pthread $(SANFLAGS)
 DISSECT_CFLAGS = -Wconversion -Wsign-conversion
 
 DISSECT_SRC = $(wildcard dissectors/*.c)
-CORE_SRC = src/jw.c src/format.c src/pack.c src/flowtab.c src/analyze.c src/reader.c src/infer.c src/misuse.c src/conclude.c src/outfile.c src/pathcmp.c src/bottleneck.c src/series.c src/stream.c src/capture.c src/report.c src/metrics.c src/quic.c
+# every source of src/ but the programs' own: the library the tools and tests link
+CORE_SRC = $(filter-out $(MAIN_SRC),$(sort $(wildcard src/*.c)))
 MAIN_SRC = src/main.c src/live.c src/ui_curses.c src/exporter.c
 TEST_SRC = $(wildcard tests/unit/*.c)
 
