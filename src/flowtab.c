@@ -92,8 +92,6 @@ struct ew_flowtab {
     uint8_t buf[EW_PACK_MAX];
 };
 
-const struct ew_infer ew_infer_none;
-
 _Static_assert(sizeof(struct ew_flow_key) == 40, "the key is hashed and compared as five words");
 
 static uint64_t

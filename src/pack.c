@@ -15,6 +15,10 @@ _Static_assert(offsetof(struct ew_flow, key) == 0 &&
                "the key comes first, the packed words after it");
 _Static_assert(REC_BYTES % 4 == 0 && sizeof(struct ew_infer) % 4 == 0, "whole words");
 
+/* the inference state of every flow that is not TCP: all zero, shared,
+ * never written (flow.h) */
+const struct ew_infer ew_infer_none;
+
 /* 64-bit members taken relative to the flow's first packet time or frame
  * (offsets in the words packed: the record's after its key) */
 #define R(m) (offsetof(struct ew_flow, m) - KEY_BYTES)
