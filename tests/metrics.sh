@@ -7,31 +7,77 @@
 # the format checked strictly (and by promtool when it is installed), the
 # counters against the traffic and the -o report, and the usage errors.
 # Prints "metrics: N passed, N failed" (or why it was skipped) and exits
-# non-zero on a failure.
+# non-zero on a failure. Every process it starts is bounded in time and ended
+# on exit.
 set -u
+. "$(dirname "$0")/lib.sh"
 EW=$(readlink -f "$1")
 NS_C=ewmet-c$$
 NS_S=ewmet-s$$
 PORT=$((20000 + $$ % 20000))
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
 
-# usage errors need no namespace: one line, exit 2
 tmp=$(mktemp -d)
 chmod 0777 "$tmp" # ecnwatch drops to nobody and writes its files here
-expect() { # expect NAME STATUS PATTERN -- command...
+bg=""             # the background processes started here
+netns=""          # the namespaces made here
+cleanup() {
+    local p ns
+    trap - EXIT INT TERM HUP
+    for p in $bg; do kill -TERM "$p" 2>/dev/null; done
+    for ns in $netns; do bounded 5 ip netns pids "$ns" 2>/dev/null | xargs -r kill -TERM 2>/dev/null; done
+    sleep 0.3
+    for p in $bg; do kill -KILL "$p" 2>/dev/null; done
+    for ns in $netns; do
+        bounded 5 ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+        bounded 10 ip netns del "$ns" 2>/dev/null
+    done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# wait_rc SECONDS PID: wait for a background PID, its exit status in $rc;
+# fails (killing it) when it runs longer
+rc=""
+wait_rc() {
+    local t=0
+    while kill -0 "$2" 2>/dev/null; do
+        if [ $t -ge $(($1 * 10)) ]; then
+            kill -TERM "$2" 2>/dev/null
+            sleep 1
+            kill -KILL "$2" 2>/dev/null
+            wait "$2" 2>/dev/null
+            rc=killed
+            why="still running after $1 s"
+            return 1
+        fi
+        sleep 0.1
+        t=$((t + 1))
+    done
+    wait "$2"
+    rc=$?
+    return 0
+}
+oneline() { head -c "${2:-300}" "$1" 2>/dev/null | tr '\n' ' '; } # oneline FILE [BYTES]
+
+# expect NAME STATUS PATTERN -- command...: the status, and one line on
+# standard error matching PATTERN (a command that should end at once gets 30 s
+# at most)
+expect() {
     local name=$1 want=$2 pat=$3
     shift 4
-    "$@" >/dev/null 2>"$tmp/err"
-    local got=$?
-    if [ $got = "$want" ] && grep -qE -- "$pat" "$tmp/err" && [ "$(wc -l <"$tmp/err")" = 1 ]; then
-        ok "$name"
+    begin "$name"
+    why=""
+    if ! EW_CMD_TIMEOUT=$((EW_CMD_TIMEOUT < 30 ? EW_CMD_TIMEOUT : 30)) run_ew "$want" "$tmp/err.out" "$tmp/err" "$@"; then
+        bad "$name: $why"
+    elif ! grep -qE -- "$pat" "$tmp/err" || [ "$(wc -l <"$tmp/err")" != 1 ]; then
+        bad "$name: want one line matching '$pat': $(oneline "$tmp/err")"
     else
-        bad "$name: exit $got: $(cat "$tmp/err")"
+        ok "$name"
     fi
 }
+
+# usage errors need no namespace: one line, exit 2
 for a in 9109 127.0.0.1 127.0.0.1:0 127.0.0.1:70000 localhost:9109 ::1:9109 '[::1]' 1.2.3:80 ''; do
     expect "--metrics '$a' -> 2" 2 "bad value '.*' for --metrics: " -- "$EW" -i lo --metrics "$a"
 done
@@ -123,6 +169,17 @@ if mode == "check":                      # check FILE [live]
     for e in errs[:10]:
         print(e)
     sys.exit(1 if errs else 0)
+if mode == "many":                       # many FILE...: live expositions; prints the bad ones
+    nbad = 0
+    for p in sys.argv[2:]:
+        try:
+            errs = check(open(p).read(), True)
+        except (OSError, UnicodeDecodeError) as e:
+            errs = [str(e)]
+        if errs:
+            nbad += 1
+            print("%s: %s" % (p, "; ".join(errs[:3])))
+    sys.exit(1 if nbad else 0)
 if mode == "watch":                      # watch FILE SECONDS: read it over and over
     path, end = sys.argv[2], time.time() + float(sys.argv[3])
     reads = bad = 0
@@ -144,205 +201,412 @@ if mode == "watch":                      # watch FILE SECONDS: read it over and 
     sys.exit(1 if bad or reads < 100 or len(seen) < 5 else 0)
 PY
 
-val() { awk -v s="$2" '$1 == s { print $2 }' "$1"; }
+val() { awk -v s="$2" '$1 == s { print $2 }' "$1" 2>/dev/null; }
+isnum() { case ${1:-} in '' | *[!0-9]*) return 1 ;; esac; } # a count
+# num VAR FILE SERIES: the sample's value, a count, into VAR; fails (why) otherwise
+num() {
+    local v
+    v=$(val "$2" "$3")
+    if ! isnum "$v"; then
+        if [ -z "$v" ]; then why="no $3 in $(basename "$2")"; else why="$3 is '$(echo "$v" | tr '\n' ' ')' in $(basename "$2")"; fi
+        return 1
+    fi
+    printf -v "$1" '%s' "$v"
+}
+promcheck() { bounded 60 python3 "$tmp/promcheck.py" "$@"; }
 
 # offline: -r writes the file once, at the end
 OFF=$tmp/off.prom
-"$EW" -r captures/rfc3168-ce-server.pcap -q --metrics-file "$OFF" 2>"$tmp/err"
-st=$?
-if [ $st = 0 ] && out=$(python3 "$tmp/promcheck.py" check "$OFF"); then
+begin "-r --metrics-file: written and well formed"
+why=""
+out=""
+if run_ew 0 "$tmp/off.out" "$tmp/err" "$EW" -r captures/rfc3168-ce-server.pcap -q --metrics-file "$OFF" &&
+    out=$(promcheck check "$OFF"); then
     ok "-r --metrics-file: written and well formed"
 else
-    bad "-r --metrics-file: exit $st $(cat "$tmp/err") $out"
+    bad "-r --metrics-file: $why $(echo "$out" | tr '\n' ' ')"
 fi
-[ "$(val "$OFF" ecnwatch_frames_total)" = 2198 ] && [ "$(val "$OFF" 'ecnwatch_packets_total{codepoint="ce"}')" = 24 ] &&
-    [ "$(val "$OFF" 'ecnwatch_flows{verdict="classic"}')" = 1 ] && ! grep -q ecnwatch_capture_ "$OFF" &&
-    ok "-r: the capture's counts (2198 frames, 24 CE, 1 classic flow), no capture counters" ||
-    bad "-r counts: $(grep -v '^#' "$OFF" | head -12 | tr '\n' ' ')"
+r_counts() {
+    local f c k
+    num f "$OFF" ecnwatch_frames_total && num c "$OFF" 'ecnwatch_packets_total{codepoint="ce"}' &&
+        num k "$OFF" 'ecnwatch_flows{verdict="classic"}' || return 1
+    if [ "$f" = 2198 ] && [ "$c" = 24 ] && [ "$k" = 1 ] && ! grep -q ecnwatch_capture_ "$OFF"; then
+        return 0
+    fi
+    why="$(grep -v '^#' "$OFF" | head -12 | tr '\n' ' ')"
+    return 1
+}
+check "-r: the capture's counts (2198 frames, 24 CE, 1 classic flow), no capture counters" r_counts
 if command -v promtool >/dev/null; then
-    out=$(promtool check metrics <"$OFF" 2>&1) && ok "promtool check metrics: clean (-r)" || bad "promtool (-r): $out"
+    begin "promtool check metrics: clean (-r)"
+    if [ ! -s "$OFF" ]; then
+        bad "promtool (-r): no metrics file"
+    elif out=$(bounded 60 promtool check metrics <"$OFF" 2>&1); then
+        ok "promtool check metrics: clean (-r)"
+    else
+        bad "promtool (-r): $(echo "$out" | tr '\n' ' ')"
+    fi
 fi
-# the strict check itself catches a cut file, a redeclared family, a counter without _total
-head -c 1500 "$OFF" >"$tmp/cut.prom"
-{ cat "$OFF"; grep -A2 '^# HELP ecnwatch_frames_total' "$OFF"; } >"$tmp/dup.prom"
-sed 's/ecnwatch_frames_total/ecnwatch_frames/' "$OFF" >"$tmp/name.prom"
-sed 's/^ecnwatch_flows_held \(.*\)$/ecnwatch_flows_held \1 1700000000000/' "$OFF" >"$tmp/ts.prom"
-n=0
-for f in cut dup name ts; do python3 "$tmp/promcheck.py" check "$tmp/$f.prom" >/dev/null || n=$((n + 1)); done
-[ $n = 4 ] && ok "the strict check rejects a cut file, a family declared twice, a counter's name, a timestamp" ||
-    bad "the strict check let $((4 - n)) broken files pass"
+# the strict check itself catches a cut file, a redeclared family, a counter
+# without _total, a timestamp (each a change of the good file it accepts)
+strict_rejects() {
+    local f n=0
+    if [ ! -s "$OFF" ] || ! promcheck check "$OFF" >/dev/null; then
+        why="no good file to break (the -r metrics file is missing or rejected)"
+        return 1
+    fi
+    head -c 1500 "$OFF" >"$tmp/cut.prom"
+    { cat "$OFF"; grep -A2 '^# HELP ecnwatch_frames_total' "$OFF"; } >"$tmp/dup.prom"
+    sed 's/ecnwatch_frames_total/ecnwatch_frames/' "$OFF" >"$tmp/name.prom"
+    sed 's/^ecnwatch_flows_held \(.*\)$/ecnwatch_flows_held \1 1700000000000/' "$OFF" >"$tmp/ts.prom"
+    for f in cut dup name ts; do
+        if cmp -s "$OFF" "$tmp/$f.prom"; then
+            why="the $f change left the file as it was"
+            return 1
+        fi
+        promcheck check "$tmp/$f.prom" >/dev/null || n=$((n + 1))
+    done
+    [ $n = 4 ] && return 0
+    why="the strict check let $((4 - n)) broken files pass"
+    return 1
+}
+check "the strict check rejects a cut file, a family declared twice, a counter's name, a timestamp" strict_rejects
 
 if [ "$(id -u)" != 0 ]; then
     echo "metrics: skipped the live part: needs root to create network namespaces"
-    echo "metrics: $pass passed, $fail failed"; rm -rf "$tmp"; [ $fail = 0 ]; exit
+    finish metrics
+    exit
 fi
-if ! ip netns add "$NS_C" 2>/dev/null; then
+if ! bounded 10 ip netns add "$NS_C" 2>/dev/null; then
     echo "metrics: skipped the live part: this machine cannot create network namespaces"
-    echo "metrics: $pass passed, $fail failed"; rm -rf "$tmp"; [ $fail = 0 ]; exit
+    finish metrics
+    exit
 fi
-cleanup() {
-    ip netns pids "$NS_C" 2>/dev/null | xargs -r kill 2>/dev/null
-    ip netns pids "$NS_S" 2>/dev/null | xargs -r kill 2>/dev/null
-    ip netns del "$NS_C" 2>/dev/null
-    ip netns del "$NS_S" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-ip netns add "$NS_S"
-ip link add c0 netns "$NS_C" type veth peer name s0 netns "$NS_S"
-ip -n "$NS_C" addr add 10.78.0.1/24 dev c0
-ip -n "$NS_S" addr add 10.78.0.2/24 dev s0
-ip -n "$NS_C" link set c0 up
-ip -n "$NS_S" link set s0 up
-ip -n "$NS_C" link set lo up
-ip -n "$NS_S" link set lo up
-ip netns exec "$NS_C" sysctl -qw net.ipv4.tcp_ecn=1   # the client asks for classic ECN
-ip netns exec "$NS_S" sysctl -qw net.ipv4.tcp_ecn=1
+netns="$NS_C $NS_S"
+# the namespaces: a veth pair between them, classic ECN on both sides; a step
+# that fails is a failure
+setup_failed=""
+step() { bounded 20 "$@" >/dev/null 2>"$tmp/setup.err" || setup_failed="$* ($(oneline "$tmp/setup.err" 200))"; }
+step ip netns add "$NS_S"
+step ip link add c0 netns "$NS_C" type veth peer name s0 netns "$NS_S"
+step ip -n "$NS_C" addr add 10.78.0.1/24 dev c0
+step ip -n "$NS_S" addr add 10.78.0.2/24 dev s0
+step ip -n "$NS_C" link set c0 up
+step ip -n "$NS_S" link set s0 up
+step ip -n "$NS_C" link set lo up
+step ip -n "$NS_S" link set lo up
+step ip netns exec "$NS_C" sysctl -qw net.ipv4.tcp_ecn=1 # the client asks for classic ECN
+step ip netns exec "$NS_S" sysctl -qw net.ipv4.tcp_ecn=1
+if [ -n "$setup_failed" ]; then
+    bad "setting up the namespaces: $setup_failed"
+    finish metrics
+    exit
+fi
 
-# traffic: a TCP transfer (classic ECN, data ECT(0)) and UDP datagrams marked ECT(1)
+# traffic: a TCP transfer (classic ECN, data ECT(0)) and UDP datagrams marked
+# ECT(1); the client starts once the server listens. The traffic is not a
+# check of ecnwatch: it counts only when it fails.
 TRAFFIC=$(cd "$(dirname "$0")" && pwd)/traffic.py
-traffic() { # traffic SECONDS
-    local sp
-    ip netns exec "$NS_S" python3 "$TRAFFIC" server "$1" 10.78.0.2 &
-    sp=$!
-    sleep 0.3
-    ip netns exec "$NS_C" python3 "$TRAFFIC" client "$1" 10.78.0.2
-    wait $sp
+tsp=""
+traffic_server() { # traffic_server SECONDS: listening when it returns 0
+    why=""
+    bounded $(($1 + 60)) ip netns exec "$NS_S" python3 "$TRAFFIC" server "$1" 10.78.0.2 >"$tmp/server.out" 2>&1 &
+    tsp=$!
+    bg="$bg $tsp"
+    if ! wait_port 30 5201 "$NS_S" || ! wait_port 10 6001 "$NS_S"; then
+        bad "traffic: the server: $why $(oneline "$tmp/server.out")"
+        wait_bounded 1 "$tsp"
+        return 1
+    fi
 }
-inside() { ip netns exec "$NS_S" "$@"; }
-scrape() { # scrape PATH OUTFILE: prints the HTTP status
-    inside curl -s -m 5 -o "$2" -w '%{http_code}' "http://127.0.0.1:$PORT$1"
+traffic_client() { # traffic_client SECONDS: the transfer, and the server's end
+    why=""
+    if ! bounded $(($1 + 60)) ip netns exec "$NS_C" python3 "$TRAFFIC" client "$1" 10.78.0.2 >"$tmp/client.out" 2>&1; then
+        bad "traffic: the client failed: $(oneline "$tmp/client.out")"
+        wait_bounded 5 "$tsp"
+        return 1
+    fi
+    if ! wait_rc 30 "$tsp" || [ "$rc" != 0 ]; then
+        bad "traffic: the server: ${why:-exit $rc} $(oneline "$tmp/server.out")"
+        return 1
+    fi
 }
-check() { python3 "$tmp/promcheck.py" check "$1" live; }
+traffic() { traffic_server "$1" && traffic_client "$1"; } # traffic SECONDS
+# no_answer NETNS URL: curl, run, gets no connection there (refused, or timed out)
+no_answer() {
+    bounded 10 ip netns exec "$1" curl -s -m 2 -o /dev/null "$2"
+    case $? in 7 | 28) return 0 ;; esac
+    return 1
+}
+scrape() { # scrape PATH OUTFILE: prints the HTTP status (000: no answer)
+    bounded 10 ip netns exec "$NS_S" curl -s -m 5 -o "$2" -w '%{http_code}' "http://127.0.0.1:$PORT$1"
+}
+wellformed() { # wellformed FILE: a live exposition, its problems on standard output
+    if [ ! -s "$1" ]; then
+        echo "no exposition"
+        return 1
+    fi
+    promcheck check "$1" live
+}
 
 mkdir -m 0777 "$tmp/m"
 MF=$tmp/m/ecnwatch.prom
+begin "GET /metrics answers once capture starts"
 ip netns exec "$NS_S" "$EW" -i s0 --ndjson --interval 0.2 --metrics "127.0.0.1:$PORT" --metrics-file "$MF" \
     -o "$tmp/report.json" >"$tmp/out.ndjson" 2>"$tmp/ew.err" &
 ewpid=$! # ip netns exec execs ecnwatch: this is its pid
+bg="$bg $ewpid"
 up=0
-for _ in $(seq 50); do
+end=$((SECONDS + 30))
+while [ $SECONDS -lt $end ]; do
     [ "$(scrape /metrics "$tmp/s0.txt")" = 200 ] && { up=1; break; }
+    kill -0 $ewpid 2>/dev/null || break
     sleep 0.1
 done
-[ $up = 1 ] && ok "GET /metrics answers once capture starts" || bad "no answer on 127.0.0.1:$PORT: $(cat "$tmp/ew.err")"
+[ $up = 1 ] && ok "GET /metrics answers once capture starts" ||
+    bad "no answer on 127.0.0.1:$PORT: $(kill -0 $ewpid 2>/dev/null || echo "ecnwatch exited:") $(oneline "$tmp/ew.err")"
+begin "one thread serves HTTP and captures"
 [ "$(ls /proc/$ewpid/task 2>/dev/null | wc -l)" = 1 ] && ok "one thread serves HTTP and captures" ||
-    bad "threads: $(ls /proc/$ewpid/task 2>/dev/null | wc -l)"
-grep -q '^Uid:.*65534' /proc/$ewpid/status && ok "privileges dropped with the port bound" || bad "still root"
+    bad "one thread serves HTTP and captures: $(ls /proc/$ewpid/task 2>/dev/null | wc -l) threads"
+begin "privileges dropped with the port bound"
+grep -q '^Uid:.*65534' /proc/$ewpid/status 2>/dev/null && ok "privileges dropped with the port bound" ||
+    bad "privileges dropped with the port bound: still root (or gone): $(grep '^Uid:' /proc/$ewpid/status 2>&1 | tr -s '\t ' '  ')"
 
-# read the file over and over while it is rewritten every 0.2 s
-python3 "$tmp/promcheck.py" watch "$MF" 4 >"$tmp/watch.out" 2>&1 &
-watchpid=$!
-# scrapes in parallel while traffic flows
-(
-    for i in $(seq 10); do
-        for j in 1 2 3 4 5; do scrape /metrics "$tmp/p$i-$j.txt" >"$tmp/p$i-$j.code" & done
-        wait
-        sleep 0.2
-    done
-) &
-scrapers=$!
-traffic 3
-wait $scrapers
-wait $watchpid && ok "metrics file: every read complete and well formed ($(cat "$tmp/watch.out"))" ||
-    bad "metrics file reads: $(cat "$tmp/watch.out")"
-codes=$(for f in "$tmp"/p*.code; do cat "$f"; echo; done | sort | uniq -c | tr -s ' ')
+# once the traffic's server listens: read the file over and over while it is
+# rewritten every 0.2 s, and scrape in parallel while traffic flows
+begin "metrics file: every read complete and well formed"
+if traffic_server 3; then
+    bounded 30 python3 "$tmp/promcheck.py" watch "$MF" 4 >"$tmp/watch.out" 2>&1 &
+    watchpid=$!
+    bg="$bg $watchpid"
+    (
+        for i in $(seq 10); do
+            for j in 1 2 3 4 5; do scrape /metrics "$tmp/p$i-$j.txt" >"$tmp/p$i-$j.code" & done
+            wait
+            sleep 0.2
+        done
+    ) &
+    scrapers=$!
+    bg="$bg $scrapers"
+    traffic_client 3
+    wait_bounded 60 $scrapers || bad "the parallel scrapes: $why"
+    why=""
+    if wait_rc 30 $watchpid && [ "$rc" = 0 ]; then
+        ok "metrics file: every read complete and well formed ($(oneline "$tmp/watch.out"))"
+    else
+        bad "metrics file reads: ${why:-exit $rc} $(oneline "$tmp/watch.out")"
+    fi
+else
+    bad "metrics file reads: no traffic"
+fi
+begin "50 scrapes during traffic, 5 at a time: all 200 and well formed"
+codes=$(for f in "$tmp"/p*.code; do cat "$f" 2>/dev/null; echo; done | sort | uniq -c | tr -s ' ')
 badscrape=0
-for f in "$tmp"/p*-*.txt; do check "$f" >/dev/null || badscrape=$((badscrape + 1)); done
-[ "$codes" = " 50 200" ] && [ $badscrape = 0 ] && ok "50 scrapes during traffic, 5 at a time: all 200 and well formed" ||
-    bad "parallel scrapes: codes$codes, $badscrape malformed"
+if ! promcheck many "$tmp"/p*-*.txt >"$tmp/many.out" 2>&1; then
+    badscrape=$(grep -c . "$tmp/many.out")
+    [ "$badscrape" = 0 ] && badscrape="? (the strict check did not run)"
+fi
+[ "$codes" = " 50 200" ] && [ "$badscrape" = 0 ] && ok "50 scrapes during traffic, 5 at a time: all 200 and well formed" ||
+    bad "parallel scrapes: codes$(echo "$codes" | tr '\n' ' '), $badscrape malformed"
 
 sleep 0.5
+begin "the exposition passes the strict format check"
 code=$(scrape /metrics "$tmp/s1.txt")
-if out=$(check "$tmp/s1.txt"); then ok "the exposition passes the strict format check"; else bad "format: $out"; fi
+S1=$tmp/s1.txt
+if out=$(wellformed "$S1"); then ok "the exposition passes the strict format check"; else
+    bad "format (HTTP $code): $(echo "$out" | tr '\n' ' ')"
+fi
 if command -v promtool >/dev/null; then
-    if out=$(promtool check metrics <"$tmp/s1.txt" 2>&1); then ok "promtool check metrics: clean"; else bad "promtool: $out"; fi
+    begin "promtool check metrics: clean"
+    if [ "$code" != 200 ] || [ ! -s "$S1" ]; then
+        bad "promtool: no exposition (HTTP $code)"
+    elif out=$(bounded 60 promtool check metrics <"$S1" 2>&1); then
+        ok "promtool check metrics: clean"
+    else
+        bad "promtool: $(echo "$out" | tr '\n' ' ')"
+    fi
 else
     echo "     (promtool is not installed: the strict check above stands in for it)"
 fi
-[ "$code" = 200 ] && [ "$(val "$tmp/s1.txt" 'ecnwatch_packets_total{codepoint="ect1"}')" -gt 100 ] &&
-    [ "$(val "$tmp/s1.txt" 'ecnwatch_packets_total{codepoint="ect0"}')" -gt 100 ] &&
-    ok "ECT(1) and ECT(0) packets counted" || bad "codepoints: $(grep packets_total "$tmp/s1.txt")"
-[ "$(val "$tmp/s1.txt" ecnwatch_flows_total)" -ge 2 ] && [ "$(val "$tmp/s1.txt" ecnwatch_frames_total)" -gt 200 ] &&
-    ok "flows_total >= 2, frames counted" || bad "flows/frames: $(grep -E '^ecnwatch_(flows|frames)_total' "$tmp/s1.txt")"
-[ "$(val "$tmp/s1.txt" 'ecnwatch_flows{verdict="classic"}')" -ge 1 ] &&
-    [ "$(val "$tmp/s1.txt" 'ecnwatch_flows_by_negotiation{negotiation="rfc3168"}')" -ge 1 ] &&
-    [ "$(val "$tmp/s1.txt" 'ecnwatch_flows_by_negotiation{negotiation="not_tcp"}')" -ge 1 ] &&
-    ok "the TCP flow is classic and negotiated rfc3168; the UDP flow is not_tcp" ||
-    bad "verdict gauges: $(grep -E '^ecnwatch_flows(\{| |_by)' "$tmp/s1.txt" | tr '\n' ' ')"
-held=$(val "$tmp/s1.txt" ecnwatch_flows_held)
-sum=$(awk '/^ecnwatch_flows\{/ { s += $2 } END { print s }' "$tmp/s1.txt")
-[ "$held" = "$sum" ] && [ "$(val "$tmp/s1.txt" ecnwatch_flows_evaluated)" = "$held" ] &&
-    ok "the verdict gauges add up to the flows held ($held)" || bad "held $held, sum $sum"
-[ "$(val "$tmp/s1.txt" ecnwatch_capture_received_total)" -ge "$(val "$tmp/s1.txt" ecnwatch_frames_total)" ] &&
-    [ -n "$(val "$tmp/s1.txt" ecnwatch_capture_dropped_total)" ] &&
-    ok "capture received/dropped from pcap_stats" || bad "capture stats: $(grep capture "$tmp/s1.txt")"
-grep -qE '^ecnwatch_info\{version="[0-9.]+",interface="s0"\} 1$' "$tmp/s1.txt" && ok "ecnwatch_info names the version and s0" ||
-    bad "info: $(grep ecnwatch_info "$tmp/s1.txt")"
-! grep -qE '^ecnwatch_[a-z_]+\{[^}]*(10\.78|port|flow=)' "$tmp/s1.txt" && [ "$(grep -vc '^#' "$tmp/s1.txt")" -lt 60 ] &&
-    ok "no per-flow labels: $(grep -vc '^#' "$tmp/s1.txt") series" || bad "per-flow series"
+# each check below reads the exposition of one scrape that answered 200
+answered() {
+    [ "$code" = 200 ] && [ -s "$S1" ] && return 0
+    why="the scrape answered $code"
+    return 1
+}
+codepoints() {
+    local e1 e0
+    answered && num e1 "$S1" 'ecnwatch_packets_total{codepoint="ect1"}' &&
+        num e0 "$S1" 'ecnwatch_packets_total{codepoint="ect0"}' || return 1
+    [ "$e1" -gt 100 ] && [ "$e0" -gt 100 ] && return 0
+    why="$(grep packets_total "$S1" | tr '\n' ' ')"
+    return 1
+}
+check "ECT(1) and ECT(0) packets counted" codepoints
+flows_frames() {
+    local fl fr
+    answered && num fl "$S1" ecnwatch_flows_total && num fr "$S1" ecnwatch_frames_total || return 1
+    [ "$fl" -ge 2 ] && [ "$fr" -gt 200 ] && return 0
+    why="$(grep -E '^ecnwatch_(flows|frames)_total' "$S1" | tr '\n' ' ')"
+    return 1
+}
+check "flows_total >= 2, frames counted" flows_frames
+verdicts() {
+    local k r u
+    answered && num k "$S1" 'ecnwatch_flows{verdict="classic"}' &&
+        num r "$S1" 'ecnwatch_flows_by_negotiation{negotiation="rfc3168"}' &&
+        num u "$S1" 'ecnwatch_flows_by_negotiation{negotiation="not_tcp"}' || return 1
+    [ "$k" -ge 1 ] && [ "$r" -ge 1 ] && [ "$u" -ge 1 ] && return 0
+    why="$(grep -E '^ecnwatch_flows(\{| |_by)' "$S1" | tr '\n' ' ')"
+    return 1
+}
+check "the TCP flow is classic and negotiated rfc3168; the UDP flow is not_tcp" verdicts
+held_sum() {
+    local held ev sum
+    answered && num held "$S1" ecnwatch_flows_held && num ev "$S1" ecnwatch_flows_evaluated || return 1
+    sum=$(awk '/^ecnwatch_flows\{/ { s += $2; n++ } END { if (n) print s }' "$S1")
+    [ "$held" = "$sum" ] && [ "$ev" = "$held" ] && return 0
+    why="held $held, sum '$sum', evaluated $ev"
+    return 1
+}
+begin "the verdict gauges add up to the flows held"
+if held_sum; then ok "the verdict gauges add up to the flows held ($(val "$S1" ecnwatch_flows_held))"; else
+    bad "the verdict gauges add up to the flows held: $why"
+fi
+capture_stats() {
+    local rcv fr dr
+    answered && num rcv "$S1" ecnwatch_capture_received_total && num fr "$S1" ecnwatch_frames_total &&
+        num dr "$S1" ecnwatch_capture_dropped_total || return 1
+    [ "$rcv" -ge "$fr" ] && [ "$dr" -ge 0 ] && return 0
+    why="$(grep capture "$S1" | tr '\n' ' ')"
+    return 1
+}
+check "capture received/dropped from pcap_stats" capture_stats
+begin "ecnwatch_info names the version and s0"
+grep -qE '^ecnwatch_info\{version="[0-9.]+",interface="s0"\} 1$' "$S1" 2>/dev/null && ok "ecnwatch_info names the version and s0" ||
+    bad "ecnwatch_info: the line is: $(grep ecnwatch_info "$S1" 2>&1 | tr '\n' ' ')"
+nseries=$(grep -vc "^#" "$S1" 2>/dev/null)
+begin "no per-flow labels"
+if answered && [ "$nseries" -gt 0 ] && ! grep -qE '^ecnwatch_[a-z_]+\{[^}]*(10\.78|port|flow=)' "$S1" &&
+    [ "$nseries" -lt 60 ]; then
+    ok "no per-flow labels: $nseries series"
+else
+    bad "per-flow series ($nseries series) ${why}"
+fi
 
 # HTTP: content type, 404 elsewhere, 405 for other methods, HEAD
-hdr=$(inside curl -s -m 5 -D - -o /dev/null "http://127.0.0.1:$PORT/metrics" | tr -d '\r')
+begin "Content-Type: text/plain; version=0.0.4"
+hdr=$(bounded 10 ip netns exec "$NS_S" curl -s -m 5 -D - -o /dev/null "http://127.0.0.1:$PORT/metrics" | tr -d '\r')
 echo "$hdr" | grep -qi '^content-type: text/plain; version=0.0.4' && ok "Content-Type: text/plain; version=0.0.4" ||
-    bad "headers: $hdr"
-[ "$(scrape /foo /dev/null)" = 404 ] && [ "$(scrape / /dev/null)" = 404 ] && [ "$(scrape /metrics/x /dev/null)" = 404 ] &&
-    ok "/foo, / and /metrics/x: 404" || bad "not 404 elsewhere"
-[ "$(inside curl -s -m 5 -o /dev/null -w '%{http_code}' -X POST -d x "http://127.0.0.1:$PORT/metrics")" = 405 ] &&
-    [ "$(inside curl -s -m 5 -o /dev/null -w '%{http_code}' -I "http://127.0.0.1:$PORT/metrics")" = 200 ] &&
-    ok "POST: 405; HEAD: 200" || bad "POST/HEAD"
-[ "$(scrape '/metrics?x=1' /dev/null)" = 200 ] && ok "a query string is ignored" || bad "query string"
-# bound exactly to 127.0.0.1: not on the namespace's other address, not from the client
-! inside curl -s -m 2 -o /dev/null "http://10.78.0.2:$PORT/metrics" &&
-    ! ip netns exec "$NS_C" curl -s -m 2 -o /dev/null "http://10.78.0.2:$PORT/metrics" &&
-    ok "listens on 127.0.0.1 only" || bad "answers on 10.78.0.2"
-# a client that connects and says nothing does not stall the capture
-inside python3 -c "import socket,time; s=socket.create_connection(('127.0.0.1',$PORT)); time.sleep(3)" &
+    bad "Content-Type: the headers are: $(echo "$hdr" | tr '\n' ' ')"
+begin "/foo, / and /metrics/x: 404"
+c1=$(scrape /foo /dev/null) c2=$(scrape / /dev/null) c3=$(scrape /metrics/x /dev/null)
+[ "$c1" = 404 ] && [ "$c2" = 404 ] && [ "$c3" = 404 ] &&
+    ok "/foo, / and /metrics/x: 404" || bad "not 404 elsewhere: /foo $c1, / $c2, /metrics/x $c3"
+begin "POST: 405; HEAD: 200"
+c1=$(bounded 10 ip netns exec "$NS_S" curl -s -m 5 -o /dev/null -w '%{http_code}' -X POST -d x "http://127.0.0.1:$PORT/metrics")
+c2=$(bounded 10 ip netns exec "$NS_S" curl -s -m 5 -o /dev/null -w '%{http_code}' -I "http://127.0.0.1:$PORT/metrics")
+[ "$c1" = 405 ] && [ "$c2" = 200 ] && ok "POST: 405; HEAD: 200" || bad "POST/HEAD: POST $c1, HEAD $c2"
+begin "a query string is ignored"
+c1=$(scrape '/metrics?x=1' /dev/null)
+[ "$c1" = 200 ] && ok "a query string is ignored" || bad "a query string is ignored: HTTP $c1"
+# bound exactly to 127.0.0.1 (which answers): not on the namespace's other
+# address, not from the client
+begin "listens on 127.0.0.1 only"
+c1=$(scrape /metrics /dev/null)
+if [ "$c1" = 200 ] && no_answer "$NS_S" "http://10.78.0.2:$PORT/metrics" &&
+    no_answer "$NS_C" "http://10.78.0.2:$PORT/metrics"; then
+    ok "listens on 127.0.0.1 only"
+else
+    bad "listens on 127.0.0.1 only: 127.0.0.1 answers $c1, or 10.78.0.2 answers"
+fi
+# a client that connects and says nothing (for as long as this check lasts)
+# does not stall the capture
+name="a silent connection stalls neither scrapes nor capture"
+begin "$name"
+bounded 60 ip netns exec "$NS_S" python3 -c "
+import socket, sys, time
+s = socket.create_connection(('127.0.0.1', $PORT), timeout=5)
+print('connected', flush=True)
+time.sleep(40)" >"$tmp/idle.out" 2>&1 &
 idle=$!
-sleep 0.3
-f1=$(val "$MF" ecnwatch_frames_total)
-traffic 1
-f2=$(val "$MF" ecnwatch_frames_total)
-[ "$(scrape /metrics /dev/null)" = 200 ] && [ "$f2" -gt "$f1" ] && ok "a silent connection stalls neither scrapes nor capture" ||
-    bad "silent connection: $f1 -> $f2"
-wait $idle
+bg="$bg $idle"
+end=$((SECONDS + 20))
+until grep -q connected "$tmp/idle.out" || ! kill -0 $idle 2>/dev/null || [ $SECONDS -ge $end ]; do sleep 0.1; done
+why=""
+f1="" f2="" c1=""
+if ! grep -q connected "$tmp/idle.out"; then
+    why="no silent connection: $(oneline "$tmp/idle.out" 200)"
+elif num f1 "$MF" ecnwatch_frames_total && traffic 1; then
+    # the frames counted while the silent connection stays open
+    end=$((SECONDS + 10))
+    while [ $SECONDS -lt $end ]; do
+        num f2 "$MF" ecnwatch_frames_total && [ "$f2" -gt "$f1" ] && break
+        sleep 0.2
+    done
+    c1=$(scrape /metrics /dev/null)
+fi
+if grep -q connected "$tmp/idle.out" && kill -0 $idle 2>/dev/null && [ "$c1" = 200 ] && isnum "$f1" && isnum "$f2" &&
+    [ "$f2" -gt "$f1" ]; then
+    ok "$name"
+else
+    bad "silent connection: $f1 -> $f2, scrape $c1 $why"
+fi
+kill $idle 2>/dev/null
+wait_bounded 10 $idle
 
-kill -TERM $ewpid
-wait $ewpid
-st=$?
-[ $st = 0 ] && ok "SIGTERM: exit 0" || bad "SIGTERM: exit $st: $(cat "$tmp/ew.err")"
-[ "$(val "$MF" ecnwatch_frames_total)" = "$(jq .totals.frames "$tmp/report.json")" ] &&
-    [ "$(val "$MF" ecnwatch_flows_total)" = "$(jq .totals.flows "$tmp/report.json")" ] &&
-    [ "$(val "$MF" 'ecnwatch_packets_total{codepoint="ect1"}')" = "$(jq .totals.ecn.ect1 "$tmp/report.json")" ] &&
-    ok "the file's final counts equal the -o report's totals" ||
-    bad "final file vs report: $(val "$MF" ecnwatch_frames_total) vs $(jq .totals.frames "$tmp/report.json")"
-[ "$(ls -A "$tmp/m")" = ecnwatch.prom ] && ok "no temporary file left beside it" || bad "left: $(ls -A "$tmp/m")"
-[ "$(stat -c %A "$MF" | cut -c8)" = r ] && ok "the file is readable by others (the textfile collector)" ||
-    bad "mode $(stat -c %a "$MF")"
-jq -e -s 'any(.[]; .event == "flow_update") and .[-1].event == "summary"' "$tmp/out.ndjson" >/dev/null &&
-    ok "the NDJSON stream still flows beside the metrics" || bad "NDJSON: $(head -c 200 "$tmp/out.ndjson")"
+begin "SIGTERM: exit 0"
+kill -TERM $ewpid 2>/dev/null
+why=""
+wait_rc 20 $ewpid
+[ "$rc" = 0 ] && ok "SIGTERM: exit 0" || bad "SIGTERM: exit $rc $why: $(oneline "$tmp/ew.err")"
+final_counts() {
+    local mf mfl me1 rf rfl re1
+    num mf "$MF" ecnwatch_frames_total && num mfl "$MF" ecnwatch_flows_total &&
+        num me1 "$MF" 'ecnwatch_packets_total{codepoint="ect1"}' || return 1
+    rf=$(jq_get "$tmp/report.json" .totals.frames) && rfl=$(jq_get "$tmp/report.json" .totals.flows) &&
+        re1=$(jq_get "$tmp/report.json" .totals.ecn.ect1) || { why="the -o report: $why"; return 1; }
+    [ "$mf" = "$rf" ] && [ "$mfl" = "$rfl" ] && [ "$me1" = "$re1" ] && return 0
+    why="frames $mf vs $rf, flows $mfl vs $rfl, ect1 $me1 vs $re1"
+    return 1
+}
+check "the file's final counts equal the -o report's totals" final_counts
+begin "no temporary file left beside it"
+[ "$(ls -A "$tmp/m")" = ecnwatch.prom ] && ok "no temporary file left beside it" || bad "no temporary file left beside it: the folder holds '$(ls -A "$tmp/m" | tr '\n' ' ')'"
+begin "the file is readable by others (the textfile collector)"
+[ "$(stat -c %A "$MF" 2>/dev/null | cut -c8)" = r ] && ok "the file is readable by others (the textfile collector)" ||
+    bad "the file readable by others: mode $(stat -c %a "$MF" 2>&1)"
+check "the NDJSON stream still flows beside the metrics" \
+    jq_true "$tmp/out.ndjson" 'any(.[]; .event == "flow_update") and .[-1].event == "summary"' -s
 
 # IPv6 loopback; a port in use is exit 3 with one line
+begin "[::1]:$PORT serves /metrics"
 ip netns exec "$NS_S" "$EW" -i s0 -q --metrics "[::1]:$PORT" >/dev/null 2>"$tmp/v6.err" &
 v6pid=$!
+bg="$bg $v6pid"
 code=000
-for _ in $(seq 30); do
-    code=$(inside curl -s -m 2 -g -o "$tmp/v6.txt" -w '%{http_code}' "http://[::1]:$PORT/metrics")
+end=$((SECONDS + 30))
+while [ $SECONDS -lt $end ]; do
+    code=$(bounded 10 ip netns exec "$NS_S" curl -s -m 2 -g -o "$tmp/v6.txt" -w '%{http_code}' "http://[::1]:$PORT/metrics")
     [ "$code" = 200 ] && break
+    kill -0 $v6pid 2>/dev/null || break
     sleep 0.1
 done
-[ "$code" = 200 ] && check "$tmp/v6.txt" >/dev/null && ok "[::1]:$PORT serves /metrics" || bad "[::1]: $code $(cat "$tmp/v6.err")"
-! inside curl -s -m 2 -o /dev/null "http://127.0.0.1:$PORT/metrics" && ok "[::1] is IPv6 only" || bad "[::1] also answers on 127.0.0.1"
-expect "port in use -> 3" 3 "--metrics \[::1\]:$PORT: cannot listen: Address already in use" -- \
-    inside timeout 10 "$EW" -i s0 --metrics "[::1]:$PORT"
-kill -TERM $v6pid
-wait $v6pid
-expect "address not on this host -> 3" 3 "cannot listen: Cannot assign requested address" -- \
-    inside timeout 10 "$EW" -i s0 --metrics "192.0.2.1:$PORT"
+[ "$code" = 200 ] && wellformed "$tmp/v6.txt" >/dev/null && ok "[::1]:$PORT serves /metrics" ||
+    bad "[::1]:$PORT serves /metrics: HTTP $code $(oneline "$tmp/v6.err")"
+begin "[::1] is IPv6 only"
+c1=$(bounded 10 ip netns exec "$NS_S" curl -s -m 2 -g -o /dev/null -w '%{http_code}' "http://[::1]:$PORT/metrics")
+[ "$c1" = 200 ] && no_answer "$NS_S" "http://127.0.0.1:$PORT/metrics" && ok "[::1] is IPv6 only" ||
+    bad "[::1] answers $c1, or 127.0.0.1 answers too"
+EW_CMD_TIMEOUT=10 expect "port in use -> 3" 3 "--metrics \[::1\]:$PORT: cannot listen: Address already in use" -- \
+    ip netns exec "$NS_S" "$EW" -i s0 --metrics "[::1]:$PORT"
+kill -TERM $v6pid 2>/dev/null
+wait_bounded 20 $v6pid
+EW_CMD_TIMEOUT=10 expect "address not on this host -> 3" 3 "cannot listen: Cannot assign requested address" -- \
+    ip netns exec "$NS_S" "$EW" -i s0 --metrics "192.0.2.1:$PORT"
 # the metrics file's folder unwritable for the user ecnwatch runs as: exit 4 at once
 mkdir -m 0755 "$tmp/ro"
-expect "unwritable metrics folder -> 4" 4 "--metrics-file .*Permission denied" -- \
-    inside timeout 10 "$EW" -i s0 --ndjson --metrics-file "$tmp/ro/m.prom"
+EW_CMD_TIMEOUT=10 expect "unwritable metrics folder -> 4" 4 "--metrics-file .*Permission denied" -- \
+    ip netns exec "$NS_S" "$EW" -i s0 --ndjson --metrics-file "$tmp/ro/m.prom"
 
-echo "metrics: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish metrics

@@ -52,7 +52,7 @@ for s in $SUITES; do
     rc=$?
     took=$(($(date +%s) - start))
     # the suite's own count when it closes with one, else its "ok" lines
-    n=$(echo "$out" | awk '$(NF-3) ~ /^[0-9]+$/ && $(NF-2) == "passed," { p = $(NF-3) } END { print p + 0 }')
+    n=$(echo "$out" | awk 'NF >= 4 && $(NF-3) ~ /^[0-9]+$/ && $(NF-2) == "passed," { p = $(NF-3) } END { print p + 0 }')
     [ "$n" = 0 ] && n=$(echo "$out" | grep -c '^ok')
     if [ $rc = 124 ] || [ $rc = 137 ]; then
         fail=$((fail + 1))
