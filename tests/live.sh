@@ -290,6 +290,18 @@ if [ "$st" = 0 ] && json_ok "$tmp/live.ndjson" &&
 else
     bad "NDJSON stream (exit $st; start: $started; $why): $(head -c 300 "$tmp/live.ndjson" | tr '\n' ' ') $(head -c 300 "$tmp/nd.err" | tr '\n' ' ')"
 fi
+# the live stream's flow_end events and the -o report of the same session
+# tell the same story of each flow: one conclusion feeds both
+live_views_agree() {
+    local a b
+    json_ok "$tmp/live.ndjson" && json_ok "$tmp/nd.json" || return 1
+    a=$(jq -r 'select(.event == "flow_end") | .flow | "\(.id) \(.verdict) \([.misuse[].kind] | unique | join(","))"' \
+        "$tmp/live.ndjson" | sort)
+    b=$(jq -r '.flows[] | "\(.id) \(.verdict) \([.misuse[].kind] | unique | join(","))"' "$tmp/nd.json" | sort)
+    [ -n "$a" ] || { why="no flow_end event"; return 1; }
+    [ "$a" = "$b" ] || { why="stream '$(echo $a)', report '$(echo $b)'"; return 1; }
+}
+check "live: the stream's flow ends and the -o report agree on every flow's verdict and findings" live_views_agree
 
 # -c stops after N packets
 begin "-c 20 stops after 20 packets"
