@@ -1,33 +1,67 @@
 #!/usr/bin/env bash
 # cli.sh ECNWATCH - the command line as a user meets it: exit statuses, one-line
 # errors, standard input, -c, -o written atomically, determinism, truncated
-# captures. Prints "N passed, N failed" and exits non-zero on any failure.
+# captures. Every run of ECNWATCH is bounded in time and has the exit status
+# it must have; a failure's status comes with a one-line error naming the
+# problem; a report read is there and parses. A tool the checks rely on
+# (ecngen, editcap, mergecap) that fails is a failure, never a pass.
+# Prints one line per check and ends with "cli: N passed, N failed".
 set -u
+. "$(dirname "$0")/lib.sh"
 EW=$1
 CAP=captures/rfc3168-ce-server.pcap
 CAP6=captures/accecn-ce-v6-client.pcap
-pass=0
-fail=0
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-
-# expect NAME STATUS STDERR-PATTERN -- command...
+# expect NAME STATUS STDERR-PATTERN [STDOUT-PATTERN] -- command...
+# The command exits STATUS. A non-zero STATUS needs STDERR-PATTERN, matched by
+# a standard error of exactly one line; STDOUT-PATTERN, when given, is matched
+# by standard output. Output in $tmp/out and $tmp/err.
 expect() {
-    local name=$1 want=$2 pat=$3
-    shift 4
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    local got=$?
-    if [ "$got" != "$want" ]; then
-        bad "$name: exit $got, want $want ($(head -c 200 "$tmp/err"))"
+    local name=$1 want=$2 pat=$3 opat=""
+    shift 3
+    if [ "$1" != -- ]; then
+        opat=$1
+        shift
+    fi
+    shift
+    begin "$name"
+    why=""
+    if ! run_ew "$want" "$tmp/out" "$tmp/err" "$@"; then
+        bad "$name: $why"
+    elif [ "$want" != 0 ] && [ -z "$pat" ]; then
+        bad "$name: exit $want is expected without the error it must print"
     elif [ -n "$pat" ] && ! grep -qE "$pat" "$tmp/err"; then
         bad "$name: stderr '$(head -c 200 "$tmp/err")' lacks /$pat/"
     elif [ -n "$pat" ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
-        bad "$name: error is not one line: $(cat "$tmp/err")"
+        bad "$name: error is not one line: $(head -c 400 "$tmp/err")"
+    elif [ -n "$opat" ] && ! grep -qE "$opat" "$tmp/out"; then
+        bad "$name: standard output '$(head -c 200 "$tmp/out" | tr '\n' ' ')' lacks /$opat/"
     else
         ok "$name"
+    fi
+}
+
+# report NAME OUT EXPR ARGS...: "$EW" ARGS exits 0 with a JSON object in OUT
+# (its stderr in OUT.err), over which EXPR is true
+report() {
+    local name=$1 out=$2 expr=$3
+    shift 3
+    begin "$name"
+    why=""
+    if ew_json "$out" "$@" && jq_true "$out" "$expr"; then ok "$name"; else bad "$name: $why"; fi
+}
+
+# pre NAME CMD...: a step the checks after it need, not itself a check of
+# ecnwatch: counted only when it fails
+pre() {
+    local name=$1
+    shift
+    begin "$name"
+    if ! bounded "$EW_CMD_TIMEOUT" "$@" >"$tmp/pre.out" 2>&1; then
+        bad "$name: $* failed: $(head -c 300 "$tmp/pre.out" | tr '\n' ' ')"
+        return 1
     fi
 }
 
@@ -45,9 +79,9 @@ expect "no input -> 2" 2 "no input" -- "$EW"
 expect "bad -c -> 2" 2 "bad value 'x' for -c" -- "$EW" -r "$CAP" -c x
 expect "bad --max-flows -> 2" 2 "bad value '0' for --max-flows" -- "$EW" -r "$CAP" --max-flows 0
 expect "bad --hot-flows -> 2" 2 "bad value '0' for --hot-flows" -- "$EW" -r "$CAP" --hot-flows 0
-expect "help -> 0" 0 "" -- "$EW" --help
-expect "version -> 0" 0 "" -- "$EW" -V
-grep -q "^ecnwatch [0-9]" "$tmp/out" && ok "version printed" || bad "version printed"
+expect "help -> 0" 0 "" "^Usage: ecnwatch " -- "$EW" --help
+expect "version -> 0" 0 "" "^ecnwatch [0-9]" -- "$EW" -V
+check "version printed" grep -q "^ecnwatch [0-9]" "$tmp/out"
 
 # an unsupported link type: a pcap header with link type 147 (USER0) and one record
 printf '\xd4\xc3\xb2\xa1\x02\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x04\x00\x93\x00\x00\x00' >"$tmp/user0.pcap"
@@ -55,59 +89,86 @@ printf '\x00\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00abcd' >>
 expect "unsupported link type -> 3" 3 "link type 147 \\(.*\\) is not supported" -- "$EW" -r "$tmp/user0.pcap"
 
 # the summary and the JSON report
-expect "summary -> 0" 0 "" -- "$EW" -r "$CAP"
-grep -q "2198 frames, 2198 IP packets, 1 flow" "$tmp/out" && ok "summary counts" || bad "summary counts: $(head -1 "$tmp/out")"
-"$EW" -r "$CAP" --json --hash-seed 1 >"$tmp/a.json" 2>/dev/null
-"$EW" -r "$CAP" --json --hash-seed 999 >"$tmp/b.json" 2>/dev/null
-jq -e '.schema == "ecnwatch.report/1" and .totals.frames == 2198 and (.flows | length) == 1' "$tmp/a.json" >/dev/null &&
-    ok "json report parses" || bad "json report parses"
-cmp -s "$tmp/a.json" "$tmp/b.json" && ok "deterministic whatever the hash seed" || bad "deterministic whatever the hash seed"
-"$EW" -r "$CAP" --json >"$tmp/c.json" 2>/dev/null
-cmp -s "$tmp/a.json" "$tmp/c.json" && ok "deterministic with a random seed" || bad "deterministic with a random seed"
+expect "summary -> 0" 0 "" "[0-9]+ frames" -- "$EW" -r "$CAP"
+begin "summary counts"
+if grep -q "2198 frames, 2198 IP packets, 1 flow" "$tmp/out"; then ok "summary counts"; else bad "summary counts: '$(head -1 "$tmp/out")'"; fi
+report "json report parses" "$tmp/a.json" \
+    '.schema == "ecnwatch.report/1" and .totals.frames == 2198 and (.flows | length) == 1' \
+    -r "$CAP" --json --hash-seed 1
+same_report() { # same_report A B: two reports, both there, equal byte for byte
+    jq_true "$1" '.schema == "ecnwatch.report/1" and .totals.frames == 2198' || return 1
+    jq_true "$2" '.schema == "ecnwatch.report/1" and .totals.frames == 2198' || return 1
+    cmp -s "$1" "$2" || { why="$(cmp "$1" "$2" 2>&1 | head -1)"; return 1; }
+}
+seed_999() { ew_json "$tmp/b.json" -r "$CAP" --json --hash-seed 999 && same_report "$tmp/a.json" "$tmp/b.json"; }
+check "deterministic whatever the hash seed" seed_999
+seed_random() { ew_json "$tmp/c.json" -r "$CAP" --json && same_report "$tmp/a.json" "$tmp/c.json"; }
+check "deterministic with a random seed" seed_random
 
 # the contract's fields are all there
-jq -e '.source.kind == "file" and .source.linktype == "EN10MB" and .source.truncated == false and
+check "contract fields present" jq_true "$tmp/a.json" '.source.kind == "file" and .source.linktype == "EN10MB" and .source.truncated == false and
        (.totals | has("frames") and has("undecodable") and has("ecn") and has("flows") and has("flows_evicted")) and
        (.flows[0] | has("id") and has("proto") and has("family") and has("client") and has("server") and
         has("first_frame") and has("last_frame") and has("c2s") and has("s2c") and has("negotiation") and
         has("verdict") and has("vantage") and has("misuse") and has("evidence")) and
        (.flows[0].c2s | has("packets") and has("bytes") and has("ecn") and has("tcp_flags") and
-        has("sender_codepoint") and has("feedback") and has("ect1"))' "$tmp/a.json" >/dev/null &&
-    ok "contract fields present" || bad "contract fields present"
-jq -e '.flows[0].client.addr == "10.200.1.2" and .flows[0].server.port == 5001 and
-       .flows[0].negotiation == "rfc3168" and .flows[0].c2s.ecn.ce == 24' "$tmp/a.json" >/dev/null &&
-    ok "client from the SYN, negotiation, CE count" || bad "client from the SYN, negotiation, CE count"
-jq -e '[.flows[0].c2s.by_kind[] | .not_ect + .ect0 + .ect1 + .ce] | add == 1407' "$tmp/a.json" >/dev/null &&
-    ok "segment kinds add up to the packets" || bad "segment kinds add up to the packets"
+        has("sender_codepoint") and has("feedback") and has("ect1"))'
+check "client from the SYN, negotiation, CE count" jq_true "$tmp/a.json" \
+    '.flows[0].client.addr == "10.200.1.2" and .flows[0].server.port == 5001 and
+       .flows[0].negotiation == "rfc3168" and .flows[0].c2s.ecn.ce == 24'
+check "segment kinds add up to the packets" jq_true "$tmp/a.json" \
+    '[.flows[0].c2s.by_kind[] | .not_ect + .ect0 + .ect1 + .ce] | add == 1407'
 
 # standard input, gzip through a pipe
-gzip -c "$CAP" >"$tmp/c.pcap.gz"
-zcat "$tmp/c.pcap.gz" | "$EW" -r - --json --hash-seed 1 >"$tmp/stdin.json" 2>/dev/null
-jq -e '.source.name == "-" and .totals.frames == 2198' "$tmp/stdin.json" >/dev/null &&
-    ok "-r - reads standard input" || bad "-r - reads standard input"
+stdin_report() {
+    bounded "$EW_CMD_TIMEOUT" gzip -c "$CAP" >"$tmp/c.pcap.gz" || { why="gzip failed"; return 1; }
+    run_ew 0 "$tmp/stdin.json" "$tmp/stdin.err" "$EW" -r - --json --hash-seed 1 < <(zcat "$tmp/c.pcap.gz") || return 1
+    jq_true "$tmp/stdin.json" '.source.name == "-" and .totals.frames == 2198'
+}
+check "-r - reads standard input" stdin_report
 
 # pcapng input gives the same counts
-if command -v editcap >/dev/null; then
-    editcap -F pcapng "$CAP6" "$tmp/x.pcapng" 2>/dev/null
-    a=$("$EW" -r "$CAP6" --json | jq -c '.totals.ecn')
-    b=$("$EW" -r "$tmp/x.pcapng" --json | jq -c '.totals.ecn')
-    [ -n "$a" ] && [ "$a" = "$b" ] && ok "pcapng reads like pcap" || bad "pcapng reads like pcap ($a vs $b)"
-fi
+same_as_pcapng() {
+    local a b
+    if ! command -v editcap >/dev/null; then
+        why="editcap (wireshark-common) is not installed"
+        return 1
+    fi
+    bounded "$EW_CMD_TIMEOUT" editcap -F pcapng "$CAP6" "$tmp/x.pcapng" >/dev/null 2>&1 || { why="editcap failed"; return 1; }
+    ew_json "$tmp/p1.json" -r "$CAP6" --json || return 1
+    ew_json "$tmp/p2.json" -r "$tmp/x.pcapng" --json || return 1
+    a=$(jq_get "$tmp/p1.json" '.totals.ecn' -c) || { why="no .totals.ecn in the pcap's report"; return 1; }
+    b=$(jq_get "$tmp/p2.json" '.totals.ecn' -c) || { why="no .totals.ecn in the pcapng's report"; return 1; }
+    jq_true "$tmp/p2.json" '.source.linktype == "EN10MB" and .totals.frames > 0' || return 1
+    [ "$a" = "$b" ] || { why="$a vs $b"; return 1; }
+}
+check "pcapng reads like pcap" same_as_pcapng
 
 # -c and a filter
-"$EW" -r "$CAP" -c 10 --json | jq -e '.totals.frames == 10 and .source.packet_limit == 10' >/dev/null &&
-    ok "-c stops after N" || bad "-c stops after N"
-"$EW" -r "$CAP" --json src host 10.200.2.2 | jq -e '.totals.frames == 791 and .source.filter == "src host 10.200.2.2"' >/dev/null &&
-    ok "filter words" || bad "filter words"
+report "-c stops after N" "$tmp/c10.json" '.totals.frames == 10 and .source.packet_limit == 10' \
+    -r "$CAP" -c 10 --json
+report "filter words" "$tmp/filter.json" '.totals.frames == 791 and .source.filter == "src host 10.200.2.2"' \
+    -r "$CAP" --json src host 10.200.2.2
 
 # a filter keeps the file's frame numbers (as Wireshark numbers them)
-"$EW" -r "$CAP" --json 'tcp[tcpflags] & tcp-syn == 0' | jq -e '.totals.frames == 2196 and .flows[0].first_frame == 3 and .flows[0].last_frame == 2198' >/dev/null &&
-    ok "a filter keeps the file's frame numbers" || bad "a filter keeps the file's frame numbers"
+report "a filter keeps the file's frame numbers" "$tmp/nosyn.json" \
+    '.totals.frames == 2196 and .flows[0].first_frame == 3 and .flows[0].last_frame == 2198' \
+    -r "$CAP" --json 'tcp[tcpflags] & tcp-syn == 0'
 
 # -o: atomic, complete, no temporaries left; a failed write leaves nothing
-"$EW" -r "$CAP" -q -o "$tmp/report.json"
-jq -e '.totals.frames == 2198' "$tmp/report.json" >/dev/null && ok "-o writes the report" || bad "-o writes the report"
-ls "$tmp" | grep -q 'tmp\.' && bad "-o leaves no temporary file" || ok "-o leaves no temporary file"
+o_report() {
+    run_ew 0 "$tmp/o.out" "$tmp/o.err" "$EW" -r "$CAP" -q -o "$tmp/report.json" &&
+        jq_true "$tmp/report.json" '.schema == "ecnwatch.report/1" and .totals.frames == 2198'
+}
+check "-o writes the report" o_report
+no_temporary() {
+    [ -s "$tmp/report.json" ] || { why="no report written"; return 1; }
+    if ls "$tmp" | grep -q 'tmp\.'; then
+        why="left: $(ls "$tmp" | grep 'tmp\.' | tr '\n' ' ')"
+        return 1
+    fi
+}
+check "-o leaves no temporary file" no_temporary
 echo '{"old": true}' >"$tmp/keep.json"
 expect "-o into a missing folder -> 4" 4 "cannot create a temporary file" -- "$EW" -r "$CAP" -q -o "$tmp/nodir/r.json"
 mkdir "$tmp/ro" && chmod 0555 "$tmp/ro"
@@ -116,108 +177,167 @@ if [ "$(id -u)" != 0 ]; then
 fi
 # a full disk: /dev/full as the folder's file cannot be renamed over, so write to stdout instead
 if [ -w /dev/full ]; then
-    "$EW" -r "$CAP" --json >/dev/full 2>"$tmp/err"
-    [ $? = 4 ] && ok "report to a full device -> 4" || bad "report to a full device -> 4"
+    full_device() {
+        run_ew 4 /dev/full "$tmp/full.err" "$EW" -r "$CAP" --json || return 1
+        grep -q "cannot write the report to standard output" "$tmp/full.err" &&
+            [ "$(wc -l <"$tmp/full.err")" = 1 ] ||
+            { why="stderr '$(head -c 200 "$tmp/full.err")' is not one line naming the failed write"; return 1; }
+    }
+    check "report to a full device -> 4" full_device
 fi
 
 # a capture cut mid-record: still a report, truncated, a warning
-head -c 100000 "$CAP" >"$tmp/cut.pcap"
-"$EW" -r "$tmp/cut.pcap" --json >"$tmp/cut.json" 2>"$tmp/err"
-st=$?
-[ $st = 0 ] && jq -e '.source.truncated == true and .totals.frames > 100' "$tmp/cut.json" >/dev/null &&
-    grep -q "warning: .*capture ends mid-record" "$tmp/err" &&
-    ok "cut capture reported as truncated with a warning" || bad "cut capture reported as truncated (exit $st)"
+cut_capture() {
+    head -c 100000 "$CAP" >"$tmp/cut.pcap" && [ "$(wc -c <"$tmp/cut.pcap")" = 100000 ] ||
+        { why="cannot cut $CAP"; return 1; }
+    ew_json "$tmp/cut.json" -r "$tmp/cut.pcap" --json || return 1
+    jq_true "$tmp/cut.json" '.source.truncated == true and .totals.frames > 100' || return 1
+    grep -q "warning: .*capture ends mid-record" "$tmp/cut.json.err" ||
+        { why="no warning on stderr: '$(head -c 200 "$tmp/cut.json.err")'"; return 1; }
+}
+check "cut capture reported as truncated with a warning" cut_capture
 
 # A file on disk is read and decoded by a thread of its own, a pipe in one
 # thread: the same report, byte for byte, whole or cut short, and the same -c
-same=0 differ=""
-for f in captures/*.pcap "$tmp/cut.pcap"; do
-    for mode in "--json" "--ndjson" "--json --timeseries -c 1000" "--json --max-flows 2 --idle-timeout 0.05"; do
-        "$EW" -r "$f" $mode 2>"$tmp/t.err" | sed -E 's|"name": ?"[^"]*"|"name":"?"|' >"$tmp/t.out"
-        "$EW" -r - $mode <"$f" 2>"$tmp/p.err" | sed -E 's|"name": ?"[^"]*"|"name":"?"|' >"$tmp/p.out"
-        sed -i "s|$f|standard input|" "$tmp/t.err"
-        if cmp -s "$tmp/t.out" "$tmp/p.out" && cmp -s "$tmp/t.err" "$tmp/p.err" && [ -s "$tmp/t.out" ]; then
-            same=$((same + 1))
-        else
-            differ="$differ $f($mode)"
-        fi
+file_and_pipe() {
+    local f mode same=0 differ=""
+    for f in captures/*.pcap "$tmp/cut.pcap"; do
+        for mode in "--json" "--ndjson" "--json --timeseries -c 1000" "--json --max-flows 2 --idle-timeout 0.05"; do
+            why=""
+            if run_ew 0 "$tmp/t.raw" "$tmp/t.err" "$EW" -r "$f" $mode &&
+                run_ew 0 "$tmp/p.raw" "$tmp/p.err" "$EW" -r - $mode <"$f" &&
+                json_ok "$tmp/t.raw" && json_ok "$tmp/p.raw"; then
+                sed -E 's|"name": ?"[^"]*"|"name":"?"|' "$tmp/t.raw" >"$tmp/t.out"
+                sed -E 's|"name": ?"[^"]*"|"name":"?"|' "$tmp/p.raw" >"$tmp/p.out"
+                sed -i "s|$f|standard input|" "$tmp/t.err"
+                if cmp -s "$tmp/t.out" "$tmp/p.out" && cmp -s "$tmp/t.err" "$tmp/p.err"; then
+                    same=$((same + 1))
+                    continue
+                fi
+                why="they differ"
+            fi
+            differ="$differ $f($mode: $why)"
+        done
     done
-done
-[ -z "$differ" ] && [ $same -gt 40 ] && ok "file and pipe give the same report ($same runs)" ||
-    bad "file and pipe give the same report:$differ"
+    [ -z "$differ" ] && [ $same -gt 40 ] || { why="$same runs alike;${differ:0:600}"; return 1; }
+    echo "cli: file and pipe alike in $same runs"
+}
+check "file and pipe give the same report" file_and_pipe
 
 # With one processor to run on, no second thread is started (neither the
 # reader nor the report's helper, which takes over from 256 flows): the
 # same report, byte for byte
-"$(dirname "$EW")/ecngen" flood "$tmp/syns.pcap" 3000 >/dev/null 2>&1
-mergecap -F pcap -w "$tmp/many.pcap" "$tmp/syns.pcap" captures/rfc3168-ce-server.pcap captures/accecn-l4s-client.pcap
-same=0 differ=""
-for mode in "--json" "--json --timeseries" "-q -o $tmp/one.json"; do
-    taskset -c 0 "$EW" -r "$tmp/many.pcap" $mode >"$tmp/one.out" 2>&1
-    [ -f "$tmp/one.json" ] && mv "$tmp/one.json" "$tmp/one.out"
-    "$EW" -r "$tmp/many.pcap" $mode >"$tmp/two.out" 2>&1
-    [ -f "$tmp/one.json" ] && mv "$tmp/one.json" "$tmp/two.out"
-    if cmp -s "$tmp/one.out" "$tmp/two.out" && [ "$(jq '.flows | length' "$tmp/two.out")" -gt 3000 ]; then
-        same=$((same + 1))
-    else
-        differ="$differ ($mode)"
-    fi
-done
-[ $same = 3 ] && ok "one processor or two: the same report of 3,000 flows" ||
-    bad "one processor or two: the same report:$differ"
+pre "ecngen flood (3,000 SYNs)" "$(dirname "$EW")/ecngen" flood "$tmp/syns.pcap" 3000 &&
+    pre "mergecap of three captures" mergecap -F pcap -w "$tmp/many.pcap" "$tmp/syns.pcap" \
+        captures/rfc3168-ce-server.pcap captures/accecn-l4s-client.pcap
+one_or_two() {
+    local mode same=0 differ="" n
+    for mode in "--json" "--json --timeseries" "-q -o $tmp/one.json"; do
+        why=""
+        rm -f "$tmp/one.json"
+        if run_ew 0 "$tmp/one.out" "$tmp/one.err" taskset -c 0 "$EW" -r "$tmp/many.pcap" $mode; then
+            [ -f "$tmp/one.json" ] && mv "$tmp/one.json" "$tmp/one.out"
+            if run_ew 0 "$tmp/two.out" "$tmp/two.err" "$EW" -r "$tmp/many.pcap" $mode; then
+                [ -f "$tmp/one.json" ] && mv "$tmp/one.json" "$tmp/two.out"
+                if n=$(jq_get "$tmp/two.out" '.flows | length') && [ "$n" -gt 3000 ] &&
+                    cmp -s "$tmp/one.out" "$tmp/two.out" && cmp -s "$tmp/one.err" "$tmp/two.err"; then
+                    same=$((same + 1))
+                    continue
+                fi
+                [ -z "$why" ] && why="$n flows, or the outputs differ"
+            fi
+        fi
+        differ="$differ ($mode: $why)"
+    done
+    [ $same = 3 ] || { why="${differ:0:600}"; return 1; }
+}
+check "one processor or two: the same report of 3,000 flows" one_or_two
 
 # Flows beyond the hot set are kept packed and unpacked when a packet comes:
 # with one flow hot (every other flow packed at each switch) or a hundred,
 # the same reports, events and summaries as with every flow hot
-same=0 differ=""
-for f in captures/*.pcap tests/quic-captures/*.pcap "$tmp/many.pcap"; do
-    for mode in "--json" "--ndjson" "--json --max-flows 2 --idle-timeout 0.05" "--text-flows 9"; do
-        "$EW" -r "$f" $mode >"$tmp/all.out" 2>&1
-        for h in 1 100; do
-            "$EW" -r "$f" $mode --hot-flows $h >"$tmp/hot.out" 2>&1
-            if cmp -s "$tmp/all.out" "$tmp/hot.out" && [ -s "$tmp/all.out" ]; then
-                same=$((same + 1))
-            else
-                differ="$differ $f($mode --hot-flows $h)"
+packed_or_hot() {
+    local f mode h same=0 differ=""
+    for f in captures/*.pcap tests/quic-captures/*.pcap "$tmp/many.pcap"; do
+        for mode in "--json" "--ndjson" "--json --max-flows 2 --idle-timeout 0.05" "--text-flows 9"; do
+            why=""
+            if ! run_ew 0 "$tmp/all.out" "$tmp/all.err" "$EW" -r "$f" $mode || [ ! -s "$tmp/all.out" ]; then
+                differ="$differ $f($mode: ${why:-no output})"
+                continue
             fi
+            if [ "$mode" != "--text-flows 9" ] && ! json_ok "$tmp/all.out"; then
+                differ="$differ $f($mode: $why)"
+                continue
+            fi
+            for h in 1 100; do
+                why=""
+                if run_ew 0 "$tmp/hot.out" "$tmp/hot.err" "$EW" -r "$f" $mode --hot-flows $h &&
+                    cmp -s "$tmp/all.out" "$tmp/hot.out" && cmp -s "$tmp/all.err" "$tmp/hot.err"; then
+                    same=$((same + 1))
+                else
+                    differ="$differ $f($mode --hot-flows $h${why:+: $why})"
+                fi
+            done
         done
     done
-done
-[ -z "$differ" ] && [ $same -gt 200 ] && ok "flows packed or all hot: the same output ($same runs)" ||
-    bad "flows packed or all hot: the same output:$differ"
+    [ -z "$differ" ] && [ $same -gt 200 ] || { why="$same runs alike;${differ:0:600}"; return 1; }
+    echo "cli: packed or all hot alike in $same runs"
+}
+check "flows packed or all hot: the same output" packed_or_hot
 
 # SIGTERM during a long read from a pipe still writes a complete report
-mkfifo "$tmp/fifo"
-("$EW" -r "$tmp/fifo" -q -o "$tmp/sig.json" 2>"$tmp/sig.err"; echo $? >"$tmp/sig.rc") &
-exec 7>"$tmp/fifo"
-cat "$CAP" >&7
-sleep 0.5
-pkill -TERM -f "$EW -r $tmp/fifo" || true
-sleep 0.5
-exec 7>&-
-wait
-jq -e '.source.interrupted == true and .totals.frames == 2198' "$tmp/sig.json" >/dev/null &&
-    ok "SIGTERM writes a complete report" || bad "SIGTERM writes a complete report ($(cat "$tmp/sig.rc" 2>/dev/null))"
+sigterm_report() {
+    local sub pid t=0
+    mkfifo "$tmp/fifo" || { why="mkfifo failed"; return 1; }
+    (
+        "$EW" -r "$tmp/fifo" -q -o "$tmp/sig.json" 2>"$tmp/sig.err" &
+        echo $! >"$tmp/sig.pid"
+        wait $!
+        echo $? >"$tmp/sig.rc"
+    ) &
+    sub=$!
+    while [ ! -s "$tmp/sig.pid" ] && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+    pid=$(cat "$tmp/sig.pid" 2>/dev/null)
+    # opened for reading and writing, so that the open does not wait for a reader
+    exec 7<>"$tmp/fifo"
+    bounded 10 cat "$CAP" >&7
+    sleep 0.5
+    [ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null
+    sleep 0.5
+    exec 7>&-
+    if ! wait_bounded 30 "$sub" ${pid:+"$pid"}; then
+        why="ecnwatch $why after SIGTERM"
+        return 1
+    fi
+    [ "$(cat "$tmp/sig.rc" 2>/dev/null)" = 0 ] ||
+        { why="exit $(cat "$tmp/sig.rc" 2>/dev/null), want 0 ($(head -c 200 "$tmp/sig.err"))"; return 1; }
+    grep -q "interrupted" "$tmp/sig.err" ||
+        { why="stderr '$(head -c 200 "$tmp/sig.err")' does not say it was interrupted"; return 1; }
+    jq_true "$tmp/sig.json" '.source.interrupted == true and .totals.frames == 2198'
+}
+check "SIGTERM writes a complete report" sigterm_report
 
 # --ndjson: every line an object with an event; findings before the flow ends; summary last
-"$EW" -r captures/bleach-accecn-client.pcap --ndjson >"$tmp/ev.ndjson" 2>/dev/null
-if jq -e -s 'length >= 3 and all(.[]; has("event") and has("time")) and
+ndjson_stream() {
+    ew_json "$tmp/ev.ndjson" -r captures/bleach-accecn-client.pcap --ndjson || return 1
+    jq_true "$tmp/ev.ndjson" 'length >= 3 and all(.[]; has("event") and has("time")) and
         (map(.event) | index("finding")) < (map(.event) | index("flow_end")) and
         .[-1].event == "summary" and .[-1].totals.frames == 2746 and
-        ([.[] | select(.event == "finding")][0] | .kind == "bleaching" and .flow == 1)' \
-        "$tmp/ev.ndjson" >/dev/null && [ "$(jq -c . "$tmp/ev.ndjson" | wc -l)" = "$(wc -l <"$tmp/ev.ndjson")" ]; then
-    ok "--ndjson streams findings, flow ends, a summary"
-else
-    bad "--ndjson streams findings, flow ends, a summary"
-fi
+        ([.[] | select(.event == "finding")][0] | .kind == "bleaching" and .flow == 1)' -s || return 1
+    [ "$(jq -c . "$tmp/ev.ndjson" | wc -l)" = "$(wc -l <"$tmp/ev.ndjson")" ] ||
+        { why="not one JSON object per line"; return 1; }
+}
+check "--ndjson streams findings, flow ends, a summary" ndjson_stream
 expect "--json with --ndjson -> 2" 2 "both write to standard output" -- "$EW" -r "$CAP" --json --ndjson
 # flows ended by the idle timeout stream as they end, before the capture's end
 # (two scenarios recorded seconds apart, merged: the first flow falls idle)
-mergecap -w "$tmp/two.pcap" captures/rfc3168-ce-client.pcap captures/udp-ect-client.pcap
-"$EW" -r "$tmp/two.pcap" --ndjson --idle-timeout 1 >"$tmp/idle.ndjson" 2>/dev/null
-jq -e -s '(map(select(.event == "flow_end")) | .[0] | .reason == "idle" and .flow.proto == "tcp") and
-    (map(select(.event == "flow_end" and .reason == "capture_end")) | length == 3)' "$tmp/idle.ndjson" >/dev/null &&
-    ok "--ndjson flow_end on idle timeout" || bad "--ndjson flow_end on idle timeout"
+if pre "mergecap of two scenarios" mergecap -w "$tmp/two.pcap" captures/rfc3168-ce-client.pcap captures/udp-ect-client.pcap; then
+    idle_end() {
+        ew_json "$tmp/idle.ndjson" -r "$tmp/two.pcap" --ndjson --idle-timeout 1 || return 1
+        jq_true "$tmp/idle.ndjson" '(map(select(.event == "flow_end")) | .[0] | .reason == "idle" and .flow.proto == "tcp") and
+            (map(select(.event == "flow_end" and .reason == "capture_end")) | length == 3)' -s
+    }
+    check "--ndjson flow_end on idle timeout" idle_end
+fi
 
-echo "cli: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish cli

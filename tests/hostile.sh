@@ -6,65 +6,88 @@
 # Under the sanitizer build any memory or UB error aborts, and fails the check.
 # Prints one line per check and ends with "hostile: N passed, N failed".
 set -u
+. "$(dirname "$0")/lib.sh"
 EW=$1
 GEN=$(dirname "$EW")/ecngen
-pass=0
-fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-
-# hostile KIND STATUS JQ-EXPRESSION: the report of KIND's capture satisfies the
-# expression (skipped when STATUS is not 0), and the text summary exits alike
+# hostile KIND STATUS EXPRESSION: `ecngen hostile KIND` writes the capture (a
+# generator that fails is a failure); ECNWATCH exits STATUS on it, for the
+# JSON report and for the text summary. With STATUS 0 the report is there,
+# parses, and satisfies the jq EXPRESSION, and the summary is not empty;
+# otherwise both runs print a one-line error matching the regular EXPRESSION.
 hostile() {
-    local kind=$1 want=$2 expr=$3 f=$tmp/$1.pcap st st2
-    if ! "$GEN" hostile "$kind" "$f" 2>"$tmp/gen.err"; then
-        bad "$kind: ecngen: $(cat "$tmp/gen.err")"
+    local kind=$1 want=$2 expr=$3 f=$tmp/$1.pcap e
+    begin "$kind"
+    why=""
+    if ! bounded "$EW_CMD_TIMEOUT" "$GEN" hostile "$kind" "$f" 2>"$tmp/gen.err" || [ ! -s "$f" ]; then
+        bad "$kind: ecngen: $(head -c 300 "$tmp/gen.err")"
         return
     fi
-    "$EW" -r "$f" --json >"$tmp/out.json" 2>"$tmp/err"
-    st=$?
-    "$EW" -r "$f" >/dev/null 2>"$tmp/err2"
-    st2=$?
-    if [ "$st" != "$want" ] || [ "$st2" != "$want" ]; then
-        bad "$kind: exit $st (text: $st2), want $want: $(head -c 300 "$tmp/err")"
-    elif [ "$want" = 0 ] && ! jq -e "$expr" "$tmp/out.json" >/dev/null 2>&1; then
-        bad "$kind: report fails '$expr': $(jq -c '{source: .source | {truncated}, totals: .totals | del(.ecn)}' "$tmp/out.json" 2>&1 | head -c 400)"
-    elif [ "$want" != 0 ] && [ -n "$expr" ] && ! grep -qE "$expr" "$tmp/err"; then
-        bad "$kind: stderr '$(head -c 200 "$tmp/err")' lacks /$expr/"
-    else
-        ok "$kind"
+    if ! run_ew "$want" "$tmp/out.json" "$tmp/err" "$EW" -r "$f" --json; then
+        bad "$kind: $why"
+        return
     fi
+    if ! run_ew "$want" "$tmp/out.txt" "$tmp/err2" "$EW" -r "$f"; then
+        bad "$kind: text summary: $why"
+        return
+    fi
+    if [ "$want" = 0 ]; then
+        if ! jq_true "$tmp/out.json" "$expr"; then
+            bad "$kind: report fails '$expr': $why: $(jq -c '{source: .source | {truncated}, totals: .totals | del(.ecn)}' "$tmp/out.json" 2>&1 | head -c 400)"
+        elif [ ! -s "$tmp/out.txt" ]; then
+            bad "$kind: the text summary is empty"
+        else
+            ok "$kind"
+        fi
+        return
+    fi
+    if [ -z "$expr" ]; then
+        bad "$kind: exit $want is expected without the error it must print"
+        return
+    fi
+    for e in "$tmp/err" "$tmp/err2"; do
+        if ! grep -qE "$expr" "$e"; then
+            bad "$kind: stderr '$(head -c 200 "$e")' lacks /$expr/"
+            return
+        fi
+        if [ "$(wc -l <"$e")" != 1 ]; then
+            bad "$kind: error is not one line: $(head -c 300 "$e")"
+            return
+        fi
+    done
+    ok "$kind"
 }
 
 # cut_every_byte FILE NAME B:F...: FILE cut at every byte from 0 to the last boundary B.
-# Below the first boundary it cannot be read (3, a one-line error); from there
-# on exit 0 with the F frames of the last boundary reached, truncated unless
-# the cut falls on a boundary.
+# Below the first boundary it cannot be read (3, a one-line error naming the
+# file); from there on exit 0 with the F frames of the last boundary reached,
+# truncated unless the cut falls on a boundary.
 cut_every_byte() {
-    local f=$1 name=$2 n st b frames trunc errs=0 first="" why
+    local f=$1 name=$2 n b frames trunc errs=0 first=""
     shift 2
     local bounds=("$@")
     local last=${bounds[-1]%%:*} min=${bounds[0]%%:*}
+    begin "$name cut at every byte"
     for n in $(seq 0 "$last"); do
         head -c "$n" "$f" >"$tmp/cut.pcap"
-        "$EW" -r "$tmp/cut.pcap" --json >"$tmp/cut.json" 2>"$tmp/cut.err"
-        st=$?
+        why=""
         if [ "$n" -lt "$min" ]; then
-            [ $st = 3 ] && [ "$(wc -l <"$tmp/cut.err")" = 1 ] && grep -q "^ecnwatch: " "$tmp/cut.err" &&
-                continue
-            why="exit $st, want 3 and a one-line error: $(head -c 200 "$tmp/cut.err")"
+            if run_ew 3 "$tmp/cut.json" "$tmp/cut.err" "$EW" -r "$tmp/cut.pcap" --json; then
+                [ "$(wc -l <"$tmp/cut.err")" = 1 ] && grep -q "^ecnwatch: $tmp/cut.pcap: " "$tmp/cut.err" &&
+                    continue
+                why="want a one-line error naming the file: '$(head -c 200 "$tmp/cut.err")'"
+            fi
         else
             trunc=true
             for b in "${bounds[@]}"; do
                 [ "${b%%:*}" -le "$n" ] && frames=${b##*:}
                 [ "${b%%:*}" = "$n" ] && trunc=false
             done
-            [ $st = 0 ] && jq -e ".totals.frames == $frames and .source.truncated == $trunc" \
-                "$tmp/cut.json" >/dev/null 2>&1 && continue
-            why="exit $st, want 0 with $frames frames, truncated $trunc: $(head -c 200 "$tmp/cut.err")"
+            run_ew 0 "$tmp/cut.json" "$tmp/cut.err" "$EW" -r "$tmp/cut.pcap" --json &&
+                jq_true "$tmp/cut.json" ".totals.frames == $frames and .source.truncated == $trunc" && continue
+            why="want 0 with $frames frames, truncated $trunc: $why"
         fi
         errs=$((errs + 1))
         [ -z "$first" ] && first="cut at $n: $why"
@@ -77,13 +100,15 @@ cut_every_byte() {
 }
 
 # pcap: file header 24 bytes, records of 16 + 54 (the first two)
-if "$GEN" hostile valid "$tmp/valid.pcap"; then
+begin "ecngen hostile valid"
+if bounded "$EW_CMD_TIMEOUT" "$GEN" hostile valid "$tmp/valid.pcap"; then
     cut_every_byte "$tmp/valid.pcap" pcap 24:0 94:1 164:2
 else
     bad "ecngen hostile valid"
 fi
 # pcapng: SHB 28 + IDB 20 (opening needs both), unknown block 52, EPB 88
-if "$GEN" hostile pcapng-unknown-block "$tmp/ng.pcapng"; then
+begin "ecngen hostile pcapng-unknown-block"
+if bounded "$EW_CMD_TIMEOUT" "$GEN" hostile pcapng-unknown-block "$tmp/ng.pcapng"; then
     cut_every_byte "$tmp/ng.pcapng" pcapng 48:0 100:0 188:1
 else
     bad "ecngen hostile pcapng-unknown-block"
@@ -127,5 +152,4 @@ hostile ipv6-ext-chain-9 0 '.totals.ip_packets == 1 and .totals.ecn.ect0 == 1 an
 hostile vlan-3-deep 0 '.totals.frames == 1 and .totals.ip_packets == 0 and .totals.undecodable == 1 and
     .totals.events.vlan_too_deep == 1'
 
-echo "hostile: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish hostile

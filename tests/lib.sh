@@ -20,6 +20,8 @@
 #                         or when EXPR yields nothing
 #   bounded SECONDS CMD...  CMD, killed with its process group after SECONDS
 #   wait_bounded SECONDS PID...  wait for PIDs, killing them after SECONDS
+#   wait_rc SECONDS PID   wait for a background PID, its exit status in $rc;
+#                         fails (killing it) when it runs longer
 #   wait_port SECONDS PORT [NETNS]  a TCP or UDP socket listening on PORT
 #   finish NAME           "NAME: N passed, M failed"; the suite's exit status
 pass=0
@@ -130,6 +132,27 @@ wait_bounded() { # wait_bounded SECONDS PID...  (0 when every PID ended in time)
         t=$((t + 1))
     done
     for p in "$@"; do wait "$p" 2>/dev/null; done
+    return 0
+}
+
+rc=""
+wait_rc() {
+    local t=0
+    while kill -0 "$2" 2>/dev/null; do
+        if [ $t -ge $(($1 * 10)) ]; then
+            kill -TERM "$2" 2>/dev/null
+            sleep 1
+            kill -KILL "$2" 2>/dev/null
+            wait "$2" 2>/dev/null
+            rc=killed
+            why="still running after $1 s"
+            return 1
+        fi
+        sleep 0.1
+        t=$((t + 1))
+    done
+    wait "$2"
+    rc=$?
     return 0
 }
 

@@ -43,28 +43,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
-# wait_rc SECONDS PID: wait for a background PID, its exit status in $rc;
-# fails (killing it) when it runs longer
-rc=""
-wait_rc() {
-    local t=0
-    while kill -0 "$2" 2>/dev/null; do
-        if [ $t -ge $(($1 * 10)) ]; then
-            kill -TERM "$2" 2>/dev/null
-            sleep 1
-            kill -KILL "$2" 2>/dev/null
-            wait "$2" 2>/dev/null
-            rc=killed
-            why="still running after $1 s"
-            return 1
-        fi
-        sleep 0.1
-        t=$((t + 1))
-    done
-    wait "$2"
-    rc=$?
-    return 0
-}
 dropped() { grep -q '^Uid:.*65534' /proc/"$1"/status 2>/dev/null; } # dropped PID: runs as nobody
 # wait_dropped SECONDS PID: until PID has opened the capture and dropped to
 # nobody; fails at once when it has exited

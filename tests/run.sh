@@ -96,7 +96,7 @@ for build in "$@"; do
     done
 
     # command line
-    suite cli 600 bash tests/cli.sh "$build/ecnwatch"
+    suite cli 900 bash tests/cli.sh "$build/ecnwatch"
 
     # every output tells the same story of each flow
     suite views 600 bash tests/views.sh "$build/ecnwatch"
@@ -144,7 +144,7 @@ for build in "$@"; do
     suite hostile 600 bash tests/hostile.sh "$build/ecnwatch"
 
     # every report and event line against the JSON Schema (after the tests that fill $build/gen)
-    suite schema 900 bash tests/schema.sh "$build"
+    suite schema 1500 bash tests/schema.sh "$build"
 
     # fuzz regression inputs and hand-made seeds, replayed through each harness
     for h in dissect pipeline quic; do

@@ -14,45 +14,46 @@
 # Prints one line per check and ends with "schema: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
 BUILD=${1:?usage: schema.sh BUILD}
 EW=$BUILD/ecnwatch
 GEN=$BUILD/ecngen
 SCHEMA=man/ecnwatch-report.schema.json
 MAN=man/ecnwatch-report.5
 PY=${ECNWATCH_PYTHON:-/usr/bin/python3}
-pass=0
-fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/out" "$tmp/bad" "$tmp/cap"
 
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-finish() { echo "schema: $pass passed, $fail failed"; [ "$fail" = 0 ]; exit; }
-
+begin "python3 jsonschema"
 if ! "$PY" -c 'import jsonschema' 2>/dev/null; then
     bad "$PY cannot import jsonschema: install python3-jsonschema (scripts/install-deps.sh)"
-    finish
+    finish schema
+    exit
 fi
 
-# out NAME.json|NAME.ndjson ARGS...: ecnwatch ARGS into $tmp/out/NAME (must exit 0)
+# out NAME.json|NAME.ndjson ARGS...: ecnwatch ARGS into $tmp/out/NAME, which
+# must exit 0 (else a failure, and no file); what it writes, even nothing, is
+# left for the validator, which fails an empty report or event stream
 out() {
-    local name=$1 st
+    local name=$1
     shift
-    "$EW" "$@" >"$tmp/out/$name" 2>"$tmp/err"
-    st=$?
-    if [ $st != 0 ]; then
-        bad "$name: ecnwatch $* exited $st: $(head -c 300 "$tmp/err")"
+    begin "$name"
+    if ! run_ew 0 "$tmp/out/$name" "$tmp/err" "$EW" "$@"; then
+        bad "$name: ecnwatch $*: $why"
         rm -f "$tmp/out/$name"
     fi
 }
 # a file name for a capture path
 slug() { echo "$1" | tr '/' '_'; }
 
-# every capture, real and generated: the report and the event stream
+# every capture, real and generated: the report and the event stream (not
+# the copies of `ecngen hostile` captures some tests keep in BUILD/gen: those
+# are made afresh below, and only those that give a report are validated)
 gen_files=()
 if [ -d "$BUILD/gen" ]; then
-    while IFS= read -r f; do gen_files+=("$f"); done < <(find "$BUILD/gen" -type f \( -name '*.pcap' -o -name '*.pcapng' \) | sort)
+    while IFS= read -r f; do gen_files+=("$f"); done < <(find "$BUILD/gen" -type f \( -name '*.pcap' -o -name '*.pcapng' \) \
+        ! -name 'hostile-*' | sort)
 fi
 for f in captures/*.pcap "${gen_files[@]}"; do
     out "$(slug "$f").json" -r "$f" --json
@@ -83,30 +84,71 @@ out idle.ndjson -r captures/udp-ect-client.pcap --idle-timeout 0.001 --ndjson
 out evicted.json -r captures/udp-ect-client.pcap --max-flows 1 --json
 out evicted.ndjson -r captures/udp-ect-client.pcap --max-flows 1 --ndjson
 out stdin.json -r - --json <captures/accecn-ce-v6-server.pcap
-if "$EW" -r captures/bleach-accecn-client.pcap -q -o "$tmp/out/o-file.json" 2>"$tmp/err"; then :; else
-    bad "-o: exit $?: $(head -c 300 "$tmp/err")"
+begin "o-file.json"
+if ! run_ew 0 "$tmp/o.out" "$tmp/err" "$EW" -r captures/bleach-accecn-client.pcap -q -o "$tmp/out/o-file.json"; then
+    bad "-o: $why"
+    rm -f "$tmp/out/o-file.json"
+elif [ ! -e "$tmp/out/o-file.json" ]; then
+    bad "-o: exit 0 and no file written"
 fi
 
 # malformed captures that still give a report (hostile.sh checks the others)
 hostile=0
-if [ -x "$GEN" ]; then
-    for k in $("$GEN" 2>&1 | sed -n 's/^hostile kinds://p'); do
-        "$GEN" hostile "$k" "$tmp/cap/$k.pcap" 2>/dev/null || continue
-        if "$EW" -r "$tmp/cap/$k.pcap" --json >"$tmp/out/hostile-$k.json" 2>/dev/null; then
-            hostile=$((hostile + 1))
-        else
-            rm -f "$tmp/out/hostile-$k.json"
-        fi
-    done
+begin "ecngen hostile kinds"
+kinds=$(bounded "$EW_CMD_TIMEOUT" "$GEN" 2>&1 | sed -n 's/^hostile kinds://p')
+if [ -z "$kinds" ]; then
+    bad "ecngen lists no hostile kinds: $GEN"
 fi
+for k in $kinds; do
+    begin "hostile-$k.json"
+    if ! bounded "$EW_CMD_TIMEOUT" "$GEN" hostile "$k" "$tmp/cap/$k.pcap" 2>"$tmp/err"; then
+        bad "ecngen hostile $k: $(head -c 300 "$tmp/err")"
+        continue
+    fi
+    if run_ew 0 "$tmp/out/hostile-$k.json" "$tmp/err" "$EW" -r "$tmp/cap/$k.pcap" --json; then
+        hostile=$((hostile + 1))
+    else
+        rm -f "$tmp/out/hostile-$k.json"
+    fi
+done
 echo "schema: $pairs capture pairs, $hostile malformed captures with a report"
 
-# validate them all in one run
-res=$("$PY" tests/schema_validate.py "$SCHEMA" "$tmp"/out/* 2>&1)
-echo "$res" | sed "s|$tmp/out/||" | grep -v '^ok' || true
-pass=$((pass + $(echo "$res" | grep -c '^ok')))
-fail=$((fail + $(echo "$res" | grep -c '^FAIL')))
-echo "schema: $(echo "$res" | grep -c '^ok') reports and event streams valid"
+# validate them all in one run: one verdict per file, printed and counted
+# validate DIR: the validator over every file in DIR into $tmp/verdicts; fails
+# (with $why) unless it gave one verdict per file
+validate() {
+    local dir=$1 n v
+    : >"$tmp/verdicts"
+    n=$(find "$dir" -type f | wc -l)
+    if [ "$n" = 0 ]; then
+        why="nothing to validate"
+        return 1
+    fi
+    bounded 600 "$PY" tests/schema_validate.py "$SCHEMA" "$dir"/* >"$tmp/verdicts" 2>&1
+    v=$(grep -cE '^(ok|FAIL) ' "$tmp/verdicts")
+    if [ "$v" != "$n" ]; then
+        why="$v verdicts for $n files: $(grep -vE '^(ok|FAIL) ' "$tmp/verdicts" | tail -3 | tr '\n' ' ')"
+        return 1
+    fi
+}
+begin "validate the reports"
+if validate "$tmp/out"; then
+    valid=0
+    while IFS= read -r line; do
+        line=${line//"$tmp/out/"/}
+        case $line in
+        "ok "*)
+            line=${line#ok}
+            ok "${line#"${line%%[! ]*}"}"
+            valid=$((valid + 1))
+            ;;
+        FAIL*) bad "${line#FAIL }" ;;
+        esac
+    done <"$tmp/verdicts"
+    echo "schema: $valid reports and event streams valid"
+else
+    bad "validate the reports: $why"
+fi
 
 # the schema must reject what breaks the contract: each mutant fails validation
 ref=$tmp/out/$(slug captures/accecn-ce-server.pcap).json
@@ -208,32 +250,41 @@ mutant ndjson-flow-end-reason "$nd" 'if .event == "flow_end" then .reason = "tim
 mutant ndjson-flow-end-no-verdict "$nd" 'if .event == "flow_end" then del(.flow.verdict) else . end' --ndjson
 mutant ndjson-summary-no-frames "$nd" 'if .event == "summary" then del(.totals.frames) else . end' --ndjson
 mutant ndjson-event-enum "$nd" 'if .event == "summary" then .event = "end" else . end' --ndjson
-res=$("$PY" tests/schema_validate.py "$SCHEMA" "$tmp"/bad/* 2>&1)
+begin "validate the mutants"
+if validate "$tmp/bad"; then :; elif [ -n "$(ls "$tmp/bad")" ]; then
+    bad "validate the mutants: $why"
+fi
 for f in "$tmp"/bad/*; do
     [ -e "$f" ] || continue
     n=${f##*/}
-    line=$(echo "$res" | grep -F " $f" | head -1)
+    line=$(grep -F " $f" "$tmp/verdicts" | head -1)
     case $line in
     FAIL*) ok "rejects ${n%.*} (${why[$n]}): ${line#*: }" ;;
     ok*) bad "accepts ${n%.*}: ${why[$n]}" ;;
-    *) bad "${n%.*}: no verdict from the validator: $(echo "$res" | tail -3)" ;;
+    *) bad "${n%.*}: no verdict from the validator: $(tail -3 "$tmp/verdicts")" ;;
     esac
 done
 
-# the schema's enums name exactly what the sources define
+# the schema's enums name exactly what the sources define, and the binary
+# under test holds every name (it was built from these sources)
+tr '\0' '\n' <"$EW" >"$tmp/ew.strings" 2>/dev/null
 # names SYMBOL: the strings of the C array SYMBOL, one per line, sorted
 names() {
     awk -v sym="$1" '$0 ~ "const char \\*const " sym "\\[" { on = 1 } on { print } on && /};/ { exit }' \
         src/*.c dissectors/*.c | grep -o '"[a-z0-9_]*"' | tr -d '"' | sort -u
 }
 enum_check() { # enum_check SYMBOL JQ-PATH-IN-SCHEMA [NAME-THE-REPORT-WRITES-AS-NULL]
-    local src sch
+    local src sch missing
+    begin "enum $1"
     src=$(names "$1" | grep -vx -- "${3:-}")
     sch=$(jq -r "$2 | .[]" "$SCHEMA" 2>/dev/null | sort -u)
+    missing=$(echo "$src" | while IFS= read -r n; do grep -qF -- "$n" "$tmp/ew.strings" || echo "$n"; done)
     if [ -z "$src" ]; then
         bad "enum $1: not found in src/ or dissectors/"
+    elif [ -n "$missing" ]; then
+        bad "enum $1: $EW does not hold: $(echo "$missing" | tr '\n' ' ')"
     elif [ "$src" = "$sch" ]; then
-        ok "enum $1: $(echo "$src" | wc -l) names, as in the schema"
+        ok "enum $1: $(echo "$src" | wc -l) names, as in the schema and the binary"
     else
         bad "enum $1: sources and schema differ: $(diff <(echo "$src") <(echo "$sch") | grep '^[<>]' | tr '\n' ' ')"
     fi
@@ -253,16 +304,24 @@ enum_check ew_quic_ptype_name '.["$defs"].quic.properties.packets.required'
 enum_check ew_quic_dir_result_name '.["$defs"].quic_dir.properties.validation.enum'
 enum_check ew_quic_fail_name '.["$defs"].quic_dir.properties.failure.anyOf[0].enum' none
 
-# ecnwatch-report(5) describes every member the schema names
+# ecnwatch-report(5) describes every member the schema names, for the
+# schema version the reports carry
+begin "ecnwatch-report(5)"
 sed -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' "$MAN" >"$tmp/man.txt"
 missing=""
 for m in $(jq -r '[.. | objects | .properties? // empty | keys[]] | unique | .[]' "$SCHEMA"); do
     grep -qw -- "$m" "$tmp/man.txt" || missing="$missing $m"
 done
-if [ -z "$missing" ]; then
-    ok "ecnwatch-report(5) names every member of the schema"
+if ! json_ok "$ref"; then
+    bad "ecnwatch-report(5): no report's schema version to look for: ${ref##*/}: $why"
+elif ! version=$(jq_get "$ref" '.schema' -r); then
+    bad "ecnwatch-report(5): ${ref##*/} has no schema version"
+elif ! grep -qF "\"$version\"" "$tmp/man.txt"; then
+    bad "ecnwatch-report(5) does not describe the schema version the reports carry, $version"
+elif [ -z "$missing" ]; then
+    ok "ecnwatch-report(5) names every member of the schema, version $version"
 else
     bad "ecnwatch-report(5) does not name:$missing"
 fi
 
-finish
+finish schema

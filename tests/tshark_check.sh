@@ -4,17 +4,31 @@
 # ecnwatch's JSON report must equal what tshark (an independent dissector)
 # reads from the same file. IP reassembly is off in tshark, so that later
 # fragments stay apart from their first fragment, as ecnwatch keeps them.
-# Prints one "ok"/"FAIL" line per capture; exits non-zero on any mismatch.
+# A capture passes only when ecnwatch exits 0 with a JSON report whose flows
+# have counts, and tshark reads IP packets from it. Prints one "ok"/"FAIL"
+# line per capture, then "tshark: N passed, N failed"; exits non-zero on any
+# mismatch.
 set -u
+. "$(dirname "$0")/lib.sh"
 ECNWATCH=$1
 shift
-fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 for cap in "$@"; do
+    begin "$cap"
+    why=""
+    # ecnwatch first: a capture it gives no report of needs no tshark
+    if ! run_ew 0 "$tmp/report.json" "$tmp/ecnwatch.err" "$ECNWATCH" -r "$cap" --json --hash-seed 1; then
+        bad "$cap: ecnwatch: $why"
+        continue
+    fi
+    if ! jq_true "$tmp/report.json" '.flows | type == "array"'; then
+        bad "$cap: ecnwatch's report: $why"
+        continue
+    fi
     # tshark: src sport dst dport proto -> counts of Not-ECT ECT(0) ECT(1) CE
-    tshark -r "$cap" -n -o ip.defragment:FALSE -o ipv6.defragment:FALSE \
+    bounded "$EW_CMD_TIMEOUT" tshark -r "$cap" -n -o ip.defragment:FALSE -o ipv6.defragment:FALSE \
         -T fields -E separator='|' \
         -e ip.src -e ip.dst -e ipv6.src -e ipv6.dst -e ip.dsfield.ecn -e ipv6.tclass.ecn \
         -e tcp.srcport -e tcp.dstport -e udp.srcport -e udp.dstport 2>"$tmp/tshark.err" |
@@ -35,13 +49,13 @@ for cap in "$@"; do
         }
         END { for (k in keys) printf "%s %d %d %d %d\n", k, n[k,0], n[k,2], n[k,1], n[k,3] }
     ' | sort >"$tmp/tshark.txt"
-
-    if ! "$ECNWATCH" -r "$cap" --json --hash-seed 1 >"$tmp/report.json" 2>"$tmp/ecnwatch.err"; then
-        echo "FAIL $cap: ecnwatch exited non-zero: $(head -1 "$tmp/ecnwatch.err")"
-        fail=1
+    st=${PIPESTATUS[0]}
+    if [ "$st" != 0 ]; then
+        bad "$cap: tshark exited $st: $(head -c 200 "$tmp/tshark.err")"
         continue
     fi
-    jq -r '
+
+    if ! jq -r '
         .flows | group_by(.client.addr, .client.port, .server.addr, .server.port, .proto)[] |
         (.[0] | {c: .client, s: .server, p: .proto}) as $k |
         ([.[].c2s.ecn] | {not_ect: (map(.not_ect) | add), ect0: (map(.ect0) | add),
@@ -51,17 +65,21 @@ for cap in "$@"; do
         ($k.c.port // "-" | tostring) as $cp | ($k.s.port // "-" | tostring) as $sp |
         ([$k.c.addr, $cp, $k.s.addr, $sp, $k.p, $c2s.not_ect, $c2s.ect0, $c2s.ect1, $c2s.ce] | map(tostring) | join(" ")),
         ([$k.s.addr, $sp, $k.c.addr, $cp, $k.p, $s2c.not_ect, $s2c.ect0, $s2c.ect1, $s2c.ce] | map(tostring) | join(" "))
-    ' "$tmp/report.json" | awk '$6 + $7 + $8 + $9 > 0' | sort >"$tmp/ecnwatch.txt"
+    ' "$tmp/report.json" >"$tmp/ecnwatch.all" 2>"$tmp/jq.err"; then
+        bad "$cap: ecnwatch's report has no flows to count: $(head -c 200 "$tmp/jq.err")"
+        continue
+    fi
+    awk '$6 + $7 + $8 + $9 > 0' "$tmp/ecnwatch.all" | sort >"$tmp/ecnwatch.txt"
 
     if [ ! -s "$tmp/tshark.txt" ]; then
-        echo "FAIL $cap: tshark read no IP packets ($(head -1 "$tmp/tshark.err"))"
-        fail=1
+        bad "$cap: tshark read no IP packets ($(head -1 "$tmp/tshark.err"))"
+    elif [ ! -s "$tmp/ecnwatch.txt" ]; then
+        bad "$cap: ecnwatch counted no IP packet in any flow, tshark $(wc -l <"$tmp/tshark.txt") flow directions"
     elif diff -u "$tmp/tshark.txt" "$tmp/ecnwatch.txt" >"$tmp/diff.txt"; then
-        echo "ok   $cap: $(wc -l <"$tmp/tshark.txt") flow directions agree with tshark"
+        ok "$cap: $(wc -l <"$tmp/tshark.txt") flow directions agree with tshark"
     else
-        echo "FAIL $cap: ecnwatch and tshark disagree (- tshark, + ecnwatch):"
+        bad "$cap: ecnwatch and tshark disagree (- tshark, + ecnwatch):"
         head -20 "$tmp/diff.txt" | sed 's/^/    /'
-        fail=1
     fi
 done
-exit $fail
+finish tshark
