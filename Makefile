@@ -75,7 +75,7 @@ $(BUILD)/ecngen: $(BUILD)/tests/tools/ecngen.o
 $(BUILD)/tcpgen: $(BUILD)/tests/tools/tcpgen.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(BUILD)/quicgen: $(BUILD)/tests/tools/quicgen.o $(BUILD)/src/quic.o $(BUILD)/src/jw.o
+$(BUILD)/quicgen: $(BUILD)/tests/tools/quicgen.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/sweep: $(BUILD)/tests/tools/sweep.o $(LIB_OBJ)

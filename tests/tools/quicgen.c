@@ -38,7 +38,7 @@
 
 #include <openssl/evp.h>
 
-#include "ecnwatch/quic.h"
+#include "ecnwatch/quic_crypto.h"
 
 #include "bytes.h"
 
