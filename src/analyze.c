@@ -10,13 +10,8 @@
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/misuse.h"
+#include "ecnwatch/negotiation.h"
 #include "ecnwatch/quic.h"
-
-const char *const ew_neg_name[] = {
-    [EW_NEG_NONE] = "none",     [EW_NEG_RFC3168] = "rfc3168", [EW_NEG_ACCECN] = "accecn",
-    [EW_NEG_REFUSED] = "refused", [EW_NEG_BROKEN] = "broken", [EW_NEG_UNSEEN] = "unseen",
-    [EW_NEG_NA] = "none",
-};
 
 /* events that mean "the capture ended early" rather than "the header is wrong" */
 static const uint64_t trunc_events =
@@ -354,74 +349,4 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
     }
     if (an->series)
         ew_series_packet(an->series, f, dir, pkt, ts_ns);
-}
-
-static unsigned
-ecn_bits(uint16_t flags)
-{
-    return ew_tcp_ace(flags); /* (AE,CWR,ECE) as a 3-bit value, on a SYN: three flags */
-}
-
-enum ew_neg
-ew_flow_negotiation(const struct ew_flow *f)
-{
-    const struct ew_handshake *h = &f->hs;
-    unsigned syn, sa;
-
-    if (f->key.l4 != EW_L4_TCP)
-        return EW_NEG_NA;
-    if (h->syn_count == 0)
-        return EW_NEG_UNSEEN;
-    syn = ecn_bits(h->syn_flags);
-    if (syn == 0)
-        return EW_NEG_NONE; /* no ECN requested */
-    if (h->synack_count == 0)
-        return EW_NEG_UNSEEN; /* requested; the answer was not captured */
-    sa = ecn_bits(h->synack_flags);
-    if (sa == syn && (syn == 3 || syn == 7))
-        return EW_NEG_BROKEN; /* the SYN-ACK reflects the SYN's flags */
-    switch (sa) {
-    case 0:
-        return EW_NEG_REFUSED;
-    case 1: /* ECE alone: RFC 3168 §6.1.1 ECN-setup SYN-ACK */
-    case 5:
-        /* 101 to an AccECN SYN is reserved (RFC 9768 §3.1.3: AccECN); to a
-         * classic SYN it is ECE=1,CWR=0 with the former NS bit */
-        return (sa == 5 && syn == 7) ? EW_NEG_ACCECN : EW_NEG_RFC3168;
-    case 2:
-    case 3:
-    case 4:
-    case 6:
-        /* AccECN SYN-ACK codes: valid only in answer to an AccECN SYN */
-        return syn == 7 ? EW_NEG_ACCECN : EW_NEG_BROKEN;
-    default:
-        return EW_NEG_BROKEN;
-    }
-}
-
-const char *
-ew_dir_sender_codepoint(const struct ew_flow *f, int dir)
-{
-    const struct ew_dir_stats *d = &f->dir[dir];
-    uint64_t n[4];
-    int cp, kinds = 0, last = 0;
-
-    if (f->key.l4 == EW_L4_TCP) {
-        for (cp = 0; cp < 4; cp++)
-            n[cp] = (uint64_t)f->inf->kind_ecn[dir][EW_SEG_DATA][cp] +
-                    f->inf->kind_ecn[dir][EW_SEG_RETRANS][cp];
-    } else {
-        memcpy(n, d->ecn, sizeof(n));
-    }
-    for (cp = 0; cp < 3; cp++) { /* Not-ECT, ECT(1), ECT(0): CE is the network's */
-        if (n[cp]) {
-            kinds++;
-            last = cp;
-        }
-    }
-    if (kinds == 0)
-        return "none";
-    if (kinds > 1)
-        return "mixed";
-    return ew_ecn_key[last];
 }

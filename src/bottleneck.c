@@ -5,14 +5,16 @@
  * rarely at a deeper queue) or one shared queue (the same delay for both). */
 #include "ecnwatch/bottleneck.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ecnwatch/conclude.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
+#include "ecnwatch/format.h"
 #include "ecnwatch/infer.h"
-#include "ecnwatch/report.h"
+#include "ecnwatch/thresholds.h"
 
 /* what the grouping reads of a flow, copied: flows are viewed one at a time */
 struct member {
@@ -38,8 +40,10 @@ same_hosts(const struct member *a, const struct member *b)
            !memcmp(a->key.hi, b->key.hi, 16);
 }
 
-/* An RFC 3168 sender sends its retransmissions Not-ECT (RFC 3168 §6.1.5):
- * still a classic sender when every first transmission is ECT(0) (or CE). */
+/* An RFC 3168 sender sends its retransmissions Not-ECT. RFC 3168 §6.1.5:
+ * "ECN-capable TCP implementations MUST NOT set either ECT codepoint (ECT(0)
+ * or ECT(1)) in the IP header for retransmitted data packets". Still a
+ * classic sender when every first transmission is ECT(0) (or CE). */
 static bool
 classic_with_retransmissions(const struct ew_flow *f, int d)
 {
@@ -70,7 +74,7 @@ classify(const struct ew_flow *f, struct member *m, bool *ok)
     m->d = v->main_dir;
     h = &f->inf->half[m->d];
     m->data_pkts = h->data_pkts;
-    if (h->data_pkts < 10)
+    if (h->data_pkts < EW_PATH_BN_MIN_DATA_PKTS)
         return;
     if (v->dir[m->d].sender_ect1 && v->mode_accecn)
         m->l4s = true;
@@ -190,6 +194,38 @@ group(const struct member *flows, size_t n, struct grp *out)
     return ng;
 }
 
+/* What the two kinds' queueing delays and marking rates look like: "dualq",
+ * "single_queue" or "unknown", and why in words. */
+static const char *
+looks_like(const struct side *l4s, const struct side *cl, char *reason, size_t len)
+{
+    double ql = l4s->qd_n ? l4s->qd_sum / l4s->qd_n : -1;
+    double qc = cl->qd_n ? cl->qd_sum / cl->qd_n : -1;
+
+    if (ql < 0 || qc < 0) {
+        snprintf(reason, len,
+                 "queueing delay not measurable at this capture point for both kinds");
+        return "unknown";
+    }
+    if (ql * EW_PATH_DUALQ_DELAY_RATIO < qc &&
+        l4s->ce / l4s->ce_pkts >
+            EW_PATH_DUALQ_MARK_RATIO * (cl->ce / (cl->ce_pkts ? cl->ce_pkts : 1))) {
+        snprintf(reason, len,
+                 "ECT(1) marked %.1fx as often and queued %.1f ms on average, ECT(0) %.1f ms: "
+                 "two queues, coupled as a DualQ",
+                 (l4s->ce / l4s->ce_pkts) / (cl->ce > 0 ? cl->ce / cl->ce_pkts : 1e-9), ql, qc);
+        return "dualq";
+    }
+    if ((ql > qc ? ql - qc : qc - ql) <= EW_PATH_SAME_QDELAY_FRAC * (ql > qc ? ql : qc)) {
+        snprintf(reason, len,
+                 "the same queueing delay for both (%.1f and %.1f ms): one shared queue", ql, qc);
+        return "single_queue";
+    }
+    snprintf(reason, len,
+             "queueing delay %.1f ms (ECT(1)) against %.1f ms (ECT(0)): neither pattern", ql, qc);
+    return "unknown";
+}
+
 json_t *
 ew_bottlenecks_json(const struct ew_flowtab *tab, const uint32_t *refs, size_t n)
 {
@@ -225,9 +261,8 @@ ew_bottlenecks_json(const struct ew_flowtab *tab, const uint32_t *refs, size_t n
         struct side l4s = {NULL, 0, 0, 0, 0, 0, 0}, cl = {NULL, 0, 0, 0, 0, 0, 0};
         json_t *g;
         char a[64], b[64];
-        const char *looks = "unknown";
+        const char *looks;
         char reason[200];
-        double ql, qc;
 
         i = gm[x].lead;
         for (y = x; y < ng && gm[y].lead == i; y++) {
@@ -252,26 +287,7 @@ ew_bottlenecks_json(const struct ew_flowtab *tab, const uint32_t *refs, size_t n
             json_decref(cl.ids);
             continue;
         }
-        ql = l4s.qd_n ? l4s.qd_sum / l4s.qd_n : -1;
-        qc = cl.qd_n ? cl.qd_sum / cl.qd_n : -1;
-        if (ql < 0 || qc < 0) {
-            snprintf(reason, sizeof(reason),
-                     "queueing delay not measurable at this capture point for both kinds");
-        } else if (ql * 2 < qc && l4s.ce / l4s.ce_pkts > 2 * (cl.ce / (cl.ce_pkts ? cl.ce_pkts : 1))) {
-            looks = "dualq";
-            snprintf(reason, sizeof(reason),
-                     "ECT(1) marked %.1fx as often and queued %.1f ms on average, ECT(0) %.1f ms: "
-                     "two queues, coupled as a DualQ",
-                     (l4s.ce / l4s.ce_pkts) / (cl.ce > 0 ? cl.ce / cl.ce_pkts : 1e-9), ql, qc);
-        } else if ((ql > qc ? ql - qc : qc - ql) <= 0.3 * (ql > qc ? ql : qc)) {
-            looks = "single_queue";
-            snprintf(reason, sizeof(reason),
-                     "the same queueing delay for both (%.1f and %.1f ms): one shared queue",
-                     ql, qc);
-        } else {
-            snprintf(reason, sizeof(reason), "queueing delay %.1f ms (ECT(1)) against %.1f ms "
-                                             "(ECT(0)): neither pattern", ql, qc);
-        }
+        looks = looks_like(&l4s, &cl, reason, sizeof(reason));
         ew_addr_str(m[i].key.lo, m[i].key.family, a, sizeof(a));
         ew_addr_str(m[i].key.hi, m[i].key.family, b, sizeof(b));
         g = json_object();

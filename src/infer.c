@@ -1,6 +1,11 @@
-/* infer.c - handshake, feedback and ECT(1) inference (see infer.h).
- * Facts and section numbers: RFC 3168, RFC 8257 (DCTCP), RFC 9768 (AccECN),
- * RFC 9330/9331 (L4S), draft-morton-tsvwg-sce and draft-grimes-tcpm-tcpsce. */
+/* infer.c - the verdict rules of the TCP inference (see infer.h): the
+ * negotiation when the handshake was not captured, the feedback each
+ * direction gets, what ECT(1) means on it, where the capture point sits,
+ * the flow's verdict, and the frames behind them. A pure function of the
+ * state infer_track.c keeps as packets pass; infer_path.c reads the same
+ * state for the path. Facts and section numbers: RFC 3168, RFC 8257
+ * (DCTCP), RFC 9768 (AccECN), RFC 9330/9331 (L4S), draft-morton-tsvwg-sce
+ * and draft-grimes-tcpm-tcpsce. */
 #include "ecnwatch/infer.h"
 
 #include <stdarg.h>
@@ -9,10 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/analyze.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
 #include "ecnwatch/format.h"
+#include "ecnwatch/negotiation.h"
+#include "ecnwatch/thresholds.h"
 
 const char *const ew_fb_name[] = {
     [EW_FB_NONE] = "none",   [EW_FB_RFC3168] = "rfc3168", [EW_FB_DCTCP] = "dctcp",
@@ -31,343 +37,6 @@ const char *const ew_vantage_name[] = {
     [EW_VANT_CLIENT] = "client_side", [EW_VANT_SERVER] = "server_side",
     [EW_VANT_MIDDLE] = "middle",      [EW_VANT_UNKNOWN] = "unknown",
 };
-
-#define ACC_MASK24 0xffffffu
-/* AccECN initial counter values (RFC 9768 §3.2.1): r.cep 5, r.e0b 1, r.ceb 0, r.e1b 1 */
-#define ACE_INIT 5u
-static const uint32_t opt_init[3] = {[EW_ACC_E0B] = 1, [EW_ACC_CEB] = 0, [EW_ACC_E1B] = 1};
-/* which codepoint each option field counts */
-static const int opt_cp[3] = {[EW_ACC_E0B] = EW_ECN_ECT_0, [EW_ACC_CEB] = EW_ECN_CE,
-                              [EW_ACC_E1B] = EW_ECN_ECT_1};
-
-static bool
-seq_geq(uint32_t a, uint32_t b)
-{
-    return (int32_t)(a - b) >= 0;
-}
-
-
-/* note the frame where something was first seen in h; the bit, in the hot
- * part, spares the packet a read of the cold frame slot */
-static inline void
-first(struct ew_half *h, uint16_t bit, uint64_t *slot, uint64_t frame)
-{
-    if (!(h->seen & bit)) {
-        h->seen = (uint16_t)(h->seen | bit);
-        *slot = frame;
-    }
-}
-
-/* d's packet as it passes: arrivals, data codepoints, CWR, RTT timing */
-static void
-account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t frame,
-                int64_t ts)
-{
-    const struct ew_tcp *t = &pkt->u.tcp;
-    uint8_t ecn = pkt->ecn & EW_ECN_MASK;
-    bool pure_syn = (t->flags & EW_TCP_SYN) && !(t->flags & EW_TCP_ACK);
-
-    /* r.cep counts CE on every packet but a SYN (RFC 9768 §3.2.1) */
-    if (!pure_syn && ecn == EW_ECN_CE) {
-        h->ce_seen++;
-        first(h, EW_SEEN_CE, &h->first_ce_frame, frame);
-        h->ce_since_ack = true;
-        h->ce_end = t->seq + t->payload;
-    }
-    if (!pure_syn)
-        h->bytes_seen[ecn] += t->payload;
-    if (t->payload > 0 && !(t->flags & EW_TCP_SYN)) {
-        if (h->data_pkts == 0) {
-            h->first_data_frame = frame;
-            h->data_first_ns = ts;
-        } else if (h->last_data_ecn == EW_ECN_ECT_0 && ecn == EW_ECN_ECT_1) {
-            h->ect1_runs++;
-        }
-        /* CE is the network's: the sender's codepoint is the first other one */
-        if (!h->first_data_ecn_set && ecn != EW_ECN_CE) {
-            h->first_data_ecn = ecn;
-            h->first_data_ecn_set = true;
-        }
-        h->data_last_ns = ts;
-        h->last_data_ecn = ecn;
-        h->last_data_frame = frame;
-        if (h->ece_acks > 0)
-            h->data_after_ece++;
-        h->data_pkts++;
-        if (ecn == EW_ECN_ECT_1)
-            first(h, EW_SEEN_ECT1, &h->first_ect1_frame, frame);
-        if (ecn == EW_ECN_ECT_0)
-            first(h, EW_SEEN_ECT0, &h->first_ect0_frame, frame);
-    }
-    if (ew_ecn_is_ect(ecn) && kind == EW_SEG_PURE_ACK)
-        first(h, EW_SEEN_ECT_PURE_ACK, &h->first_ect_pure_ack_frame, frame);
-    if (ew_ecn_is_ect(ecn) && kind == EW_SEG_RETRANS)
-        first(h, EW_SEEN_ECT_RETRANS, &h->first_ect_retrans_frame, frame);
-    if ((t->flags & EW_TCP_CWR) && !(t->flags & EW_TCP_SYN)) {
-        h->cwr_seen++;
-        first(h, EW_SEEN_CWR, &h->first_cwr_frame, frame);
-        if (h->ece_on)
-            h->cwr_during_run = true;
-    }
-    /* RTT: time one new segment at a time; a retransmission spoils it (Karn) */
-    /* RTT: time new segments, spaced at least an eighth of the smoothed RTT
-     * apart; a retransmission spoils every timing (Karn) */
-    if (kind == EW_SEG_DATA && h->rtt_count < EW_RTT_TIMED) {
-        int64_t last = h->rtt_count ? h->rtt_ts[(h->rtt_head + h->rtt_count - 1) % EW_RTT_TIMED]
-                                    : INT64_MIN;
-
-        if (h->rtt_count == 0 || ts - last >= h->rtt_srtt / EW_RTT_TIMED) {
-            unsigned i = (h->rtt_head + h->rtt_count) % EW_RTT_TIMED;
-
-            h->rtt_seq_end[i] = t->seq + t->payload;
-            h->rtt_ts[i] = ts;
-            h->rtt_count++;
-        }
-    } else if (kind == EW_SEG_RETRANS) {
-        h->rtt_count = 0;
-    }
-    if (kind == EW_SEG_RETRANS)
-        h->retrans++;
-}
-
-static void
-rtt_sample(struct ew_half *h, int64_t rtt)
-{
-    uint32_t qd;
-
-    if (rtt < 0)
-        return;
-    if (h->rtt_samples == 0 || rtt < h->rtt_min)
-        h->rtt_min = rtt;
-    h->rtt_srtt = h->rtt_samples == 0 ? rtt : h->rtt_srtt + (rtt - h->rtt_srtt) / 8;
-    h->rtt_last = rtt;
-    h->rtt_samples++;
-    qd = (uint32_t)((rtt - h->rtt_min) / 1000);
-    h->qd_sum_us += qd;
-    h->qd_n++;
-    if (qd > h->qd_max_us)
-        h->qd_max_us = qd;
-}
-
-/* a mark fed back now: note the queueing delay the latest RTT shows */
-static void
-mark_delay(struct ew_half *h)
-{
-    uint32_t qd;
-
-    if (h->rtt_samples == 0)
-        return;
-    qd = (uint32_t)((h->rtt_last - h->rtt_min) / 1000);
-    h->qd_marks++;
-    h->qd_marks_sum_us += qd;
-    if (qd > h->qd_marks_max_us)
-        h->qd_marks_max_us = qd;
-}
-
-/* The segment's header read as feedback on the other direction's data (r),
- * in every interpretation at once; the conclusion picks the one the
- * handshake (or what followed) says is in force. */
-/* AccECN is in force, as far as the packets so far tell */
-static bool
-f_is_accecn(const struct ew_infer *in)
-{
-    return in->accecn_mode;
-}
-
-/* baseline: the initial counter values are known (the handshake was seen);
- * otherwise the first values seen are the baseline and count nothing. */
-static void
-account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pkt,
-                 bool handshake_ack, bool baseline, uint64_t frame, int64_t ts,
-                 uint32_t mss_est)
-{
-    const struct ew_tcp *t = &pkt->u.tcp;
-    bool ece = t->flags & EW_TCP_ECE;
-    unsigned ace = ew_tcp_ace(t->flags);
-    uint32_t newly = 0;
-    int i;
-
-    r->fb_segments++;
-
-    /* RTT from the newest timed segment this ACK covers: before the marks
-     * below, so that a mark fed back here is paired with this very sample */
-    {
-        int64_t sent = -1;
-
-        while (r->rtt_count && seq_geq(t->ack, r->rtt_seq_end[r->rtt_head])) {
-            sent = r->rtt_ts[r->rtt_head];
-            r->rtt_head = (uint8_t)((r->rtt_head + 1) % EW_RTT_TIMED);
-            r->rtt_count--;
-        }
-        if (sent >= 0)
-            rtt_sample(r, ts - sent);
-    }
-
-    /* RFC 3168 §6.1.3: ECE latched until CWR; RFC 8257 §3.2: ECE follows CE */
-    if (ece) {
-        r->ece_acks++;
-        first(r, EW_SEEN_ECE, &r->first_ece_frame, frame);
-        if (!r->ece_on) {
-            r->ece_on = true;
-            r->ece_runs++;
-            r->cwr_during_run = false;
-            if (!in->accecn_mode)
-                mark_delay(r); /* a classic mark signal; in AccECN mode ACE counts below */
-        }
-    } else if (r->ece_on) {
-        r->ece_on = false;
-        if (r->cwr_during_run) {
-            r->ece_runs_after_cwr++;
-        } else {
-            r->ece_runs_without_cwr++;
-            first(r, EW_SEEN_ECE_OFF, &r->first_ece_off_frame, frame);
-        }
-    }
-    /* a segment that acknowledges a CE arrival must carry ECE; one that only
-     * covers earlier data may not (DCTCP's and SCE's paired ACKs) */
-    if (r->ce_since_ack && !handshake_ack && seq_geq(t->ack, r->ce_end)) {
-        if (!ece) {
-            r->ce_unechoed++;
-            first(r, EW_SEEN_CE_UNECHOED, &r->first_ce_unechoed_frame, frame);
-        }
-        r->ce_since_ack = false;
-    }
-    /* SCE: ESCE on the former NS bit (draft-grimes-tcpm-tcpsce) */
-    if (t->flags & EW_TCP_AE) {
-        r->esce_acks++;
-        first(r, EW_SEEN_ESCE, &r->first_esce_frame, frame);
-        if (r->last_data_ecn == EW_ECN_ECT_1)
-            r->esce_after_ect1++;
-    }
-
-    if (!r->ack_init || seq_geq(t->ack, r->ack_max)) {
-        newly = r->ack_init ? t->ack - r->ack_max : 0;
-        r->ack_max = t->ack;
-        r->ack_init = true;
-    }
-
-    /* AccECN ACE (RFC 9768 §3.2.2): a 3-bit count of CE packets from 5 */
-    if (!handshake_ack) {
-        unsigned expect = (ACE_INIT + r->ce_seen) & 7u;
-        unsigned delta;
-
-        if (!r->ace_init) {
-            if (ace == 0 && baseline)
-                r->ace_zero_first++;
-            r->ace_offset = (uint8_t)((ace - expect) & 7u);
-            r->ace_last = (uint8_t)(baseline ? ACE_INIT : ace);
-        }
-        delta = (ace - r->ace_last) & 7u;
-        r->ace_init = true;
-        if (ace == ((expect + r->ace_offset) & 7u))
-            r->ace_rel_exact++;
-        else
-            r->ace_rel_mismatch++;
-        r->ace_segments++;
-        if (ace == expect) {
-            r->ace_exact++;
-        } else {
-            r->ace_mismatch++;
-            first(r, EW_SEEN_ACE_MISMATCH, &r->first_ace_mismatch_frame, frame);
-        }
-        if (delta) {
-            r->ace_changes++;
-            r->cep_reported += delta;
-            first(r, EW_SEEN_ACE_CHANGE, &r->first_ace_change_frame, frame);
-            if (r->ace_init && f_is_accecn(in))
-                mark_delay(r);
-        }
-        /* App. A.2.1: eight or more packets newly acknowledged can hide a wrap */
-        if (mss_est && newly / mss_est >= 8)
-            r->ace_wrap_ambiguous++;
-        r->ace_last = (uint8_t)ace;
-        if (ace == 5 && r->cep_reported == 0)
-            in->ace5_segments++;
-    }
-
-    /* AccECN option counters (§3.2.3): 24-bit byte counts, with wrap */
-    if (t->acc.present) {
-        bool any = false, exact = true;
-
-        in->accecn_opt_segments++;
-        if (!in->accecn_opt_seen) {
-            in->accecn_opt_seen = true;
-            in->first_accecn_opt_frame = frame;
-        }
-        for (i = 0; i < 3; i++) {
-            uint32_t last, v;
-
-            if (!t->acc.has[i])
-                continue;
-            any = true;
-            v = t->acc.val[i] & ACC_MASK24;
-            if (!(r->seen & EW_SEEN_OPT)) { /* the first option with a field */
-                r->first_opt_has[i] = true;
-                r->first_opt_val[i] = v;
-            }
-            if (!r->opt_seen[i])
-                r->opt_offset[i] =
-                    (v - opt_init[i] - (uint32_t)r->bytes_seen[opt_cp[i]]) & ACC_MASK24;
-            last = r->opt_seen[i] ? r->opt_last[i] : baseline ? opt_init[i] : v;
-            r->opt_total[i] += (v - last) & ACC_MASK24;
-            r->opt_last[i] = v;
-            r->opt_seen[i] = true;
-            if (v != ((opt_init[i] + r->bytes_seen[opt_cp[i]]) & ACC_MASK24))
-                exact = false;
-        }
-        if (any) {
-            first(r, EW_SEEN_OPT, &r->first_opt_frame, frame);
-            r->opt_segments++;
-            if (exact) {
-                r->opt_exact++;
-            } else {
-                r->opt_mismatch++;
-                first(r, EW_SEEN_OPT_MISMATCH, &r->first_opt_mismatch_frame, frame);
-            }
-        }
-    }
-}
-
-void
-ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uint64_t frame,
-             int64_t ts)
-{
-    struct ew_infer *in = f->inf;
-    const struct ew_tcp *t = &pkt->u.tcp;
-    bool syn = t->flags & EW_TCP_SYN, ack = t->flags & EW_TCP_ACK;
-    bool handshake_ack = false;
-
-    if (syn && !ack && in->syn_ns == 0)
-        in->syn_ns = ts ? ts : 1;
-    if (syn && ack && !in->synack_dir_set) {
-        in->synack_dir_set = true;
-        in->synack_dir = (uint8_t)dir;
-        in->synack_ns = ts ? ts : 1;
-    }
-    /* RFC 9768 §3.2.2.1: the client's first segment after the SYN-ACK, when it
-     * is a pure ACK without SACK, feeds back the SYN-ACK's IP-ECN in ACE */
-    if (!syn && ack && in->synack_dir_set && dir == (in->synack_dir ^ 1) && !in->ack3_seen) {
-        in->ack3_seen = true;
-        in->ack3_ns = ts ? ts : 1;
-        in->ack3_frame = frame;
-        in->ack3_ace = (uint8_t)ew_tcp_ace(t->flags);
-        handshake_ack = kind == EW_SEG_PURE_ACK && t->sack_blocks == 0 && f->hs.neg_accecn;
-    }
-    if (!syn)
-        in->nonsyn_segments++;
-    if (!in->accecn_mode && ((!syn && t->acc.present) ||
-                             (in->synack_dir_set && f->hs.neg_accecn)))
-        in->accecn_mode = true;
-
-    account_arrival(&in->half[dir], pkt, kind, frame, ts);
-    if (ack && !syn) {
-        uint32_t mss = f->dir[dir ^ 1].max_payload;
-
-        bool baseline = f->hs.syn_count > 0 || in->synack_dir_set;
-
-        account_feedback(in, &in->half[dir ^ 1], pkt, handshake_ack, baseline, frame, ts, mss);
-    }
-}
 
 /* ---------------------------------------------------------------- conclusions */
 
@@ -407,6 +76,33 @@ data_cp(const struct ew_flow *f, int d, int cp)
     return (uint64_t)f->inf->kind_ecn[d][EW_SEG_DATA][cp] + f->inf->kind_ecn[d][EW_SEG_RETRANS][cp];
 }
 
+const char *
+ew_dir_sender_codepoint(const struct ew_flow *f, int dir)
+{
+    const struct ew_dir_stats *d = &f->dir[dir];
+    uint64_t n[4];
+    int cp, kinds = 0, last = 0;
+
+    if (f->key.l4 == EW_L4_TCP) {
+        for (cp = 0; cp < 4; cp++)
+            n[cp] = (uint64_t)f->inf->kind_ecn[dir][EW_SEG_DATA][cp] +
+                    f->inf->kind_ecn[dir][EW_SEG_RETRANS][cp];
+    } else {
+        memcpy(n, d->ecn, sizeof(n));
+    }
+    for (cp = 0; cp < 3; cp++) { /* Not-ECT, ECT(1), ECT(0): CE is the network's */
+        if (n[cp]) {
+            kinds++;
+            last = cp;
+        }
+    }
+    if (kinds == 0)
+        return "none";
+    if (kinds > 1)
+        return "mixed";
+    return ew_ecn_key[last];
+}
+
 /* the handshake was not captured: infer the mode from what followed */
 static int
 infer_mode(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
@@ -423,8 +119,12 @@ infer_mode(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
                  in->accecn_opt_segments, (unsigned long long)in->first_accecn_opt_frame);
         return EW_NEG_ACCECN;
     }
-    /* with no CE yet, every AccECN segment carries ACE 0b101: AE set throughout */
-    if (segs >= 4 && ae * 10 >= segs * 9 && in->ace5_segments > 0) {
+    /* with no CE yet, every AccECN segment carries ACE 0b101: AE set
+     * throughout. RFC 9768 §3.2.1: a Data Receiver "initializes its counters
+     * to r.cep = 5" and §3.2.2: it "MUST encode the three least significant
+     * bits of its r.cep counter into the ACE field" */
+    if (segs >= EW_INF_AE_MIN_SEGMENTS && ae * EW_INF_AE_SHARE_DEN >= segs * EW_INF_AE_SHARE_NUM &&
+        in->ace5_segments > 0) {
         say(words, v->neg_reason,
                  "handshake not captured; AE set on %llu of %llu segments (ACE counter from 5)",
                  (unsigned long long)ae, (unsigned long long)segs);
@@ -469,7 +169,8 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
                  "option on %u segments",
                  h->ace_changes, (unsigned long long)h->cep_reported, h->ce_seen,
                  h->opt_segments);
-        if (h->ace_segments >= 3 && (inferred ? h->ace_rel_mismatch : h->ace_mismatch) == 0 &&
+        if (h->ace_segments >= EW_INF_ACE_EXACT_MIN_SEGMENTS &&
+            (inferred ? h->ace_rel_mismatch : h->ace_mismatch) == 0 &&
             h->ce_seen > 0 && (inferred || h->opt_segments == 0 || h->opt_mismatch == 0))
             dv->fb_checked_exact = true;
         if (h->cep_reported > h->ce_seen ||
@@ -479,6 +180,12 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
     case MODE_CLASSIC:
         break;
     }
+    /* Classic ECN: which echo the receiver runs. RFC 3168 §6.1.3: the
+     * receiver "continues to set the ECN-Echo flag in all the ACK packets it
+     * sends (whether they acknowledge CE data packets or non-CE data packets)
+     * until it receives a CWR packet"; RFC 8257 §3.2 (DCTCP): "When sending an
+     * ACK, the ECE flag MUST be set if and only if DCTCP.CE is true." ECE
+     * cleared without a CWR is the latter. */
     if (h->esce_acks > 0 && (e1 ? h->esce_after_ect1 > 0 : data_cp(f, d, EW_ECN_ECT_0) > 0)) {
         dv->feedback = EW_FB_SCE;
         say(words, dv->feedback_reason,
@@ -519,7 +226,7 @@ conclude_ect1(const struct ew_flow *f, int d, enum mode m, struct ew_dir_verdict
     bool esce = m == MODE_CLASSIC && h->esce_acks > 0;
     /* ECT(1) from the first data segment on, nearly throughout: the sender's */
     bool sender_e1 = h->first_data_ecn_set && h->first_data_ecn == EW_ECN_ECT_1 &&
-                     e1 * 10 >= (e0 + e1) * 9;
+                     e1 * EW_INF_SENDER_ECT1_DEN >= (e0 + e1) * EW_INF_SENDER_ECT1_NUM;
     /* the sender starts ECT(0), ECT(1) comes and goes: the network re-marks */
     bool network_e1 = e1 > 0 && !sender_e1 && e0 > 0 && h->first_data_ecn_set &&
                       h->first_data_ecn == EW_ECN_ECT_0;
@@ -558,7 +265,7 @@ conclude_ect1(const struct ew_flow *f, int d, enum mode m, struct ew_dir_verdict
     }
     if (m == MODE_CLASSIC) {
         if (sender_e1) {
-            if (h->esce_acks * 2 >= h->fb_segments && h->fb_segments > 0) {
+            if (h->esce_acks * EW_INF_ESCE_SHARE_DIV >= h->fb_segments && h->fb_segments > 0) {
                 dv->ect1 = EW_ECT1_CONFLICT;
                 say(words, dv->ect1_reason,
                          "an ECT(1) sender (L4S identifier) meets a receiver echoing ESCE on %u "
@@ -603,7 +310,7 @@ conclude_vantage(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
         int64_t t1 = in->synack_ns - in->syn_ns, t2 = in->ack3_ns - in->synack_ns;
         int64_t tot = t1 + t2;
 
-        if (tot > 0 && tot < 100000) {
+        if (tot > 0 && tot < EW_INF_VANTAGE_MIN_HS_NS) {
             v->vantage = EW_VANT_UNKNOWN;
             say(words, v->vantage_reason,
                      "SYN to ACK took %.3f ms: too short to tell the two ends apart",
@@ -611,9 +318,9 @@ conclude_vantage(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
             return;
         }
         if (tot > 0) {
-            if (t2 * 10 <= tot)
+            if (t2 * EW_INF_VANTAGE_SIDE_DIV <= tot)
                 v->vantage = EW_VANT_CLIENT;
-            else if (t1 * 10 <= tot)
+            else if (t1 * EW_INF_VANTAGE_SIDE_DIV <= tot)
                 v->vantage = EW_VANT_SERVER;
             else
                 v->vantage = EW_VANT_MIDDLE;
@@ -630,7 +337,8 @@ conclude_vantage(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
 
         uint32_t mism = v->neg_inferred ? h->ace_rel_mismatch : h->ace_mismatch;
 
-        if (v->mode_accecn && h->ace_segments >= 3 && mism == 0 && h->ce_seen > 0) {
+        if (v->mode_accecn && h->ace_segments >= EW_INF_ACE_EXACT_MIN_SEGMENTS && mism == 0 &&
+            h->ce_seen > 0) {
             bool c2s = d == f->client_dir;
 
             v->vantage = c2s ? EW_VANT_SERVER : EW_VANT_CLIENT;
@@ -646,58 +354,44 @@ conclude_vantage(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
     say(words, v->vantage_reason, "no complete handshake and no exact feedback");
 }
 
+/* not TCP: no transport feedback to read, only the codepoints */
 static void
-conclude(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
+conclude_not_tcp(const struct ew_flow *f, struct ew_flow_verdict *v, int main_dir, bool words)
 {
-    int d, c2s = f->client_dir, main_dir;
-    enum mode m;
-    struct ew_dir_verdict *mv;
     const char *cp;
+    int d;
 
-    memset(v, 0, sizeof(*v));
-    v->neg = ew_flow_negotiation(f);
-    if (v->neg == EW_NEG_UNSEEN && f->key.l4 == EW_L4_TCP) {
-        v->neg_inferred = true;
-        m = mode_of(infer_mode(f, v, words));
-    } else {
-        m = mode_of(v->neg);
-    }
-    v->mode_accecn = m == MODE_ACCECN;
-    main_dir = f->dir[c2s ^ 1].payload_bytes > f->dir[c2s].payload_bytes ? c2s ^ 1 : c2s;
-    v->main_dir = main_dir;
-
-    if (f->key.l4 != EW_L4_TCP) {
-        for (d = 0; d < 2; d++) {
-            v->dir[d].feedback = EW_FB_UNKNOWN;
-            v->dir[d].ect1 = f->dir[d].ecn[EW_ECN_ECT_1] ? EW_ECT1_AMBIGUOUS : EW_ECT1_NONE;
-            say(words, v->dir[d].feedback_reason, "no transport feedback visible");
-            say(words, v->dir[d].ect1_reason, "%s",
-                     f->dir[d].ecn[EW_ECN_ECT_1] ? "ECT(1) without visible feedback"
-                                                 : "no ECT(1) seen");
-        }
-        for (d = 0; d < 2; d++)
-            v->dir[d].sender_cp = ew_dir_sender_codepoint(f, d);
-        cp = v->dir[main_dir].sender_cp;
-        if (!strcmp(cp, "not_ect") || !strcmp(cp, "none")) {
-            v->verdict = EW_V_NOT_ECN;
-            say(words, v->reason, "no ECT on this flow's packets");
-        } else {
-            v->verdict = EW_V_UNKNOWN;
-            say(words, v->reason,
-                     "ECN-capable packets (%s) but no feedback this version can read", cp);
-        }
-        v->vantage = EW_VANT_UNKNOWN;
-        say(words, v->vantage_reason, "not TCP");
-        return;
-    }
     for (d = 0; d < 2; d++) {
-        conclude_feedback(f, d, m, v->neg_inferred, &v->dir[d], words);
-        conclude_ect1(f, d, m, &v->dir[d], words);
+        v->dir[d].feedback = EW_FB_UNKNOWN;
+        v->dir[d].ect1 = f->dir[d].ecn[EW_ECN_ECT_1] ? EW_ECT1_AMBIGUOUS : EW_ECT1_NONE;
+        say(words, v->dir[d].feedback_reason, "no transport feedback visible");
+        say(words, v->dir[d].ect1_reason, "%s",
+                 f->dir[d].ecn[EW_ECN_ECT_1] ? "ECT(1) without visible feedback"
+                                             : "no ECT(1) seen");
     }
-    conclude_vantage(f, v, words);
+    for (d = 0; d < 2; d++)
+        v->dir[d].sender_cp = ew_dir_sender_codepoint(f, d);
+    cp = v->dir[main_dir].sender_cp;
+    if (!strcmp(cp, "not_ect") || !strcmp(cp, "none")) {
+        v->verdict = EW_V_NOT_ECN;
+        say(words, v->reason, "no ECT on this flow's packets");
+    } else {
+        v->verdict = EW_V_UNKNOWN;
+        say(words, v->reason,
+                 "ECN-capable packets (%s) but no feedback this version can read", cp);
+    }
+    v->vantage = EW_VANT_UNKNOWN;
+    say(words, v->vantage_reason, "not TCP");
+}
 
-    mv = &v->dir[main_dir];
-    cp = mv->sender_cp;
+/* the flow's verdict from its mode and the main direction's conclusions */
+static void
+conclude_verdict(const struct ew_flow *f, struct ew_flow_verdict *v, enum mode m, int main_dir,
+                 bool words)
+{
+    const struct ew_dir_verdict *mv = &v->dir[main_dir];
+    const char *cp = mv->sender_cp;
+
     if (f->inf->half[main_dir].data_pkts == 0) {
         v->verdict = EW_V_UNKNOWN;
         say(words, v->reason, "no data segments seen");
@@ -733,6 +427,36 @@ conclude(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
         v->verdict = EW_V_CLASSIC;
         say(words, v->reason, "%s", mv->feedback_reason);
     }
+}
+
+static void
+conclude(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
+{
+    int d, c2s = f->client_dir, main_dir;
+    enum mode m;
+
+    memset(v, 0, sizeof(*v));
+    v->neg = ew_flow_negotiation(f);
+    if (v->neg == EW_NEG_UNSEEN && f->key.l4 == EW_L4_TCP) {
+        v->neg_inferred = true;
+        m = mode_of(infer_mode(f, v, words));
+    } else {
+        m = mode_of(v->neg);
+    }
+    v->mode_accecn = m == MODE_ACCECN;
+    main_dir = f->dir[c2s ^ 1].payload_bytes > f->dir[c2s].payload_bytes ? c2s ^ 1 : c2s;
+    v->main_dir = main_dir;
+
+    if (f->key.l4 != EW_L4_TCP) {
+        conclude_not_tcp(f, v, main_dir, words);
+        return;
+    }
+    for (d = 0; d < 2; d++) {
+        conclude_feedback(f, d, m, v->neg_inferred, &v->dir[d], words);
+        conclude_ect1(f, d, m, &v->dir[d], words);
+    }
+    conclude_vantage(f, v, words);
+    conclude_verdict(f, v, m, main_dir, words);
 }
 
 void
@@ -866,91 +590,4 @@ ew_infer_evidence(const struct ew_flow *f, const struct ew_flow_verdict *v,
     }
     qsort(out, n, sizeof(*out), cmp_evidence);
     return n;
-}
-
-/* ---------------------------------------------------------------- path */
-
-const char *const ew_aqm_name[] = {
-    [EW_AQM_NONE_SEEN] = "none_seen", [EW_AQM_L4S] = "l4s_shallow",
-    [EW_AQM_CLASSIC] = "classic_single_queue", [EW_AQM_SCE] = "sce",
-    [EW_AQM_DROP_TAIL] = "drop_tail", [EW_AQM_UNKNOWN] = "unknown",
-};
-
-/* Heuristic thresholds (the L4S operational guidance and TCP Prague's
- * classic-ECN detector use the same orders of magnitude): an L4S AQM marks at
- * about a millisecond of queue, a classic one (CoDel's 5 ms target, RED,
- * PIE) at several. */
-#define QD_SHALLOW_US 2000
-#define QD_CLASSIC_US 3000
-
-void
-ew_infer_path(const struct ew_flow *f, int d, const struct ew_flow_verdict *v,
-              struct ew_path_verdict *p)
-{
-    const struct ew_half *h = &f->inf->half[d];
-    const struct ew_dir_verdict *dv = &v->dir[d];
-    uint64_t reported = v->mode_accecn ? h->cep_reported : h->ece_runs;
-    uint64_t marks = h->ce_seen > reported ? h->ce_seen : reported;
-
-    memset(p, 0, sizeof(*p));
-    p->marks = marks;
-    p->qdelay_at_marks_ms = h->qd_marks ? (double)h->qd_marks_sum_us / h->qd_marks / 1000.0 : -1;
-    p->qdelay_mean_ms = h->qd_n ? (double)h->qd_sum_us / h->qd_n / 1000.0 : -1;
-    p->qdelay_max_ms = h->qd_n ? (double)h->qd_max_us / 1000.0 : -1;
-    if ((d == f->client_dir) ? v->vantage == EW_VANT_SERVER : v->vantage == EW_VANT_CLIENT)
-        p->qdelay_at_marks_ms = p->qdelay_mean_ms = p->qdelay_max_ms = -1;
-    if (h->ce_seen && dv->marks_downstream)
-        p->marking = "both";
-    else if (h->ce_seen)
-        p->marking = "upstream";
-    else if (marks)
-        p->marking = "downstream";
-    else
-        p->marking = "none";
-
-    /* next to the receiver, data-to-ACK times are its ACK delay, not the path's */
-    bool at_receiver = (d == f->client_dir) ? v->vantage == EW_VANT_SERVER
-                                            : v->vantage == EW_VANT_CLIENT;
-    bool rtt_usable = !at_receiver && h->qd_marks > 0 &&
-                      (v->vantage != EW_VANT_UNKNOWN || h->rtt_min >= 500000);
-
-    if (dv->ect1 == EW_ECT1_SCE || dv->feedback == EW_FB_SCE ||
-        (dv->network_ect1 && !v->mode_accecn)) {
-        p->aqm = EW_AQM_SCE;
-        snprintf(p->reason, EW_REASON_LEN,
-                 "ECT(0) packets turn ECT(1) in runs (%u changes): an SCE-style AQM",
-                 h->ect1_runs);
-    } else if (marks > 0 && !rtt_usable) {
-        p->aqm = EW_AQM_UNKNOWN;
-        p->qdelay_at_marks_ms = -1;
-        snprintf(p->reason, EW_REASON_LEN,
-                 "%llu marks, but the queueing delay cannot be measured at %s (a capture at "
-                 "the sender or on the path can)",
-                 (unsigned long long)marks, at_receiver ? "the receiver" : "this point");
-    } else if (marks > 0 && h->qd_marks_sum_us <= (uint64_t)QD_SHALLOW_US * h->qd_marks) {
-        p->aqm = EW_AQM_L4S;
-        snprintf(p->reason, EW_REASON_LEN,
-                 "%llu marks at %.1f ms of queueing delay on average: a shallow, L4S-style AQM",
-                 (unsigned long long)marks, p->qdelay_at_marks_ms);
-    } else if (marks > 0 && h->qd_marks_sum_us >= (uint64_t)QD_CLASSIC_US * h->qd_marks) {
-        p->aqm = EW_AQM_CLASSIC;
-        snprintf(p->reason, EW_REASON_LEN,
-                 "%llu marks at %.1f ms of queueing delay on average: a classic single-queue "
-                 "AQM",
-                 (unsigned long long)marks, p->qdelay_at_marks_ms);
-    } else if (marks > 0) {
-        p->aqm = EW_AQM_UNKNOWN;
-        snprintf(p->reason, EW_REASON_LEN,
-                 "%llu marks at %.1f ms of queueing delay: between a shallow and a classic AQM",
-                 (unsigned long long)marks, p->qdelay_at_marks_ms);
-    } else if (h->retrans > 0 && h->qd_n && !at_receiver && h->qd_max_us >= QD_CLASSIC_US) {
-        p->aqm = EW_AQM_DROP_TAIL;
-        snprintf(p->reason, EW_REASON_LEN,
-                 "no marks, %u retransmissions and up to %.1f ms of queueing delay: a drop-tail "
-                 "queue",
-                 h->retrans, p->qdelay_max_ms);
-    } else {
-        p->aqm = EW_AQM_NONE_SEEN;
-        snprintf(p->reason, EW_REASON_LEN, "no marks and no sign of a filling queue");
-    }
 }

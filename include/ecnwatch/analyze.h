@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "ecnwatch/flow.h"
+#include "ecnwatch/negotiation.h" /* enum ew_neg, ew_flow_negotiation(): for the flows it keeps */
 #include "ecnwatch/pkt.h"
 #include "ecnwatch/series.h"
 
@@ -23,17 +24,6 @@ struct ew_totals {
     uint64_t ecn[4];
     uint64_t events[EW_EV_COUNT];
 };
-
-enum ew_neg {
-    EW_NEG_NONE,
-    EW_NEG_RFC3168,
-    EW_NEG_ACCECN,
-    EW_NEG_REFUSED,
-    EW_NEG_BROKEN,
-    EW_NEG_UNSEEN,
-    EW_NEG_NA, /* not TCP */
-};
-extern const char *const ew_neg_name[];
 
 struct ew_analyzer_cfg {
     uint32_t max_flows;
@@ -96,14 +86,6 @@ void ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt
 
 /* segment kind of a TCP packet; updates the direction's sequence tracking */
 enum ew_seg_kind ew_tcp_seg_kind(struct ew_dir_stats *d, const struct ew_tcp *t);
-
-/* the handshake as far as it was seen (RFC 3168 §6.1.1, RFC 9768 Table 2) */
-enum ew_neg ew_flow_negotiation(const struct ew_flow *f);
-
-/* "not_ect", "ect0", "ect1", "mixed" or "none": the codepoints the sender put
- * on its data (TCP: data and retransmissions; otherwise every packet), CE
- * aside, as seen at the capture point */
-const char *ew_dir_sender_codepoint(const struct ew_flow *f, int dir);
 
 /* Flows with each misuse kind, held and evicted together: counts[kind] is the
  * number of flows with at least one finding of that kind. Returns the mask of

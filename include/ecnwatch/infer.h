@@ -3,10 +3,12 @@
  * AccECN ACE and option counters, SCE's ESCE), what ECT(1) means on each
  * direction (L4S or SCE), where the capture point sits, and RTT.
  *
- * ew_infer_packet() updates a small fixed state per flow as packets pass;
- * ew_infer_conclude() turns that state into verdicts, and ew_infer_evidence()
- * into the frames and notes behind them. Conclusions are a pure function of
- * the state, so a report can be built at any time.
+ * ew_infer_tcp() updates a small fixed state per flow as packets pass
+ * (infer_track.c); ew_infer_conclude() turns that state into verdicts, and
+ * ew_infer_evidence() into the frames and notes behind them (infer.c);
+ * ew_infer_path() reads it for what the path did (infer_path.c). The
+ * negotiation comes from the handshake (negotiation.h). Conclusions are a
+ * pure function of the state, so a report can be built at any time.
  */
 #ifndef ECNWATCH_INFER_H
 #define ECNWATCH_INFER_H
@@ -15,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ecnwatch/negotiation.h"
 #include "ecnwatch/pkt.h"
 
 /* Observations about one direction d's data and the feedback on it, which
@@ -263,5 +266,10 @@ void ew_infer_conclude_quiet(const struct ew_flow *f, struct ew_flow_verdict *v)
 /* The frames behind the verdict, in frame order; returns how many (<= room). */
 size_t ew_infer_evidence(const struct ew_flow *f, const struct ew_flow_verdict *v,
                          struct ew_evidence *out, size_t room);
+
+/* "not_ect", "ect0", "ect1", "mixed" or "none": the codepoints the sender put
+ * on its data (TCP: data and retransmissions; otherwise every packet), CE
+ * aside, as seen at the capture point */
+const char *ew_dir_sender_codepoint(const struct ew_flow *f, int dir);
 
 #endif /* ECNWATCH_INFER_H */

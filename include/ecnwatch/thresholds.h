@@ -7,8 +7,75 @@
 
 /* ------------------------------------------------------------ inference */
 
+/* the smoothed RTT moves 1/8 of the way to each sample: RFC 6298 §2.3 (alpha = 1/8) */
+#define EW_INF_SRTT_GAIN_DIV 8
+/* time new segments 1/8 of the smoothed RTT apart: EW_RTT_TIMED (8) slots then span an RTT */
+#define EW_INF_RTT_SPACING_DIV 8
+/* 8 or more packets newly acknowledged can hide a wrap of the 3-bit ACE: RFC 9768 App. A.2.1 */
+#define EW_INF_ACE_WRAP_PKTS 8
+/* handshake not captured: read AE as ACE from 5 only over 4 or more non-SYN segments (design) */
+#define EW_INF_AE_MIN_SEGMENTS 4
+/* ... and with AE on 9 in 10 of them: ACE from 5 sets AE until a CE, 10 % slack (design) */
+#define EW_INF_AE_SHARE_NUM 9
+/* the denominator of EW_INF_AE_SHARE_NUM */
+#define EW_INF_AE_SHARE_DEN 10
+/* 3 or more ACE values, all as the CE seen, make feedback "exact" (design: fewer match by chance) */
+#define EW_INF_ACE_EXACT_MIN_SEGMENTS 3
+/* a sender's ECT(1): on 9 in 10 of its ECT data from the first segment on (design, CE aside) */
+#define EW_INF_SENDER_ECT1_NUM 9
+/* the denominator of EW_INF_SENDER_ECT1_NUM */
+#define EW_INF_SENDER_ECT1_DEN 10
+/* ESCE on 1 in 2 feedback segments or more: a receiver that reads every ECT(1) as SCE (design) */
+#define EW_INF_ESCE_SHARE_DIV 2
+/* a handshake shorter than 0.1 ms (in ns) cannot place the capture point: timestamp noise (design) */
+#define EW_INF_VANTAGE_MIN_HS_NS 100000
+/* one leg of the handshake at most 1/10 of its time: the capture sits at that end (design) */
+#define EW_INF_VANTAGE_SIDE_DIV 10
+
 /* ------------------------------------------------------------ path */
 
+/* CE at 2 ms of queueing delay or less (in us): a shallow L4S AQM, marking at about 1 ms (L4S
+ * operational guidance; TCP Prague's classic-ECN detector uses the same order of magnitude) */
+#define EW_PATH_QD_SHALLOW_US 2000
+/* CE at 3 ms or more (in us): a classic AQM, marking at several ms (CoDel's 5 ms target, PIE, RED) */
+#define EW_PATH_QD_CLASSIC_US 3000
+/* vantage unknown: an RTT floor under 0.5 ms (in ns) is the receiver's turnaround, not a path (design) */
+#define EW_PATH_RTT_MIN_USABLE_NS 500000
+/* a flow joins the L4S/classic comparison with 10 data segments or more (design: a rate needs some) */
+#define EW_PATH_BN_MIN_DATA_PKTS 10
+/* DualQ: ECT(1) queued under 1/2 the ECT(0) delay (design; RFC 9332 targets 1 ms L4S, 15 ms Classic) */
+#define EW_PATH_DUALQ_DELAY_RATIO 2
+/* DualQ: ECT(1) marked more than twice as often as ECT(0) (design: a DualQ marks L4S far more) */
+#define EW_PATH_DUALQ_MARK_RATIO 2
+/* one shared queue: the two delays differ by 30 % of the larger or less (design: RTT noise) */
+#define EW_PATH_SAME_QDELAY_FRAC 0.3
+
 /* ------------------------------------------------------------ misuse */
+
+/* byte counts become packets at the largest payload seen; 1000 bytes when none (design) */
+#define EW_MU_DEFAULT_MSS 1000
+/* AccECN byte counters judge a direction from 3 option-bearing ACKs on (design: the first
+ * options are the handshake's, RFC 9768 §3.2.3.3, and prove little) */
+#define EW_MU_COUNTER_MIN_OPTS 3
+/* ... and once 8 segments' worth (x MSS) were sent with the codepoint in question (design:
+ * less is within the counters' initial values and the ACKs still in flight) */
+#define EW_MU_COUNTER_MIN_MSS 8
+/* bleaching by counters: under 1/2 of the ECN-capable bytes sent reported ECT or CE (design:
+ * losses and unacknowledged data at a capture's end never take half) */
+#define EW_MU_BLEACH_REPORTED_DIV 2
+/* ECT(1) -> ECT(0) by counters: over 1/4 of the ECT(1) bytes sent counted ECT(0) (design:
+ * counters run late, a remark of a whole path is far above) */
+#define EW_MU_REMARK_E0B_DIV 4
+/* negotiated but Not-ECT on arrival: judged from 4 data segments on (design: a first
+ * segment or two may legitimately go Not-ECT) */
+#define EW_MU_NOT_ECT_MIN_DATA 4
+/* ECT on retransmissions: 3 or more of them (design: reordering at the capture point looks
+ * like a retransmission now and then; a sender's habit is a pattern) */
+#define EW_MU_RTX_ECT_MIN 3
+/* ... that are at least 1/2 of all retransmissions seen (design, as above) */
+#define EW_MU_RTX_ECT_DIV 2
+/* ECE ignored: 10 or more data segments sent after the first ECE without CWR (design: RFC
+ * 3168 §6.1.2 wants CWR on the first new data after the reduction; 10 covers data in flight) */
+#define EW_MU_ECE_IGNORED_MIN_DATA 10
 
 #endif /* ECNWATCH_THRESHOLDS_H */

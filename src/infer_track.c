@@ -1,0 +1,391 @@
+/* infer_track.c - the per-packet half of the TCP inference (see infer.h):
+ * what each segment tells about its own direction's data (codepoints, CWR,
+ * RTT timing) and, read as feedback, about the other direction's (ECE, ESCE,
+ * the ACE counter, the AccECN option). This is the packet path: every helper
+ * is static here, so that the compiler folds them into ew_infer_tcp().
+ * Facts and section numbers: RFC 3168, RFC 8257 (DCTCP), RFC 9768 (AccECN),
+ * draft-grimes-tcpm-tcpsce (SCE). */
+#include "ecnwatch/infer.h"
+
+#include <stdint.h>
+
+#include "ecnwatch/ecn.h"
+#include "ecnwatch/flow.h"
+#include "ecnwatch/thresholds.h"
+
+/* the ring of timed segments spans one smoothed RTT */
+_Static_assert(EW_INF_RTT_SPACING_DIV == EW_RTT_TIMED, "one timing per slot over an RTT");
+
+#define ACC_MASK24 0xffffffu
+/* RFC 9768 §3.2.1: "When a host first enters AccECN mode, in its role as a
+ * Data Receiver it initializes its counters to r.cep = 5, r.e0b = r.e1b = 1
+ * and r.ceb = 0" */
+#define ACE_INIT 5u
+static const uint32_t opt_init[3] = {[EW_ACC_E0B] = 1, [EW_ACC_CEB] = 0, [EW_ACC_E1B] = 1};
+/* which codepoint each option field counts */
+static const int opt_cp[3] = {[EW_ACC_E0B] = EW_ECN_ECT_0, [EW_ACC_CEB] = EW_ECN_CE,
+                              [EW_ACC_E1B] = EW_ECN_ECT_1};
+
+static bool
+seq_geq(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) >= 0;
+}
+
+/* note the frame where something was first seen in h; the bit, in the hot
+ * part, spares the packet a read of the cold frame slot */
+static inline void
+first(struct ew_half *h, uint16_t bit, uint64_t *slot, uint64_t frame)
+{
+    if (!(h->seen & bit)) {
+        h->seen = (uint16_t)(h->seen | bit);
+        *slot = frame;
+    }
+}
+
+/* d's packet as it passes: arrivals, data codepoints, CWR, RTT timing */
+static void
+account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t frame,
+                int64_t ts)
+{
+    const struct ew_tcp *t = &pkt->u.tcp;
+    uint8_t ecn = pkt->ecn & EW_ECN_MASK;
+    bool pure_syn = (t->flags & EW_TCP_SYN) && !(t->flags & EW_TCP_ACK);
+
+    /* RFC 9768 §3.2: "The Data Receiver MUST increment the CE packet counter
+     * (r.cep), for every Acceptable packet that it receives with the CE code
+     * point in the IP ECN field, including CE marked control packets and
+     * retransmissions but excluding CE on SYN packets (SYN=1; ACK=0)." */
+    if (!pure_syn && ecn == EW_ECN_CE) {
+        h->ce_seen++;
+        first(h, EW_SEEN_CE, &h->first_ce_frame, frame);
+        h->ce_since_ack = true;
+        h->ce_end = t->seq + t->payload;
+    }
+    /* the byte counters likewise, "but not including any payload octets on
+     * SYN packets (SYN=1; ACK=0)" (RFC 9768 §3.2) */
+    if (!pure_syn)
+        h->bytes_seen[ecn] += t->payload;
+    if (t->payload > 0 && !(t->flags & EW_TCP_SYN)) {
+        if (h->data_pkts == 0) {
+            h->first_data_frame = frame;
+            h->data_first_ns = ts;
+        } else if (h->last_data_ecn == EW_ECN_ECT_0 && ecn == EW_ECN_ECT_1) {
+            h->ect1_runs++;
+        }
+        /* CE is the network's: the sender's codepoint is the first other one */
+        if (!h->first_data_ecn_set && ecn != EW_ECN_CE) {
+            h->first_data_ecn = ecn;
+            h->first_data_ecn_set = true;
+        }
+        h->data_last_ns = ts;
+        h->last_data_ecn = ecn;
+        h->last_data_frame = frame;
+        if (h->ece_acks > 0)
+            h->data_after_ece++;
+        h->data_pkts++;
+        if (ecn == EW_ECN_ECT_1)
+            first(h, EW_SEEN_ECT1, &h->first_ect1_frame, frame);
+        if (ecn == EW_ECN_ECT_0)
+            first(h, EW_SEEN_ECT0, &h->first_ect0_frame, frame);
+    }
+    if (ew_ecn_is_ect(ecn) && kind == EW_SEG_PURE_ACK)
+        first(h, EW_SEEN_ECT_PURE_ACK, &h->first_ect_pure_ack_frame, frame);
+    if (ew_ecn_is_ect(ecn) && kind == EW_SEG_RETRANS)
+        first(h, EW_SEEN_ECT_RETRANS, &h->first_ect_retrans_frame, frame);
+    if ((t->flags & EW_TCP_CWR) && !(t->flags & EW_TCP_SYN)) {
+        h->cwr_seen++;
+        first(h, EW_SEEN_CWR, &h->first_cwr_frame, frame);
+        if (h->ece_on)
+            h->cwr_during_run = true;
+    }
+    /* RTT: time new segments, spaced at least an eighth of the smoothed RTT
+     * apart; a retransmission spoils every timing (Karn) */
+    if (kind == EW_SEG_DATA && h->rtt_count < EW_RTT_TIMED) {
+        int64_t last = h->rtt_count ? h->rtt_ts[(h->rtt_head + h->rtt_count - 1) % EW_RTT_TIMED]
+                                    : INT64_MIN;
+
+        if (h->rtt_count == 0 || ts - last >= h->rtt_srtt / EW_INF_RTT_SPACING_DIV) {
+            unsigned i = (h->rtt_head + h->rtt_count) % EW_RTT_TIMED;
+
+            h->rtt_seq_end[i] = t->seq + t->payload;
+            h->rtt_ts[i] = ts;
+            h->rtt_count++;
+        }
+    } else if (kind == EW_SEG_RETRANS) {
+        h->rtt_count = 0;
+    }
+    if (kind == EW_SEG_RETRANS)
+        h->retrans++;
+}
+
+static void
+rtt_sample(struct ew_half *h, int64_t rtt)
+{
+    uint32_t qd;
+
+    if (rtt < 0)
+        return;
+    if (h->rtt_samples == 0 || rtt < h->rtt_min)
+        h->rtt_min = rtt;
+    h->rtt_srtt = h->rtt_samples == 0 ? rtt
+                                      : h->rtt_srtt + (rtt - h->rtt_srtt) / EW_INF_SRTT_GAIN_DIV;
+    h->rtt_last = rtt;
+    h->rtt_samples++;
+    qd = (uint32_t)((rtt - h->rtt_min) / 1000);
+    h->qd_sum_us += qd;
+    h->qd_n++;
+    if (qd > h->qd_max_us)
+        h->qd_max_us = qd;
+}
+
+/* a mark fed back now: note the queueing delay the latest RTT shows */
+static void
+mark_delay(struct ew_half *h)
+{
+    uint32_t qd;
+
+    if (h->rtt_samples == 0)
+        return;
+    qd = (uint32_t)((h->rtt_last - h->rtt_min) / 1000);
+    h->qd_marks++;
+    h->qd_marks_sum_us += qd;
+    if (qd > h->qd_marks_max_us)
+        h->qd_marks_max_us = qd;
+}
+
+/* The segment's header read as feedback on the other direction's data (r),
+ * in every interpretation at once; the conclusion picks the one the
+ * handshake (or what followed) says is in force. */
+
+/* RTT from the newest timed segment this ACK covers: before the marks, so
+ * that a mark fed back on this ACK is paired with this very sample */
+static void
+feedback_rtt(struct ew_half *r, const struct ew_tcp *t, int64_t ts)
+{
+    int64_t sent = -1;
+
+    while (r->rtt_count && seq_geq(t->ack, r->rtt_seq_end[r->rtt_head])) {
+        sent = r->rtt_ts[r->rtt_head];
+        r->rtt_head = (uint8_t)((r->rtt_head + 1) % EW_RTT_TIMED);
+        r->rtt_count--;
+    }
+    if (sent >= 0)
+        rtt_sample(r, ts - sent);
+}
+
+/* ECE read as classic (RFC 3168) or DCTCP feedback, and SCE's ESCE */
+static void
+feedback_classic(const struct ew_infer *in, struct ew_half *r, const struct ew_tcp *t,
+                 bool handshake_ack, uint64_t frame)
+{
+    bool ece = t->flags & EW_TCP_ECE;
+
+    /* RFC 3168 §6.1.3: "After a TCP receiver sends an ACK packet with the
+     * ECN-Echo bit set, that TCP receiver continues to set the ECN-Echo flag
+     * in all the ACK packets it sends (whether they acknowledge CE data
+     * packets or non-CE data packets) until it receives a CWR packet (a
+     * packet with the CWR flag set)."
+     * RFC 8257 §3.2: "When sending an ACK, the ECE flag MUST be set if and
+     * only if DCTCP.CE is true." A run of ECE that ends without a CWR is
+     * DCTCP's echo, not RFC 3168's latch. */
+    if (ece) {
+        r->ece_acks++;
+        first(r, EW_SEEN_ECE, &r->first_ece_frame, frame);
+        if (!r->ece_on) {
+            r->ece_on = true;
+            r->ece_runs++;
+            r->cwr_during_run = false;
+            if (!in->accecn_mode)
+                mark_delay(r); /* a classic mark signal; in AccECN mode ACE counts */
+        }
+    } else if (r->ece_on) {
+        r->ece_on = false;
+        if (r->cwr_during_run) {
+            r->ece_runs_after_cwr++;
+        } else {
+            r->ece_runs_without_cwr++;
+            first(r, EW_SEEN_ECE_OFF, &r->first_ece_off_frame, frame);
+        }
+    }
+    /* RFC 3168 §6.1.3: "When TCP receives a CE data packet at the
+     * destination end-system, the TCP data receiver sets the ECN-Echo flag in
+     * the TCP header of the subsequent ACK packet." A segment that
+     * acknowledges a CE arrival must carry ECE; one that only covers earlier
+     * data may not (DCTCP's and SCE's paired ACKs). */
+    if (r->ce_since_ack && !handshake_ack && seq_geq(t->ack, r->ce_end)) {
+        if (!ece) {
+            r->ce_unechoed++;
+            first(r, EW_SEEN_CE_UNECHOED, &r->first_ce_unechoed_frame, frame);
+        }
+        r->ce_since_ack = false;
+    }
+    /* SCE: ESCE on the former NS bit (draft-grimes-tcpm-tcpsce) */
+    if (t->flags & EW_TCP_AE) {
+        r->esce_acks++;
+        first(r, EW_SEEN_ESCE, &r->first_esce_frame, frame);
+        if (r->last_data_ecn == EW_ECN_ECT_1)
+            r->esce_after_ect1++;
+    }
+}
+
+/* AccECN ACE (RFC 9768 §3.2.2): "a Data Receiver MUST encode the three
+ * least significant bits of its r.cep counter into the ACE field that it
+ * feeds back to the Data Sender." newly: bytes this segment newly
+ * acknowledges; baseline: the initial counter values are known (the
+ * handshake was seen), otherwise the first value seen is the baseline and
+ * counts nothing. */
+static void
+feedback_ace(struct ew_infer *in, struct ew_half *r, unsigned ace, bool baseline,
+             uint64_t frame, uint32_t newly, uint32_t mss_est)
+{
+    unsigned expect = (ACE_INIT + r->ce_seen) & 7u;
+    unsigned delta;
+
+    if (!r->ace_init) {
+        if (ace == 0 && baseline)
+            r->ace_zero_first++;
+        r->ace_offset = (uint8_t)((ace - expect) & 7u);
+        r->ace_last = (uint8_t)(baseline ? ACE_INIT : ace);
+    }
+    delta = (ace - r->ace_last) & 7u;
+    r->ace_init = true;
+    if (ace == ((expect + r->ace_offset) & 7u))
+        r->ace_rel_exact++;
+    else
+        r->ace_rel_mismatch++;
+    r->ace_segments++;
+    if (ace == expect) {
+        r->ace_exact++;
+    } else {
+        r->ace_mismatch++;
+        first(r, EW_SEEN_ACE_MISMATCH, &r->first_ace_mismatch_frame, frame);
+    }
+    if (delta) {
+        r->ace_changes++;
+        r->cep_reported += delta;
+        first(r, EW_SEEN_ACE_CHANGE, &r->first_ace_change_frame, frame);
+        if (r->ace_init && in->accecn_mode)
+            mark_delay(r);
+    }
+    /* App. A.2.1: eight or more packets newly acknowledged can hide a wrap */
+    if (mss_est && newly / mss_est >= EW_INF_ACE_WRAP_PKTS)
+        r->ace_wrap_ambiguous++;
+    r->ace_last = (uint8_t)ace;
+    if (ace == ACE_INIT && r->cep_reported == 0)
+        in->ace5_segments++;
+}
+
+/* AccECN option counters (RFC 9768 §3.2.3): 24-bit byte counts, with wrap.
+ * RFC 9768 §3.2: the Data Receiver "MUST increment the r.ceb, r.e0b or r.e1b
+ * byte counters by the number of TCP payload octets in Acceptable packets
+ * marked with the CE, ECT(0) and ECT(1) codepoint in their IP-ECN field" */
+static void
+feedback_option(struct ew_infer *in, struct ew_half *r, const struct ew_tcp *t, bool baseline,
+                uint64_t frame)
+{
+    bool any = false, exact = true;
+    int i;
+
+    in->accecn_opt_segments++;
+    if (!in->accecn_opt_seen) {
+        in->accecn_opt_seen = true;
+        in->first_accecn_opt_frame = frame;
+    }
+    for (i = 0; i < 3; i++) {
+        uint32_t last, v;
+
+        if (!t->acc.has[i])
+            continue;
+        any = true;
+        v = t->acc.val[i] & ACC_MASK24;
+        if (!(r->seen & EW_SEEN_OPT)) { /* the first option with a field */
+            r->first_opt_has[i] = true;
+            r->first_opt_val[i] = v;
+        }
+        if (!r->opt_seen[i])
+            r->opt_offset[i] =
+                (v - opt_init[i] - (uint32_t)r->bytes_seen[opt_cp[i]]) & ACC_MASK24;
+        last = r->opt_seen[i] ? r->opt_last[i] : baseline ? opt_init[i] : v;
+        r->opt_total[i] += (v - last) & ACC_MASK24;
+        r->opt_last[i] = v;
+        r->opt_seen[i] = true;
+        if (v != ((opt_init[i] + r->bytes_seen[opt_cp[i]]) & ACC_MASK24))
+            exact = false;
+    }
+    if (any) {
+        first(r, EW_SEEN_OPT, &r->first_opt_frame, frame);
+        r->opt_segments++;
+        if (exact) {
+            r->opt_exact++;
+        } else {
+            r->opt_mismatch++;
+            first(r, EW_SEEN_OPT_MISMATCH, &r->first_opt_mismatch_frame, frame);
+        }
+    }
+}
+
+static void
+account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pkt,
+                 bool handshake_ack, bool baseline, uint64_t frame, int64_t ts,
+                 uint32_t mss_est)
+{
+    const struct ew_tcp *t = &pkt->u.tcp;
+    uint32_t newly = 0;
+
+    r->fb_segments++;
+    feedback_rtt(r, t, ts);
+    feedback_classic(in, r, t, handshake_ack, frame);
+    if (!r->ack_init || seq_geq(t->ack, r->ack_max)) {
+        newly = r->ack_init ? t->ack - r->ack_max : 0;
+        r->ack_max = t->ack;
+        r->ack_init = true;
+    }
+    if (!handshake_ack)
+        feedback_ace(in, r, ew_tcp_ace(t->flags), baseline, frame, newly, mss_est);
+    if (t->acc.present)
+        feedback_option(in, r, t, baseline, frame);
+}
+
+void
+ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uint64_t frame,
+             int64_t ts)
+{
+    struct ew_infer *in = f->inf;
+    const struct ew_tcp *t = &pkt->u.tcp;
+    bool syn = t->flags & EW_TCP_SYN, ack = t->flags & EW_TCP_ACK;
+    bool handshake_ack = false;
+
+    if (syn && !ack && in->syn_ns == 0)
+        in->syn_ns = ts ? ts : 1;
+    if (syn && ack && !in->synack_dir_set) {
+        in->synack_dir_set = true;
+        in->synack_dir = (uint8_t)dir;
+        in->synack_ns = ts ? ts : 1;
+    }
+    /* RFC 9768 §3.2.2.1: "A TCP Client (A) in AccECN mode MUST feed back
+     * which of the 4 possible values of the IP-ECN field was on the SYN/ACK
+     * by writing it into the ACE field of a pure ACK with no SACK blocks":
+     * the client's first segment after the SYN-ACK, when it is such an ACK */
+    if (!syn && ack && in->synack_dir_set && dir == (in->synack_dir ^ 1) && !in->ack3_seen) {
+        in->ack3_seen = true;
+        in->ack3_ns = ts ? ts : 1;
+        in->ack3_frame = frame;
+        in->ack3_ace = (uint8_t)ew_tcp_ace(t->flags);
+        handshake_ack = kind == EW_SEG_PURE_ACK && t->sack_blocks == 0 && f->hs.neg_accecn;
+    }
+    if (!syn)
+        in->nonsyn_segments++;
+    if (!in->accecn_mode && ((!syn && t->acc.present) ||
+                             (in->synack_dir_set && f->hs.neg_accecn)))
+        in->accecn_mode = true;
+
+    account_arrival(&in->half[dir], pkt, kind, frame, ts);
+    if (ack && !syn) {
+        uint32_t mss = f->dir[dir ^ 1].max_payload;
+
+        bool baseline = f->hs.syn_count > 0 || in->synack_dir_set;
+
+        account_feedback(in, &in->half[dir ^ 1], pkt, handshake_ack, baseline, frame, ts, mss);
+    }
+}
