@@ -1,5 +1,14 @@
-/* misuse.c - the misuse catalogue (see misuse.h). Each rule names the
- * vantage at which it can be certain; elsewhere it is "likely" or silent. */
+/* misuse.c - the misuse catalogue (see misuse.h) as one table: a row per
+ * rule, naming the kind it finds, where it looks, the condition that fires
+ * it, the RFC section and sentence it enforces, and how sure a finding can
+ * be. Each rule names the vantage at which it can be certain; elsewhere it is
+ * "likely" or silent. The engine, ew_misuse_find(), walks the table.
+ *
+ * About 1000 lines, over the usual 600, for a reason: the table names each
+ * rule's condition, a static function of this file, so the 36 rows and their
+ * conditions belong together (the engine and the kinds' names are the other
+ * 150 lines). Split, a rule's row would sit far from what it checks, and the
+ * conditions would need a header of their own. */
 #include "ecnwatch/misuse.h"
 
 #include <stdarg.h>
@@ -7,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/analyze.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
-#include "ecnwatch/quic.h"
+#include "ecnwatch/quic_infer.h"
+#include "ecnwatch/thresholds.h"
 
 const char *const ew_misuse_name[EW_MU_COUNT] = {
     [EW_MU_ECT_WITHOUT_NEGOTIATION] = "ect_without_negotiation",
@@ -34,37 +43,35 @@ const char *const ew_misuse_name[EW_MU_COUNT] = {
 const char *const ew_confidence_name[] = {[EW_CONF_CERTAIN] = "certain",
                                           [EW_CONF_LIKELY] = "likely"};
 
+/* the (AE,CWR,ECE) handshake codes the rules name (RFC 9768 §3.1.2 Table 2) */
+enum {
+    HS_CLASSIC_SYN = 3,     /* 011: an RFC 3168 ECN-setup SYN */
+    HS_RESERVED_SYNACK = 5, /* 101: a SYN-ACK code no server may send */
+    HS_ACCECN_SYN = 7,      /* 111: a SYN asking for AccECN */
+};
+
 struct ctx {
     const struct ew_flow *f;
     const struct ew_flow_verdict *v;
+    const struct ew_quic_summary *quic; /* other transports: QUIC's conclusion, or NULL */
     struct ew_finding *out;
     size_t n, room;
 };
 
-static void
-add(struct ctx *c, enum ew_misuse_kind kind, int dir, uint64_t frame, uint64_t count,
-    enum ew_confidence conf, const char *ref, const char *fmt, ...)
-    __attribute__((format(printf, 8, 9)));
+/* ------------------------------------------------------------ helpers */
 
-static void
-add(struct ctx *c, enum ew_misuse_kind kind, int dir, uint64_t frame, uint64_t count,
-    enum ew_confidence conf, const char *ref, const char *fmt, ...)
+/* the detail sentence of a finding; true, so that a condition can end with it */
+static bool say(struct ew_finding *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static bool
+say(struct ew_finding *x, const char *fmt, ...)
 {
-    struct ew_finding *x;
     va_list ap;
 
-    if (c->n >= c->room)
-        return;
-    x = &c->out[c->n++];
-    x->kind = kind;
-    x->dir = dir;
-    x->first_frame = frame ? frame : c->f->first_frame; /* never 0: the flow's first */
-    x->count = count ? count : 1;
-    x->confidence = conf;
-    x->ref = ref;
     va_start(ap, fmt);
     vsnprintf(x->detail, sizeof(x->detail), fmt, ap);
     va_end(ap);
+    return true;
 }
 
 static uint64_t
@@ -94,10 +101,17 @@ at_receiver(const struct ctx *c, int d)
     return c2s ? c->v->vantage == EW_VANT_SERVER : c->v->vantage == EW_VANT_CLIENT;
 }
 
+/* the sender of direction d, and its peer */
 static const char *
 dname(const struct ctx *c, int d)
 {
     return d == c->f->client_dir ? "client" : "server";
+}
+
+static const char *
+peer_name(const struct ctx *c, int d)
+{
+    return d == c->f->client_dir ? "server" : "client";
 }
 
 static uint64_t
@@ -111,6 +125,50 @@ data_cp(const struct ew_flow *f, int d, int cp)
 {
     return kind_cp(f, d, EW_SEG_DATA, cp) + kind_cp(f, d, EW_SEG_RETRANS, cp);
 }
+
+static uint64_t
+ect_data(const struct ctx *c, int d)
+{
+    return data_cp(c->f, d, EW_ECN_ECT_0) + data_cp(c->f, d, EW_ECN_ECT_1);
+}
+
+/* what direction d's feedback is */
+static bool
+fb_none(const struct ctx *c, int d)
+{
+    return c->v->dir[d].feedback == EW_FB_NONE;
+}
+
+static bool
+fb_classic(const struct ctx *c, int d)
+{
+    return !c->v->mode_accecn && !fb_none(c, d);
+}
+
+/* a DCTCP flow may set ECT on control packets (RFC 8257 §3.6); seen on either side */
+static bool
+dctcp(const struct ctx *c)
+{
+    return c->v->verdict == EW_V_DCTCP || c->v->dir[0].feedback == EW_FB_DCTCP ||
+           c->v->dir[1].feedback == EW_FB_DCTCP;
+}
+
+static uint64_t
+mss_of(const struct ctx *c, int d)
+{
+    return c->f->dir[d].max_payload ? c->f->dir[d].max_payload : EW_MU_DEFAULT_MSS;
+}
+
+/* the receiver's AccECN byte counters can judge d: enough options, read at
+ * or near the sender (at the receiver the arrivals are seen directly) */
+static bool
+counters_usable(const struct ctx *c, int d)
+{
+    return c->v->mode_accecn && c->f->inf->half[d].opt_segments >= EW_MU_COUNTER_MIN_OPTS &&
+           !at_receiver(c, d);
+}
+
+/* ------------------------------------------------ the handshake's codes */
 
 /* RFC 9768 §3.1.2 Table 2 and §3.2.2.1 Table 3: the codepoint an AccECN
  * handshake code says a packet arrived with; -1 for codes that say nothing */
@@ -131,295 +189,778 @@ code_to_cp(unsigned code)
     }
 }
 
-/* A handshake packet seen here with codepoint `sent`; the peer reports it
- * arrived as `got`. Any difference happened between this capture point and
- * the peer. */
-static void
-check_arrival(struct ctx *c, int d, uint64_t frame, const char *what, int sent, int got)
-{
-    const char *to = d == c->f->client_dir ? "server" : "client";
+/* An AccECN handshake packet of direction d (the SYN on the client's, the
+ * SYN-ACK on the server's) seen here as *sent; the peer reports it arrived as
+ * *got. Any difference happened between this capture point and the peer. */
+struct arrival {
+    uint64_t frame; /* the packet carrying the peer's report */
+    const char *what;
+    int sent, got;
+};
 
+static bool
+arrival_of(const struct ctx *c, int d, struct arrival *a)
+{
+    const struct ew_handshake *h = &c->f->hs;
+
+    if (c->v->neg != EW_NEG_ACCECN)
+        return false;
+    if (d == c->f->client_dir) {
+        *a = (struct arrival){h->synack_frame, "SYN", h->syn_ecn & 3,
+                              code_to_cp(ew_tcp_ace(h->synack_flags))};
+    } else {
+        if (!c->f->inf->ack3_seen)
+            return false;
+        *a = (struct arrival){c->f->inf->ack3_frame, "SYN-ACK", h->synack_ecn & 3,
+                              code_to_cp(c->f->inf->ack3_ace)};
+    }
+    return true;
+}
+
+/* which change the arrival shows; EW_MU_COUNT for none (same, unknown, or marking) */
+static enum ew_misuse_kind
+arrival_change(int sent, int got)
+{
     if (got < 0 || sent == got)
-        return;
+        return EW_MU_COUNT;
     if (ew_ecn_is_ect((uint8_t)sent) && got == EW_ECN_NOT_ECT)
-        add(c, EW_MU_BLEACHING, d, frame, 1, EW_CONF_CERTAIN, "RFC 9768 §3.2.2.3",
-            "the %s left here %s but the %s reports it arrived Not-ECT: a device between this "
-            "point and the %s clears the ECN field",
-            what, ew_ecn_name[sent], to, to);
-    else if (ew_ecn_is_ect((uint8_t)sent) && ew_ecn_is_ect((uint8_t)got))
-        add(c, EW_MU_REMARKING, d, frame, 1, EW_CONF_CERTAIN, "RFC 9331 §5.1",
-            "the %s left here %s but the %s reports it arrived %s: a device between this point "
-            "and the %s swaps ECT(0) and ECT(1)",
-            what, ew_ecn_name[sent], to, ew_ecn_name[got], to);
-    else if (sent == EW_ECN_CE)
-        add(c, EW_MU_CE_UNMARKED, d, frame, 1, EW_CONF_CERTAIN, "RFC 3168 §18.1.1",
-            "the %s left here CE but the %s reports it arrived %s: a device on the way erases "
-            "congestion marks",
-            what, to, ew_ecn_name[got]);
-    else if (sent == EW_ECN_NOT_ECT && got == EW_ECN_CE)
-        add(c, EW_MU_CE_ON_NOT_ECT, d, frame, 1, EW_CONF_CERTAIN, "RFC 3168 §5",
-            "the %s left here Not-ECT but the %s reports it arrived CE: a device between this "
-            "point and the %s marks packets that are not ECN-capable",
-            what, to, to);
-    else if (sent == EW_ECN_NOT_ECT)
-        add(c, EW_MU_ECT_ON_NOT_ECT, d, frame, 1, EW_CONF_CERTAIN, "RFC 3168 §18.1.4",
-            "the %s left here Not-ECT but the %s reports it arrived %s: a device between this "
-            "point and the %s makes packets look ECN-capable",
-            what, to, ew_ecn_name[got], to);
+        return EW_MU_BLEACHING;
+    if (ew_ecn_is_ect((uint8_t)sent) && ew_ecn_is_ect((uint8_t)got))
+        return EW_MU_REMARKING;
+    if (sent == EW_ECN_CE)
+        return EW_MU_CE_UNMARKED;
+    if (sent == EW_ECN_NOT_ECT && got == EW_ECN_CE)
+        return EW_MU_CE_ON_NOT_ECT;
+    if (sent == EW_ECN_NOT_ECT)
+        return EW_MU_ECT_ON_NOT_ECT;
+    return EW_MU_COUNT;
 }
 
-static void
-handshake_rules(struct ctx *c)
+/* the arrival of d's handshake packet shows change k; sets the frame */
+static bool
+arrival_is(const struct ctx *c, int d, enum ew_misuse_kind k, struct arrival *a,
+           struct ew_finding *x)
+{
+    if (!arrival_of(c, d, a) || arrival_change(a->sent, a->got) != k)
+        return false;
+    x->first_frame = a->frame;
+    return true;
+}
+
+/* ------------------------------------------------------------ conditions
+ *
+ * A condition reads the flow and its verdict for direction d; if its rule
+ * fires, it fills in the finding's first frame (0: the flow's first) and
+ * count (0: one), its confidence where the row says CONF_OWN, and its detail,
+ * and returns true. The engine sets the kind, direction, reference and the
+ * confidence the row's rule gives. */
+
+static unsigned
+syn_code(const struct ctx *c)
+{
+    return ew_tcp_ace(c->f->hs.syn_flags);
+}
+
+static unsigned
+synack_code(const struct ctx *c)
+{
+    return ew_tcp_ace(c->f->hs.synack_flags);
+}
+
+static bool
+both_handshake(const struct ctx *c)
+{
+    return c->f->hs.syn_count && c->f->hs.synack_count;
+}
+
+static bool
+c_flags_reflected(const struct ctx *c, int d, struct ew_finding *x)
+{
+    unsigned syn = syn_code(c);
+
+    (void)d;
+    if (!both_handshake(c) || synack_code(c) != syn ||
+        (syn != HS_CLASSIC_SYN && syn != HS_ACCECN_SYN))
+        return false;
+    x->first_frame = c->f->hs.synack_frame;
+    return say(x,
+               "the SYN-ACK repeats the SYN's ECN flags (%u%u%u): the server, or a middlebox, "
+               "reflects reserved flags; ECN cannot be used on this connection",
+               (syn >> 2) & 1, (syn >> 1) & 1, syn & 1);
+}
+
+static bool
+c_accecn_code_unasked(const struct ctx *c, int d, struct ew_finding *x)
+{
+    unsigned syn = syn_code(c), sa = synack_code(c);
+
+    (void)d;
+    if (!both_handshake(c) || syn == HS_ACCECN_SYN || code_to_cp(sa) < 0 || syn == sa)
+        return false;
+    x->first_frame = c->f->hs.synack_frame;
+    return say(x,
+               "the SYN-ACK answers a SYN that did not ask for AccECN with an AccECN code (%u%u%u)",
+               (sa >> 2) & 1, (sa >> 1) & 1, sa & 1);
+}
+
+static bool
+c_reserved_synack(const struct ctx *c, int d, struct ew_finding *x)
+{
+    (void)d;
+    if (!both_handshake(c) || syn_code(c) != HS_ACCECN_SYN ||
+        synack_code(c) != HS_RESERVED_SYNACK)
+        return false;
+    x->first_frame = c->f->hs.synack_frame;
+    return say(x, "the server sends the reserved SYN-ACK code 101, which it must not; clients "
+                  "before 2026 read it as classic ECN, newer ones as AccECN");
+}
+
+static bool
+c_option_on_syn(const struct ctx *c, int d, struct ew_finding *x)
+{
+    (void)d;
+    if (!c->f->hs.syn_accecn_option)
+        return false;
+    x->first_frame = c->f->hs.syn_option_frame;
+    return say(x, "an AccECN option on a SYN, where it is never sent");
+}
+
+static bool
+c_classic_and_accecn_syn(const struct ctx *c, int d, struct ew_finding *x)
+{
+    (void)d;
+    if (!c->f->hs.syn_classic_and_accecn)
+        return false;
+    x->first_frame = c->f->hs.syn_frame;
+    x->count = c->f->hs.syn_count;
+    return say(x, "the client sent both a classic (011) and an AccECN (111) SYN in one connection");
+}
+
+/* ECN++ allows ECT on the handshake only with AccECN; DCTCP sets it in data
+ * centres (RFC 8257 §3.6) */
+static bool
+c_ect_on_syn(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_handshake *h = &c->f->hs;
+
+    if (!h->syn_count || !ew_ecn_is_ect(h->syn_ecn) || syn_code(c) == HS_ACCECN_SYN ||
+        c->v->verdict == EW_V_DCTCP)
+        return false;
+    x->first_frame = h->syn_frame;
+    return say(x, "the SYN is %s without an AccECN request (%s)", ew_ecn_name[h->syn_ecn & 3],
+               at_sender(c, d) ? "the client sets it" : "the client, or the path, sets it");
+}
+
+static bool
+c_ect_on_synack(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_handshake *h = &c->f->hs;
+
+    (void)d;
+    if (!h->synack_count || !ew_ecn_is_ect(h->synack_ecn) || syn_code(c) == HS_ACCECN_SYN ||
+        c->v->verdict == EW_V_DCTCP)
+        return false;
+    x->first_frame = h->synack_frame;
+    return say(x, "the SYN-ACK is %s although the SYN did not request AccECN",
+               ew_ecn_name[h->synack_ecn & 3]);
+}
+
+/* the AccECN handshake codes against what was seen sent: one change each */
+static bool
+c_arrival_bleached(const struct ctx *c, int d, struct ew_finding *x)
+{
+    struct arrival a;
+
+    if (!arrival_is(c, d, EW_MU_BLEACHING, &a, x))
+        return false;
+    return say(x,
+               "the %s left here %s but the %s reports it arrived Not-ECT: a device between this "
+               "point and the %s clears the ECN field",
+               a.what, ew_ecn_name[a.sent], peer_name(c, d), peer_name(c, d));
+}
+
+static bool
+c_arrival_remarked(const struct ctx *c, int d, struct ew_finding *x)
+{
+    struct arrival a;
+
+    if (!arrival_is(c, d, EW_MU_REMARKING, &a, x))
+        return false;
+    return say(x,
+               "the %s left here %s but the %s reports it arrived %s: a device between this point "
+               "and the %s swaps ECT(0) and ECT(1)",
+               a.what, ew_ecn_name[a.sent], peer_name(c, d), ew_ecn_name[a.got], peer_name(c, d));
+}
+
+static bool
+c_arrival_ce_erased(const struct ctx *c, int d, struct ew_finding *x)
+{
+    struct arrival a;
+
+    if (!arrival_is(c, d, EW_MU_CE_UNMARKED, &a, x))
+        return false;
+    return say(x,
+               "the %s left here CE but the %s reports it arrived %s: a device on the way erases "
+               "congestion marks",
+               a.what, peer_name(c, d), ew_ecn_name[a.got]);
+}
+
+static bool
+c_arrival_ce_on_not_ect(const struct ctx *c, int d, struct ew_finding *x)
+{
+    struct arrival a;
+
+    if (!arrival_is(c, d, EW_MU_CE_ON_NOT_ECT, &a, x))
+        return false;
+    return say(x,
+               "the %s left here Not-ECT but the %s reports it arrived CE: a device between this "
+               "point and the %s marks packets that are not ECN-capable",
+               a.what, peer_name(c, d), peer_name(c, d));
+}
+
+static bool
+c_arrival_ect_on_not_ect(const struct ctx *c, int d, struct ew_finding *x)
+{
+    struct arrival a;
+
+    if (!arrival_is(c, d, EW_MU_ECT_ON_NOT_ECT, &a, x))
+        return false;
+    return say(x,
+               "the %s left here Not-ECT but the %s reports it arrived %s: a device between this "
+               "point and the %s makes packets look ECN-capable",
+               a.what, peer_name(c, d), ew_ecn_name[a.got], peer_name(c, d));
+}
+
+/* CE-marked data was ECT when sent, so it counts too */
+static bool
+c_ect_without_negotiation(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_half *h = &c->f->inf->half[d];
+    uint64_t n = ect_data(c, d) + data_cp(c->f, d, EW_ECN_CE);
+
+    if (!fb_none(c, d) || ect_data(c, d) == 0)
+        return false;
+    x->first_frame = min_frame(h->first_ect0_frame, h->first_ect1_frame);
+    x->count = n;
+    return say(x,
+               "%llu data segments from the %s carry ECT or CE although ECN was not negotiated "
+               "(%s); %u of its packets are CE-marked and nobody reports them",
+               (unsigned long long)n, dname(c, d),
+               at_sender(c, d) ? "the sender sets it" : "set by the sender, or by the path",
+               h->ce_seen);
+}
+
+static bool
+c_ce_on_not_ect(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_dir_stats *s = &c->f->dir[d];
+
+    if (s->ecn[EW_ECN_CE] == 0 || s->ecn[EW_ECN_ECT_0] + s->ecn[EW_ECN_ECT_1] != 0)
+        return false;
+    x->first_frame = c->f->inf->half[d].first_ce_frame;
+    x->count = s->ecn[EW_ECN_CE];
+    return say(x,
+               "%llu packets from the %s, which sends no ECT at all, arrive CE: an AQM marks "
+               "Not-ECT packets instead of dropping them, so no one reacts",
+               (unsigned long long)s->ecn[EW_ECN_CE], dname(c, d));
+}
+
+static bool
+c_bleached_by_counters(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_half *h = &c->f->inf->half[d];
+    uint64_t mss = mss_of(c, d), sent, rep;
+
+    if (!counters_usable(c, d))
+        return false;
+    sent = h->bytes_seen[EW_ECN_ECT_0] + h->bytes_seen[EW_ECN_ECT_1] + h->bytes_seen[EW_ECN_CE];
+    rep = h->opt_total[EW_ACC_E0B] + h->opt_total[EW_ACC_E1B] + h->opt_total[EW_ACC_CEB];
+    if (sent < EW_MU_COUNTER_MIN_MSS * mss || rep * EW_MU_BLEACH_REPORTED_DIV >= sent)
+        return false;
+    x->first_frame = h->first_opt_frame;
+    x->count = (sent - rep + mss - 1) / mss;
+    return say(x,
+               "%llu payload bytes left here ECN-capable, but the receiver's AccECN counters "
+               "report only %llu arriving ECT or CE: the path clears the ECN field",
+               (unsigned long long)sent, (unsigned long long)rep);
+}
+
+static bool
+c_ect1_to_ect0_by_counters(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_half *h = &c->f->inf->half[d];
+    uint64_t mss = mss_of(c, d);
+
+    if (!counters_usable(c, d) || !c->v->dir[d].sender_ect1 || !h->opt_seen[EW_ACC_E0B] ||
+        h->opt_total[EW_ACC_E0B] * EW_MU_REMARK_E0B_DIV <= h->bytes_seen[EW_ECN_ECT_1] ||
+        h->bytes_seen[EW_ECN_ECT_1] < EW_MU_COUNTER_MIN_MSS * mss)
+        return false;
+    x->first_frame = h->first_opt_frame;
+    x->count = (h->opt_total[EW_ACC_E0B] + mss - 1) / mss;
+    return say(x,
+               "the sender marks ECT(1) but the receiver counts %llu bytes arriving ECT(0): the "
+               "path rewrites ECT(1) to ECT(0) and the L4S identifier is lost",
+               (unsigned long long)h->opt_total[EW_ACC_E0B]);
+}
+
+static bool
+c_ect0_to_ect1_by_counters(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_half *h = &c->f->inf->half[d];
+    uint64_t mss = mss_of(c, d);
+
+    if (!counters_usable(c, d) || c->v->dir[d].sender_ect1 || h->bytes_seen[EW_ECN_ECT_1] != 0 ||
+        !h->opt_seen[EW_ACC_E1B] || h->opt_total[EW_ACC_E1B] == 0 ||
+        h->bytes_seen[EW_ECN_ECT_0] == 0)
+        return false;
+    x->first_frame = h->first_opt_frame;
+    x->count = (h->opt_total[EW_ACC_E1B] + mss - 1) / mss;
+    return say(x,
+               "the sender marks ECT(0) but the receiver counts %llu bytes arriving ECT(1): an "
+               "SCE-style AQM or a remark moves this classic traffic into an L4S queue",
+               (unsigned long long)h->opt_total[EW_ACC_E1B]);
+}
+
+static bool
+c_ect1_runs(const struct ctx *c, int d, struct ew_finding *x)
+{
+    if (!c->v->mode_accecn || !c->v->dir[d].network_ect1)
+        return false;
+    x->first_frame = c->f->inf->half[d].first_ect1_frame;
+    x->count = data_cp(c->f, d, EW_ECN_ECT_1);
+    return say(x,
+               "ECT(1) appears in runs on the %s's ECT(0) data: an SCE-style AQM or a remark "
+               "moves this classic traffic into an L4S queue",
+               dname(c, d));
+}
+
+/* at the sender all-Not-ECT data is the sender's own choice: only judged elsewhere */
+static bool
+c_all_not_ect(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_half *h = &c->f->inf->half[d];
+
+    if (fb_none(c, d) || at_sender(c, d) || h->data_pkts < EW_MU_NOT_ECT_MIN_DATA ||
+        ect_data(c, d) != 0 || data_cp(c->f, d, EW_ECN_CE) != 0)
+        return false;
+    x->first_frame = h->first_data_frame;
+    x->count = h->data_pkts;
+    return say(x,
+               "ECN was negotiated but all %u data segments from the %s arrive Not-ECT: the path "
+               "clears the ECN field, unless the sender chose not to set it",
+               h->data_pkts, dname(c, d));
+}
+
+static bool
+c_ect_on_pure_acks(const struct ctx *c, int d, struct ew_finding *x)
+{
+    uint64_t acks = kind_cp(c->f, d, EW_SEG_PURE_ACK, EW_ECN_ECT_0) +
+                    kind_cp(c->f, d, EW_SEG_PURE_ACK, EW_ECN_ECT_1);
+
+    if (!fb_classic(c, d) || dctcp(c) || acks == 0)
+        return false;
+    x->first_frame = c->f->inf->half[d].first_ect_pure_ack_frame;
+    x->count = acks;
+    return say(x,
+               "%llu pure ACKs from the %s carry ECT under classic ECN feedback, where they must "
+               "be Not-ECT (only AccECN allows it)",
+               (unsigned long long)acks, dname(c, d));
+}
+
+/* reordering at the capture point looks like retransmission: ask for a pattern */
+static bool
+c_ect_on_retransmissions(const struct ctx *c, int d, struct ew_finding *x)
 {
     const struct ew_flow *f = c->f;
-    const struct ew_handshake *h = &f->hs;
-    int c2s = f->client_dir, s2c = c2s ^ 1;
-    unsigned syn = ew_tcp_ace(h->syn_flags), sa = ew_tcp_ace(h->synack_flags);
-    bool dctcp = c->v->verdict == EW_V_DCTCP;
+    uint64_t rtx_ect = kind_cp(f, d, EW_SEG_RETRANS, EW_ECN_ECT_0) +
+                       kind_cp(f, d, EW_SEG_RETRANS, EW_ECN_ECT_1);
+    uint64_t rtx = rtx_ect + kind_cp(f, d, EW_SEG_RETRANS, EW_ECN_NOT_ECT) +
+                   kind_cp(f, d, EW_SEG_RETRANS, EW_ECN_CE);
 
-    if (h->syn_count && h->synack_count && sa == syn && (syn == 3 || syn == 7))
-        add(c, EW_MU_ECN_FLAGS_REFLECTED, s2c, h->synack_frame, 1, EW_CONF_CERTAIN,
-            "RFC 9768 §3.1.2",
-            "the SYN-ACK repeats the SYN's ECN flags (%u%u%u): the server, or a middlebox, "
-            "reflects reserved flags; ECN cannot be used on this connection",
-            (syn >> 2) & 1, (syn >> 1) & 1, syn & 1);
-    if (h->syn_count && h->synack_count && syn != 7 && code_to_cp(sa) >= 0 && syn != sa)
-        add(c, EW_MU_ACCECN_HANDSHAKE_VIOLATION, s2c, h->synack_frame, 1, EW_CONF_CERTAIN,
-            "RFC 9768 §3.1.2",
-            "the SYN-ACK answers a SYN that did not ask for AccECN with an AccECN code (%u%u%u)",
-            (sa >> 2) & 1, (sa >> 1) & 1, sa & 1);
-    if (h->syn_count && h->synack_count && syn == 7 && sa == 5)
-        add(c, EW_MU_ACCECN_HANDSHAKE_VIOLATION, s2c, h->synack_frame, 1, EW_CONF_CERTAIN,
-            "RFC 9768 §3.1.3",
-            "the server sends the reserved SYN-ACK code 101, which it must not; clients before "
-            "2026 read it as classic ECN, newer ones as AccECN");
-    if (h->syn_accecn_option)
-        add(c, EW_MU_ACCECN_HANDSHAKE_VIOLATION, c2s, h->syn_option_frame, 1, EW_CONF_CERTAIN,
-            "RFC 9768 §3.2.3.2", "an AccECN option on a SYN, where it is never sent");
-    if (h->syn_classic_and_accecn)
-        add(c, EW_MU_ACCECN_HANDSHAKE_VIOLATION, c2s, h->syn_frame, h->syn_count,
-            EW_CONF_CERTAIN, "RFC 9768 §3.1.5",
-            "the client sent both a classic (011) and an AccECN (111) SYN in one connection");
-
-    /* ECT on SYN / SYN-ACK outside AccECN (RFC 3168 §6.1.1; ECN++ only with AccECN) */
-    if (h->syn_count && ew_ecn_is_ect(h->syn_ecn) && syn != 7 && !dctcp)
-        add(c, EW_MU_ECT_ON_SYN, c2s, h->syn_frame, 1,
-            at_sender(c, c2s) ? EW_CONF_CERTAIN : EW_CONF_LIKELY, "RFC 3168 §6.1.1",
-            "the SYN is %s without an AccECN request (%s)", ew_ecn_name[h->syn_ecn & 3],
-            at_sender(c, c2s) ? "the client sets it" : "the client, or the path, sets it");
-    if (h->synack_count && ew_ecn_is_ect(h->synack_ecn) && syn != 7 && !dctcp)
-        add(c, EW_MU_ECT_ON_SYN, s2c, h->synack_frame, 1,
-            at_sender(c, s2c) ? EW_CONF_CERTAIN : EW_CONF_LIKELY, "RFC 3168 §6.1.1",
-            "the SYN-ACK is %s although the SYN did not request AccECN",
-            ew_ecn_name[h->synack_ecn & 3]);
-
-    /* AccECN handshake codes against what was seen sent */
-    if (c->v->neg == EW_NEG_ACCECN) {
-        check_arrival(c, c2s, h->synack_frame, "SYN", h->syn_ecn & 3, code_to_cp(sa));
-        if (f->inf->ack3_seen)
-            check_arrival(c, s2c, f->inf->ack3_frame, "SYN-ACK", h->synack_ecn & 3,
-                          code_to_cp(f->inf->ack3_ace));
-    }
+    if (!fb_classic(c, d) || dctcp(c) || rtx_ect < EW_MU_RTX_ECT_MIN ||
+        rtx_ect * EW_MU_RTX_ECT_DIV < rtx)
+        return false;
+    x->first_frame = f->inf->half[d].first_ect_retrans_frame;
+    x->count = rtx_ect;
+    return say(x,
+               "%llu retransmissions from the %s carry ECT under classic ECN feedback, where they "
+               "must be Not-ECT",
+               (unsigned long long)rtx_ect, dname(c, d));
 }
 
-static void
-direction_rules(struct ctx *c, int d)
+static bool
+c_ect1_without_l4s(const struct ctx *c, int d, struct ew_finding *x)
 {
-    const struct ew_flow *f = c->f;
-    const struct ew_dir_stats *s = &f->dir[d];
-    const struct ew_half *h = &f->inf->half[d];
-    const struct ew_dir_verdict *dv = &c->v->dir[d];
-    bool accecn = c->v->mode_accecn;
-    bool classic = !accecn && dv->feedback != EW_FB_NONE;
-    bool none = dv->feedback == EW_FB_NONE;
-    bool dctcp = c->v->verdict == EW_V_DCTCP || c->v->dir[0].feedback == EW_FB_DCTCP ||
-                 c->v->dir[1].feedback == EW_FB_DCTCP;
-    uint64_t ect_data = data_cp(f, d, EW_ECN_ECT_0) + data_cp(f, d, EW_ECN_ECT_1);
-    uint64_t any_ect = s->ecn[EW_ECN_ECT_0] + s->ecn[EW_ECN_ECT_1];
-    uint64_t mss = s->max_payload ? s->max_payload : 1000;
-    enum ew_confidence sender_conf = at_sender(c, d) ? EW_CONF_CERTAIN : EW_CONF_LIKELY;
-
-    /* ECT without negotiation (RFC 3168 §6.1.1); CE-marked data was ECT when sent */
-    if (none && ect_data > 0)
-        add(c, EW_MU_ECT_WITHOUT_NEGOTIATION, d,
-            min_frame(h->first_ect0_frame, h->first_ect1_frame),
-            ect_data + data_cp(f, d, EW_ECN_CE), sender_conf, "RFC 3168 §6.1.1",
-            "%llu data segments from the %s carry ECT or CE although ECN was not negotiated "
-            "(%s); %u of its packets are CE-marked and nobody reports them",
-            (unsigned long long)(ect_data + data_cp(f, d, EW_ECN_CE)), dname(c, d),
-            at_sender(c, d) ? "the sender sets it" : "set by the sender, or by the path",
-            h->ce_seen);
-
-    /* CE on a flow whose sender sends no ECT at all (RFC 3168 §5) */
-    if (s->ecn[EW_ECN_CE] > 0 && any_ect == 0)
-        add(c, EW_MU_CE_ON_NOT_ECT, d, h->first_ce_frame, s->ecn[EW_ECN_CE], EW_CONF_CERTAIN,
-            "RFC 3168 §5",
-            "%llu packets from the %s, which sends no ECT at all, arrive CE: an AQM marks "
-            "Not-ECT packets instead of dropping them, so no one reacts",
-            (unsigned long long)s->ecn[EW_ECN_CE], dname(c, d));
-
-    /* bleaching seen through the AccECN byte counters at or near the sender */
-    if (accecn && h->opt_segments >= 3 && !at_receiver(c, d)) {
-        uint64_t sent = h->bytes_seen[EW_ECN_ECT_0] + h->bytes_seen[EW_ECN_ECT_1] +
-                        h->bytes_seen[EW_ECN_CE];
-        uint64_t rep = h->opt_total[EW_ACC_E0B] + h->opt_total[EW_ACC_E1B] +
-                       h->opt_total[EW_ACC_CEB];
-
-        if (sent >= 8 * mss && rep * 2 < sent)
-            add(c, EW_MU_BLEACHING, d, h->first_opt_frame, (sent - rep + mss - 1) / mss,
-                EW_CONF_CERTAIN,
-                "RFC 9768 §3.2.2.3",
-                "%llu payload bytes left here ECN-capable, but the receiver's AccECN counters "
-                "report only %llu arriving ECT or CE: the path clears the ECN field",
-                (unsigned long long)sent, (unsigned long long)rep);
-        /* remarking seen through the counters */
-        if (dv->sender_ect1 && h->opt_seen[EW_ACC_E0B] &&
-            h->opt_total[EW_ACC_E0B] * 4 > h->bytes_seen[EW_ECN_ECT_1] &&
-            h->bytes_seen[EW_ECN_ECT_1] >= 8 * mss)
-            add(c, EW_MU_REMARKING, d, h->first_opt_frame,
-                (h->opt_total[EW_ACC_E0B] + mss - 1) / mss, EW_CONF_CERTAIN, "RFC 9331 §5.1",
-                "the sender marks ECT(1) but the receiver counts %llu bytes arriving ECT(0): "
-                "the path rewrites ECT(1) to ECT(0) and the L4S identifier is lost",
-                (unsigned long long)h->opt_total[EW_ACC_E0B]);
-        if (!dv->sender_ect1 && h->bytes_seen[EW_ECN_ECT_1] == 0 && h->opt_seen[EW_ACC_E1B] &&
-            h->opt_total[EW_ACC_E1B] > 0 && h->bytes_seen[EW_ECN_ECT_0] > 0)
-            add(c, EW_MU_REMARKING, d, h->first_opt_frame,
-                (h->opt_total[EW_ACC_E1B] + mss - 1) / mss, EW_CONF_LIKELY, "RFC 9331 §5.1",
-                "the sender marks ECT(0) but the receiver counts %llu bytes arriving ECT(1): an "
-                "SCE-style AQM or a remark moves this classic traffic into an L4S queue",
-                (unsigned long long)h->opt_total[EW_ACC_E1B]);
-    }
-    /* ECT(0) -> ECT(1) runs on an AccECN connection, seen on the path */
-    if (accecn && dv->network_ect1)
-        add(c, EW_MU_REMARKING, d, h->first_ect1_frame, data_cp(f, d, EW_ECN_ECT_1),
-            EW_CONF_LIKELY, "RFC 9331 §5.1",
-            "ECT(1) appears in runs on the %s's ECT(0) data: an SCE-style AQM or a remark moves "
-            "this classic traffic into an L4S queue",
-            dname(c, d));
-
-    /* negotiated, yet all data arrives Not-ECT: bleaching upstream, or the sender's choice */
-    if (!none && !at_sender(c, d) && h->data_pkts >= 4 && ect_data == 0 &&
-        data_cp(f, d, EW_ECN_CE) == 0)
-        add(c, EW_MU_BLEACHING, d, h->first_data_frame, h->data_pkts, EW_CONF_LIKELY,
-            "RFC 3168 §18.1.1",
-            "ECN was negotiated but all %u data segments from the %s arrive Not-ECT: the path "
-            "clears the ECN field, unless the sender chose not to set it",
-            h->data_pkts, dname(c, d));
-
-    /* ECT on pure ACKs and retransmissions under classic feedback (RFC 3168 §6.1.4-5) */
-    if (classic && !dctcp) {
-        uint64_t acks = kind_cp(f, d, EW_SEG_PURE_ACK, EW_ECN_ECT_0) +
-                        kind_cp(f, d, EW_SEG_PURE_ACK, EW_ECN_ECT_1);
-        uint64_t rtx_ect = kind_cp(f, d, EW_SEG_RETRANS, EW_ECN_ECT_0) +
-                           kind_cp(f, d, EW_SEG_RETRANS, EW_ECN_ECT_1);
-        uint64_t rtx = rtx_ect + kind_cp(f, d, EW_SEG_RETRANS, EW_ECN_NOT_ECT) +
-                       kind_cp(f, d, EW_SEG_RETRANS, EW_ECN_CE);
-
-        if (acks > 0)
-            add(c, EW_MU_ECT_ON_CONTROL, d, h->first_ect_pure_ack_frame, acks, sender_conf,
-                "RFC 3168 §6.1.4",
-                "%llu pure ACKs from the %s carry ECT under classic ECN feedback, where they "
-                "must be Not-ECT (only AccECN allows it)",
-                (unsigned long long)acks, dname(c, d));
-        /* reordering at the capture point looks like retransmission: ask for a pattern */
-        if (rtx_ect >= 3 && rtx_ect * 2 >= rtx)
-            add(c, EW_MU_ECT_ON_CONTROL, d, h->first_ect_retrans_frame, rtx_ect, sender_conf,
-                "RFC 3168 §6.1.5",
-                "%llu retransmissions from the %s carry ECT under classic ECN feedback, where "
-                "they must be Not-ECT",
-                (unsigned long long)rtx_ect, dname(c, d));
-    }
-
-    /* ECT(1) without accurate feedback (RFC 8311 §4.2) */
-    if (dv->sender_ect1 && !accecn)
-        add(c, EW_MU_ECT1_WITHOUT_L4S, d, h->first_data_frame, data_cp(f, d, EW_ECN_ECT_1),
-            sender_conf, "RFC 8311 §4.2",
-            "the %s marks its data ECT(1) but %s: ECT(1) is for L4S senders with accurate "
-            "feedback",
-            dname(c, d), none ? "ECN was not negotiated" : "has only classic ECN feedback");
-
-    /* CE arrived, the receiver did not report it */
-    if (classic && h->ce_unechoed > 0)
-        add(c, EW_MU_FEEDBACK_MISSING, d, h->first_ce_unechoed_frame, h->ce_unechoed,
-            at_receiver(c, d) ? EW_CONF_CERTAIN : EW_CONF_LIKELY, "RFC 3168 §6.1.3",
-            "%u ACKs acknowledge CE-marked data without ECE: the %s does not echo congestion",
-            h->ce_unechoed, d == f->client_dir ? "server" : "client");
-    if (accecn && h->ace_segments > 0 && h->ce_seen > h->cep_reported && h->ace_mismatch > 0 &&
-        !c->v->neg_inferred)
-        add(c, EW_MU_FEEDBACK_MISSING, d, h->first_ace_mismatch_frame,
-            h->ce_seen - h->cep_reported,
-            at_receiver(c, d) && !h->ace_wrap_ambiguous ? EW_CONF_CERTAIN : EW_CONF_LIKELY,
-            "RFC 9768 §3.2.2",
-            "%u CE packets arrived but the ACE counter reports only %llu: the %s under-reports "
-            "congestion",
-            h->ce_seen, (unsigned long long)h->cep_reported,
-            d == f->client_dir ? "server" : "client");
-
-    /* ECE never answered by CWR (RFC 3168 §6.1.2) */
-    if (classic && !dctcp && dv->feedback != EW_FB_SCE && h->ece_acks > 0 && h->cwr_seen == 0 &&
-        h->data_after_ece >= 10)
-        add(c, EW_MU_ECE_IGNORED, d, h->first_ece_frame, h->ece_acks,
-            at_sender(c, d) ? EW_CONF_CERTAIN : EW_CONF_LIKELY, "RFC 3168 §6.1.2",
-            "the %s received %u ECE ACKs and sent %u more data segments without ever setting "
-            "CWR: it does not react to congestion marks",
-            dname(c, d), h->ece_acks, h->data_after_ece);
-
-    /* an L4S flow marked by a classic single-queue AQM (RFC 9331 §4.3; the L4S
-     * operational guidance): it takes more than its share from classic flows */
-    if (dv->ect1 == EW_ECT1_L4S && h->data_pkts > 0) {
-        struct ew_path_verdict p;
-
-        ew_infer_path(f, d, c->v, &p);
-        if (p.aqm == EW_AQM_CLASSIC)
-            add(c, EW_MU_CLASSIC_AQM_UNDER_L4S, d, h->first_ce_frame ? h->first_ce_frame
-                                                                     : h->first_ace_change_frame,
-                p.marks, EW_CONF_LIKELY, "RFC 9331 §4.3",
-                "this L4S flow is CE-marked at %.1f ms of queueing delay, the signature of a "
-                "classic single-queue AQM: there it pushes classic flows sharing the queue "
-                "aside; the sender should fall back to classic behaviour",
-                p.qdelay_at_marks_ms);
-    }
-
-    /* AccECN counters zeroed or mangled (RFC 9768 §3.2.2.4, §3.2.3.2.4) */
-    if (accecn && !c->v->neg_inferred) {
-        if (h->ace_zero_first)
-            add(c, EW_MU_ACCECN_ACE_ZEROED, d ^ 1, h->first_ace_change_frame, 1,
-                EW_CONF_CERTAIN, "RFC 9768 §3.2.2.4",
-                "the first ACE after the handshake is 0: the header was zeroed on the path, or "
-                "the peer is not in AccECN mode");
-        if ((h->first_opt_has[EW_ACC_E0B] && h->first_opt_val[EW_ACC_E0B] == 0) ||
-            (h->first_opt_has[EW_ACC_E1B] && h->first_opt_val[EW_ACC_E1B] == 0))
-            add(c, EW_MU_ACCECN_OPTION_MANGLED, d ^ 1, h->first_opt_frame, 1, EW_CONF_CERTAIN,
-                "RFC 9768 §3.2.3.2.4",
-                "the first AccECN option carries a zero EE0B or EE1B, which start at 1: a "
-                "middlebox zeroes the option");
-        if (h->opt_seen[EW_ACC_CEB] && h->opt_total[EW_ACC_CEB] > 0 && h->cep_reported == 0 &&
-            h->ace_segments > 0)
-            add(c, EW_MU_ACCECN_OPTION_MANGLED, d ^ 1, h->first_opt_frame, 1, EW_CONF_LIKELY,
-                "RFC 9768 §3.2.3.2.5",
-                "ECEB reports %llu CE bytes while ACE reports no CE packet: the counters "
-                "disagree (mangled on the path)",
-                (unsigned long long)h->opt_total[EW_ACC_CEB]);
-    }
+    if (!c->v->dir[d].sender_ect1 || c->v->mode_accecn)
+        return false;
+    x->first_frame = c->f->inf->half[d].first_data_frame;
+    x->count = data_cp(c->f, d, EW_ECN_ECT_1);
+    return say(x,
+               "the %s marks its data ECT(1) but %s: ECT(1) is for L4S senders with accurate "
+               "feedback",
+               dname(c, d),
+               fb_none(c, d) ? "ECN was not negotiated" : "has only classic ECN feedback");
 }
 
-/* QUIC: a direction's Initial packets fail ECN validation against the peer's
- * Initial ACK counts; the sender must then stop using ECN (RFC 9000
- * §13.4.2.2). All CE may be real congestion, hence only likely. */
-static void
-quic_rules(struct ctx *c)
+static bool
+c_ce_not_echoed(const struct ctx *c, int d, struct ew_finding *x)
 {
-    struct ew_quic_summary s;
-    int d;
+    const struct ew_half *h = &c->f->inf->half[d];
 
-    if (!ew_quic_conclude(c->f, &s))
+    if (!fb_classic(c, d) || h->ce_unechoed == 0)
+        return false;
+    x->first_frame = h->first_ce_unechoed_frame;
+    x->count = h->ce_unechoed;
+    return say(x, "%u ACKs acknowledge CE-marked data without ECE: the %s does not echo congestion",
+               h->ce_unechoed, peer_name(c, d));
+}
+
+/* certain at the receiver, unless ACE may have wrapped between two ACKs */
+static bool
+c_ace_under_reports(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_half *h = &c->f->inf->half[d];
+
+    if (!c->v->mode_accecn || h->ace_segments == 0 || h->ce_seen <= h->cep_reported ||
+        h->ace_mismatch == 0 || c->v->neg_inferred)
+        return false;
+    x->first_frame = h->first_ace_mismatch_frame;
+    x->count = h->ce_seen - h->cep_reported;
+    x->confidence =
+        at_receiver(c, d) && !h->ace_wrap_ambiguous ? EW_CONF_CERTAIN : EW_CONF_LIKELY;
+    return say(x,
+               "%u CE packets arrived but the ACE counter reports only %llu: the %s "
+               "under-reports congestion",
+               h->ce_seen, (unsigned long long)h->cep_reported, peer_name(c, d));
+}
+
+/* DCTCP and SCE senders answer ECE differently, without CWR */
+static bool
+c_ece_ignored(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_half *h = &c->f->inf->half[d];
+
+    if (!fb_classic(c, d) || dctcp(c) || c->v->dir[d].feedback == EW_FB_SCE ||
+        h->ece_acks == 0 || h->cwr_seen != 0 || h->data_after_ece < EW_MU_ECE_IGNORED_MIN_DATA)
+        return false;
+    x->first_frame = h->first_ece_frame;
+    x->count = h->ece_acks;
+    return say(x,
+               "the %s received %u ECE ACKs and sent %u more data segments without ever setting "
+               "CWR: it does not react to congestion marks",
+               dname(c, d), h->ece_acks, h->data_after_ece);
+}
+
+/* the AQM's kind is a heuristic of its own (ew_infer_path), hence only likely */
+static bool
+c_classic_aqm_under_l4s(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_half *h = &c->f->inf->half[d];
+    struct ew_path_verdict p;
+
+    if (c->v->dir[d].ect1 != EW_ECT1_L4S || h->data_pkts == 0)
+        return false;
+    ew_infer_path(c->f, d, c->v, &p);
+    if (p.aqm != EW_AQM_CLASSIC)
+        return false;
+    x->first_frame = h->first_ce_frame ? h->first_ce_frame : h->first_ace_change_frame;
+    x->count = p.marks;
+    return say(x,
+               "this L4S flow is CE-marked at %.1f ms of queueing delay, the signature of a "
+               "classic single-queue AQM: there it pushes classic flows sharing the queue aside; "
+               "the sender should fall back to classic behaviour",
+               p.qdelay_at_marks_ms);
+}
+
+/* counters of the feedback on d: judged only where AccECN was seen negotiated */
+static bool
+accecn_seen(const struct ctx *c)
+{
+    return c->v->mode_accecn && !c->v->neg_inferred;
+}
+
+static bool
+c_ace_zeroed(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_half *h = &c->f->inf->half[d];
+
+    if (!accecn_seen(c) || !h->ace_zero_first)
+        return false;
+    x->first_frame = h->first_ace_change_frame;
+    return say(x, "the first ACE after the handshake is 0: the header was zeroed on the path, or "
+                  "the peer is not in AccECN mode");
+}
+
+static bool
+c_option_zeroed(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_half *h = &c->f->inf->half[d];
+
+    if (!accecn_seen(c) ||
+        !((h->first_opt_has[EW_ACC_E0B] && h->first_opt_val[EW_ACC_E0B] == 0) ||
+          (h->first_opt_has[EW_ACC_E1B] && h->first_opt_val[EW_ACC_E1B] == 0)))
+        return false;
+    x->first_frame = h->first_opt_frame;
+    return say(x, "the first AccECN option carries a zero EE0B or EE1B, which start at 1: a "
+                  "middlebox zeroes the option");
+}
+
+/* either counter may be the mangled one: likely */
+static bool
+c_option_disagrees(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_half *h = &c->f->inf->half[d];
+
+    if (!accecn_seen(c) || !h->opt_seen[EW_ACC_CEB] || h->opt_total[EW_ACC_CEB] == 0 ||
+        h->cep_reported != 0 || h->ace_segments == 0)
+        return false;
+    x->first_frame = h->first_opt_frame;
+    return say(x,
+               "ECEB reports %llu CE bytes while ACE reports no CE packet: the counters disagree "
+               "(mangled on the path)",
+               (unsigned long long)h->opt_total[EW_ACC_CEB]);
+}
+
+/* any transport but TCP */
+static bool
+c_ce_on_not_ect_any(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_dir_stats *s = &c->f->dir[d];
+
+    if (s->ecn[EW_ECN_CE] == 0 || s->ecn[EW_ECN_ECT_0] + s->ecn[EW_ECN_ECT_1] != 0)
+        return false;
+    x->first_frame = c->f->first_frame;
+    x->count = s->ecn[EW_ECN_CE];
+    return say(x,
+               "%llu packets from a sender that sends no ECT arrive CE: an AQM marks Not-ECT "
+               "packets instead of dropping them",
+               (unsigned long long)s->ecn[EW_ECN_CE]);
+}
+
+/* QUIC Initial packets fail ECN validation against the peer's Initial ACK
+ * counts. All CE may be real congestion, hence only likely then. */
+static bool
+c_quic_validation_failed(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_quic_summary *s = c->quic;
+
+    if (!s || s->dir[d].result != EW_QD_FAILED)
+        return false;
+    x->first_frame = s->dir[d].first_frame ? s->dir[d].first_frame : s->dir[d].frame;
+    x->count = s->dir[d].count;
+    x->confidence = s->dir[d].fail == EW_QF_ALL_CE ? EW_CONF_LIKELY : EW_CONF_CERTAIN;
+    return say(x, "%s", s->dir[d].reason);
+}
+
+/* ------------------------------------------------------------ the table */
+
+/* where a rule looks, and which direction its finding is on */
+enum where {
+    AT_SYN,       /* TCP, once: the client's handshake; finding on client -> server */
+    AT_SYNACK,    /* TCP, once: the server's handshake; finding on server -> client */
+    AT_DATA,      /* TCP, each direction d: d's packets and the feedback on them; finding on d */
+    AT_FEEDBACK,  /* TCP, each direction d: the feedback on d as sent; finding on d ^ 1, its sender */
+    AT_OTHER,     /* other transports, each direction d; finding on d */
+};
+
+/* how sure a finding is */
+enum conf_rule {
+    CONF_CERTAIN,     /* from any vantage */
+    CONF_LIKELY,      /* from any vantage, another explanation remains */
+    CONF_AT_SENDER,   /* certain where captured at d's sender, else likely */
+    CONF_AT_RECEIVER, /* certain where captured at d's receiver, else likely */
+    CONF_OWN,         /* the condition decides (its comment says how) */
+};
+
+struct rule {
+    enum ew_misuse_kind kind;
+    enum where where;
+    bool (*fires)(const struct ctx *c, int d, struct ew_finding *x);
+    const char *ref;  /* the RFC section, as reports print it */
+    const char *says; /* the sentence enforced (see below) */
+    enum conf_rule conf;
+};
+
+/* In the table's order, which is the order findings are made in: it decides
+ * between findings equal in frame, kind and direction (ew_misuse_find sorts
+ * by those). The handshake rows come first, then the rows of each direction,
+ * the client's direction index 0 before 1; other transports' rows walk both
+ * directions one row at a time.
+ *
+ * `says`: in double quotes where it is the RFC's own sentence, checked against
+ * the RFC's text; otherwise a paraphrase, after ecn-digest.md (§ given). */
+static const struct rule rules[] = {
+    /* -- the handshake */
+    {EW_MU_ECN_FLAGS_REFLECTED, AT_SYNACK, c_flags_reflected, "RFC 9768 §3.1.2",
+     "Table 2: a SYN-ACK repeating the SYN's 111 is a broken reflector, and the connection falls "
+     "back to Not ECN (digest §4.2; RFC 3168 §6.1.1.2 for 011)",
+     CONF_CERTAIN},
+    {EW_MU_ACCECN_HANDSHAKE_VIOLATION, AT_SYNACK, c_accecn_code_unasked, "RFC 9768 §3.1.2",
+     "the four AccECN SYN-ACK codes must not be sent unless the SYN requested AccECN (digest §4.2)",
+     CONF_CERTAIN},
+    {EW_MU_ACCECN_HANDSHAKE_VIOLATION, AT_SYNACK, c_reserved_synack, "RFC 9768 §3.1.3",
+     "a server must not send SYN-ACK 101 (digest §4.2)", CONF_CERTAIN},
+    {EW_MU_ACCECN_HANDSHAKE_VIOLATION, AT_SYN, c_option_on_syn, "RFC 9768 §3.2.3.2",
+     "the AccECN option is never sent on a SYN (digest §4.6)", CONF_CERTAIN},
+    {EW_MU_ACCECN_HANDSHAKE_VIOLATION, AT_SYN, c_classic_and_accecn_syn, "RFC 9768 §3.1.5",
+     "a host must not send both a classic (011) and an AccECN (111) SYN in one connection "
+     "(digest §4.2)",
+     CONF_CERTAIN},
+    {EW_MU_ECT_ON_SYN, AT_SYN, c_ect_on_syn, "RFC 3168 §6.1.1",
+     "\"A host MUST NOT set ECT on SYN or SYN-ACK packets.\"", CONF_AT_SENDER},
+    {EW_MU_ECT_ON_SYN, AT_SYNACK, c_ect_on_synack, "RFC 3168 §6.1.1",
+     "\"A host MUST NOT set ECT on SYN or SYN-ACK packets.\"", CONF_AT_SENDER},
+
+    /* -- the AccECN handshake codes against what was seen sent: the SYN's
+     * arrival (reported on the SYN-ACK), then the SYN-ACK's (on the third ACK) */
+    {EW_MU_BLEACHING, AT_SYN, c_arrival_bleached, "RFC 9768 §3.2.2.3",
+     "either ECT becoming Not-ECT is an invalid transition (digest §1.4)", CONF_CERTAIN},
+    {EW_MU_REMARKING, AT_SYN, c_arrival_remarked, "RFC 9331 §5.1",
+     "ECT(1) may change only to CE; ECT(0) must not become ECT(1) (digest §1.4, §5.5)",
+     CONF_CERTAIN},
+    {EW_MU_CE_UNMARKED, AT_SYN, c_arrival_ce_erased, "RFC 3168 §18.1.1",
+     "\"Replacing the CE codepoint with the ECT(0) or ECT(1) codepoint effectively erases the "
+     "congestion indication.\"",
+     CONF_CERTAIN},
+    {EW_MU_CE_ON_NOT_ECT, AT_SYN, c_arrival_ce_on_not_ect, "RFC 3168 §5",
+     "a router sets CE instead of dropping only \"if the ECT codepoint is set in that packet's "
+     "IP header\"",
+     CONF_CERTAIN},
+    {EW_MU_ECT_ON_NOT_ECT, AT_SYN, c_arrival_ect_on_not_ect, "RFC 3168 §18.1.4",
+     "\"This change would incorrectly label a packet as ECN-Capable.\"", CONF_CERTAIN},
+    {EW_MU_BLEACHING, AT_SYNACK, c_arrival_bleached, "RFC 9768 §3.2.2.3",
+     "either ECT becoming Not-ECT is an invalid transition (digest §1.4)", CONF_CERTAIN},
+    {EW_MU_REMARKING, AT_SYNACK, c_arrival_remarked, "RFC 9331 §5.1",
+     "ECT(1) may change only to CE; ECT(0) must not become ECT(1) (digest §1.4, §5.5)",
+     CONF_CERTAIN},
+    {EW_MU_CE_UNMARKED, AT_SYNACK, c_arrival_ce_erased, "RFC 3168 §18.1.1",
+     "\"Replacing the CE codepoint with the ECT(0) or ECT(1) codepoint effectively erases the "
+     "congestion indication.\"",
+     CONF_CERTAIN},
+    {EW_MU_CE_ON_NOT_ECT, AT_SYNACK, c_arrival_ce_on_not_ect, "RFC 3168 §5",
+     "a router sets CE instead of dropping only \"if the ECT codepoint is set in that packet's "
+     "IP header\"",
+     CONF_CERTAIN},
+    {EW_MU_ECT_ON_NOT_ECT, AT_SYNACK, c_arrival_ect_on_not_ect, "RFC 3168 §18.1.4",
+     "\"This change would incorrectly label a packet as ECN-Capable.\"", CONF_CERTAIN},
+
+    /* -- each direction's data, and the feedback on it */
+    {EW_MU_ECT_WITHOUT_NEGOTIATION, AT_DATA, c_ect_without_negotiation, "RFC 3168 §6.1.1",
+     "\"A host MUST NOT set ECT on data packets unless it has sent at least one ECN-setup SYN or "
+     "ECN-setup SYN-ACK packet, and has received at least one [...]\"",
+     CONF_AT_SENDER},
+    {EW_MU_CE_ON_NOT_ECT, AT_DATA, c_ce_on_not_ect, "RFC 3168 §5",
+     "a router sets CE instead of dropping only \"if the ECT codepoint is set in that packet's "
+     "IP header\"",
+     CONF_CERTAIN},
+    {EW_MU_BLEACHING, AT_DATA, c_bleached_by_counters, "RFC 9768 §3.2.2.3",
+     "either ECT becoming Not-ECT is an invalid transition (digest §1.4)", CONF_CERTAIN},
+    {EW_MU_REMARKING, AT_DATA, c_ect1_to_ect0_by_counters, "RFC 9331 §5.1",
+     "ECT(1) may change only to CE (digest §1.4)", CONF_CERTAIN},
+    {EW_MU_REMARKING, AT_DATA, c_ect0_to_ect1_by_counters, "RFC 9331 §5.1",
+     "ECT(0) turned ECT(1) wrongly moves classic traffic into the L4S queue (digest §1.4); an "
+     "SCE AQM does it by design, hence likely",
+     CONF_LIKELY},
+    {EW_MU_REMARKING, AT_DATA, c_ect1_runs, "RFC 9331 §5.1",
+     "ECT(0) turned ECT(1) wrongly moves classic traffic into the L4S queue (digest §1.4)",
+     CONF_LIKELY},
+    {EW_MU_BLEACHING, AT_DATA, c_all_not_ect, "RFC 3168 §18.1.1",
+     "turning ECT off disables ECN-capability on the way (§18.1.3; digest §8.4 row 1: weak "
+     "where the sender is not seen)",
+     CONF_LIKELY},
+    {EW_MU_ECT_ON_CONTROL, AT_DATA, c_ect_on_pure_acks, "RFC 3168 §6.1.4",
+     "\"pure acknowledgement packets (e.g., packets that do not contain any accompanying data) "
+     "MUST be sent with the not-ECT codepoint.\"",
+     CONF_AT_SENDER},
+    {EW_MU_ECT_ON_CONTROL, AT_DATA, c_ect_on_retransmissions, "RFC 3168 §6.1.5",
+     "\"ECN-capable TCP implementations MUST NOT set either ECT codepoint (ECT(0) or ECT(1)) in "
+     "the IP header for retransmitted data packets\"",
+     CONF_AT_SENDER},
+    {EW_MU_ECT1_WITHOUT_L4S, AT_DATA, c_ect1_without_l4s, "RFC 8311 §4.2",
+     "ECT(1) is for experiments such as L4S, whose senders need accurate feedback (digest §5.5)",
+     CONF_AT_SENDER},
+    {EW_MU_FEEDBACK_MISSING, AT_DATA, c_ce_not_echoed, "RFC 3168 §6.1.3",
+     "\"When TCP receives a CE data packet at the destination end-system, the TCP data receiver "
+     "sets the ECN-Echo flag in the TCP header of the subsequent ACK packet.\"",
+     CONF_AT_RECEIVER},
+    {EW_MU_FEEDBACK_MISSING, AT_DATA, c_ace_under_reports, "RFC 9768 §3.2.2",
+     "the receiver feeds back r.cep, its count of CE packets, in ACE on every segment (digest "
+     "§4.4, §4.5)",
+     CONF_OWN},
+    {EW_MU_ECE_IGNORED, AT_DATA, c_ece_ignored, "RFC 3168 §6.1.2",
+     "\"the TCP sender sets the CWR flag in the TCP header of the first new data packet sent "
+     "after the window reduction.\"",
+     CONF_AT_SENDER},
+    {EW_MU_CLASSIC_AQM_UNDER_L4S, AT_DATA, c_classic_aqm_under_l4s, "RFC 9331 §4.3",
+     "an L4S sender detects a likely classic ECN bottleneck and falls back to coexist with Reno "
+     "(digest §5.4, wording not verified)",
+     CONF_LIKELY},
+    {EW_MU_ACCECN_ACE_ZEROED, AT_FEEDBACK, c_ace_zeroed, "RFC 9768 §3.2.2.4",
+     "ACE 0 on the first feedback after the handshake shows a broken peer or a mangled header "
+     "(digest §4.5)",
+     CONF_CERTAIN},
+    {EW_MU_ACCECN_OPTION_MANGLED, AT_FEEDBACK, c_option_zeroed, "RFC 9768 §3.2.3.2.4",
+     "EE0B or EE1B zero in the first option means the option was zeroed (digest §4.6)",
+     CONF_CERTAIN},
+    {EW_MU_ACCECN_OPTION_MANGLED, AT_FEEDBACK, c_option_disagrees, "RFC 9768 §3.2.3.2.5",
+     "s.ceb increasing without s.cep, no other explanation: the sender must stop sending ECT "
+     "(digest §4.6)",
+     CONF_LIKELY},
+
+    /* -- other transports */
+    {EW_MU_CE_ON_NOT_ECT, AT_OTHER, c_ce_on_not_ect_any, "RFC 3168 §5",
+     "a router sets CE instead of dropping only \"if the ECT codepoint is set in that packet's "
+     "IP header\"",
+     CONF_CERTAIN},
+    {EW_MU_QUIC_ECN_VALIDATION_FAILED, AT_OTHER, c_quic_validation_failed, "RFC 9000 §13.4.2.1",
+     "an ACK fails validation when the ECT(0) and CE counts grow less than the ECT(0) packets it "
+     "newly acknowledges, or lacks counts (digest §7.3); then \"the endpoint MUST disable ECN\" "
+     "(§13.4.2.2)",
+     CONF_OWN},
+};
+
+/* ------------------------------------------------------------ the engine */
+
+static enum ew_confidence
+confidence(const struct ctx *c, enum conf_rule r, int d)
+{
+    switch (r) {
+    case CONF_LIKELY:
+        return EW_CONF_LIKELY;
+    case CONF_AT_SENDER:
+        return at_sender(c, d) ? EW_CONF_CERTAIN : EW_CONF_LIKELY;
+    case CONF_AT_RECEIVER:
+        return at_receiver(c, d) ? EW_CONF_CERTAIN : EW_CONF_LIKELY;
+    case CONF_CERTAIN:
+    case CONF_OWN:
+        break;
+    }
+    return EW_CONF_CERTAIN;
+}
+
+/* one row on direction d: the finding is made in the next free slot and kept
+ * if the rule fires */
+static void
+apply(struct ctx *c, const struct rule *r, int d)
+{
+    struct ew_finding *x;
+
+    if (c->n >= c->room)
         return;
-    for (d = 0; d < 2; d++)
-        if (s.dir[d].result == EW_QD_FAILED)
-            add(c, EW_MU_QUIC_ECN_VALIDATION_FAILED, d,
-                s.dir[d].first_frame ? s.dir[d].first_frame : s.dir[d].frame, s.dir[d].count,
-                s.dir[d].fail == EW_QF_ALL_CE ? EW_CONF_LIKELY : EW_CONF_CERTAIN,
-                "RFC 9000 §13.4.2.1", "%s", s.dir[d].reason);
+    x = &c->out[c->n];
+    x->kind = r->kind;
+    x->dir = r->where == AT_FEEDBACK ? d ^ 1 : d;
+    x->first_frame = 0;
+    x->count = 0;
+    x->confidence = confidence(c, r->conf, d);
+    x->ref = r->ref;
+    if (!r->fires(c, d, x))
+        return;
+    if (!x->first_frame)
+        x->first_frame = c->f->first_frame; /* never 0: the flow's first */
+    if (!x->count)
+        x->count = 1;
+    c->n++;
 }
 
 static int
@@ -438,26 +979,30 @@ size_t
 ew_misuse_find(const struct ew_flow *f, const struct ew_flow_verdict *v, struct ew_finding *out,
                size_t room)
 {
-    struct ctx c = {.f = f, .v = v, .out = out, .n = 0, .room = room};
+    struct ctx c = {.f = f, .v = v, .quic = NULL, .out = out, .n = 0, .room = room};
+    const size_t nrules = sizeof(rules) / sizeof(rules[0]);
+    size_t i;
     int d;
 
     if (f->key.l4 == EW_L4_TCP) {
-        handshake_rules(&c);
-        for (d = 0; d < 2; d++)
-            direction_rules(&c, d);
-    } else {
-        /* any transport: CE on packets whose sender sends no ECT at all */
-        for (d = 0; d < 2; d++) {
-            const struct ew_dir_stats *s = &f->dir[d];
+        int c2s = f->client_dir;
 
-            if (s->ecn[EW_ECN_CE] > 0 && s->ecn[EW_ECN_ECT_0] + s->ecn[EW_ECN_ECT_1] == 0)
-                add(&c, EW_MU_CE_ON_NOT_ECT, d, f->first_frame, s->ecn[EW_ECN_CE],
-                    EW_CONF_CERTAIN, "RFC 3168 §5",
-                    "%llu packets from a sender that sends no ECT arrive CE: an AQM marks "
-                    "Not-ECT packets instead of dropping them",
-                    (unsigned long long)s->ecn[EW_ECN_CE]);
-        }
-        quic_rules(&c);
+        for (i = 0; i < nrules; i++)
+            if (rules[i].where == AT_SYN || rules[i].where == AT_SYNACK)
+                apply(&c, &rules[i], rules[i].where == AT_SYN ? c2s : c2s ^ 1);
+        for (d = 0; d < 2; d++)
+            for (i = 0; i < nrules; i++)
+                if (rules[i].where == AT_DATA || rules[i].where == AT_FEEDBACK)
+                    apply(&c, &rules[i], d);
+    } else {
+        struct ew_quic_summary q;
+
+        if (ew_quic_conclude(f, &q))
+            c.quic = &q;
+        for (i = 0; i < nrules; i++)
+            if (rules[i].where == AT_OTHER)
+                for (d = 0; d < 2; d++)
+                    apply(&c, &rules[i], d);
     }
     qsort(out, c.n, sizeof(*out), cmp_finding);
     return c.n;

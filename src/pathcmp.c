@@ -306,7 +306,7 @@ transition_meaning(uint8_t from, uint8_t to)
 }
 
 uint32_t
-ew_hop_kinds(const struct ew_hop *hop, uint64_t counts[32])
+ew_hop_kinds(const struct ew_hop *hop, uint64_t counts[EW_MU_MASK_BITS])
 {
     uint32_t mask = 0, i;
 

@@ -34,6 +34,12 @@ enum ew_misuse_kind {
 };
 extern const char *const ew_misuse_name[EW_MU_COUNT];
 
+/* Kinds are bits of a uint32_t mask (filters, counts per kind); arrays
+ * indexed by kind are this long. "any" is (1u << EW_MU_COUNT) - 1, which
+ * needs a bit to spare. */
+#define EW_MU_MASK_BITS 32
+_Static_assert(EW_MU_COUNT < EW_MU_MASK_BITS, "a finding kind is a bit of a 32-bit mask");
+
 enum ew_confidence { EW_CONF_CERTAIN, EW_CONF_LIKELY };
 extern const char *const ew_confidence_name[];
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ecnwatch/misuse.h"
 #include "ecnwatch/pkt.h"
 
 #define EW_PATH_MAX_PAIRS 200000
@@ -48,6 +49,6 @@ void ew_hop_text(FILE *out, const struct ew_hop *hop, const char *up_name, const
 
 /* misuse kinds found on this hop: bit (1 << enum ew_misuse_kind); counts[kind]
  * packets */
-uint32_t ew_hop_kinds(const struct ew_hop *hop, uint64_t counts[32]);
+uint32_t ew_hop_kinds(const struct ew_hop *hop, uint64_t counts[EW_MU_MASK_BITS]);
 
 #endif /* ECNWATCH_PATHCMP_H */
