@@ -1,10 +1,12 @@
-/* format.c - text formatting for the reasons and notes of a report (see
- * format.h). */
+/* format.c - text formatting for the reasons and notes of a report,
+ * addresses and packet times (see format.h). */
 #include "ecnwatch/format.h"
 
+#include <arpa/inet.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static bool
 simple_format(const char *fmt)
@@ -77,4 +79,83 @@ ew_vformat(char *buf, size_t size, const char *fmt, va_list ap)
         append(&p, end, q, (size_t)(num + sizeof(num) - q));
     }
     *p = '\0';
+}
+
+void
+ew_addr_str(const uint8_t addr[16], int family, char *buf, size_t len)
+{
+    if (family == 4 && len >= INET_ADDRSTRLEN) {
+        /* inet_ntop's dotted quad, without its cost (once per flow end) */
+        char *p = buf;
+        int i;
+
+        for (i = 12; i < 16; i++) {
+            unsigned b = addr[i];
+
+            if (b >= 100)
+                *p++ = (char)('0' + b / 100);
+            if (b >= 10)
+                *p++ = (char)('0' + b / 10 % 10);
+            *p++ = (char)('0' + b % 10);
+            *p++ = i < 15 ? '.' : '\0';
+        }
+    } else if (family == 4) {
+        inet_ntop(AF_INET, addr + 12, buf, (socklen_t)len);
+    } else {
+        inet_ntop(AF_INET6, addr, buf, (socklen_t)len);
+    }
+}
+
+/* n as exactly w decimal digits */
+static char *
+digits(char *p, unsigned long n, int w)
+{
+    int i;
+
+    for (i = w - 1; i >= 0; i--) {
+        p[i] = (char)('0' + n % 10);
+        n /= 10;
+    }
+    return p + w;
+}
+
+/* RFC 3339 UTC with microseconds, from packet time */
+void
+ew_time_str(int64_t ns, char *buf, size_t len)
+{
+    time_t s = (time_t)(ns / 1000000000);
+    long us = (long)((ns % 1000000000) / 1000);
+    struct tm tm;
+
+    if (us < 0) {
+        us += 1000000;
+        s -= 1;
+    }
+    if (!gmtime_r(&s, &tm)) {
+        snprintf(buf, len, "invalid");
+        return;
+    }
+    if (len >= 28 && tm.tm_year + 1900 >= 0 && tm.tm_year + 1900 <= 9999) {
+        /* the snprintf below, digit by digit (twice per flow in the report) */
+        char *p = buf;
+
+        p = digits(p, (unsigned long)(tm.tm_year + 1900), 4);
+        *p++ = '-';
+        p = digits(p, (unsigned long)(tm.tm_mon + 1), 2);
+        *p++ = '-';
+        p = digits(p, (unsigned long)tm.tm_mday, 2);
+        *p++ = 'T';
+        p = digits(p, (unsigned long)tm.tm_hour, 2);
+        *p++ = ':';
+        p = digits(p, (unsigned long)tm.tm_min, 2);
+        *p++ = ':';
+        p = digits(p, (unsigned long)tm.tm_sec, 2);
+        *p++ = '.';
+        p = digits(p, (unsigned long)us, 6);
+        *p++ = 'Z';
+        *p = '\0';
+        return;
+    }
+    snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
 }

@@ -8,20 +8,17 @@
  * the other side, after publishing, looks at `waiting` (sequentially
  * consistent, so that one of the two sees the other) and wakes it.
  */
-#define _GNU_SOURCE /* sched_getaffinity */
 #include "ecnwatch/reader.h"
 
 #include <pthread.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "ecnwatch/dissect.h"
+#include "ecnwatch/thread.h"
 
 #ifndef RING
 #define RING 4096u      /* frames in flight (1.1 MiB; their copies are in `bytes`); a power of two */
@@ -337,29 +334,4 @@ ew_reader_finish(struct ew_reader *r, uint64_t *frames, size_t *peak_bytes, char
     pthread_mutex_destroy(&r->mu);
     free(r);
     return end;
-}
-
-int
-ew_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-    sigset_t all, old;
-    int e;
-
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    e = pthread_create(t, NULL, fn, arg);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return e;
-}
-
-bool
-ew_spare_processor(void)
-{
-#ifdef CPU_COUNT
-    cpu_set_t set;
-
-    if (sched_getaffinity(0, sizeof(set), &set) == 0)
-        return CPU_COUNT(&set) > 1;
-#endif
-    return sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }

@@ -7,9 +7,9 @@
 
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
+#include "ecnwatch/format.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/jw.h"
-#include "ecnwatch/report.h"
 
 int
 ew_series_pool_init(struct ew_series_pool *p, uint32_t max_series, int64_t width_ns)

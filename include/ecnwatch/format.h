@@ -1,4 +1,5 @@
-/* format.h - vsnprintf() for the reasons and notes of a report.
+/* format.h - text formatting shared by every output: the reasons and notes
+ * of a report, addresses and packet times. Depends on nothing of ecnwatch.
  *
  * The verdicts' reasons and the evidence notes are formats of %s, %u, %llu
  * and %% only, mostly: a report formats some twenty of them per flow, and
@@ -11,8 +12,16 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* size >= 1 */
 void ew_vformat(char *buf, size_t size, const char *fmt, va_list ap);
+
+/* address of a flow end as text ("192.0.2.1" or "2001:db8::1"); an IPv4
+ * address is in the last 4 bytes of addr (family 4) */
+void ew_addr_str(const uint8_t addr[16], int family, char *buf, size_t len);
+
+/* RFC 3339 UTC with microseconds, from packet time */
+void ew_time_str(int64_t ns, char *buf, size_t len);
 
 #endif /* ECNWATCH_FORMAT_H */

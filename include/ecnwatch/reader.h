@@ -15,7 +15,6 @@
 #ifndef ECNWATCH_READER_H
 #define ECNWATCH_READER_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +22,8 @@
 #include "ecnwatch/analyze.h"
 #include "ecnwatch/capture.h"
 #include "ecnwatch/pkt.h"
+/* ew_spare_processor(): whether reading ahead in a thread can pay */
+#include "ecnwatch/thread.h"
 
 /* The copies of the frames read and not yet released share one buffer of
  * this many bytes, allocated once: a capture of long frames cannot make the
@@ -83,13 +84,5 @@ void ew_reader_stop(struct ew_reader *r);
  * NULL) and, for EW_READER_BROKEN, the reason. */
 enum ew_reader_end ew_reader_finish(struct ew_reader *r, uint64_t *frames, size_t *peak_bytes,
                                     char *err, size_t errlen);
-
-/* pthread_create() for a thread that takes no signal (they are the main
- * thread's, which stops on SIGINT and SIGTERM); 0 or an errno value. */
-int ew_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
-
-/* The process may run on more than one processor (its affinity, as taskset
- * sets it): a second thread can run beside the first. */
-bool ew_spare_processor(void);
 
 #endif /* ECNWATCH_READER_H */

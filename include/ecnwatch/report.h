@@ -1,7 +1,10 @@
 /* report.h - the JSON report (schema ecnwatch.report/1, see
  * man/ecnwatch-report.5) and the human summary. Both are built from the
  * analyzer's state after the capture and depend on nothing else, so the same
- * capture gives the same bytes. */
+ * capture gives the same bytes.
+ *
+ * The JSON's parts (a flow, the head) are in report_json.c, the report
+ * written out in report_write.c, the summary in report_text.c. */
 #ifndef ECNWATCH_REPORT_H
 #define ECNWATCH_REPORT_H
 
@@ -12,6 +15,8 @@
 
 #include "ecnwatch/analyze.h"
 #include "ecnwatch/conclude.h"
+/* ew_addr_str() and ew_time_str(), which the report's users print with */
+#include "ecnwatch/format.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/misuse.h"
 
@@ -41,10 +46,18 @@ void ew_report_finding_members(struct jw *w, const struct ew_flow *f, const stru
 /* The member name: the flow's client (client true) or server end, {"addr", "port"}. */
 void ew_report_endpoint_write(struct jw *w, const char *name, const struct ew_flow *f, bool client);
 /* "tcp", "udp" or "other" */
-const char *ew_report_proto_name(const struct ew_flow *f);
-
-/* RFC 3339 UTC with microseconds, from packet time */
-void ew_time_str(int64_t ns, char *buf, size_t len);
+static inline const char *
+ew_report_proto_name(const struct ew_flow *f)
+{
+    switch (f->key.l4) {
+    case EW_L4_TCP:
+        return "tcp";
+    case EW_L4_UDP:
+        return "udp";
+    default:
+        return "other";
+    }
+}
 
 /* The human summary: totals and a table of at most max_flows flows. */
 void ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
@@ -64,8 +77,5 @@ json_t *ew_report_head(const struct ew_analyzer *an, const struct ew_report_src 
  * (jansson's JSON_INDENT(2) | JSON_REAL_PRECISION(10) bytes) and a newline,
  * through a buffer; 0 on success, else -1 with errno set. */
 int ew_report_dump(FILE *out, const struct ew_analyzer *an, json_t *root);
-
-/* address of a flow end as text ("192.0.2.1" or "2001:db8::1") */
-void ew_addr_str(const uint8_t addr[16], int family, char *buf, size_t len);
 
 #endif /* ECNWATCH_REPORT_H */

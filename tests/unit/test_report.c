@@ -1,8 +1,8 @@
-/* test_report.c - the report writers of src/report.c: the JSON report
+/* test_report.c - the report writers of src/report_*.c: the JSON report
  * against the interface contract (the field names and values of
  * ecnwatch.report/1, man/ecnwatch-report.5), its bytes (jansson's, the same
- * on every run), the human summary, the atomic report file, and the time
- * and address formats. */
+ * on every run), the human summary and the atomic report file (the time
+ * and address formats are test_format.c's). */
 #include <CUnit/CUnit.h>
 #include <dirent.h>
 #include <errno.h>
@@ -530,7 +530,7 @@ test_json_bytes(void)
     ew_analyzer_free(&b);
 }
 
-/* report.c's flows_write: many flows are written in chunks by two threads;
+/* report_write.c's flows_write: many flows are written in chunks by two threads;
  * the flows stay in id order, whole, and the bytes stay the same */
 static void
 test_json_many_flows(void)
@@ -769,7 +769,7 @@ test_text_summary(void)
     ew_analyzer_free(&an);
 }
 
-/* report.c, text_findings: 40 findings at most, then how many more; and a
+/* report_text.c, text_findings: 40 findings at most, then how many more; and a
  * full table says so, with the evicted flows' findings; "1 flow" */
 static void
 test_text_limits(void)
@@ -883,7 +883,7 @@ slurp(const char *path, size_t *len)
 /* report.h, ew_report_write_file: a temporary file beside path, renamed over
  * it, so the file appears whole (a reader of the old file keeps the old
  * bytes); the bytes are ew_report_dump's; the mode is that of any new file
- * under the umask (report.c: 0666 & ~umask); nothing else is left */
+ * under the umask (outfile.c: 0666 & ~umask); nothing else is left */
 static void
 test_write_file(void)
 {
@@ -1064,96 +1064,6 @@ test_dump_full_device(void)
     ew_analyzer_free(&an);
 }
 
-/* report.h, ew_time_str: RFC 3339 UTC with microseconds (truncated), from
- * packet time; before the epoch, the second before; years past 9999; a short
- * buffer gets a terminated prefix */
-static void
-test_time_str(void)
-{
-    static const struct {
-        int64_t ns;
-        const char *want;
-    } rows[] = {
-        {0, "1970-01-01T00:00:00.000000Z"},
-        {999, "1970-01-01T00:00:00.000000Z"},
-        {1000, "1970-01-01T00:00:00.000001Z"},
-        {1999, "1970-01-01T00:00:00.000001Z"},
-        {999999999, "1970-01-01T00:00:00.999999Z"},
-        {1000000000, "1970-01-01T00:00:01.000000Z"},
-        {-1000, "1969-12-31T23:59:59.999999Z"},
-        {-1000000000, "1969-12-31T23:59:59.000000Z"},
-        {-1500000000, "1969-12-31T23:59:58.500000Z"},
-        {T0, "2023-11-14T22:13:20.123456Z"},
-        {951782400LL * 1000000000LL, "2000-02-29T00:00:00.000000Z"},
-        {4102444799LL * 1000000000LL + 999999000, "2099-12-31T23:59:59.999999Z"},
-        {INT64_MAX, "2262-04-11T23:47:16.854775Z"},
-        {INT64_MIN, "1677-09-21T00:12:43.145225Z"},
-    };
-    char buf[64], small[11];
-    size_t i;
-
-    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-        memset(buf, 'x', sizeof(buf));
-        ew_time_str(rows[i].ns, buf, sizeof(buf));
-        if (strcmp(buf, rows[i].want))
-            fprintf(stderr, "%lld ns: %s, not %s\n", (long long)rows[i].ns, buf, rows[i].want);
-        CU_ASSERT_STRING_EQUAL(buf, rows[i].want);
-        /* exactly the room it needs */
-        memset(buf, 'x', sizeof(buf));
-        ew_time_str(rows[i].ns, buf, strlen(rows[i].want) + 1);
-        CU_ASSERT_STRING_EQUAL(buf, rows[i].want);
-    }
-    memset(small, 'x', sizeof(small));
-    ew_time_str(T0, small, sizeof(small));
-    CU_ASSERT_STRING_EQUAL(small, "2023-11-14");
-}
-
-/* report.h, ew_addr_str: "192.0.2.1" or "2001:db8::1" (IPv4 from the last 4
- * of the 16 bytes; IPv6 as inet_ntop, RFC 5952) */
-static void
-test_addr_str(void)
-{
-    static const struct {
-        uint8_t a[16];
-        int family;
-        const char *want;
-    } rows[] = {
-        {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 1}, 4, "192.0.2.1"},
-        {{0}, 4, "0.0.0.0"},
-        {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 255, 255, 255, 255}, 4, "255.255.255.255"},
-        {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 100, 9, 99}, 4, "10.100.9.99"},
-        {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 1, 20, 200, 0}, 4, "1.20.200.0"},
-        /* only the last four bytes count */
-        {{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 172, 16, 0, 1}, 4, "172.16.0.1"},
-        {{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, 6, "2001:db8::1"},
-        {{0}, 6, "::"},
-        {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, 6, "::1"},
-        {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 1}, 6, "::ffff:192.0.2.1"},
-        {{0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6}, 6, "2001:db8:1:2:3:4:5:6"},
-        {{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1}, 6, "2001:db8::1:0:0:1"},
-        {{0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55}, 6,
-         "fe80::211:22ff:fe33:4455"},
-        {{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-          0xff}, 6, "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"},
-    };
-    char buf[64];
-    size_t i;
-
-    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-        memset(buf, 'x', sizeof(buf));
-        ew_addr_str(rows[i].a, rows[i].family, buf, sizeof(buf));
-        CU_ASSERT_STRING_EQUAL(buf, rows[i].want);
-        /* a buffer of INET6_ADDRSTRLEN / INET_ADDRSTRLEN, as callers have */
-        memset(buf, 'x', sizeof(buf));
-        ew_addr_str(rows[i].a, rows[i].family, buf, rows[i].family == 4 ? 16 : 46);
-        CU_ASSERT_STRING_EQUAL(buf, rows[i].want);
-        /* just room: the slow path for IPv4 */
-        memset(buf, 'x', sizeof(buf));
-        ew_addr_str(rows[i].a, rows[i].family, buf, strlen(rows[i].want) + 1);
-        CU_ASSERT_STRING_EQUAL(buf, rows[i].want);
-    }
-}
-
 /* report.h: a flow written alone (ew_flow_conclude, ew_report_flow_write, as
  * the event stream writes it) is the flow the report has, compact */
 static void
@@ -1217,8 +1127,6 @@ ew_test_register_report(void)
         !CU_add_test(s, "report file: whole, mode, nothing else", test_write_file) ||
         !CU_add_test(s, "report file: failures leave nothing", test_write_file_failures) ||
         !CU_add_test(s, "report on a full device", test_dump_full_device) ||
-        !CU_add_test(s, "RFC 3339 times", test_time_str) ||
-        !CU_add_test(s, "addresses", test_addr_str) ||
         !CU_add_test(s, "a flow alone is the report's", test_flow_alone))
         return -1;
     return 0;

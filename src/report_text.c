@@ -1,0 +1,160 @@
+/* report_text.c - the human summary: totals, the findings, and a table of
+ * flows. */
+#include "ecnwatch/report.h"
+
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "ecnwatch/ecn.h"
+#include "ecnwatch/format.h"
+
+static double
+pct(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void
+text_dir(FILE *out, const char *name, const struct ew_flow *f, int dir,
+         const struct ew_flow_verdict *v)
+{
+    const struct ew_dir_stats *d = &f->dir[dir];
+
+    fprintf(out, "    %-4s %9" PRIu64 " %7.1f%% %7.1f%% %7.1f%% %7.1f%%", name, d->packets,
+            pct(d->ecn[EW_ECN_NOT_ECT], d->packets), pct(d->ecn[EW_ECN_ECT_0], d->packets),
+            pct(d->ecn[EW_ECN_ECT_1], d->packets), pct(d->ecn[EW_ECN_CE], d->packets));
+    if (f->key.l4 == EW_L4_TCP)
+        fprintf(out, "  %-8s %s", ew_fb_name[v->dir[dir].feedback],
+                ew_ect1_name[v->dir[dir].ect1]);
+    fputc('\n', out);
+}
+
+/* findings first, where a person looks first */
+static void
+text_findings(FILE *out, const struct ew_analyzer *an, const uint32_t *refs, size_t n,
+              struct ew_flow_room *room)
+{
+    size_t i, j, shown = 0, total = 0;
+    uint64_t evicted = 0;
+    int k;
+
+    for (i = 0; i < n; i++) {
+        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
+        struct ew_flow_summary sum;
+        const struct ew_finding *fnd = sum.fnd;
+
+        ew_flow_conclude(f, 0, &sum);
+        for (j = 0; j < sum.nf; j++) {
+            if (total++ == 0)
+                fprintf(out, "\nMISUSE FOUND:\n");
+            if (shown < 40) {
+                fprintf(out, "  #%" PRIu64 " %s %s (%s, %" PRIu64 "x from frame %" PRIu64 ", %s): %s\n",
+                        f->id, ew_misuse_name[fnd[j].kind],
+                        fnd[j].dir == f->client_dir ? "c2s" : "s2c",
+                        ew_confidence_name[fnd[j].confidence], fnd[j].count, fnd[j].first_frame,
+                        fnd[j].ref, fnd[j].detail);
+                shown++;
+            }
+        }
+    }
+    if (total > shown)
+        fprintf(out, "  ... and %zu more findings (the JSON report has them all)\n", total - shown);
+    for (k = 0; k < EW_MU_COUNT; k++)
+        evicted += an->evicted_findings[k];
+    if (evicted)
+        fprintf(out, "  flows evicted from the table had %" PRIu64 " more findings (totals.findings)\n",
+                evicted);
+}
+
+void
+ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
+               size_t max_flows)
+{
+    const struct ew_totals *t = &an->tot;
+    struct ew_flowtab_stats st;
+    struct ew_flow_room *room;
+    uint32_t *refs;
+    size_t n, i;
+
+    ew_flowtab_get_stats(an->tab, &st);
+    fprintf(out, "%s (%s): %" PRIu64 " frames, %" PRIu64 " IP packets, %" PRIu64 " flow%s\n",
+            src->name, src->linktype ? src->linktype : "unknown", t->frames, t->ip_packets,
+            st.created, st.created == 1 ? "" : "s");
+    fprintf(out,
+            "ECN: Not-ECT %" PRIu64 " (%.1f%%)  ECT(0) %" PRIu64 " (%.1f%%)  ECT(1) %" PRIu64
+            " (%.1f%%)  CE %" PRIu64 " (%.1f%%)\n",
+            t->ecn[EW_ECN_NOT_ECT], pct(t->ecn[EW_ECN_NOT_ECT], t->ip_packets),
+            t->ecn[EW_ECN_ECT_0], pct(t->ecn[EW_ECN_ECT_0], t->ip_packets), t->ecn[EW_ECN_ECT_1],
+            pct(t->ecn[EW_ECN_ECT_1], t->ip_packets), t->ecn[EW_ECN_CE],
+            pct(t->ecn[EW_ECN_CE], t->ip_packets));
+    if (t->non_ip || t->undecodable || t->truncated || t->invalid)
+        fprintf(out,
+                "Other: %" PRIu64 " non-IP, %" PRIu64 " undecodable, %" PRIu64
+                " truncated, %" PRIu64 " invalid\n",
+                t->non_ip, t->undecodable, t->truncated, t->invalid);
+    if (st.evicted)
+        fprintf(out, "Flow table full: %" PRIu64 " flows evicted (raise --max-flows)\n",
+                st.evicted);
+
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    room = malloc(sizeof(*room));
+    if (!refs || !room) {
+        free(refs);
+        free(room);
+        return;
+    }
+    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
+    text_findings(out, an, refs, n, room);
+    for (i = 0; i < n && i < max_flows; i++) {
+        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
+        struct ew_flow_summary sum;
+        const struct ew_flow_verdict *vp = &sum.v;
+        char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+        int c2s = f->client_dir;
+        const uint8_t *ca = c2s == EW_DIR_LO_HI ? f->key.lo : f->key.hi;
+        const uint8_t *sa = c2s == EW_DIR_LO_HI ? f->key.hi : f->key.lo;
+        uint16_t cp = c2s == EW_DIR_LO_HI ? f->key.port_lo : f->key.port_hi;
+        uint16_t sp = c2s == EW_DIR_LO_HI ? f->key.port_hi : f->key.port_lo;
+        char ce[INET6_ADDRSTRLEN + 10], se[INET6_ADDRSTRLEN + 10];
+
+        ew_addr_str(ca, f->key.family, a, sizeof(a));
+        ew_addr_str(sa, f->key.family, b, sizeof(b));
+        if (f->key.l4 == EW_L4_NONE) {
+            snprintf(ce, sizeof(ce), "%s", a);
+            snprintf(se, sizeof(se), "%s", b);
+        } else if (f->key.family == 6) {
+            snprintf(ce, sizeof(ce), "[%s]:%u", a, cp);
+            snprintf(se, sizeof(se), "[%s]:%u", b, sp);
+        } else {
+            snprintf(ce, sizeof(ce), "%s:%u", a, cp);
+            snprintf(se, sizeof(se), "%s:%u", b, sp);
+        }
+        fputc('\n', out);
+        if (f->key.l4 == EW_L4_NONE)
+            fprintf(out, "#%" PRIu64 " ip-proto %u  %s -> %s\n", f->id, f->key.proto, ce, se);
+        else
+            fprintf(out, "#%" PRIu64 " %s  %s -> %s", f->id, ew_report_proto_name(f), ce, se);
+        ew_flow_conclude(f, EW_REPORT_CONCLUDE, &sum);
+        if (f->key.l4 == EW_L4_TCP)
+            fprintf(out, "  negotiation %s%s\n", ew_neg_name[vp->neg],
+                    vp->neg_inferred ? " (handshake not captured)" : "");
+        else if (f->key.l4 == EW_L4_UDP)
+            fputc('\n', out);
+        fprintf(out, "    verdict %s", ew_verdict_name[vp->verdict]);
+        if (vp->vantage != EW_VANT_UNKNOWN)
+            fprintf(out, ", captured %s", vp->vantage == EW_VANT_CLIENT   ? "at the client side"
+                                          : vp->vantage == EW_VANT_SERVER ? "at the server side"
+                                                                        : "in the middle");
+        fprintf(out, ": %s\n", vp->reason);
+        fprintf(out, "    dir  %9s %8s %8s %8s %8s%s\n", "packets", "Not-ECT", "ECT(0)", "ECT(1)",
+                "CE", f->key.l4 == EW_L4_TCP ? "  feedback ECT(1)" : "");
+        text_dir(out, "c2s", f, c2s, vp);
+        text_dir(out, "s2c", f, c2s ^ 1, vp);
+    }
+    if (n > max_flows)
+        fprintf(out, "\n... and %zu more flows (the JSON report, --json or -o, has them all)\n",
+                n - max_flows);
+    free(refs);
+    free(room);
+}

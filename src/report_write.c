@@ -1,0 +1,234 @@
+/* report_write.c - the JSON report written out: the head's members, the
+ * flows one at a time (in two threads when there are many), and the
+ * atomic report file. */
+#include "ecnwatch/report.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecnwatch/jw.h"
+#include "ecnwatch/outfile.h"
+#include "ecnwatch/thread.h"
+
+/* the flows refs[from, to) as members of w's open array (room: for the
+ * packed ones) */
+static void
+flows_range(struct jw *w, const struct ew_analyzer *an, const uint32_t *refs, size_t from,
+            size_t to, struct ew_flow_summary *r, struct ew_flow_room *room)
+{
+    size_t i;
+
+    for (i = from; i < to && !jw_error(w); i++) {
+        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
+
+        ew_flow_conclude(f, EW_REPORT_CONCLUDE, r);
+        ew_report_flow_write(w, an, f, r);
+    }
+}
+
+/* Writing the flows takes two threads when there are many: the flows go in
+ * chunks, the caller's thread writes the even ones in place, a helper the
+ * odd ones into memory, a few chunks ahead at most, which the caller's
+ * thread puts in place in turn. The bytes are the same as from one thread;
+ * a chunk the helper could not write (no memory) the caller writes itself. */
+#define FLOW_CHUNK 64
+#define PARTS 4 /* the helper's chunks held at once */
+
+struct part {
+    char *mem;
+    size_t len;
+    int state; /* PART_* */
+};
+enum { PART_EMPTY, PART_READY, PART_FAILED };
+
+struct flows_job {
+    const struct ew_analyzer *an;
+    const uint32_t *refs;
+    size_t n;
+    struct jw at; /* the caller's writer as it was inside the array, before any flow */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct part part[PARTS];
+    bool quit;
+};
+
+static void *
+flows_helper(void *arg)
+{
+    struct flows_job *j = arg;
+    struct ew_flow_summary *r = malloc(sizeof(*r));
+    struct ew_flow_room *room = malloc(sizeof(*room));
+    size_t k, h;
+
+    for (h = 0, k = 1; k * FLOW_CHUNK < j->n; h++, k += 2) {
+        struct part *pt = &j->part[h % PARTS];
+        size_t to = (k + 1) * FLOW_CHUNK < j->n ? (k + 1) * FLOW_CHUNK : j->n;
+        char *mem = NULL;
+        size_t len = 0;
+        FILE *f;
+        struct jw c;
+        int state = PART_FAILED;
+        bool quit;
+
+        pthread_mutex_lock(&j->mu);
+        while (pt->state != PART_EMPTY && !j->quit)
+            pthread_cond_wait(&j->cv, &j->mu);
+        quit = j->quit;
+        pthread_mutex_unlock(&j->mu);
+        if (quit)
+            break;
+        f = r && room ? open_memstream(&mem, &len) : NULL;
+        if (f && jw_init_inside(&c, &j->at, f, false) == 0) {
+            flows_range(&c, j->an, j->refs, k * FLOW_CHUNK, to, r, room);
+            if (jw_finish(&c) == 0)
+                state = PART_READY;
+        }
+        if (f && fclose(f) != 0)
+            state = PART_FAILED;
+        pthread_mutex_lock(&j->mu);
+        pt->mem = mem;
+        pt->len = len;
+        pt->state = state;
+        pthread_cond_broadcast(&j->cv);
+        pthread_mutex_unlock(&j->mu);
+    }
+    free(r);
+    free(room);
+    return NULL;
+}
+
+/* the flows of the report, as the array at w's place */
+static int
+flows_write(struct jw *w, const struct ew_analyzer *an)
+{
+    struct ew_flowtab_stats st;
+    uint32_t *refs;
+    struct ew_flow_summary *r;
+    struct ew_flow_room *room;
+    struct flows_job j;
+    bool helper = false;
+    pthread_t th;
+    size_t n, k, h;
+
+    ew_flowtab_get_stats(an->tab, &st);
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    r = malloc(sizeof(*r));
+    room = malloc(sizeof(*room));
+    if (!refs || !r || !room) {
+        free(refs);
+        free(r);
+        free(room);
+        return -1;
+    }
+    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
+    jw_array_begin(w);
+    memset(&j, 0, sizeof(j));
+    j.an = an;
+    j.refs = refs;
+    j.n = n;
+    j.at = *w; /* its state only: the helper never writes through it */
+    if (n >= 4 * FLOW_CHUNK && ew_spare_processor() &&
+        pthread_mutex_init(&j.mu, NULL) == 0) {
+        if (pthread_cond_init(&j.cv, NULL) == 0) {
+            helper = ew_thread_start(&th, flows_helper, &j) == 0;
+            if (!helper)
+                pthread_cond_destroy(&j.cv);
+        }
+        if (!helper)
+            pthread_mutex_destroy(&j.mu);
+    }
+    for (h = 0, k = 0; k * FLOW_CHUNK < n && !jw_error(w); k++) {
+        size_t to = (k + 1) * FLOW_CHUNK < n ? (k + 1) * FLOW_CHUNK : n;
+        struct part *pt;
+
+        if (!helper || k % 2 == 0) {
+            flows_range(w, an, refs, k * FLOW_CHUNK, to, r, room);
+            continue;
+        }
+        pt = &j.part[h++ % PARTS];
+        pthread_mutex_lock(&j.mu);
+        while (pt->state == PART_EMPTY)
+            pthread_cond_wait(&j.cv, &j.mu);
+        pthread_mutex_unlock(&j.mu);
+        if (pt->state == PART_READY) {
+            jw_raw(w, pt->mem, pt->len);
+            jw_members_placed(w);
+        } else {
+            flows_range(w, an, refs, k * FLOW_CHUNK, to, r, room);
+        }
+        free(pt->mem);
+        pt->mem = NULL;
+        pthread_mutex_lock(&j.mu);
+        pt->state = PART_EMPTY;
+        pthread_cond_broadcast(&j.cv);
+        pthread_mutex_unlock(&j.mu);
+    }
+    if (helper) {
+        pthread_mutex_lock(&j.mu);
+        j.quit = true;
+        pthread_cond_broadcast(&j.cv);
+        pthread_mutex_unlock(&j.mu);
+        pthread_join(th, NULL);
+        for (k = 0; k < PARTS; k++)
+            free(j.part[k].mem);
+        pthread_cond_destroy(&j.cv);
+        pthread_mutex_destroy(&j.mu);
+    }
+    jw_array_end(w);
+    free(r);
+    free(room);
+    free(refs);
+    return 0;
+}
+
+int
+ew_report_dump(FILE *out, const struct ew_analyzer *an, json_t *root)
+{
+    struct jw w;
+    const char *key;
+    json_t *v;
+    int rc = 0;
+
+    if (jw_init(&w, out, 2, 10) != 0)
+        return -1;
+    jw_object_begin(&w);
+    json_object_foreach(root, key, v) {
+        jw_key(&w, key);
+        if (!strcmp(key, "flows") && json_is_null(v)) {
+            if (flows_write(&w, an) != 0)
+                rc = -1;
+        } else {
+            jw_json(&w, v);
+        }
+        if (rc != 0 || jw_error(&w))
+            break;
+    }
+    jw_object_end(&w);
+    jw_raw(&w, "\n", 1);
+    if (jw_finish(&w) != 0)
+        rc = -1;
+    return rc;
+}
+
+struct report_fill {
+    const struct ew_analyzer *an;
+    json_t *root;
+};
+
+static int
+report_fill(void *arg, FILE *out)
+{
+    const struct report_fill *r = arg;
+
+    return ew_report_dump(out, r->an, r->root);
+}
+
+int
+ew_report_write_file(const struct ew_analyzer *an, json_t *root, const char *path, char *errbuf,
+                     size_t errlen)
+{
+    struct report_fill r = {an, root};
+
+    return ew_outfile_write(path, report_fill, &r, "report", errbuf, errlen);
+}
