@@ -11,10 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ecnwatch/conclude.h"
 #include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
 #include "ecnwatch/outfile.h"
+#include "ecnwatch/snapshot.h"
 #include "ecnwatch/version.h"
 
 /* label values of ecnwatch_flows_by_negotiation, by enum ew_neg */
@@ -33,41 +32,24 @@ scale(uint64_t count, uint64_t held, uint64_t evaluated)
 }
 
 void
-ew_metrics_count_flows(const struct ew_analyzer *an, size_t budget,
-                       struct ew_metrics_flows *out)
+ew_metrics_count_snapshot(const struct ew_snapshot *snap, const struct ew_analyzer *an,
+                          struct ew_metrics_flows *out)
 {
-    struct ew_flowtab_stats st;
-    struct ew_flow_room *room;
-    uint32_t *refs;
-    size_t n, i, step;
+    size_t i;
     int k;
 
     memset(out, 0, sizeof(*out));
-    ew_flowtab_get_stats(an->tab, &st);
-    out->held = st.in_table;
-    if (budget == 0)
-        budget = 1;
-    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
-    room = malloc(sizeof(*room));
-    if (refs && room) {
-        n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
-        step = n > budget ? (n + budget - 1) / budget : 1;
-        for (i = 0; i < n; i += step) {
-            const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
-            struct ew_flow_summary sum;
-            const struct ew_flow_verdict *v = &sum.v;
+    out->held = snap->held;
+    for (i = 0; i < snap->n; i++) {
+        const struct ew_snap_row *r = &snap->rows[i];
 
-            ew_flow_conclude(f, 0, &sum);
-            out->verdict[v->verdict < EW_METRICS_VERDICTS ? v->verdict : EW_V_UNKNOWN]++;
-            out->negotiation[v->neg >= 0 && v->neg < EW_METRICS_NEGS ? v->neg : EW_NEG_NA]++;
-            for (k = 0; k < EW_MU_COUNT; k++)
-                if (sum.kinds & (1u << k))
-                    out->misuse[k]++;
-            out->evaluated++;
-        }
+        out->verdict[r->verdict < EW_METRICS_VERDICTS ? r->verdict : EW_V_UNKNOWN]++;
+        out->negotiation[r->neg >= 0 && r->neg < EW_METRICS_NEGS ? r->neg : EW_NEG_NA]++;
+        for (k = 0; k < EW_MU_COUNT; k++)
+            if (r->kinds & (1u << k))
+                out->misuse[k]++;
     }
-    free(refs);
-    free(room);
+    out->evaluated = snap->n;
     for (k = 0; k < EW_METRICS_VERDICTS; k++)
         out->verdict[k] = scale(out->verdict[k], out->held, out->evaluated);
     for (k = 0; k < EW_METRICS_NEGS; k++)
@@ -76,6 +58,18 @@ ew_metrics_count_flows(const struct ew_analyzer *an, size_t budget,
     for (k = 0; k < EW_MU_COUNT; k++)
         out->misuse[k] = scale(out->misuse[k], out->held, out->evaluated) +
                          an->evicted_findings[k];
+}
+
+void
+ew_metrics_count_flows(const struct ew_analyzer *an, size_t budget,
+                       struct ew_metrics_flows *out)
+{
+    struct ew_snapshot snap = EW_SNAPSHOT_INIT;
+
+    /* out of memory: no rows, and the text says the counts are missing */
+    ew_snapshot_build(&snap, an, budget ? budget : 1, 0);
+    ew_metrics_count_snapshot(&snap, an, out);
+    ew_snapshot_free(&snap);
 }
 
 /* output to a caller's buffer (snprintf rules) or to a FILE */

@@ -1,9 +1,11 @@
 /* ui_curses.c - the live view (see ui.h). It stays readable at 80x24: one
  * header line, one totals line, a table of flows, an optional detail pane
- * for the selected flow, and a key line. */
+ * for the selected flow, and a key line. Each redraw builds one snapshot of
+ * the table (snapshot.h); the list, its filter and sort and the counts read
+ * its rows, and only the detail pane reads the selected flow's conclusion
+ * in words. */
 #include "ecnwatch/ui.h"
 
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <curses.h>
 #include <inttypes.h>
@@ -17,14 +19,13 @@
 #include "ecnwatch/flow.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/misuse.h"
-#include "ecnwatch/report.h"
+#include "ecnwatch/snapshot.h"
+#include "ecnwatch/ui_hist.h"
 
-#define HIST 60
-#define TRACKED 64
-
-enum sort_key { SORT_PACKETS, SORT_CE, SORT_ECT1, SORT_RECENT, SORT_ID, SORT_COUNT };
-static const char *const sort_name[SORT_COUNT] = {"packets", "CE share", "ECT(1) share",
-                                                  "last active", "first seen"};
+static const char *const sort_name[EW_SNAP_SORT_COUNT] = {
+    [EW_SNAP_SORT_PACKETS] = "packets", [EW_SNAP_SORT_CE] = "CE share",
+    [EW_SNAP_SORT_ECT1] = "ECT(1) share", [EW_SNAP_SORT_RECENT] = "last active",
+    [EW_SNAP_SORT_ID] = "first seen"};
 
 enum { C_HEAD = 1, C_CE, C_ECT1, C_WARN, C_DIM, C_OK };
 
@@ -33,36 +34,22 @@ static const char *const ect1_short[] = {[EW_ECT1_NONE] = "-", [EW_ECT1_L4S] = "
                                          [EW_ECT1_SCE] = "sce", [EW_ECT1_AMBIGUOUS] = "ambig",
                                          [EW_ECT1_CONFLICT] = "confl"};
 
-struct hist {
-    uint64_t id;
-    uint64_t pkts, ce, e1;  /* counters at the last sample */
-    uint8_t n, pos;
-    uint16_t s_pkts[HIST], s_ce[HIST], s_e1[HIST];
-    uint32_t s_rtt_us[HIST];
-};
-
-struct row {
-    uint32_t ref; /* the flow in the table (ew_flowtab_view) */
-    uint64_t id;
-    int64_t last_ns;
-    int dir;  /* the main data direction */
-    uint64_t pkts;
-    double ce, e1;
-};
-
 struct ew_ui {
     bool active;
     bool color;
     bool detail, help, paused;
     bool editing;
-    enum sort_key sort;
+    enum ew_snap_sort sort;
     char filter[64];
     char edit[64];
     uint64_t sel_id;
     int sel, top;
-    struct hist hist[TRACKED];
-    uint64_t visible[TRACKED];
+    struct ew_hist_set hist;
+    uint64_t visible[EW_HIST_FLOWS]; /* the flows on screen, for the history */
     int nvisible;
+    /* the table as rows, rebuilt at every redraw; the allocations are kept */
+    struct ew_snapshot snap;
+    struct ew_flow_room *room; /* the selected flow, unpacked when packed */
 };
 
 struct ew_ui *
@@ -77,6 +64,7 @@ ew_ui_start(void)
         return NULL;
     }
     ui->active = true;
+    ui->snap = (struct ew_snapshot)EW_SNAPSHOT_INIT;
     cbreak();
     noecho();
     nonl();
@@ -107,234 +95,37 @@ ew_ui_stop(struct ew_ui *ui)
         endwin();
         ui->active = false;
     }
+    ew_snapshot_free(&ui->snap);
+    free(ui->room);
     free(ui);
 }
 
 void
 ew_ui_reset(struct ew_ui *ui)
 {
-    memset(ui->hist, 0, sizeof(ui->hist));
+    memset(&ui->hist, 0, sizeof(ui->hist));
     ui->nvisible = 0;
     ui->sel = ui->top = 0;
     ui->sel_id = 0;
 }
 
-static int
-main_dir(const struct ew_flow *f)
+/* room for a packed flow, kept across redraws; NULL out of memory */
+static struct ew_flow_room *
+room_of(struct ew_ui *ui)
 {
-    int c = f->client_dir;
-
-    if (f->dir[c ^ 1].payload_bytes > f->dir[c].payload_bytes)
-        return c ^ 1;
-    if (f->dir[c].payload_bytes == 0 && f->dir[c ^ 1].packets > f->dir[c].packets)
-        return c ^ 1;
-    return c;
-}
-
-static void
-endpoints(const struct ew_flow *f, char *buf, size_t len)
-{
-    char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-    int c = f->client_dir;
-    const uint8_t *ca = c == EW_DIR_LO_HI ? f->key.lo : f->key.hi;
-    const uint8_t *sa = c == EW_DIR_LO_HI ? f->key.hi : f->key.lo;
-    unsigned cp = c == EW_DIR_LO_HI ? f->key.port_lo : f->key.port_hi;
-    unsigned sp = c == EW_DIR_LO_HI ? f->key.port_hi : f->key.port_lo;
-
-    ew_addr_str(ca, f->key.family, a, sizeof(a));
-    ew_addr_str(sa, f->key.family, b, sizeof(b));
-    if (f->key.l4 == EW_L4_NONE)
-        snprintf(buf, len, "%s>%s", a, b);
-    else
-        snprintf(buf, len, "%s:%u>%s:%u", a, cp, b, sp);
-}
-
-static int
-cmp_rows(const struct row *a, const struct row *b, enum sort_key k)
-{
-    switch (k) {
-    case SORT_PACKETS:
-        if (a->pkts != b->pkts)
-            return a->pkts > b->pkts ? -1 : 1;
-        break;
-    case SORT_CE:
-        if (a->ce != b->ce)
-            return a->ce > b->ce ? -1 : 1;
-        break;
-    case SORT_ECT1:
-        if (a->e1 != b->e1)
-            return a->e1 > b->e1 ? -1 : 1;
-        break;
-    case SORT_RECENT:
-        if (a->last_ns != b->last_ns)
-            return a->last_ns > b->last_ns ? -1 : 1;
-        break;
-    default:
-        break;
-    }
-    return (a->id > b->id) - (a->id < b->id);
-}
-
-static enum sort_key sort_for_qsort;
-
-static int
-qsort_rows(const void *x, const void *y)
-{
-    return cmp_rows(x, y, sort_for_qsort);
-}
-
-static bool
-matches(const struct ew_flow *f, const char *filter)
-{
-    char ends[128], hay[512];
-    struct ew_flow_summary sum;
-    const struct ew_flow_verdict *v = &sum.v;
-    size_t i;
-
-    if (!filter[0])
-        return true;
-    endpoints(f, ends, sizeof(ends));
-    ew_flow_conclude(f, 0, &sum);
-    snprintf(hay, sizeof(hay), "%s %s %s %s %s", ends,
-             f->key.l4 == EW_L4_TCP   ? "tcp"
-             : f->key.l4 == EW_L4_UDP ? "udp"
-                                      : "other",
-             ew_neg_name[v->neg], ew_verdict_name[v->verdict], ew_ect1_name[v->dir[v->main_dir].ect1]);
-    for (i = 0; hay[i]; i++)
-        hay[i] = (char)tolower((unsigned char)hay[i]);
-    return strstr(hay, filter) != NULL;
-}
-
-/* the flows to show, filtered and sorted; the caller frees */
-static struct row *
-snapshot(struct ew_ui *ui, const struct ew_analyzer *an, struct ew_flow_room *room,
-         size_t *count)
-{
-    struct ew_flowtab_stats st;
-    uint32_t *refs;
-    struct row *rows;
-    size_t n, i, m = 0;
-
-    ew_flowtab_get_stats(an->tab, &st);
-    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
-    rows = malloc((st.in_table ? st.in_table : 1) * sizeof(*rows));
-    if (!refs || !rows) {
-        free(refs);
-        free(rows);
-        *count = 0;
-        return NULL;
-    }
-    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
-    for (i = 0; i < n; i++) {
-        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
-        int d = main_dir(f);
-        const struct ew_dir_stats *s = &f->dir[d];
-
-        if (!matches(f, ui->filter))
-            continue;
-        rows[m].ref = refs[i];
-        rows[m].id = f->id;
-        rows[m].last_ns = f->last_ns;
-        rows[m].dir = d;
-        rows[m].pkts = f->dir[0].packets + f->dir[1].packets;
-        rows[m].ce = s->packets ? (double)s->ecn[EW_ECN_CE] / (double)s->packets : 0;
-        rows[m].e1 = s->packets ? (double)s->ecn[EW_ECN_ECT_1] / (double)s->packets : 0;
-        m++;
-    }
-    free(refs);
-    sort_for_qsort = ui->sort;
-    qsort(rows, m, sizeof(*rows), qsort_rows);
-    *count = m;
-    return rows;
-}
-
-static struct hist *
-hist_for(struct ew_ui *ui, uint64_t id, bool create)
-{
-    int i, free_slot = -1;
-
-    for (i = 0; i < TRACKED; i++) {
-        if (ui->hist[i].id == id)
-            return &ui->hist[i];
-        if (free_slot < 0 && ui->hist[i].id == 0)
-            free_slot = i;
-    }
-    if (!create)
-        return NULL;
-    if (free_slot < 0) {
-        /* reuse a slot of a flow no longer on screen */
-        for (i = 0; i < TRACKED && free_slot < 0; i++) {
-            int j;
-            bool seen = ui->hist[i].id == ui->sel_id;
-
-            for (j = 0; j < ui->nvisible && !seen; j++)
-                seen = ui->visible[j] == ui->hist[i].id;
-            if (!seen)
-                free_slot = i;
-        }
-        if (free_slot < 0)
-            return NULL;
-    }
-    memset(&ui->hist[free_slot], 0, sizeof(ui->hist[free_slot]));
-    ui->hist[free_slot].id = id;
-    return &ui->hist[free_slot];
-}
-
-static uint16_t
-clamp16(uint64_t v)
-{
-    return v > 65535 ? 65535 : (uint16_t)v;
+    if (!ui->room)
+        ui->room = malloc(sizeof(*ui->room));
+    return ui->room;
 }
 
 void
 ew_ui_sample(struct ew_ui *ui, const struct ew_analyzer *an)
 {
-    struct ew_flowtab_stats st;
-    struct ew_flow_room *room;
-    uint32_t *refs;
-    size_t n, i;
-    int j;
+    uint64_t want[EW_HIST_FLOWS + 1];
 
-    ew_flowtab_get_stats(an->tab, &st);
-    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
-    room = malloc(sizeof(*room));
-    if (!refs || !room) {
-        free(refs);
-        free(room);
-        return;
-    }
-    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
-    for (i = 0; i < n; i++) {
-        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
-        bool want = f->id == ui->sel_id;
-        struct hist *h;
-        const struct ew_dir_stats *s;
-        int d;
-
-        for (j = 0; j < ui->nvisible && !want; j++)
-            want = ui->visible[j] == f->id;
-        if (!want)
-            continue;
-        h = hist_for(ui, f->id, true);
-        if (!h)
-            continue;
-        d = main_dir(f);
-        s = &f->dir[d];
-        if (h->n > 0 || h->pkts > 0) {
-            h->s_pkts[h->pos] = clamp16(s->packets - h->pkts);
-            h->s_ce[h->pos] = clamp16(s->ecn[EW_ECN_CE] - h->ce);
-            h->s_e1[h->pos] = clamp16(s->ecn[EW_ECN_ECT_1] - h->e1);
-            h->s_rtt_us[h->pos] = (uint32_t)(f->inf->half[d].rtt_last / 1000);
-            h->pos = (uint8_t)((h->pos + 1) % HIST);
-            if (h->n < HIST)
-                h->n++;
-        }
-        h->pkts = s->packets;
-        h->ce = s->ecn[EW_ECN_CE];
-        h->e1 = s->ecn[EW_ECN_ECT_1];
-    }
-    free(refs);
-    free(room);
+    memcpy(want, ui->visible, (size_t)ui->nvisible * sizeof(want[0]));
+    want[ui->nvisible] = ui->sel_id;
+    ew_hist_sample(&ui->hist, an, want, ui->nvisible + 1);
 }
 
 /* print at (y, x), clipped to the screen's width */
@@ -392,7 +183,7 @@ color_off(struct ew_ui *ui, int pair)
 /* a sparkline of a share (num/den per second) or of a raw series, in ASCII so
  * that any terminal shows it */
 static void
-spark(int y, int x, int width, const struct hist *h, const uint16_t *num, const uint16_t *den,
+spark(int y, int x, int width, const struct ew_hist *h, const uint16_t *num, const uint16_t *den,
       const uint32_t *raw)
 {
     static const char levels[] = "_.-=+*#@";
@@ -403,15 +194,15 @@ spark(int y, int x, int width, const struct hist *h, const uint16_t *num, const 
         n = width;
     if (raw)
         for (i = 0; i < n; i++)
-            if (raw[(h->pos + HIST - n + i) % HIST] > max)
-                max = raw[(h->pos + HIST - n + i) % HIST];
+            if (raw[(h->pos + EW_HIST_LEN - n + i) % EW_HIST_LEN] > max)
+                max = raw[(h->pos + EW_HIST_LEN - n + i) % EW_HIST_LEN];
     start = width - n;
     move(y, x);
     for (i = 0; i < width; i++) {
         char c = ' ';
 
         if (i >= start) {
-            int k = (h->pos + HIST - n + (i - start)) % HIST;
+            int k = (h->pos + EW_HIST_LEN - n + (i - start)) % EW_HIST_LEN;
             double v = raw ? (double)raw[k] / max : den[k] ? (double)num[k] / den[k] : 0;
             int lvl = (int)(v * 7 + 0.999);
 
@@ -423,8 +214,11 @@ spark(int y, int x, int width, const struct hist *h, const uint16_t *num, const 
     }
 }
 
+/* the selected flow: its row, and the flow itself for the sentences of its
+ * conclusion, its evidence and its counters */
 static void
-draw_detail(struct ew_ui *ui, const struct ew_flow *f, int y0, int rows, int cols)
+draw_detail(struct ew_ui *ui, const struct ew_snap_row *r, const struct ew_flow *f, int y0,
+            int rows, int cols)
 {
     struct ew_flow_summary sum;
     const struct ew_flow_verdict *vp = &sum.v;
@@ -433,13 +227,13 @@ draw_detail(struct ew_ui *ui, const struct ew_flow *f, int y0, int rows, int col
     char ends[128];
     size_t nf, ne, i;
     int y = y0, d, end = y0 + rows;
-    const struct hist *h = hist_for(ui, f->id, false);
-    int sw = cols - 16 > HIST ? HIST : cols - 16;
+    const struct ew_hist *h = ew_hist_get(&ui->hist, f->id);
+    int sw = cols - 16 > EW_HIST_LEN ? EW_HIST_LEN : cols - 16;
 
     ew_flow_conclude(f, EW_CONCLUDE_WORDS, &sum);
     nf = sum.nf;
     ne = ew_infer_evidence(f, vp, ev, sizeof(ev) / sizeof(ev[0]));
-    endpoints(f, ends, sizeof(ends));
+    ew_snap_endpoints(r, ends, sizeof(ends));
     color_on(ui, C_HEAD);
     mvhline(y, 0, ' ', cols);
     put(y++, 0, " #%" PRIu64 " %s %s  neg %s%s  verdict %s  %s", f->id,
@@ -473,7 +267,7 @@ draw_detail(struct ew_ui *ui, const struct ew_flow *f, int y0, int rows, int col
         color_off(ui, C_ECT1);
     }
     if (y < end && sw > 8) {
-        const struct ew_half *hf = &f->inf->half[main_dir(f)];
+        const struct ew_half *hf = &f->inf->half[r->dir];
 
         put(y, 1, "RTT        ");
         spark(y, 12, sw, h, NULL, NULL, h ? h->s_rtt_us : NULL);
@@ -526,28 +320,17 @@ draw_help(int rows, int cols)
     }
 }
 
-void
-ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_status *st)
+/* the two lines above the list: the capture, and the codepoints of all
+ * packets with the misuse findings of the flows held and evicted */
+static void
+draw_top(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_status *st,
+         uint64_t nfind, int maxx)
 {
     const struct ew_totals *t = &an->tot;
     struct ew_flowtab_stats fs;
-    struct row *rows;
-    struct ew_flow_room *room;
-    size_t n, i;
-    int maxy, maxx, table_h, y;
     double tp = t->ip_packets ? 100.0 / (double)t->ip_packets : 0;
-    uint64_t counts[32], nfind = 0;
-    int k;
 
-    if (!ui || !ui->active)
-        return;
-    getmaxyx(stdscr, maxy, maxx);
-    erase();
     ew_flowtab_get_stats(an->tab, &fs);
-    ew_analyzer_findings(an, counts);
-    for (k = 0; k < EW_MU_COUNT; k++)
-        nfind += counts[k];
-
     color_on(ui, C_HEAD);
     mvhline(0, 0, ' ', maxx);
     put(0, 0, " ecnwatch %s  %" PRIu64 " pkts  %.0f pkt/s  drops %s%" PRIu64 "  flows %" PRIu64
@@ -573,17 +356,56 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
     put(2, 0, "%4s %-28s %-7s %1s %4s %4s %-7s %-5s %-9s%s", "ID", "CLIENT>SERVER", "NEG", "D",
              "E1%", "CE%", "FB", "ECT1", "VERDICT", "!");
     attroff(A_BOLD);
+}
 
-    room = malloc(sizeof(*room));
-    rows = room ? snapshot(ui, an, room, &n) : NULL;
-    if (!rows)
-        n = 0;
-    table_h = maxy - 4;
-    if (ui->detail)
-        table_h = (maxy - 4) / 3 > 3 ? (maxy - 4) / 3 : 3;
-    if (table_h < 1)
-        table_h = 1;
-    /* keep the selection on the same flow across refreshes */
+/* one flow of the list at line y */
+static void
+draw_row(struct ew_ui *ui, const struct ew_snap_row *r, int y, bool sel, int maxx)
+{
+    bool ended = (r->flags & EW_SNAP_ENDED) != 0;
+    char ends[128];
+
+    ew_snap_endpoints(r, ends, sizeof(ends));
+    if (sel)
+        attron(A_REVERSE);
+    if (ended)
+        color_on(ui, C_DIM);
+    put(y, 0, r->e1 >= 0.9995 ? "%4" PRIu64 " %-28.28s %-7s %1s %4.0f " :
+                                "%4" PRIu64 " %-28.28s %-7s %1s %4.1f ",
+        r->id, ends, r->key.l4 == EW_L4_TCP ? ew_neg_name[r->neg] : "-",
+        r->dir == r->client_dir ? ">" : "<", r->e1 * 100);
+    if (r->ce > 0 && !sel)
+        color_on(ui, C_CE);
+    putc_(r->ce >= 0.9995 ? "%4.0f" : "%4.1f", r->ce * 100);
+    if (r->ce > 0 && !sel)
+        color_off(ui, C_CE);
+    putc_(" %-7s %-5s %-9.9s", ew_fb_name[r->fb[r->dir]], ect1_short[r->ect1[r->dir]],
+          ew_verdict_name[r->verdict]);
+    if (r->nf) {
+        if (!sel)
+            color_on(ui, C_WARN);
+        putc_("%u", (unsigned)r->nf);
+        if (!sel)
+            color_off(ui, C_WARN);
+    }
+    if (ended)
+        color_off(ui, C_DIM);
+    if (sel) {
+        int cy, cx;
+
+        getyx(stdscr, cy, cx);
+        if (cx < maxx)
+            mvhline(cy, cx, ' ', maxx - cx);
+        attroff(A_REVERSE);
+    }
+}
+
+/* keep the selection on the same flow across refreshes, and in view */
+static void
+follow_selection(struct ew_ui *ui, const struct ew_snap_row *rows, size_t n, int table_h)
+{
+    size_t i;
+
     for (i = 0; i < n; i++)
         if (rows[i].id == ui->sel_id)
             ui->sel = (int)i;
@@ -597,59 +419,69 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
         ui->top = ui->sel;
     if (ui->sel >= ui->top + table_h)
         ui->top = ui->sel - table_h + 1;
+}
+
+/* The misuse findings of the flows held (every row, before the filter) and
+ * of those evicted: the flows with each kind, summed over the kinds. */
+static uint64_t
+count_findings(const struct ew_analyzer *an, const struct ew_snapshot *snap)
+{
+    uint64_t nfind = 0;
+    size_t i;
+    int k;
+
+    for (k = 0; k < EW_MU_COUNT; k++)
+        nfind += an->evicted_findings[k];
+    for (i = 0; i < snap->n; i++) {
+        uint32_t m;
+
+        for (m = snap->rows[i].kinds; m; m &= m - 1)
+            nfind++;
+    }
+    return nfind;
+}
+
+void
+ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_status *st)
+{
+    struct ew_snapshot *snap;
+    const struct ew_snap_row *rows;
+    struct ew_flow_room *room;
+    size_t n;
+    int maxy, maxx, table_h, y;
+
+    if (!ui || !ui->active)
+        return;
+    snap = &ui->snap;
+    room = room_of(ui);
+    /* the one snapshot of this redraw: the list, the filter and the counts */
+    if (!room || ew_snapshot_build(snap, an, SIZE_MAX, 0) != 0)
+        snap->n = 0;
+    getmaxyx(stdscr, maxy, maxx);
+    erase();
+    draw_top(ui, an, st, count_findings(an, snap), maxx);
+    ew_snapshot_filter(snap, ui->filter);
+    ew_snapshot_sort(snap, ui->sort);
+    rows = snap->rows;
+    n = snap->n;
+
+    table_h = maxy - 4;
+    if (ui->detail)
+        table_h = (maxy - 4) / 3 > 3 ? (maxy - 4) / 3 : 3;
+    if (table_h < 1)
+        table_h = 1;
+    follow_selection(ui, rows, n, table_h);
     ui->nvisible = 0;
     for (y = 0; y < table_h && ui->top + y < (int)n; y++) {
-        const struct row *r = &rows[ui->top + y];
-        const struct ew_flow *f = ew_flowtab_view(an->tab, r->ref, room);
-        struct ew_flow_summary sum;
-        const struct ew_flow_verdict *vp = &sum.v;
-        size_t nf;
-        char ends[128];
-        bool sel = ui->top + y == ui->sel;
+        const struct ew_snap_row *r = &rows[ui->top + y];
 
-        ew_flow_conclude(f, 0, &sum);
-        nf = sum.nf;
-        endpoints(f, ends, sizeof(ends));
-        if (ui->nvisible < TRACKED)
-            ui->visible[ui->nvisible++] = f->id;
-        if (sel)
-            attron(A_REVERSE);
-        if (f->ended)
-            color_on(ui, C_DIM);
-        put(3 + y, 0, r->e1 >= 0.9995 ? "%4" PRIu64 " %-28.28s %-7s %1s %4.0f " :
-                                        "%4" PRIu64 " %-28.28s %-7s %1s %4.1f ",
-            f->id, ends, f->key.l4 == EW_L4_TCP ? ew_neg_name[vp->neg] : "-",
-            r->dir == f->client_dir ? ">" : "<", r->e1 * 100);
-        if (r->ce > 0 && !sel)
-            color_on(ui, C_CE);
-        putc_(r->ce >= 0.9995 ? "%4.0f" : "%4.1f", r->ce * 100);
-        if (r->ce > 0 && !sel)
-            color_off(ui, C_CE);
-        putc_(" %-7s %-5s %-9.9s", ew_fb_name[vp->dir[r->dir].feedback],
-              ect1_short[vp->dir[r->dir].ect1], ew_verdict_name[vp->verdict]);
-        if (nf) {
-            if (!sel)
-                color_on(ui, C_WARN);
-            putc_("%zu", nf);
-            if (!sel)
-                color_off(ui, C_WARN);
-        }
-        if (f->ended)
-            color_off(ui, C_DIM);
-        if (sel) {
-            int cy, cx;
-
-            getyx(stdscr, cy, cx);
-            if (cx < maxx)
-                mvhline(cy, cx, ' ', maxx - cx);
-            attroff(A_REVERSE);
-        }
+        if (ui->nvisible < EW_HIST_FLOWS)
+            ui->visible[ui->nvisible++] = r->id;
+        draw_row(ui, r, 3 + y, ui->top + y == ui->sel, maxx);
     }
     if (ui->detail && n)
-        draw_detail(ui, ew_flowtab_view(an->tab, rows[ui->sel].ref, room), 3 + table_h,
-                    maxy - 4 - table_h, maxx);
-    free(rows);
-    free(room);
+        draw_detail(ui, &rows[ui->sel], ew_flowtab_view(an->tab, rows[ui->sel].ref, room),
+                    3 + table_h, maxy - 4 - table_h, maxx);
 
     color_on(ui, C_HEAD);
     mvhline(maxy - 1, 0, ' ', maxx);
@@ -727,10 +559,10 @@ handle_key(struct ew_ui *ui, int ch)
         ui->detail = !ui->detail;
         return EW_UI_HANDLED | EW_UI_REDRAW;
     case 's':
-        ui->sort = (enum sort_key)((ui->sort + 1) % SORT_COUNT);
+        ui->sort = (enum ew_snap_sort)((ui->sort + 1) % EW_SNAP_SORT_COUNT);
         return EW_UI_HANDLED | EW_UI_REDRAW;
     case 'S':
-        ui->sort = (enum sort_key)((ui->sort + SORT_COUNT - 1) % SORT_COUNT);
+        ui->sort = (enum ew_snap_sort)((ui->sort + EW_SNAP_SORT_COUNT - 1) % EW_SNAP_SORT_COUNT);
         return EW_UI_HANDLED | EW_UI_REDRAW;
     case '/':
         ui->editing = true;

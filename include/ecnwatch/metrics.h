@@ -3,10 +3,10 @@
  *
  * Counters and totals are read from the analyzer as they are. The per-flow
  * gauges (flows by verdict, by negotiation, with each misuse kind) need a
- * verdict per held flow: ew_metrics_count_flows() computes them in one pass,
- * evaluating at most `budget` flows; above that it evaluates an even sample
- * (every k-th flow by id) and scales the counts, and the text says so in a
- * comment line. No per-flow labels: the output has a fixed set of series. */
+ * verdict per held flow: ew_metrics_count_flows() counts them from the rows
+ * of one snapshot of the table (snapshot.h), at most `budget` rows; above
+ * that the rows are an even sample (every k-th flow by id), the counts are
+ * scaled, and the text says so in a comment line. No per-flow labels: the output has a fixed set of series. */
 #ifndef ECNWATCH_METRICS_H
 #define ECNWATCH_METRICS_H
 
@@ -47,6 +47,12 @@ struct ew_metrics_src {
 /* One pass over the flow table: at most `budget` (>= 1) flows evaluated. */
 void ew_metrics_count_flows(const struct ew_analyzer *an, size_t budget,
                             struct ew_metrics_flows *out);
+
+/* The same from a snapshot already built (unfiltered; snapshot.h) with that
+ * budget: its rows are the flows evaluated. */
+struct ew_snapshot;
+void ew_metrics_count_snapshot(const struct ew_snapshot *snap, const struct ew_analyzer *an,
+                               struct ew_metrics_flows *out);
 
 /* Write the text into buf (NUL-terminated when room > 0). Returns the length
  * of the whole text, as snprintf does: a result >= room means it was cut. */

@@ -1,0 +1,97 @@
+/* snapshot.h - the flow table as rows, built once per interval (or once at
+ * the end) for the outputs that list or count flows: the live view's list
+ * and the metrics' per-flow gauges. One walk over the table concludes each
+ * flow (conclude.h) and keeps a compact row of what those outputs read,
+ * about a hundred bytes where a whole summary takes kilobytes, so that a
+ * table of 65,536 flows fits in a few megabytes. The rows can then be
+ * filtered and sorted as the live list is; a reader of rows concludes
+ * nothing. The allocation is kept across builds and follows the number of
+ * flows held. */
+#ifndef ECNWATCH_SNAPSHOT_H
+#define ECNWATCH_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ecnwatch/analyze.h"
+#include "ecnwatch/conclude.h"
+#include "ecnwatch/flow.h"
+
+/* the live list's sort keys: all descending, then by id ascending */
+enum ew_snap_sort {
+    EW_SNAP_SORT_PACKETS,
+    EW_SNAP_SORT_CE,     /* CE share of the list direction */
+    EW_SNAP_SORT_ECT1,   /* ECT(1) share of the list direction */
+    EW_SNAP_SORT_RECENT, /* last packet */
+    EW_SNAP_SORT_ID,     /* first seen */
+    EW_SNAP_SORT_COUNT,
+};
+
+/* a row's flags */
+enum {
+    EW_SNAP_ENDED = 1u << 0,        /* ended by the idle timeout */
+    EW_SNAP_QUIC = 1u << 1,         /* the QUIC rule decided the verdict */
+    EW_SNAP_NEG_INFERRED = 1u << 2, /* handshake not captured */
+    EW_SNAP_HAS_PATH = 1u << 3,     /* aqm was concluded (EW_CONCLUDE_PATH) */
+};
+
+/* one flow */
+struct ew_snap_row {
+    uint64_t id;
+    int64_t last_ns;
+    uint64_t pkts;          /* both directions */
+    double ce, e1;          /* CE and ECT(1) shares of the list direction's packets */
+    struct ew_flow_key key;
+    uint32_t ref;           /* for ew_flowtab_view(): valid until the table changes */
+    uint32_t kinds;         /* bit (1 << kind) of every finding */
+    uint8_t verdict;        /* enum ew_verdict */
+    int8_t neg;             /* enum ew_neg */
+    uint8_t nf;             /* findings */
+    uint8_t flags;
+    uint8_t client_dir;     /* canonical direction of client to server */
+    uint8_t main_dir;       /* the verdict's data direction (canonical) */
+    uint8_t dir;            /* the list direction (ew_snap_list_dir) */
+    uint8_t aqm;            /* enum ew_aqm: the path verdict of main_dir */
+    uint8_t ect1[2];        /* enum ew_ect1, by canonical direction */
+    uint8_t fb[2];          /* enum ew_fb, by canonical direction */
+};
+
+struct ew_snapshot {
+    struct ew_snap_row *rows; /* ordered by id until sorted */
+    size_t n;                 /* rows (after a filter: the rows kept) */
+    size_t held;              /* flows in the table at the build */
+    size_t step;              /* a row for every step-th flow by id (budget) */
+    /* kept across builds */
+    size_t cap;
+    uint32_t *refs;
+    struct ew_flow_room *room;
+    struct ew_flow_summary *sum;
+};
+
+#define EW_SNAPSHOT_INIT {NULL, 0, 0, 1, 0, NULL, NULL, NULL}
+
+/* Walk the table once and make a row of each flow held, or with more than
+ * budget (>= 1; SIZE_MAX for all) flows of an even sample: every k-th flow
+ * by id. what is EW_CONCLUDE_PATH for the rows' aqm, or 0. 0, or -1 out of
+ * memory (then no rows; held is set). */
+int ew_snapshot_build(struct ew_snapshot *s, const struct ew_analyzer *an, size_t budget,
+                      unsigned what);
+void ew_snapshot_free(struct ew_snapshot *s);
+
+/* Keep the rows that match text (lower case; "" keeps all), in their order.
+ * Returns how many. */
+size_t ew_snapshot_filter(struct ew_snapshot *s, const char *text);
+void ew_snapshot_sort(struct ew_snapshot *s, enum ew_snap_sort key);
+
+/* the live view's filter: text is found in "client>server proto
+ * negotiation verdict ect1-meaning-of-the-main-direction", in lower case */
+bool ew_snap_row_matches(const struct ew_snap_row *r, const char *text);
+/* "client:port>server:port" ("client>server" without ports) */
+void ew_snap_endpoints(const struct ew_snap_row *r, char *buf, size_t len);
+
+/* The direction the live list shows of a flow: the one with more payload,
+ * or with none on the client's side the one with more packets. */
+int ew_snap_list_dir(const struct ew_flow *f);
+
+#endif /* ECNWATCH_SNAPSHOT_H */

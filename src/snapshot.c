@@ -1,0 +1,237 @@
+/* snapshot.c - the flow table as rows (see snapshot.h) */
+#include "ecnwatch/snapshot.h"
+
+#include <ctype.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecnwatch/ecn.h"
+#include "ecnwatch/format.h"
+#include "ecnwatch/infer.h"
+#include "ecnwatch/negotiation.h"
+
+_Static_assert(EW_FLOW_FINDINGS_MAX <= UINT8_MAX, "a row counts its findings in a byte");
+_Static_assert(EW_V_UNKNOWN <= UINT8_MAX && EW_NEG_NA <= INT8_MAX && EW_AQM_UNKNOWN <= UINT8_MAX,
+               "a row keeps its verdict, negotiation and aqm in a byte");
+/* compact: a full table of rows in a few megabytes */
+_Static_assert(sizeof(struct ew_snap_row) <= 112, "a row stays about a hundred bytes");
+
+int
+ew_snap_list_dir(const struct ew_flow *f)
+{
+    int c = f->client_dir;
+
+    if (f->dir[c ^ 1].payload_bytes > f->dir[c].payload_bytes)
+        return c ^ 1;
+    if (f->dir[c].payload_bytes == 0 && f->dir[c ^ 1].packets > f->dir[c].packets)
+        return c ^ 1;
+    return c;
+}
+
+void
+ew_snap_endpoints(const struct ew_snap_row *r, char *buf, size_t len)
+{
+    char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+    int c = r->client_dir;
+    const uint8_t *ca = c == EW_DIR_LO_HI ? r->key.lo : r->key.hi;
+    const uint8_t *sa = c == EW_DIR_LO_HI ? r->key.hi : r->key.lo;
+    unsigned cp = c == EW_DIR_LO_HI ? r->key.port_lo : r->key.port_hi;
+    unsigned sp = c == EW_DIR_LO_HI ? r->key.port_hi : r->key.port_lo;
+
+    ew_addr_str(ca, r->key.family, a, sizeof(a));
+    ew_addr_str(sa, r->key.family, b, sizeof(b));
+    if (r->key.l4 == EW_L4_NONE)
+        snprintf(buf, len, "%s>%s", a, b);
+    else
+        snprintf(buf, len, "%s:%u>%s:%u", a, cp, b, sp);
+}
+
+bool
+ew_snap_row_matches(const struct ew_snap_row *r, const char *text)
+{
+    char ends[128], hay[512];
+    size_t i;
+
+    if (!text[0])
+        return true;
+    ew_snap_endpoints(r, ends, sizeof(ends));
+    snprintf(hay, sizeof(hay), "%s %s %s %s %s", ends,
+             r->key.l4 == EW_L4_TCP   ? "tcp"
+             : r->key.l4 == EW_L4_UDP ? "udp"
+                                      : "other",
+             ew_neg_name[r->neg], ew_verdict_name[r->verdict], ew_ect1_name[r->ect1[r->main_dir]]);
+    for (i = 0; hay[i]; i++)
+        hay[i] = (char)tolower((unsigned char)hay[i]);
+    return strstr(hay, text) != NULL;
+}
+
+/* the row of flow f, concluded into the scratch summary sum */
+static void
+fill_row(struct ew_snap_row *r, uint32_t ref, const struct ew_flow *f,
+         struct ew_flow_summary *sum, unsigned what)
+{
+    int d = ew_snap_list_dir(f), k;
+    const struct ew_dir_stats *ds = &f->dir[d];
+    const struct ew_flow_verdict *v = &sum->v;
+
+    ew_flow_conclude(f, what & EW_CONCLUDE_PATH, sum);
+    memset(r, 0, sizeof(*r));
+    r->id = f->id;
+    r->last_ns = f->last_ns;
+    r->pkts = f->dir[0].packets + f->dir[1].packets;
+    r->ce = ds->packets ? (double)ds->ecn[EW_ECN_CE] / (double)ds->packets : 0;
+    r->e1 = ds->packets ? (double)ds->ecn[EW_ECN_ECT_1] / (double)ds->packets : 0;
+    r->key = f->key;
+    r->ref = ref;
+    r->kinds = sum->kinds;
+    r->verdict = (uint8_t)v->verdict;
+    r->neg = (int8_t)v->neg;
+    r->nf = (uint8_t)sum->nf;
+    r->flags = (uint8_t)((f->ended ? EW_SNAP_ENDED : 0) | (sum->quic ? EW_SNAP_QUIC : 0) |
+                         (v->neg_inferred ? EW_SNAP_NEG_INFERRED : 0) |
+                         (sum->has_path ? EW_SNAP_HAS_PATH : 0));
+    r->client_dir = f->client_dir;
+    r->main_dir = (uint8_t)v->main_dir;
+    r->dir = (uint8_t)d;
+    r->aqm = (uint8_t)(sum->has_path ? sum->path[v->main_dir].aqm : EW_AQM_UNKNOWN);
+    for (k = 0; k < 2; k++) {
+        r->ect1[k] = (uint8_t)v->dir[k].ect1;
+        r->fb[k] = (uint8_t)v->dir[k].feedback;
+    }
+}
+
+/* Room for need rows and refs. The rows are rebuilt every time, so a new
+ * size is a new allocation, not a copy: grown with a quarter to spare, and
+ * given back when the table has shrunk to under a quarter of it. */
+static int
+reserve(struct ew_snapshot *s, size_t need)
+{
+    size_t cap = need + need / 4 + 16;
+
+    if (!s->room)
+        s->room = malloc(sizeof(*s->room));
+    if (!s->sum)
+        s->sum = malloc(sizeof(*s->sum));
+    if (!s->room || !s->sum)
+        return -1;
+    if (s->rows && need <= s->cap && s->cap <= 4 * need + 64)
+        return 0;
+    free(s->rows);
+    free(s->refs);
+    s->rows = malloc(cap * sizeof(*s->rows));
+    s->refs = malloc(cap * sizeof(*s->refs));
+    s->cap = s->rows && s->refs ? cap : 0;
+    return s->cap ? 0 : -1;
+}
+
+int
+ew_snapshot_build(struct ew_snapshot *s, const struct ew_analyzer *an, size_t budget,
+                  unsigned what)
+{
+    struct ew_flowtab_stats st;
+    size_t n, i;
+
+    ew_flowtab_get_stats(an->tab, &st);
+    s->n = 0;
+    s->held = st.in_table;
+    s->step = 1;
+    if (reserve(s, st.in_table) != 0)
+        return -1;
+    n = ew_flowtab_refs(an->tab, s->refs, st.in_table, false);
+    if (budget == 0)
+        budget = 1;
+    if (n > budget)
+        s->step = (n + budget - 1) / budget;
+    for (i = 0; i < n; i += s->step)
+        fill_row(&s->rows[s->n++], s->refs[i], ew_flowtab_view(an->tab, s->refs[i], s->room),
+                 s->sum, what);
+    return 0;
+}
+
+void
+ew_snapshot_free(struct ew_snapshot *s)
+{
+    free(s->rows);
+    free(s->refs);
+    free(s->room);
+    free(s->sum);
+    *s = (struct ew_snapshot)EW_SNAPSHOT_INIT;
+}
+
+size_t
+ew_snapshot_filter(struct ew_snapshot *s, const char *text)
+{
+    size_t i, m = 0;
+
+    if (!text[0])
+        return s->n;
+    for (i = 0; i < s->n; i++)
+        if (ew_snap_row_matches(&s->rows[i], text))
+            s->rows[m++] = s->rows[i];
+    s->n = m;
+    return m;
+}
+
+/* the comparisons of the sort keys: descending, then by id */
+static int
+by_id(const void *x, const void *y)
+{
+    const struct ew_snap_row *a = x, *b = y;
+
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+static int
+by_packets(const void *x, const void *y)
+{
+    const struct ew_snap_row *a = x, *b = y;
+
+    if (a->pkts != b->pkts)
+        return a->pkts > b->pkts ? -1 : 1;
+    return by_id(x, y);
+}
+
+static int
+by_ce(const void *x, const void *y)
+{
+    const struct ew_snap_row *a = x, *b = y;
+
+    if (a->ce != b->ce)
+        return a->ce > b->ce ? -1 : 1;
+    return by_id(x, y);
+}
+
+static int
+by_ect1(const void *x, const void *y)
+{
+    const struct ew_snap_row *a = x, *b = y;
+
+    if (a->e1 != b->e1)
+        return a->e1 > b->e1 ? -1 : 1;
+    return by_id(x, y);
+}
+
+static int
+by_recent(const void *x, const void *y)
+{
+    const struct ew_snap_row *a = x, *b = y;
+
+    if (a->last_ns != b->last_ns)
+        return a->last_ns > b->last_ns ? -1 : 1;
+    return by_id(x, y);
+}
+
+void
+ew_snapshot_sort(struct ew_snapshot *s, enum ew_snap_sort key)
+{
+    static int (*const cmp[EW_SNAP_SORT_COUNT])(const void *, const void *) = {
+        [EW_SNAP_SORT_PACKETS] = by_packets, [EW_SNAP_SORT_CE] = by_ce,
+        [EW_SNAP_SORT_ECT1] = by_ect1,       [EW_SNAP_SORT_RECENT] = by_recent,
+        [EW_SNAP_SORT_ID] = by_id,
+    };
+
+    if (s->n > 1)
+        qsort(s->rows, s->n, sizeof(*s->rows), cmp[key < EW_SNAP_SORT_COUNT ? key : EW_SNAP_SORT_ID]);
+}

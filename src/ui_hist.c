@@ -1,0 +1,112 @@
+/* ui_hist.c - the live view's short history (see ui_hist.h) */
+#include "ecnwatch/ui_hist.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecnwatch/ecn.h"
+#include "ecnwatch/flow.h"
+#include "ecnwatch/infer.h"
+#include "ecnwatch/snapshot.h"
+
+static bool
+wanted(uint64_t id, const uint64_t *want, int nwant)
+{
+    int j;
+
+    for (j = 0; j < nwant; j++)
+        if (want[j] == id)
+            return true;
+    return false;
+}
+
+const struct ew_hist *
+ew_hist_get(const struct ew_hist_set *hs, uint64_t id)
+{
+    int i;
+
+    for (i = 0; i < EW_HIST_FLOWS; i++)
+        if (hs->h[i].id == id)
+            return &hs->h[i];
+    return NULL;
+}
+
+/* the slot of flow id, or a new one; NULL when every slot is wanted */
+static struct ew_hist *
+slot_for(struct ew_hist_set *hs, uint64_t id, const uint64_t *want, int nwant)
+{
+    int i, free_slot = -1;
+
+    for (i = 0; i < EW_HIST_FLOWS; i++) {
+        if (hs->h[i].id == id)
+            return &hs->h[i];
+        if (free_slot < 0 && hs->h[i].id == 0)
+            free_slot = i;
+    }
+    /* reuse a slot of a flow no longer on screen */
+    for (i = 0; i < EW_HIST_FLOWS && free_slot < 0; i++)
+        if (!wanted(hs->h[i].id, want, nwant))
+            free_slot = i;
+    if (free_slot < 0)
+        return NULL;
+    memset(&hs->h[free_slot], 0, sizeof(hs->h[free_slot]));
+    hs->h[free_slot].id = id;
+    return &hs->h[free_slot];
+}
+
+static uint16_t
+clamp16(uint64_t v)
+{
+    return v > 65535 ? 65535 : (uint16_t)v;
+}
+
+/* one second of flow f into its history h */
+static void
+record(struct ew_hist *h, const struct ew_flow *f)
+{
+    int d = ew_snap_list_dir(f);
+    const struct ew_dir_stats *s = &f->dir[d];
+
+    if (h->n > 0 || h->pkts > 0) {
+        h->s_pkts[h->pos] = clamp16(s->packets - h->pkts);
+        h->s_ce[h->pos] = clamp16(s->ecn[EW_ECN_CE] - h->ce);
+        h->s_e1[h->pos] = clamp16(s->ecn[EW_ECN_ECT_1] - h->e1);
+        h->s_rtt_us[h->pos] = (uint32_t)(f->inf->half[d].rtt_last / 1000);
+        h->pos = (uint8_t)((h->pos + 1) % EW_HIST_LEN);
+        if (h->n < EW_HIST_LEN)
+            h->n++;
+    }
+    h->pkts = s->packets;
+    h->ce = s->ecn[EW_ECN_CE];
+    h->e1 = s->ecn[EW_ECN_ECT_1];
+}
+
+void
+ew_hist_sample(struct ew_hist_set *hs, const struct ew_analyzer *an, const uint64_t *want,
+               int nwant)
+{
+    struct ew_flowtab_stats st;
+    struct ew_flow_room *room;
+    uint32_t *refs;
+    size_t n, i;
+
+    ew_flowtab_get_stats(an->tab, &st);
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    room = malloc(sizeof(*room));
+    if (refs && room) {
+        n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
+        for (i = 0; i < n; i++) {
+            const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
+            struct ew_hist *h;
+
+            if (!wanted(f->id, want, nwant))
+                continue;
+            h = slot_for(hs, f->id, want, nwant);
+            if (h)
+                record(h, f);
+        }
+    }
+    free(refs);
+    free(room);
+}
