@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ecnwatch/capture.h"
+#include "ecnwatch/cli.h"
 #include "ecnwatch/dissect.h"
 #include "ecnwatch/exporter.h"
 #include "ecnwatch/misuse.h"
@@ -311,9 +312,9 @@ done:
         json_decref(root);
     }
     if (status == 0 && cfg->fail_on && l.have_an) {
-        uint64_t counts[32];
+        struct ew_fail_on fo;
 
-        if (ew_analyzer_findings(&l.an, counts) & cfg->fail_on) {
+        if (ew_fail_on_eval(&l.an, NULL, 0, cfg->fail_on, &fo)) {
             fprintf(stderr, "ecnwatch: --fail-on matched\n");
             status = 1;
         }

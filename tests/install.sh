@@ -7,7 +7,7 @@
 # what was installed.
 # The pages, the schema and the completion describe the installed binary: every
 # check also requires that binary to work (-V, --help listing every option of
-# src/main.c, a JSON report of a capture), and checks what it can against it:
+# src/cli.c, a JSON report of a capture), and checks what it can against it:
 # the page lists the options --help lists, the report validates against the
 # installed schema, the binary takes every misuse kind the completion offers.
 # Prints one line per check and ends with "install: N passed, N failed".
@@ -29,10 +29,10 @@ mk() {
         make --no-print-directory -o "$BUILD/ecnwatch" "$@"
 }
 
-# every option of the getopt table and the usage text of src/main.c
-longs=$(sed -n '/longopts\[\] = {/,/};/p' src/main.c | grep -o '{"[a-z0-9-]*"' | tr -d '{"' | sed 's/^/--/')
-shorts=$(grep -o 'getopt_long(argc, argv, "[^"]*"' src/main.c | sed 's/.*"\(.*\)"/\1/' | tr -d ':' | sed 's/./-&\n/g')
-usage=$(sed -n '/^usage(FILE/,/^}/p' src/main.c | grep -o '"  --*[A-Za-z0-9][a-z0-9-]*\(, --[a-z0-9-]*\)\?' | tr -d '",' | tr ' ' '\n')
+# every option of the getopt table and the usage text of src/cli.c
+longs=$(sed -n '/longopts\[\] = {/,/};/p' src/cli.c | grep -o '{"[a-z0-9-]*"' | tr -d '{"' | sed 's/^/--/')
+shorts=$(grep -o 'getopt_long(argc, argv, "[^"]*"' src/cli.c | sed 's/.*"\(.*\)"/\1/' | tr -d ':' | sed 's/./-&\n/g')
+usage=$(sed -n '/^usage(FILE/,/^}/p' src/cli.c | grep -o '"  --*[A-Za-z0-9][a-z0-9-]*\(, --[a-z0-9-]*\)\?' | tr -d '",' | tr ' ' '\n')
 all=$(printf '%s\n' $longs $shorts $usage | sed '/^$/d' | sort -u)
 nall=$(echo "$all" | wc -l)
 
@@ -42,13 +42,13 @@ help_opts() {
 }
 
 # whether the installed binary works, found once after the install: -V prints a
-# version, --help lists every option of src/main.c, a capture gives a report
+# version, --help lists every option of src/cli.c, a capture gives a report
 binwhy="not installed"
 probe_installed() {
     local miss
     binwhy=""
     if [ "$nall" -lt 15 ]; then
-        binwhy="could not read the options from src/main.c (found: $(echo $all))"
+        binwhy="could not read the options from src/cli.c (found: $(echo $all))"
     elif ! run_ew 0 "$tmp/v.out" "$tmp/v.err" "$IEW" -V; then
         binwhy="-V: $why"
     elif ! [[ $(head -1 "$tmp/v.out") =~ ^ecnwatch\ [0-9]+\.[0-9]+ ]]; then
@@ -163,7 +163,7 @@ version() {
     return 1
 }
 check "installed ecnwatch -V prints its version" version
-check "installed ecnwatch --help lists all $nall options of src/main.c" installed
+check "installed ecnwatch --help lists all $nall options of src/cli.c" installed
 
 # the installed schema parses, and the installed binary's report validates against it
 schema_ok() {
@@ -306,7 +306,7 @@ all_options() { # all_options CMD
     return 1
 }
 for cmd in ecnwatch /nonexistent/ecnwatch; do
-    check "'$cmd -<TAB>' offers all $nall options of src/main.c" all_options "$cmd"
+    check "'$cmd -<TAB>' offers all $nall options of src/cli.c" all_options "$cmd"
 done
 
 # every misuse kind ew_misuse_name defines, and "any"; the installed binary

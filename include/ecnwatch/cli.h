@@ -1,0 +1,86 @@
+/* cli.h - the command line: the options as given, the exit statuses, and
+ * --fail-on's outcome, which both the offline and the live driver report.
+ *
+ * Exit statuses (man/ecnwatch.1): 0 done; 1 reserved for --fail-on; 2 bad
+ * usage (unknown option, bad value, bad filter expression); 3 the input
+ * cannot be read (missing, permission, not a capture, unsupported link type);
+ * 4 the report cannot be written. */
+#ifndef ECNWATCH_CLI_H
+#define ECNWATCH_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ecnwatch/analyze.h"
+
+enum {
+    EW_EXIT_DONE = 0,
+    EW_EXIT_FAIL_ON = 1,
+    EW_EXIT_USAGE = 2,
+    EW_EXIT_INPUT = 3,
+    EW_EXIT_OUTPUT = 4,
+};
+
+/* captures (-r) read at once, at most */
+#define EW_CLI_MAX_FILES 8
+
+struct ew_options {
+    const char *read_file; /* the first -r */
+    const char *files[EW_CLI_MAX_FILES];
+    int nfiles;
+    const char *out_file;
+    const char *iface;
+    int snaplen;
+    int buffer_kib;
+    const char *user;
+    double interval_s;
+    bool interval_set;
+    bool timeseries;
+    const char *plot_dir;
+    const char *metrics_listen; /* --metrics ADDR:PORT */
+    const char *metrics_file;
+    bool json;
+    bool ndjson;
+    bool quiet;
+    uint64_t count; /* 0: no limit */
+    uint32_t max_flows;
+    uint32_t hot_flows; /* 0: the table's default */
+    double idle_s;
+    bool have_seed;
+    uint64_t seed;
+    size_t text_flows;
+    uint32_t fail_on; /* mask of misuse kinds */
+    char *filter;     /* joined trailing words, or NULL */
+};
+
+/* Fill o from argv (o is set to the defaults first). Returns -1 to go on,
+ * or the exit status to end with: --help and --version print and give 0,
+ * a bad option or combination says why on standard error and gives 2.
+ * Free o with ew_cli_free() in either case. */
+int ew_cli_parse(int argc, char **argv, struct ew_options *o);
+void ew_cli_free(struct ew_options *o);
+
+/* The flow-hash seed: --hash-seed, else ECNWATCH_HASH_SEED, else random. */
+uint64_t ew_cli_hash_seed(const struct ew_options *o);
+
+struct ew_hop;
+
+/* --fail-on's outcome: the kinds of the mask found, with how many flows of
+ * the analysis and how many packets between captures showed each. */
+struct ew_fail_on {
+    uint32_t found;
+    uint64_t flows[32];
+    uint64_t packets[32];
+};
+
+/* Which kinds of mask the analysis (an) and the hops between captures
+ * (nhops of them, or none) found; returns r->found. */
+uint32_t ew_fail_on_eval(const struct ew_analyzer *an, struct ew_hop *const *hops, int nhops,
+                         uint32_t mask, struct ew_fail_on *r);
+
+/* The line that names what matched, with its counts. */
+void ew_fail_on_print(FILE *out, const struct ew_fail_on *r);
+
+#endif /* ECNWATCH_CLI_H */

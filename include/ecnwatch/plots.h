@@ -1,0 +1,15 @@
+/* plots.h - --plot DIR: an SVG picture of each flow's time series
+ * (series.h) and an index page listing the flows with their verdicts and
+ * linking the pictures. Each file is written whole through outfile.h. */
+#ifndef ECNWATCH_PLOTS_H
+#define ECNWATCH_PLOTS_H
+
+#include <stddef.h>
+
+#include "ecnwatch/analyze.h"
+
+/* Write DIR/flow-ID.svg for every flow in the table with a series, then
+ * DIR/index.html; DIR is made when missing. 0, or -1 with one line in err. */
+int ew_plots_write(const struct ew_analyzer *an, const char *dir, char *err, size_t errlen);
+
+#endif /* ECNWATCH_PLOTS_H */

@@ -1,0 +1,406 @@
+/* cli.c - the command line (see cli.h): options and their checks, the usage
+ * text, the hash seed, and --fail-on's outcome. Every message and exit status
+ * here is part of the interface (man/ecnwatch.1, tests/cli.sh). */
+#include "ecnwatch/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/types.h>
+
+#include "ecnwatch/metrics.h"
+#include "ecnwatch/misuse.h"
+#include "ecnwatch/pathcmp.h"
+#include "ecnwatch/version.h"
+
+enum {
+    OPT_JSON = 256,
+    OPT_MAX_FLOWS,
+    OPT_HOT_FLOWS,
+    OPT_IDLE,
+    OPT_SEED,
+    OPT_TEXT_FLOWS,
+    OPT_FAIL_ON,
+    OPT_NDJSON,
+    OPT_INTERVAL,
+    OPT_TIMESERIES,
+    OPT_PLOT,
+    OPT_METRICS,
+    OPT_METRICS_FILE,
+};
+
+static void
+usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: ecnwatch -r FILE [-r FILE...] [options] [filter expression]\n"
+            "       ecnwatch -i INTERFACE [options] [filter expression]\n"
+            "Report what ECN is doing in a capture: codepoints, feedback, verdicts, misuse.\n"
+            "\n"
+            "  -r FILE             read a pcap or pcapng capture; '-' reads standard input;\n"
+            "                      several -r: the same traffic captured along its path\n"
+            "                      (upstream first): ECN changes between them are located\n"
+            "  -i IFACE            capture live: a terminal view, or NDJSON when standard\n"
+            "                      output is not a terminal\n"
+            "  -s SNAPLEN          live: bytes kept per packet (default 192; 0 = all)\n"
+            "  -B KIB              live: kernel buffer size in KiB\n"
+            "  -Z USER             live: drop to USER once the capture is open (default nobody)\n"
+            "  --interval SEC      time-series bins (default 0.1); live: refresh (default 1)\n"
+            "  --timeseries        per-flow time series in the JSON report\n"
+            "  --plot DIR          an SVG per flow (throughput, RTT, CE, ECT(1)) and an index\n"
+            "  --json              write the JSON report to standard output\n"
+            "  --ndjson            stream events, one JSON object per line: findings as found,\n"
+            "                      flow ends, a summary\n"
+            "  -o FILE             write the JSON report to FILE (atomically)\n"
+            "  -c N                stop after N packets\n"
+            "  -q                  no human summary (with -o)\n"
+            "  --max-flows N       flows held at once (default 65536); overflow is counted\n"
+            "  --hot-flows N       flows kept unpacked, the most recently active (default 65536)\n"
+            "  --idle-timeout SEC  a flow idle this long in packet time ends (default 300)\n"
+            "  --hash-seed N       fixed flow-hash seed (default: random)\n"
+            "  --text-flows N      flows listed in the human summary (default 50)\n"
+            "  --fail-on KINDS     exit 1 when any listed misuse kind is found (comma-separated, or any)\n"
+            "  --metrics ADDR:PORT live: serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+            "  --metrics-file PATH the same metrics written to PATH (atomically) each interval;\n"
+            "                      with -r once at the end\n"
+            "  -h, --help          this help\n"
+            "  -V, --version       the version\n"
+            "\n"
+            "Trailing words are a libpcap filter expression, as tcpdump takes it.\n"
+            "Exit status: 0 done, 1 --fail-on matched, 2 bad usage or filter, 3 input unreadable,\n"
+            "4 report unwritable.\n"
+            "See ecnwatch(1) and ecnwatch-report(5).\n");
+}
+
+static int
+parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (!s || !*s || *s == '-')
+        return -1;
+    errno = 0;
+    v = strtoull(s, &end, 0);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int
+bad_value(const char *opt, const char *val, const char *want)
+{
+    fprintf(stderr, "ecnwatch: bad value '%s' for %s: %s\n", val, opt, want);
+    return EW_EXIT_USAGE;
+}
+
+/* strtod over the whole word; -1 when it is not a number */
+static int
+parse_double(const char *s, double *out)
+{
+    char *end;
+
+    errno = 0;
+    *out = strtod(s, &end);
+    return errno || *end ? -1 : 0;
+}
+
+static void
+defaults(struct ew_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->max_flows = 65536;
+    o->idle_s = 300.0;
+    o->text_flows = 50;
+    o->snaplen = 192;
+    o->interval_s = 1.0;
+}
+
+/* one option of getopt_long: -1 to go on, or an exit status */
+static int
+parse_option(int c, char **argv, struct ew_options *o)
+{
+    uint64_t v;
+
+    switch (c) {
+    case 'r':
+        if (o->nfiles == EW_CLI_MAX_FILES) {
+            fprintf(stderr, "ecnwatch: at most %d captures (-r) at once\n", EW_CLI_MAX_FILES);
+            return EW_EXIT_USAGE;
+        }
+        if (o->nfiles > 0 && !strcmp(optarg, "-")) {
+            fprintf(stderr, "ecnwatch: only the first capture can be standard input\n");
+            return EW_EXIT_USAGE;
+        }
+        o->files[o->nfiles++] = optarg;
+        if (!o->read_file)
+            o->read_file = optarg;
+        break;
+    case 'i':
+        o->iface = optarg;
+        break;
+    case 's':
+        if (parse_u64(optarg, 0, 262144, &v) != 0)
+            return bad_value("-s", optarg, "a snapshot length from 0 (the maximum) to 262144");
+        o->snaplen = v ? (int)v : 262144;
+        break;
+    case 'B':
+        if (parse_u64(optarg, 1, 4u << 20, &v) != 0)
+            return bad_value("-B", optarg, "a buffer size in KiB");
+        o->buffer_kib = (int)v;
+        break;
+    case 'Z':
+        o->user = optarg;
+        break;
+    case OPT_INTERVAL:
+        if (parse_double(optarg, &o->interval_s) != 0 || !(o->interval_s >= 0.001) ||
+            o->interval_s > 3600)
+            return bad_value("--interval", optarg, "seconds, from 0.001 to 3600");
+        o->interval_set = true;
+        break;
+    case OPT_TIMESERIES:
+        o->timeseries = true;
+        break;
+    case OPT_PLOT:
+        o->plot_dir = optarg;
+        break;
+    case OPT_METRICS: {
+        struct sockaddr_storage ss;
+        socklen_t sslen;
+        char why[160];
+
+        if (ew_metrics_parse_addr(optarg, &ss, &sslen, why, sizeof(why)) != 0)
+            return bad_value("--metrics", optarg, why);
+        o->metrics_listen = optarg;
+        break;
+    }
+    case OPT_METRICS_FILE:
+        if (!*optarg)
+            return bad_value("--metrics-file", optarg, "a file name");
+        o->metrics_file = optarg;
+        break;
+    case 'o':
+        o->out_file = optarg;
+        break;
+    case 'c':
+        if (parse_u64(optarg, 1, UINT64_MAX, &o->count) != 0)
+            return bad_value("-c", optarg, "a packet count of at least 1");
+        break;
+    case 'q':
+        o->quiet = true;
+        break;
+    case OPT_JSON:
+        o->json = true;
+        break;
+    case OPT_NDJSON:
+        o->ndjson = true;
+        break;
+    case OPT_MAX_FLOWS:
+        if (parse_u64(optarg, 1, 1u << 24, &v) != 0)
+            return bad_value("--max-flows", optarg, "a number from 1 to 16777216");
+        o->max_flows = (uint32_t)v;
+        break;
+    case OPT_HOT_FLOWS:
+        if (parse_u64(optarg, 1, 1u << 24, &v) != 0)
+            return bad_value("--hot-flows", optarg, "a number from 1 to 16777216");
+        o->hot_flows = (uint32_t)v;
+        break;
+    case OPT_IDLE:
+        if (parse_double(optarg, &o->idle_s) != 0 || !(o->idle_s >= 0) || o->idle_s > 1e9)
+            return bad_value("--idle-timeout", optarg, "seconds, 0 to disable");
+        break;
+    case OPT_SEED:
+        if (parse_u64(optarg, 0, UINT64_MAX, &o->seed) != 0)
+            return bad_value("--hash-seed", optarg, "an unsigned 64-bit number");
+        o->have_seed = true;
+        break;
+    case OPT_TEXT_FLOWS:
+        if (parse_u64(optarg, 0, SIZE_MAX, &v) != 0)
+            return bad_value("--text-flows", optarg, "a number of flows");
+        o->text_flows = (size_t)v;
+        break;
+    case OPT_FAIL_ON: {
+        char bad[80];
+
+        if (ew_misuse_parse_list(optarg, &o->fail_on, bad, sizeof(bad)) != 0) {
+            fprintf(stderr,
+                    "ecnwatch: --fail-on: unknown misuse kind '%s' (see ecnwatch(1) for the "
+                    "list, or use 'any')\n",
+                    bad);
+            return EW_EXIT_USAGE;
+        }
+        break;
+    }
+    case 'h':
+        usage(stdout);
+        return EW_EXIT_DONE;
+    case 'V':
+        printf("ecnwatch %s\n", EW_VERSION);
+        return EW_EXIT_DONE;
+    case ':':
+        fprintf(stderr, "ecnwatch: option %s needs a value (try --help)\n", argv[optind - 1]);
+        return EW_EXIT_USAGE;
+    default:
+        if (optopt)
+            fprintf(stderr, "ecnwatch: unknown option '-%c' (try --help)\n", optopt);
+        else
+            fprintf(stderr, "ecnwatch: unknown option '%s' (try --help)\n", argv[optind - 1]);
+        return EW_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* the options that do not go together: -1, or an exit status */
+static int
+check_combination(const struct ew_options *o)
+{
+    if (o->json && o->ndjson) {
+        fprintf(stderr, "ecnwatch: --json and --ndjson both write to standard output; pick one "
+                        "(-o FILE writes the report to a file)\n");
+        return EW_EXIT_USAGE;
+    }
+    if (!o->read_file && !o->iface) {
+        fprintf(stderr, "ecnwatch: no input: give -r FILE or -i INTERFACE (try --help)\n");
+        return EW_EXIT_USAGE;
+    }
+    if (o->read_file && o->iface) {
+        fprintf(stderr, "ecnwatch: -r and -i cannot be used together\n");
+        return EW_EXIT_USAGE;
+    }
+    if (o->metrics_listen && !o->iface) {
+        fprintf(stderr, "ecnwatch: --metrics serves a live capture (-i); with -r use "
+                        "--metrics-file\n");
+        return EW_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* the trailing words, joined with spaces as tcpdump joins them */
+static int
+join_filter(int argc, char **argv, struct ew_options *o)
+{
+    size_t len = 0;
+    int i;
+
+    if (optind >= argc)
+        return -1;
+    for (i = optind; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    o->filter = malloc(len);
+    if (!o->filter) {
+        fprintf(stderr, "ecnwatch: out of memory\n");
+        return EW_EXIT_USAGE;
+    }
+    o->filter[0] = '\0';
+    for (i = optind; i < argc; i++) {
+        if (i > optind)
+            strcat(o->filter, " ");
+        strcat(o->filter, argv[i]);
+    }
+    return -1;
+}
+
+int
+ew_cli_parse(int argc, char **argv, struct ew_options *o)
+{
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"max-flows", required_argument, NULL, OPT_MAX_FLOWS},
+        {"hot-flows", required_argument, NULL, OPT_HOT_FLOWS},
+        {"idle-timeout", required_argument, NULL, OPT_IDLE},
+        {"hash-seed", required_argument, NULL, OPT_SEED},
+        {"text-flows", required_argument, NULL, OPT_TEXT_FLOWS},
+        {"fail-on", required_argument, NULL, OPT_FAIL_ON},
+        {"ndjson", no_argument, NULL, OPT_NDJSON},
+        {"interval", required_argument, NULL, OPT_INTERVAL},
+        {"timeseries", no_argument, NULL, OPT_TIMESERIES},
+        {"plot", required_argument, NULL, OPT_PLOT},
+        {"metrics", required_argument, NULL, OPT_METRICS},
+        {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    int c, rc;
+
+    defaults(o);
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":r:i:s:B:Z:o:c:qhV", longopts, NULL)) != -1) {
+        rc = parse_option(c, argv, o);
+        if (rc >= 0)
+            return rc;
+    }
+    rc = check_combination(o);
+    if (rc >= 0)
+        return rc;
+    rc = join_filter(argc, argv, o);
+    if (rc >= 0)
+        return rc;
+    /* live mode writes no report to standard output */
+    if (o->iface && o->json) {
+        fprintf(stderr, "ecnwatch: --json is for -r; with -i use -o FILE or --ndjson\n");
+        return EW_EXIT_USAGE;
+    }
+    return -1;
+}
+
+void
+ew_cli_free(struct ew_options *o)
+{
+    free(o->filter);
+    o->filter = NULL;
+}
+
+uint64_t
+ew_cli_hash_seed(const struct ew_options *o)
+{
+    const char *env = getenv("ECNWATCH_HASH_SEED");
+    uint64_t seed = 0;
+
+    if (o->have_seed)
+        return o->seed;
+    if (env && parse_u64(env, 0, UINT64_MAX, &seed) == 0)
+        return seed;
+    /* the seed only spreads the index; output does not depend on it */
+    if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed))
+        seed = 0x9e3779b97f4a7c15ULL;
+    return seed;
+}
+
+uint32_t
+ew_fail_on_eval(const struct ew_analyzer *an, struct ew_hop *const *hops, int nhops,
+                uint32_t mask, struct ew_fail_on *r)
+{
+    uint32_t found;
+    int i;
+
+    memset(r, 0, sizeof(*r));
+    found = ew_analyzer_findings(an, r->flows);
+    for (i = 0; i < nhops; i++)
+        found |= ew_hop_kinds(hops[i], r->packets);
+    r->found = found & mask;
+    return r->found;
+}
+
+void
+ew_fail_on_print(FILE *out, const struct ew_fail_on *r)
+{
+    int k;
+
+    fprintf(out, "ecnwatch: --fail-on matched:");
+    for (k = 0; k < EW_MU_COUNT; k++) {
+        if (!(r->found & (1u << k)))
+            continue;
+        fprintf(out, " %s", ew_misuse_name[k]);
+        if (r->flows[k])
+            fprintf(out, " (%" PRIu64 " flow%s)", r->flows[k], r->flows[k] == 1 ? "" : "s");
+        if (r->packets[k])
+            fprintf(out, " (%" PRIu64 " packet%s between captures)", r->packets[k],
+                    r->packets[k] == 1 ? "" : "s");
+    }
+    fputc('\n', out);
+}

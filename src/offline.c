@@ -1,0 +1,461 @@
+/* offline.c - reading captures (see offline.h): the read loop with its
+ * prefetch ring or its reader thread, the matching between captures, and the
+ * outputs written at the end. Signal handlers only set a flag; the loop
+ * notices it, stops, and what was read is reported.
+ *
+ * The read loop is the hot path (bench/README.md): account_frame() and the
+ * loops that call it stay static in this file, with nothing between them and
+ * the analyzer. */
+#include "ecnwatch/offline.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ecnwatch/capture.h"
+#include "ecnwatch/cli.h"
+#include "ecnwatch/metrics.h"
+#include "ecnwatch/pathcmp.h"
+#include "ecnwatch/plots.h"
+#include "ecnwatch/reader.h"
+#include "ecnwatch/report.h"
+#include "ecnwatch/series.h"
+#include "ecnwatch/stream.h"
+
+/* flow directions with a time series, at most (each EW_SERIES_BINS bins) */
+#define SERIES_MAX 1024
+
+/* packets of the first capture indexed for matching, at most */
+#define PATH_INDEX_MAX (4u << 20)
+
+struct offline {
+    const struct ew_offline_cfg *cfg;
+    volatile sig_atomic_t *stop;
+    struct ew_report_src src;
+    struct ew_analyzer an;
+    bool have_an;
+    struct ew_stream stream;
+    struct ew_series_pool series;
+    /* between capture i and i + 1: the index of capture i and the hop */
+    struct ew_index **up_ix;
+    struct ew_hop **hops;
+};
+
+/* what the reading of one capture does with each frame */
+struct read_ctx {
+    const struct ew_offline_cfg *cfg;
+    volatile sig_atomic_t *stop;
+    struct ew_stream *stream; /* --ndjson, or NULL */
+    struct ew_analyzer *an;   /* analyse (the first capture), or NULL */
+    struct ew_index *index;   /* index for the next capture downstream, or NULL */
+    struct ew_hop *hop;       /* match against the capture upstream, or NULL */
+    struct ew_index *up;
+    struct ew_report_src *src;
+};
+
+/* Frames read ahead of their accounting: each is copied out of the reader's
+ * buffer and decoded when read, its flow's index slot is fetched into the
+ * cache then, its record one frame later, and it is accounted two frames
+ * after it was read, so that the memory of three frames' flows is in flight
+ * at once. Accounting stays in frame order; the pipeline is drained before
+ * anything else happens (end of file, -c, a signal, a broken record). A
+ * regular file, on a machine with more than one processor, is read and
+ * decoded by a thread of its own instead (reader.h), with the same results. */
+#ifndef AHEAD
+#define AHEAD 3
+#endif
+
+static void
+account_frame(struct read_ctx *rc, const struct ew_rframe *a)
+{
+    const uint8_t *payload = NULL;
+    size_t plen = 0;
+
+    if (rc->an) {
+        ew_analyzer_frame_prepared(rc->an, &a->pkt, a->fr.ts_ns, &a->pre);
+        if (rc->stream)
+            ew_stream_packet(rc->stream, a->fr.ts_ns);
+    }
+    if (rc->index || rc->hop) {
+        if (a->pkt.l4_end && a->pkt.l4_end < a->fr.caplen) {
+            payload = a->fr.data + a->pkt.l4_end;
+            plen = a->fr.caplen - a->pkt.l4_end;
+        }
+        if (rc->hop)
+            ew_hop_match(rc->hop, rc->up, &a->pkt, payload, plen, a->fr.number);
+        if (rc->index)
+            ew_index_add(rc->index, &a->pkt, payload, plen, a->fr.number);
+    }
+}
+
+/* how one capture's reading ended */
+struct read_end {
+    uint64_t frames;
+    bool broken;
+    bool nomem;
+    char err[EW_ERRBUF_SIZE];
+};
+
+/* the capture read in this thread, AHEAD frames ahead */
+static void
+read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
+{
+    enum ew_link link = ew_capture_link(cap);
+    volatile sig_atomic_t *stop = rc->stop;
+    uint64_t frames = 0, done = 0, seed = rc->an ? ew_analyzer_seed(rc->an) : 0;
+    uint64_t count = rc->cfg->count;
+    struct ew_rframe ring[AHEAD];
+    uint8_t *buf[AHEAD] = {NULL}; /* each slot's copy of its frame */
+    size_t room[AHEAD] = {0};
+    int e;
+
+    memset(ring, 0, sizeof(ring));
+    for (;;) {
+        struct ew_frame fr;
+        struct ew_rframe *a;
+        enum ew_cap_next nx;
+
+        if (*stop) {
+            rc->src->interrupted = true;
+            break;
+        }
+        if (count && frames >= count)
+            break;
+        nx = ew_capture_next(cap, &fr, re->err, sizeof(re->err));
+        if (nx == EW_CAP_END)
+            break;
+        if (nx == EW_CAP_BROKEN && *stop) {
+            /* the signal interrupted a blocking read: a stop, not a broken file */
+            rc->src->interrupted = true;
+            break;
+        }
+        if (nx == EW_CAP_BROKEN) {
+            re->broken = true;
+            break;
+        }
+        e = (int)(frames % AHEAD);
+        a = &ring[e];
+        if (room[e] < fr.caplen || !buf[e]) {
+            size_t n = fr.caplen > 2048 ? fr.caplen : 2048;
+            uint8_t *nb = realloc(buf[e], n);
+
+            if (!nb) {
+                re->nomem = true;
+                break;
+            }
+            buf[e] = nb;
+            room[e] = n;
+        }
+        ew_rframe_fill(a, &fr, buf[e], link, rc->an != NULL, seed);
+        frames++;
+        if (rc->an) {
+            ew_analyzer_prefetch_slot(rc->an, &a->pre);
+            if (frames - done >= 2) {
+                struct ew_rframe *b = &ring[(frames - 2) % AHEAD];
+
+                ew_analyzer_prefetch_flow(rc->an, &b->pkt, &b->pre);
+            }
+        }
+        if (frames - done == AHEAD)
+            account_frame(rc, &ring[done++ % AHEAD]);
+    }
+    while (done < frames)
+        account_frame(rc, &ring[done++ % AHEAD]);
+    for (e = 0; e < AHEAD; e++)
+        free(buf[e]);
+    re->frames = frames;
+}
+
+/* the capture read and decoded by the reader thread; the flow of a frame a
+ * few ahead is looked up in the index, and one nearer's record fetched */
+#ifndef THREAD_SLOT_AHEAD
+#define THREAD_SLOT_AHEAD 2
+#endif
+#ifndef THREAD_FLOW_AHEAD
+#define THREAD_FLOW_AHEAD 1
+#endif
+static void
+read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re)
+{
+    volatile sig_atomic_t *stop = rc->stop;
+    uint64_t i;
+
+    for (i = 0;; i++) {
+        const struct ew_rframe *a, *b;
+
+        if (*stop) {
+            rc->src->interrupted = true;
+            break;
+        }
+        a = ew_reader_get(r, i);
+        if (!a)
+            break;
+        if (rc->an) {
+            if ((b = ew_reader_peek(r, i + THREAD_SLOT_AHEAD)) != NULL)
+                ew_analyzer_prefetch_slot(rc->an, &b->pre);
+            if ((b = ew_reader_peek(r, i + THREAD_FLOW_AHEAD)) != NULL)
+                ew_analyzer_prefetch_flow(rc->an, &b->pkt, &b->pre);
+        }
+        account_frame(rc, a);
+        ew_reader_release(r, i + 1);
+    }
+    switch (ew_reader_finish(r, &re->frames, NULL, re->err, sizeof(re->err))) {
+    case EW_READER_BROKEN:
+        re->broken = true;
+        break;
+    case EW_READER_NOMEM:
+        re->nomem = true;
+        break;
+    case EW_READER_END:
+    case EW_READER_STOPPED:
+        break;
+    }
+}
+
+/* a thread of its own pays for a file on disk, with a processor to spare */
+static bool
+reader_thread_worth(const char *path)
+{
+    struct stat st;
+
+    return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+           ew_spare_processor();
+}
+
+/* Read one capture to its end, -c, or a signal. 0, or an exit status. */
+static int
+read_capture(struct read_ctx *rc, const char *path, bool first)
+{
+    char err[EW_ERRBUF_SIZE];
+    struct ew_capture *cap;
+    struct ew_reader *r = NULL;
+    struct read_end re;
+    int e = ew_capture_open_file(path, rc->cfg->filter, &cap, err, sizeof(err));
+
+    if (e != 0) {
+        fprintf(stderr, "ecnwatch: %s\n", err);
+        return e == EW_CAP_ERR_FILTER ? EW_EXIT_USAGE : EW_EXIT_INPUT;
+    }
+    memset(&re, 0, sizeof(re));
+    if (first) {
+        rc->src->name = strcmp(path, "-") == 0 ? "-" : path;
+        rc->src->linktype = ew_capture_link_name(cap);
+        rc->src->filter = rc->cfg->filter;
+        rc->src->packet_limit = rc->cfg->count;
+    }
+    if (reader_thread_worth(path))
+        r = ew_reader_start(cap, ew_capture_link(cap), rc->cfg->count, rc->an);
+    if (r)
+        read_threaded(rc, r, &re);
+    else
+        read_inline(rc, cap, &re);
+    if (re.broken) {
+        if (first)
+            rc->src->truncated = true;
+        fprintf(stderr, "ecnwatch: warning: %s: capture ends mid-record after %" PRIu64
+                " frames (%s); the report covers what was read\n",
+                strcmp(path, "-") ? path : "standard input", re.frames, re.err);
+    }
+    ew_capture_close(cap);
+    if (re.nomem) {
+        fprintf(stderr, "ecnwatch: out of memory reading %s\n", path);
+        return EW_EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* The indexes and hops between captures, the stream, the series and the
+ * analyzer. 0, or an exit status. */
+static int
+setup(struct offline *off)
+{
+    const struct ew_offline_cfg *cfg = off->cfg;
+    struct ew_analyzer_cfg acfg = cfg->an;
+    int n = cfg->nfiles, i;
+
+    off->up_ix = calloc((size_t)n, sizeof(*off->up_ix));
+    off->hops = calloc((size_t)n, sizeof(*off->hops));
+    for (i = 1; i < n; i++) {
+        if (off->up_ix && off->hops) {
+            off->up_ix[i - 1] = ew_index_new(PATH_INDEX_MAX);
+            off->hops[i - 1] = ew_hop_new(i, i + 1);
+        }
+        if (!off->up_ix || !off->hops || !off->up_ix[i - 1] || !off->hops[i - 1]) {
+            fprintf(stderr, "ecnwatch: out of memory for %d captures\n", n);
+            return EW_EXIT_USAGE;
+        }
+    }
+    ew_stream_init(&off->stream, stdout, 1000000000, false);
+    if (cfg->ndjson)
+        ew_stream_attach(&off->stream, &acfg);
+    if ((cfg->timeseries || cfg->plot_dir) &&
+        ew_series_pool_init(&off->series, SERIES_MAX,
+                            (int64_t)(cfg->series_interval_s * 1e9)) != 0) {
+        fprintf(stderr, "ecnwatch: out of memory for time series\n");
+        return EW_EXIT_USAGE;
+    }
+    if (ew_analyzer_init(&off->an, &acfg) != 0) {
+        fprintf(stderr, "ecnwatch: cannot allocate a flow table of %" PRIu32 " flows\n",
+                acfg.max_flows);
+        return EW_EXIT_USAGE;
+    }
+    off->have_an = true;
+    if (off->series.s)
+        off->an.series = &off->series;
+    ew_stream_bind(&off->stream, &off->an);
+    return 0;
+}
+
+/* The first capture is analysed; each capture is indexed for the next one
+ * downstream and matched against the one before it. 0, or an exit status. */
+static int
+read_all(struct offline *off)
+{
+    const struct ew_offline_cfg *cfg = off->cfg;
+    int i, rc;
+
+    for (i = 0; i < cfg->nfiles && !off->src.interrupted; i++) {
+        struct read_ctx ctx = {
+            .cfg = cfg,
+            .stop = off->stop,
+            .stream = cfg->ndjson ? &off->stream : NULL,
+            .an = i == 0 ? &off->an : NULL,
+            .index = i + 1 < cfg->nfiles ? off->up_ix[i] : NULL,
+            .hop = i > 0 ? off->hops[i - 1] : NULL,
+            .up = i > 0 ? off->up_ix[i - 1] : NULL,
+            .src = &off->src,
+        };
+
+        rc = read_capture(&ctx, cfg->files[i], i == 0);
+        if (rc != 0)
+            return rc;
+        if (i > 0)
+            ew_hop_finish(off->hops[i - 1], off->up_ix[i - 1]);
+    }
+    if (off->src.interrupted)
+        fprintf(stderr, "ecnwatch: interrupted after %" PRIu64 " frames; writing what was read\n",
+                off->an.tot.frames);
+    return 0;
+}
+
+/* the JSON report's head, with the hops between captures when several */
+static json_t *
+report_root(struct offline *off)
+{
+    const struct ew_offline_cfg *cfg = off->cfg;
+    json_t *root = ew_report_head(&off->an, &off->src);
+    int i;
+
+    if (cfg->nfiles > 1) {
+        json_t *path = json_object(), *caps = json_array(), *jh = json_array();
+
+        for (i = 0; i < cfg->nfiles; i++)
+            json_array_append_new(caps, json_string(cfg->files[i]));
+        for (i = 1; i < cfg->nfiles; i++)
+            json_array_append_new(jh, ew_hop_json(off->hops[i - 1], cfg->files[i - 1],
+                                                  cfg->files[i]));
+        json_object_set_new(path, "captures", caps);
+        json_object_set_new(path, "hops", jh);
+        json_object_set_new(root, "path", path);
+    }
+    return root;
+}
+
+/* -o, --metrics-file, then standard output (--json, --ndjson's summary or
+ * the text summary), then --plot: each is tried even when one before failed.
+ * 0, or EW_EXIT_OUTPUT. */
+static int
+write_outputs(struct offline *off)
+{
+    const struct ew_offline_cfg *cfg = off->cfg;
+    char err[EW_ERRBUF_SIZE];
+    json_t *root = NULL;
+    int i, status = EW_EXIT_DONE;
+
+    if (cfg->json || cfg->out_file)
+        root = report_root(off);
+    if (cfg->out_file &&
+        ew_report_write_file(&off->an, root, cfg->out_file, err, sizeof(err)) != 0) {
+        fprintf(stderr, "ecnwatch: %s\n", err);
+        status = EW_EXIT_OUTPUT;
+    }
+    if (cfg->metrics_file) {
+        struct ew_metrics_src ms = {.interface = NULL};
+
+        if (ew_metrics_write_snapshot(&off->an, &ms, cfg->metrics_file, err, sizeof(err)) != 0) {
+            fprintf(stderr, "ecnwatch: --metrics-file %s\n", err);
+            status = EW_EXIT_OUTPUT;
+        }
+    }
+    if (cfg->json) {
+        if (ew_report_dump(stdout, &off->an, root) != 0 || fflush(stdout) != 0) {
+            fprintf(stderr, "ecnwatch: cannot write the report to standard output\n");
+            status = EW_EXIT_OUTPUT;
+        }
+    } else if (cfg->ndjson) {
+        ew_stream_finish(&off->stream, &off->src);
+        if (off->stream.error) {
+            fprintf(stderr, "ecnwatch: cannot write the event stream to standard output\n");
+            status = EW_EXIT_OUTPUT;
+        }
+    } else if (!cfg->quiet) {
+        ew_report_text(stdout, &off->an, &off->src, cfg->text_flows);
+        for (i = 1; i < cfg->nfiles; i++)
+            ew_hop_text(stdout, off->hops[i - 1], cfg->files[i - 1], cfg->files[i]);
+        if (fflush(stdout) != 0)
+            status = EW_EXIT_OUTPUT;
+    }
+    json_decref(root);
+    if (cfg->plot_dir && ew_plots_write(&off->an, cfg->plot_dir, err, sizeof(err)) != 0) {
+        fprintf(stderr, "ecnwatch: %s\n", err);
+        status = EW_EXIT_OUTPUT;
+    }
+    return status;
+}
+
+static void
+teardown(struct offline *off)
+{
+    int i;
+
+    if (off->have_an)
+        ew_analyzer_free(&off->an);
+    ew_series_pool_free(&off->series);
+    for (i = 0; i < off->cfg->nfiles; i++) {
+        if (off->up_ix)
+            ew_index_free(off->up_ix[i]);
+        if (off->hops)
+            ew_hop_free(off->hops[i]);
+    }
+    free(off->up_ix);
+    free(off->hops);
+}
+
+int
+ew_offline_run(const struct ew_offline_cfg *cfg, volatile sig_atomic_t *stop)
+{
+    struct offline off;
+    int status;
+
+    memset(&off, 0, sizeof(off));
+    off.cfg = cfg;
+    off.stop = stop;
+    off.src.kind = "file";
+    status = setup(&off);
+    if (status == EW_EXIT_DONE)
+        status = read_all(&off);
+    if (status == EW_EXIT_DONE)
+        status = write_outputs(&off);
+    if (status == EW_EXIT_DONE && cfg->fail_on) {
+        struct ew_fail_on r;
+
+        if (ew_fail_on_eval(&off.an, off.hops, cfg->nfiles - 1, cfg->fail_on, &r)) {
+            ew_fail_on_print(stderr, &r);
+            status = EW_EXIT_FAIL_ON;
+        }
+    }
+    teardown(&off);
+    return status;
+}

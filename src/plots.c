@@ -1,0 +1,111 @@
+/* plots.c - --plot DIR (see plots.h): the pictures come from series.c, the
+ * verdicts of the index page from conclude.c; this file walks the table and
+ * writes the files. */
+#include "ecnwatch/plots.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ecnwatch/conclude.h"
+#include "ecnwatch/infer.h"
+#include "ecnwatch/outfile.h"
+#include "ecnwatch/report.h"
+#include "ecnwatch/series.h"
+
+struct plot_arg {
+    const struct ew_analyzer *an;
+    const struct ew_flow *f;
+    const uint32_t *refs;
+    size_t n;
+    struct ew_flow_room *room;
+};
+
+static int
+svg_cb(void *arg, FILE *out)
+{
+    struct plot_arg *a = arg;
+
+    return ew_series_svg(a->an->series, a->f, out);
+}
+
+static int
+index_cb(void *arg, FILE *out)
+{
+    struct plot_arg *a = arg;
+    size_t i;
+
+    fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>ecnwatch plots"
+                 "</title></head>\n<body style=\"font-family: sans-serif\">\n<h1>ecnwatch: "
+                 "flows over time</h1>\n<table>\n<tr><th>flow</th><th>endpoints</th>"
+                 "<th>verdict</th><th>path</th></tr>\n");
+    for (i = 0; i < a->n; i++) {
+        const struct ew_flow *f = ew_flowtab_view(a->an->tab, a->refs[i], a->room);
+        struct ew_flow_summary sum;
+        char x[64], y[64];
+
+        if (!f->series[0] && !f->series[1])
+            continue;
+        ew_flow_conclude(f, EW_CONCLUDE_PATH, &sum);
+        ew_addr_str(f->key.lo, f->key.family, x, sizeof(x));
+        ew_addr_str(f->key.hi, f->key.family, y, sizeof(y));
+        fprintf(out, "<tr><td><a href=\"flow-%llu.svg\">%llu</a></td><td>%s:%u &harr; %s:%u</td>"
+                     "<td>%s</td><td>%s</td></tr>\n",
+                (unsigned long long)f->id, (unsigned long long)f->id, x, f->key.port_lo, y,
+                f->key.port_hi, ew_verdict_name[sum.v.verdict],
+                ew_aqm_name[sum.path[sum.v.main_dir].aqm]);
+    }
+    fprintf(out, "</table>\n");
+    for (i = 0; i < a->n; i++) {
+        const struct ew_flow *f = ew_flowtab_view(a->an->tab, a->refs[i], a->room);
+
+        if (f->series[0] || f->series[1])
+            fprintf(out, "<p><img src=\"flow-%llu.svg\" alt=\"flow %llu\"></p>\n",
+                    (unsigned long long)f->id, (unsigned long long)f->id);
+    }
+    fprintf(out, "</body></html>\n");
+    return ferror(out) ? -1 : 0;
+}
+
+int
+ew_plots_write(const struct ew_analyzer *an, const char *dir, char *err, size_t errlen)
+{
+    struct ew_flowtab_stats st;
+    struct plot_arg a = {.an = an};
+    uint32_t *refs;
+    char path[4096];
+    size_t i;
+    int rc = 0;
+
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "--plot %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    ew_flowtab_get_stats(an->tab, &st);
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    a.room = malloc(sizeof(*a.room));
+    if (!refs || !a.room) {
+        free(refs);
+        free(a.room);
+        snprintf(err, errlen, "--plot: out of memory");
+        return -1;
+    }
+    a.refs = refs;
+    a.n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
+    for (i = 0; i < a.n && rc == 0; i++) {
+        a.f = ew_flowtab_view(an->tab, refs[i], a.room);
+        if (!a.f->series[0] && !a.f->series[1])
+            continue;
+        snprintf(path, sizeof(path), "%s/flow-%llu.svg", dir, (unsigned long long)a.f->id);
+        rc = ew_outfile_write(path, svg_cb, &a, "plot", err, errlen);
+    }
+    if (rc == 0) {
+        snprintf(path, sizeof(path), "%s/index.html", dir);
+        rc = ew_outfile_write(path, index_cb, &a, "plot index", err, errlen);
+    }
+    free(refs);
+    free(a.room);
+    return rc;
+}
