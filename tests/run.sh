@@ -172,6 +172,9 @@ suite threads 1800 bash tests/threads.sh "$plain"
 # once: make install and uninstall into a temporary DESTDIR, man pages, bash completion
 suite install 600 bash tests/install.sh "$plain"
 
+# once: the source files' dependencies, read from the objects: no cycle
+suite deps 300 bash tests/deps.sh "$plain"
+
 # once: every shell suite against a binary that prints nothing and exits 3
 if [ $CHECK = 0 ]; then
     suite standin 2400 bash tests/standin.sh "$plain"
