@@ -6,8 +6,6 @@
 #include "ecnwatch/flow.h"
 #include "ecnwatch/quic.h"
 
-_Static_assert(EW_MU_COUNT <= 32, "a finding kind is a bit of a 32-bit mask");
-
 void
 ew_flow_conclude(const struct ew_flow *f, unsigned what, struct ew_flow_summary *s)
 {
