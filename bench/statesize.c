@@ -27,7 +27,7 @@
 #include "ecnwatch/pack.h"
 
 /* the table's index slots (two or more 8-byte slots per entry) and the two
- * 4-byte activity links beside each entry, and the entry (src/flowtab.c) */
+ * 4-byte activity links beside each entry, and the entry (src/flow/flowtab.c) */
 #define INDEX_AND_LINKS 24
 #define ENTRY 72
 /* packed bytes are allocated in 16-byte granules, each allocation with
@@ -137,7 +137,7 @@ main(int argc, char **argv)
            "entry, index and links (%d)\n",
            sizeof(struct ew_flow), sizeof(struct ew_infer), ENTRY + INDEX_AND_LINKS);
     if (tcp)
-        printf("   packed (src/pack.c), entry and index included: mean %.0f, median %zu, 99th percentile %zu, largest %zu "
+        printf("   packed (src/flow/pack.c), entry and index included: mean %.0f, median %zu, 99th percentile %zu, largest %zu "
                "bytes per TCP flow\n",
                (double)sum / (double)tcp, sizes[tcp / 2], sizes[tcp * 99 / 100], sizes[tcp - 1]);
     if (tcp)

@@ -11,14 +11,18 @@ BUILD=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-objs=$(cd "$BUILD" && find src dissectors -name '*.o' | sort)
-if [ -z "$objs" ]; then
-    bad "no objects in $BUILD/src or $BUILD/dissectors"
-    finish deps
-    exit
-fi
-for o in $objs; do
-    src=${o%.o}.c
+# the objects of today's sources only: a build folder may hold objects of
+# files since moved or removed
+srcs=$(find src dissectors -name '*.c' | sort)
+for src in $srcs; do
+    if [ ! -f "$BUILD/${src%.c}.o" ]; then
+        bad "no object $BUILD/${src%.c}.o for $src (build first)"
+        finish deps
+        exit
+    fi
+done
+for src in $srcs; do
+    o=${src%.c}.o
     nm --defined-only -g "$BUILD/$o" | awk -v f="$src" 'NF == 3 { print "D", f, $3 }'
     nm -u "$BUILD/$o" | awk -v f="$src" '{ print "U", f, $NF }'
 done >"$tmp/syms"
@@ -76,6 +80,8 @@ rules = []
 for line in open(sys.argv[2]):
     line = line.split("#", 1)[0].strip()
     if not line:
+        continue
+    if ":" not in line:
         continue
     left, right = line.split(":", 1)
     rules.append((left.strip(), right.split()))

@@ -7,7 +7,7 @@
 # what was installed.
 # The pages, the schema and the completion describe the installed binary: every
 # check also requires that binary to work (-V, --help listing every option of
-# src/cli.c, a JSON report of a capture), and checks what it can against it:
+# src/cli/cli.c, a JSON report of a capture), and checks what it can against it:
 # the page lists the options --help lists, the report validates against the
 # installed schema, the binary takes every misuse kind the completion offers.
 # Prints one line per check and ends with "install: N passed, N failed".
@@ -29,10 +29,10 @@ mk() {
         make --no-print-directory -o "$BUILD/ecnwatch" "$@"
 }
 
-# every option of the getopt table and the usage text of src/cli.c
-longs=$(sed -n '/longopts\[\] = {/,/};/p' src/cli.c | grep -o '{"[a-z0-9-]*"' | tr -d '{"' | sed 's/^/--/')
-shorts=$(grep -o 'getopt_long(argc, argv, "[^"]*"' src/cli.c | sed 's/.*"\(.*\)"/\1/' | tr -d ':' | sed 's/./-&\n/g')
-usage=$(sed -n '/^usage(FILE/,/^}/p' src/cli.c | grep -o '"  --*[A-Za-z0-9][a-z0-9-]*\(, --[a-z0-9-]*\)\?' | tr -d '",' | tr ' ' '\n')
+# every option of the getopt table and the usage text of src/cli/cli.c
+longs=$(sed -n '/longopts\[\] = {/,/};/p' src/cli/cli.c | grep -o '{"[a-z0-9-]*"' | tr -d '{"' | sed 's/^/--/')
+shorts=$(grep -o 'getopt_long(argc, argv, "[^"]*"' src/cli/cli.c | sed 's/.*"\(.*\)"/\1/' | tr -d ':' | sed 's/./-&\n/g')
+usage=$(sed -n '/^usage(FILE/,/^}/p' src/cli/cli.c | grep -o '"  --*[A-Za-z0-9][a-z0-9-]*\(, --[a-z0-9-]*\)\?' | tr -d '",' | tr ' ' '\n')
 all=$(printf '%s\n' $longs $shorts $usage | sed '/^$/d' | sort -u)
 nall=$(echo "$all" | wc -l)
 
@@ -42,13 +42,13 @@ help_opts() {
 }
 
 # whether the installed binary works, found once after the install: -V prints a
-# version, --help lists every option of src/cli.c, a capture gives a report
+# version, --help lists every option of src/cli/cli.c, a capture gives a report
 binwhy="not installed"
 probe_installed() {
     local miss
     binwhy=""
     if [ "$nall" -lt 15 ]; then
-        binwhy="could not read the options from src/cli.c (found: $(echo $all))"
+        binwhy="could not read the options from src/cli/cli.c (found: $(echo $all))"
     elif ! run_ew 0 "$tmp/v.out" "$tmp/v.err" "$IEW" -V; then
         binwhy="-V: $why"
     elif ! [[ $(head -1 "$tmp/v.out") =~ ^ecnwatch\ [0-9]+\.[0-9]+ ]]; then
@@ -163,7 +163,7 @@ version() {
     return 1
 }
 check "installed ecnwatch -V prints its version" version
-check "installed ecnwatch --help lists all $nall options of src/cli.c" installed
+check "installed ecnwatch --help lists all $nall options of src/cli/cli.c" installed
 
 # the installed schema parses, and the installed binary's report validates against it
 schema_ok() {
@@ -306,13 +306,13 @@ all_options() { # all_options CMD
     return 1
 }
 for cmd in ecnwatch /nonexistent/ecnwatch; do
-    check "'$cmd -<TAB>' offers all $nall options of src/cli.c" all_options "$cmd"
+    check "'$cmd -<TAB>' offers all $nall options of src/cli/cli.c" all_options "$cmd"
 done
 
 # every misuse kind ew_misuse_name defines, and "any"; the installed binary
 # takes every one of them (a capture without misuse: exit 0), and refuses a
 # name that is not one (exit 2, naming it)
-kinds=$( (awk '/const char \*const ew_misuse_name\[/ { on = 1 } on { print } on && /};/ { exit }' src/misuse.c |
+kinds=$( (awk '/const char \*const ew_misuse_name\[/ { on = 1 } on { print } on && /};/ { exit }' src/findings/misuse.c |
     grep -o '"[a-z0-9_]*"' | tr -d '"'; echo any) | sort -u)
 nkinds=$(($(echo "$kinds" | wc -l) - 1))
 all_kinds() {
@@ -320,7 +320,7 @@ all_kinds() {
     installed || return 1
     got=$(comp ecnwatch --fail-on "" | sort -u)
     if [ "$nkinds" -le 9 ] || [ "$got" != "$kinds" ]; then
-        why="--fail-on offers other names than src/misuse.c: $(diff <(echo "$kinds") <(echo "$got") | grep '^[<>]' | tr '\n' ' ')"
+        why="--fail-on offers other names than src/findings/misuse.c: $(diff <(echo "$kinds") <(echo "$got") | grep '^[<>]' | tr '\n' ' ')"
         return 1
     fi
     ew_json_of "$tmp/kinds.json" "$IEW" -r "$CAP" --json --fail-on "$(echo $got | tr ' ' ,)" || {
@@ -336,7 +336,7 @@ all_kinds() {
     why="--fail-on no_such_kind: the error does not name it: '$(head -c 200 "$tmp/k.err")'"
     return 1
 }
-check "--fail-on offers the $nkinds kinds of src/misuse.c and any, and ecnwatch takes them" all_kinds
+check "--fail-on offers the $nkinds kinds of src/findings/misuse.c and any, and ecnwatch takes them" all_kinds
 
 # uninstall removes exactly what install put there
 echo keep >"$dest/usr/share/man/man1/other.1"

@@ -271,7 +271,7 @@ tr '\0' '\n' <"$EW" >"$tmp/ew.strings" 2>/dev/null
 # names SYMBOL: the strings of the C array SYMBOL, one per line, sorted
 names() {
     awk -v sym="$1" '$0 ~ "const char \\*const " sym "\\[" { on = 1 } on { print } on && /};/ { exit }' \
-        src/*.c dissectors/*.c | grep -o '"[a-z0-9_]*"' | tr -d '"' | sort -u
+        src/*/*.c dissectors/*.c | grep -o '"[a-z0-9_]*"' | tr -d '"' | sort -u
 }
 enum_check() { # enum_check SYMBOL JQ-PATH-IN-SCHEMA [NAME-THE-REPORT-WRITES-AS-NULL]
     local src sch missing

@@ -4,7 +4,7 @@
 # the NDJSON stream's flow_end events and finding events, the text summary,
 # and the Prometheus metrics file (the counts of flows by verdict and by
 # misuse kind) all agree. Each comes from the flow's one conclusion
-# (src/conclude.c); a renderer that concluded on its own would differ, as
+# (src/findings/conclude.c); a renderer that concluded on its own would differ, as
 # the metrics did for QUIC flows (tests/quic-captures/ngtcp2-clean-client.pcap:
 # "classic" in the report, "unknown" in the metrics).
 # Ends "views: N passed, N failed".

@@ -31,7 +31,7 @@
 #include "ecnwatch/stream.h"
 #include "fuzz.h"
 
-/* the latest time src/capture.c hands out, in ns */
+/* the latest time src/input/capture.c hands out, in ns */
 #define TS_MAX 4000000000000000000LL
 
 static FILE *devnull;

@@ -1,4 +1,4 @@
-/* test_bottleneck.c - unit tests of src/bottleneck.c: L4S and classic flows
+/* test_bottleneck.c - unit tests of src/findings/bottleneck.c: L4S and classic flows
  * between the same two hosts, overlapping in time, grouped; and whether the
  * group looks like a DualQ (RFC 9332) or one shared queue.
  *

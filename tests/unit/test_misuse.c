@@ -1,5 +1,5 @@
 /* test_misuse.c - the misuse catalogue (digest §8.4), one test per kind of
- * finding src/misuse.c produces, and the --misuse list parser.
+ * finding src/findings/misuse.c produces, and the --misuse list parser.
  *
  * Every flow is built from synthetic packets fed through the analyzer, so
  * the handshake table, the segment kinds, the inference state and the

@@ -1,4 +1,4 @@
-/* test_pathcmp.c - unit tests of src/pathcmp.c: the same packets matched
+/* test_pathcmp.c - unit tests of src/findings/pathcmp.c: the same packets matched
  * across an upstream and a downstream capture, and every change of the ECN
  * field named (RFC 3168 §18, RFC 9768 §3.2.2.3) with the frame numbers in
  * both captures. Packets are built as decoded values (struct ew_pkt), as the

@@ -1,4 +1,4 @@
-/* test_stream.c - the NDJSON event stream of src/stream.c (stream.h and
+/* test_stream.c - the NDJSON event stream of src/output/stream.c (stream.h and
  * man/ecnwatch-report.5, EVENTS): one compact JSON object per line; a
  * finding once per flow and kind; flow_end with its reason; the summary
  * last; events written out once per interval of packet time; a failed

@@ -1,4 +1,11 @@
-/* flowtab.c - capped, seeded, open-addressing flow table (see flow.h). */
+/* flowtab.c - capped, seeded, open-addressing flow table (see flow.h).
+ *
+ * About 800 lines, over the usual 600, for a reason: the index (seeded hash,
+ * probing, backward-shift deletion), the activity and eviction lists, and the
+ * hot set with its CLOCK hand and packing all keep one invariant between
+ * them - every live flow has exactly one index slot, one list place and
+ * either a whole record or packed bytes - and every operation touches all
+ * three. Split, each part would need the others' private layout. */
 #include "ecnwatch/flow.h"
 #include "ecnwatch/pack.h"
 

@@ -1,0 +1,381 @@
+/* live.c - live capture loop (see live.h). Signal handlers only set a flag;
+ * the loop notices it, stops, writes the report and restores the terminal. */
+#include "ecnwatch/live.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ecnwatch/capture.h"
+#include "ecnwatch/cli.h"
+#include "ecnwatch/dissect.h"
+#include "ecnwatch/exporter.h"
+#include "ecnwatch/misuse.h"
+#include "ecnwatch/report.h"
+#include "ecnwatch/stream.h"
+#include "ecnwatch/ui.h"
+
+#define DISPATCH_BUDGET 512 /* frames per read, so that keys stay responsive */
+
+struct live {
+    const struct ew_live_cfg *cfg;
+    struct ew_analyzer an;
+    bool have_an;
+    struct ew_stream stream;
+    bool streaming;
+    enum ew_link link;
+    uint64_t frames;
+    bool limit_reached;
+    /* what the loop owns */
+    struct ew_capture *cap;
+    struct ew_ui *ui;
+    struct ew_exporter *mx;
+    struct ew_report_src src;
+    int interval_ms;
+    int status;                /* exit status so far */
+    bool mx_failed;
+    char err[EW_ERRBUF_SIZE];
+    /* the status line's rate and drops, taken at each refresh */
+    int64_t next_refresh, last_rate_ns;
+    uint64_t last_frames, recv, drops;
+    double rate;
+    bool drops_known;
+};
+
+static int64_t
+wall_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t
+mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void
+on_frame(void *arg, const struct ew_frame *fr)
+{
+    struct live *l = arg;
+    struct ew_pkt pkt;
+
+    if (l->limit_reached)
+        return;
+    ew_dissect_frame(l->link, fr->data, fr->caplen, fr->wirelen, &pkt);
+    ew_analyzer_frame(&l->an, &pkt, fr->ts_ns);
+    if (l->streaming)
+        ew_stream_packet(&l->stream, fr->ts_ns);
+    l->frames++;
+    if (l->cfg->count && l->frames >= l->cfg->count)
+        l->limit_reached = true;
+}
+
+/* Open the capture first, then give up root before any packet is read. */
+static int
+drop_privileges(const char *user, char *err, size_t errlen)
+{
+    struct passwd *pw;
+
+    if (geteuid() != 0)
+        return 0;
+    if (!user)
+        user = "nobody";
+    if (!strcmp(user, "root"))
+        return 0;
+    pw = getpwnam(user);
+    if (!pw) {
+        snprintf(err, errlen, "-Z %s: no such user", user);
+        return -1;
+    }
+    if (setgroups(1, &pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0) {
+        snprintf(err, errlen, "cannot drop privileges to %s: %s", user, strerror(errno));
+        return -1;
+    }
+    if (setuid(0) == 0) {
+        snprintf(err, errlen, "dropping privileges to %s did not hold", user);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+setup_analyzer(struct live *l)
+{
+    struct ew_analyzer_cfg cfg = l->cfg->an;
+
+    if (l->streaming)
+        ew_stream_attach(&l->stream, &cfg);
+    if (ew_analyzer_init(&l->an, &cfg) != 0)
+        return -1;
+    l->have_an = true;
+    ew_stream_bind(&l->stream, &l->an);
+    return 0;
+}
+
+/* Open the capture, bind the metrics (while still privileged: any port can
+ * be given), give up root, then set up the analyzer and the view. 0, or the
+ * exit status of the failure (its message printed). */
+static int
+live_start(struct live *l)
+{
+    const struct ew_live_cfg *cfg = l->cfg;
+    bool tty = isatty(STDOUT_FILENO) && !cfg->ndjson;
+    int rc;
+
+    rc = ew_capture_open_live(cfg->iface, cfg->snaplen, cfg->buffer_kib, cfg->filter, &l->cap,
+                              l->err, sizeof(l->err));
+    if (rc != 0) {
+        fprintf(stderr, "ecnwatch: %s\n", l->err);
+        return rc == EW_CAP_ERR_FILTER ? 2 : 3;
+    }
+    if (cfg->metrics_listen || cfg->metrics_file) {
+        struct ew_exporter_cfg xc = {cfg->metrics_listen, cfg->metrics_file, cfg->iface,
+                                     l->interval_ms / 1000.0};
+
+        if (ew_exporter_open(&xc, &l->mx, l->err, sizeof(l->err)) != 0) {
+            fprintf(stderr, "ecnwatch: %s\n", l->err);
+            return 3;
+        }
+    }
+    if (drop_privileges(cfg->user, l->err, sizeof(l->err)) != 0) {
+        fprintf(stderr, "ecnwatch: %s\n", l->err);
+        return 2;
+    }
+    l->link = ew_capture_link(l->cap);
+    l->src.kind = "interface";
+    l->src.name = cfg->iface;
+    l->src.linktype = ew_capture_link_name(l->cap);
+    l->src.filter = cfg->filter;
+    l->src.packet_limit = cfg->count;
+    l->streaming = !tty;
+    ew_stream_init(&l->stream, stdout, (int64_t)l->interval_ms * 1000000, true);
+    if (setup_analyzer(l) != 0) {
+        fprintf(stderr, "ecnwatch: cannot allocate a flow table of %" PRIu32 " flows\n",
+                cfg->an.max_flows);
+        return 2;
+    }
+    if (tty) {
+        l->ui = ew_ui_start();
+        if (!l->ui) {
+            fprintf(stderr, "ecnwatch: cannot start the terminal view (TERM=%s)\n",
+                    getenv("TERM") ? getenv("TERM") : "unset");
+            return 2;
+        }
+    }
+    return 0;
+}
+
+/* Each interval: the rate and drops of the status line, a metrics tick, an
+ * NDJSON interval, a sample for the view. False when an output failed. */
+static bool
+live_refresh(struct live *l, int64_t now, bool *draw)
+{
+    double dt = (double)(now - l->last_rate_ns) / 1e9;
+
+    l->rate = dt > 0 ? (double)(l->an.tot.frames - l->last_frames) / dt : 0;
+    l->last_frames = l->an.tot.frames;
+    l->last_rate_ns = now;
+    l->drops_known = ew_capture_stats(l->cap, &l->recv, &l->drops) == 0;
+    if (l->mx) {
+        struct ew_metrics_src ms = {l->cfg->iface, l->drops_known, l->recv, l->drops};
+
+        if (ew_exporter_tick(l->mx, &l->an, &ms, false, l->err, sizeof(l->err)) != 0) {
+            l->mx_failed = true;
+            return false;
+        }
+    }
+    if (l->streaming) {
+        ew_stream_packet(&l->stream, wall_ns());
+        if (l->stream.error)
+            return false;
+    }
+    if (l->ui) {
+        ew_ui_sample(l->ui, &l->an);
+        *draw = !ew_ui_paused(l->ui);
+    }
+    l->next_refresh = now + (int64_t)l->interval_ms * 1000000;
+    return true;
+}
+
+/* One turn of the loop: wait (at most 100 ms) for frames, keys or metrics
+ * clients, read a bounded number of batches, refresh when due, draw. False
+ * when the loop ends (l->status says why when it is an error). */
+static bool
+live_turn(struct live *l)
+{
+    struct pollfd pfd[2 + EW_EXPORTER_MAX_FDS];
+    int nfd = 0, timeout, i, keys = 0, first_mx, nmx = 0;
+    bool draw = false;
+    int64_t now = mono_ns();
+
+    pfd[nfd].fd = ew_capture_fd(l->cap);
+    pfd[nfd++].events = POLLIN;
+    if (l->ui) {
+        pfd[nfd].fd = STDIN_FILENO;
+        pfd[nfd++].events = POLLIN;
+    }
+    timeout = (int)((l->next_refresh - now) / 1000000);
+    if (timeout < 0)
+        timeout = 0;
+    if (timeout > 100)
+        timeout = 100; /* also wakes a capture descriptor that does not signal */
+    first_mx = nfd; /* the metrics server's connections, when --metrics */
+    if (l->mx)
+        nmx = ew_exporter_pollfds(l->mx, pfd + nfd, EW_EXPORTER_MAX_FDS, &timeout);
+    nfd += nmx;
+    if (poll(pfd, (nfds_t)nfd, timeout) < 0 && errno != EINTR) {
+        fprintf(stderr, "ecnwatch: poll: %s\n", strerror(errno));
+        l->status = 3;
+        return false;
+    }
+    /* read what is waiting, a bounded number of batches per turn */
+    for (i = 0; i < 8; i++) {
+        int n = ew_capture_dispatch(l->cap, DISPATCH_BUDGET, on_frame, l, l->err, sizeof(l->err));
+
+        if (n < 0) {
+            if (l->ui)
+                ew_ui_stop(l->ui);
+            l->ui = NULL;
+            fprintf(stderr, "ecnwatch: %s: %s\n", l->cfg->iface, l->err);
+            l->status = 3;
+            return false;
+        }
+        if (n < DISPATCH_BUDGET || l->limit_reached)
+            break;
+    }
+    if (l->ui) {
+        keys = ew_ui_keys(l->ui);
+        if (keys & EW_UI_QUIT)
+            return false;
+        if (keys & EW_UI_CLEAR) {
+            ew_analyzer_free(&l->an);
+            l->have_an = false;
+            if (setup_analyzer(l) != 0) {
+                l->status = 2;
+                return false;
+            }
+            ew_ui_reset(l->ui);
+        }
+    }
+    now = mono_ns();
+    if (now >= l->next_refresh && !live_refresh(l, now, &draw)) {
+        l->status = 4;
+        return false;
+    }
+    if (l->mx)
+        ew_exporter_serve(l->mx, pfd + first_mx, nmx);
+    if (l->ui && (draw || (keys & EW_UI_REDRAW))) {
+        struct ew_ui_status st = {l->cfg->iface, l->an.tot.frames, l->rate, l->drops,
+                                  l->drops_known, wall_ns()};
+
+        ew_ui_draw(l->ui, &l->an, &st);
+    }
+    return true;
+}
+
+/* After the loop: the metrics file's final counts, the NDJSON end, the -o
+ * report, --fail-on. Each failure is a message and exit status 4. */
+static void
+live_finish(struct live *l, bool interrupted)
+{
+    const struct ew_live_cfg *cfg = l->cfg;
+
+    if (l->mx) {
+        /* the file ends with the final counts */
+        if (!l->mx_failed && cfg->metrics_file && l->have_an) {
+            struct ew_metrics_src ms = {cfg->iface, false, 0, 0};
+
+            ms.have_capture = ew_capture_stats(l->cap, &ms.received, &ms.dropped) == 0;
+            l->mx_failed = ew_exporter_tick(l->mx, &l->an, &ms, true, l->err, sizeof(l->err)) != 0;
+        }
+        if (l->mx_failed || ew_exporter_error(l->mx)) {
+            fprintf(stderr, "ecnwatch: %s\n", l->mx_failed ? l->err : ew_exporter_error(l->mx));
+            if (l->status == 0)
+                l->status = 4;
+        }
+        ew_exporter_close(l->mx);
+        l->mx = NULL;
+    }
+    if (interrupted)
+        l->src.interrupted = true;
+    if (l->streaming && l->have_an) {
+        ew_stream_finish(&l->stream, &l->src);
+        if (l->stream.error && l->status == 0)
+            l->status = 4;
+    }
+    if (cfg->out_file && l->have_an) {
+        json_t *root = ew_report_head(&l->an, &l->src);
+
+        if (ew_report_write_file(&l->an, root, cfg->out_file, l->err, sizeof(l->err)) != 0) {
+            fprintf(stderr, "ecnwatch: %s\n", l->err);
+            if (l->status == 0)
+                l->status = 4;
+        }
+        json_decref(root);
+    }
+    if (l->status == 0 && cfg->fail_on && l->have_an) {
+        struct ew_fail_on fo;
+
+        if (ew_fail_on_eval(&l->an, NULL, 0, cfg->fail_on, &fo)) {
+            fprintf(stderr, "ecnwatch: --fail-on matched\n");
+            l->status = 1;
+        }
+    }
+    if (!l->ui && !l->streaming && l->have_an)
+        fprintf(stderr, "ecnwatch: %" PRIu64 " frames\n", l->an.tot.frames);
+}
+
+static void
+live_close(struct live *l)
+{
+    if (l->ui)
+        ew_ui_stop(l->ui);
+    l->ui = NULL;
+    ew_exporter_close(l->mx);
+    if (l->have_an)
+        ew_analyzer_free(&l->an);
+    ew_capture_close(l->cap);
+}
+
+int
+ew_live_run(const struct ew_live_cfg *cfg, volatile sig_atomic_t *stop)
+{
+    struct live l;
+    int rc;
+
+    memset(&l, 0, sizeof(l));
+    l.cfg = cfg;
+    l.interval_ms = (int)(cfg->interval_s * 1000);
+    if (l.interval_ms < 100)
+        l.interval_ms = 100;
+    rc = live_start(&l);
+    if (rc != 0) {
+        live_close(&l);
+        return rc;
+    }
+    l.next_refresh = mono_ns();
+    l.last_rate_ns = l.next_refresh;
+    while (!*stop && !l.limit_reached && live_turn(&l))
+        ;
+    /* the terminal is restored before any message of the end is printed */
+    if (l.ui)
+        ew_ui_stop(l.ui);
+    l.ui = NULL;
+    live_finish(&l, *stop != 0);
+    live_close(&l);
+    return l.status;
+}
