@@ -103,6 +103,8 @@ for build in "$@"; do
 
     # verdicts on real and generated captures
     suite inference 600 bash tests/inference.sh "$build"
+    # captures other people recorded: what is known of their testbeds
+    suite field 600 bash tests/field.sh "$build/ecnwatch"
 
     # misuse findings, the two-capture localisation against the router's logs,
     # and the path diagnosis (AQM kind, shared bottlenecks, time series, plots)
