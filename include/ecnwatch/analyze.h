@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "ecnwatch/flow.h"
+#include "ecnwatch/misuse.h" /* EW_MU_MASK_BITS: the findings counted per kind */
 #include "ecnwatch/negotiation.h" /* enum ew_neg, ew_flow_negotiation(): for the flows it keeps */
 #include "ecnwatch/pkt.h"
 #include "ecnwatch/series.h"
@@ -41,7 +42,7 @@ struct ew_analyzer {
     struct ew_quic_pool *quic; /* QUIC connection state, one entry per flow at most (quic.h) */
     struct ew_totals tot;
     /* findings of flows that left the table (evicted), by misuse kind */
-    uint64_t evicted_findings[32];
+    uint64_t evicted_findings[EW_MU_MASK_BITS];
     ew_flow_evict_fn user_evict;
     void *user_evict_arg;
     struct ew_series_pool *series; /* per-flow time series, or NULL */
@@ -90,6 +91,6 @@ enum ew_seg_kind ew_tcp_seg_kind(struct ew_dir_stats *d, const struct ew_tcp *t)
 /* Flows with each misuse kind, held and evicted together: counts[kind] is the
  * number of flows with at least one finding of that kind. Returns the mask of
  * kinds found. */
-uint32_t ew_analyzer_findings(const struct ew_analyzer *an, uint64_t counts[32]);
+uint32_t ew_analyzer_findings(const struct ew_analyzer *an, uint64_t counts[EW_MU_MASK_BITS]);
 
 #endif /* ECNWATCH_ANALYZE_H */

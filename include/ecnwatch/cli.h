@@ -71,8 +71,8 @@ struct ew_hop;
  * the analysis and how many packets between captures showed each. */
 struct ew_fail_on {
     uint32_t found;
-    uint64_t flows[32];
-    uint64_t packets[32];
+    uint64_t flows[EW_MU_MASK_BITS];
+    uint64_t packets[EW_MU_MASK_BITS];
 };
 
 /* Which kinds of mask the analysis (an) and the hops between captures

@@ -18,10 +18,14 @@
 /* findings of one flow: at most one per kind and direction */
 #define EW_FLOW_FINDINGS_MAX 32
 
+/* the evidence of one flow: the frames and notes behind its verdict */
+#define EW_FLOW_EVIDENCE_MAX 24
+
 /* what to conclude beyond the verdict and the findings */
 enum {
-    EW_CONCLUDE_WORDS = 1u << 0, /* the reasons in words (else left empty) */
-    EW_CONCLUDE_PATH = 1u << 1,  /* the path verdict of both directions */
+    EW_CONCLUDE_WORDS = 1u << 0,    /* the reasons in words (else left empty) */
+    EW_CONCLUDE_PATH = 1u << 1,     /* the path verdict of both directions */
+    EW_CONCLUDE_EVIDENCE = 1u << 2, /* ev[]: the frames behind the verdict */
 };
 
 struct ew_flow_summary {
@@ -32,6 +36,8 @@ struct ew_flow_summary {
     uint32_t kinds;           /* bit (1 << kind) of every finding */
     bool has_path;            /* path[] was concluded (EW_CONCLUDE_PATH) */
     struct ew_path_verdict path[2]; /* by canonical direction */
+    size_t nev;               /* ev[] entries (EW_CONCLUDE_EVIDENCE; else 0) */
+    struct ew_evidence ev[EW_FLOW_EVIDENCE_MAX];
 };
 
 struct ew_flow;

@@ -36,7 +36,7 @@ struct jw;
 
 /* What a flow's report is written from: its one conclusion, with words and
  * path verdicts (conclude.h) */
-#define EW_REPORT_CONCLUDE (EW_CONCLUDE_WORDS | EW_CONCLUDE_PATH)
+#define EW_REPORT_CONCLUDE (EW_CONCLUDE_WORDS | EW_CONCLUDE_PATH | EW_CONCLUDE_EVIDENCE)
 /* One flow as the report shows it, written as the value at w's place (after
  * a key, or as an element); r from ew_flow_conclude(f, EW_REPORT_CONCLUDE). */
 void ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew_flow *f,

@@ -71,7 +71,7 @@ ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg)
 }
 
 uint32_t
-ew_analyzer_findings(const struct ew_analyzer *an, uint64_t counts[32])
+ew_analyzer_findings(const struct ew_analyzer *an, uint64_t counts[EW_MU_MASK_BITS])
 {
     struct ew_flowtab_stats st;
     struct ew_flow_room *room;
@@ -79,7 +79,7 @@ ew_analyzer_findings(const struct ew_analyzer *an, uint64_t counts[32])
     size_t n, i;
     int k;
 
-    for (k = 0; k < 32; k++)
+    for (k = 0; k < EW_MU_MASK_BITS; k++)
         counts[k] = k < EW_MU_COUNT ? an->evicted_findings[k] : 0;
     ew_flowtab_get_stats(an->tab, &st);
     refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));

@@ -25,4 +25,7 @@ ew_flow_conclude(const struct ew_flow *f, unsigned what, struct ew_flow_summary 
     if (s->has_path)
         for (d = 0; d < 2; d++)
             ew_infer_path(f, d, &s->v, &s->path[d]);
+    s->nev = 0;
+    if (what & EW_CONCLUDE_EVIDENCE)
+        s->nev = ew_infer_evidence(f, &s->v, s->ev, EW_FLOW_EVIDENCE_MAX);
 }

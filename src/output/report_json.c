@@ -269,7 +269,7 @@ ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew
     const struct ew_flow_verdict *v = &r->v;
     char t[64];
     int c2s = f->client_dir, s2c = f->client_dir ^ 1;
-    struct ew_evidence evid[24];
+    const struct ew_evidence *evid;
     size_t nev, i;
 
     jw_object_begin(w);
@@ -327,7 +327,8 @@ ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew
         jw_object_end(w);
     }
     jw_array_end(w);
-    nev = ew_infer_evidence(f, v, evid, sizeof(evid) / sizeof(evid[0]));
+    nev = r->nev;
+    evid = r->ev;
     jw_key(w, "evidence");
     jw_array_begin(w);
     for (i = 0; i < nev; i++) {
@@ -415,7 +416,7 @@ ew_report_head(const struct ew_analyzer *an, const struct ew_report_src *src)
             json_object_set_new(events, ew_event_name[ev], jint(an->tot.events[ev]));
     json_object_set_new(tot, "events", events);
     {
-        uint64_t counts[32];
+        uint64_t counts[EW_MU_MASK_BITS];
         json_t *fo = json_object();
         int k;
 

@@ -105,6 +105,9 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
         return;
     }
     n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
+    /* two walks: the findings of every flow come first (concluded without
+     * words), then the first max_flows flows with their reasons; holding a
+     * summary per flow between them would cost several KB a flow */
     text_findings(out, an, refs, n, room);
     for (i = 0; i < n && i < max_flows; i++) {
         const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);

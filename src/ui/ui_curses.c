@@ -223,16 +223,16 @@ draw_detail(struct ew_ui *ui, const struct ew_snap_row *r, const struct ew_flow 
     struct ew_flow_summary sum;
     const struct ew_flow_verdict *vp = &sum.v;
     const struct ew_finding *fnd = sum.fnd;
-    struct ew_evidence ev[24];
+    const struct ew_evidence *ev = sum.ev;
     char ends[128];
     size_t nf, ne, i;
     int y = y0, d, end = y0 + rows;
     const struct ew_hist *h = ew_hist_get(&ui->hist, f->id);
     int sw = cols - 16 > EW_HIST_LEN ? EW_HIST_LEN : cols - 16;
 
-    ew_flow_conclude(f, EW_CONCLUDE_WORDS, &sum);
+    ew_flow_conclude(f, EW_CONCLUDE_WORDS | EW_CONCLUDE_EVIDENCE, &sum);
     nf = sum.nf;
-    ne = ew_infer_evidence(f, vp, ev, sizeof(ev) / sizeof(ev[0]));
+    ne = sum.nev;
     ew_snap_endpoints(r, ends, sizeof(ends));
     color_on(ui, C_HEAD);
     mvhline(y, 0, ' ', cols);
