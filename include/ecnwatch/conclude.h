@@ -26,6 +26,7 @@ enum {
     EW_CONCLUDE_WORDS = 1u << 0,    /* the reasons in words (else left empty) */
     EW_CONCLUDE_PATH = 1u << 1,     /* the path verdict of both directions */
     EW_CONCLUDE_EVIDENCE = 1u << 2, /* ev[]: the frames behind the verdict */
+    EW_CONCLUDE_NO_FINDINGS = 1u << 3, /* the verdict (and path) only: nf = 0, kinds = 0 */
 };
 
 struct ew_flow_summary {

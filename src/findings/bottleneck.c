@@ -66,7 +66,7 @@ classify(const struct ew_flow *f, struct member *m, bool *ok)
     *ok = false;
     if (f->key.l4 != EW_L4_TCP)
         return;
-    ew_flow_conclude(f, EW_CONCLUDE_PATH, &sum);
+    ew_flow_conclude(f, EW_CONCLUDE_PATH | EW_CONCLUDE_NO_FINDINGS, &sum);
     m->key = f->key;
     m->first_ns = f->first_ns;
     m->last_ns = f->last_ns;

@@ -17,7 +17,7 @@ ew_flow_conclude(const struct ew_flow *f, unsigned what, struct ew_flow_summary 
     else
         ew_infer_conclude_quiet(f, &s->v);
     s->quic = ew_quic_flow_verdict(f, &s->v);
-    s->nf = ew_misuse_find(f, &s->v, s->fnd, EW_FLOW_FINDINGS_MAX);
+    s->nf = what & EW_CONCLUDE_NO_FINDINGS ? 0 : ew_misuse_find(f, &s->v, s->fnd, EW_FLOW_FINDINGS_MAX);
     s->kinds = 0;
     for (i = 0; i < s->nf; i++)
         s->kinds |= 1u << s->fnd[i].kind;
