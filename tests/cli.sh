@@ -170,7 +170,7 @@ no_temporary() {
 }
 check "-o leaves no temporary file" no_temporary
 echo '{"old": true}' >"$tmp/keep.json"
-expect "-o into a missing folder -> 4" 4 "cannot create a temporary file" -- "$EW" -r "$CAP" -q -o "$tmp/nodir/r.json"
+expect "-o into a missing folder -> 4" 4 "nodir/r.json: cannot write the report" -- "$EW" -r "$CAP" -q -o "$tmp/nodir/r.json"
 mkdir "$tmp/ro" && chmod 0555 "$tmp/ro"
 if [ "$(id -u)" != 0 ]; then
     expect "-o into a read-only folder -> 4" 4 "cannot" -- "$EW" -r "$CAP" -q -o "$tmp/ro/r.json"

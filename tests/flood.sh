@@ -27,8 +27,9 @@ M=10000
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# true when a temporary report (NAME.tmp.XXXXXX) was left in $tmp
-leftover() { compgen -G "$tmp/*.tmp.*" >/dev/null; }
+# true when a temporary report (a named temporary file: .ecnwatch.XXXXXX or
+# .ecnwatch-PID-N.tmp, or the older NAME.tmp.XXXXXX) was left in $tmp
+leftover() { compgen -G "$tmp/*.tmp.*" >/dev/null || compgen -G "$tmp/.ecnwatch*" >/dev/null; }
 
 # rss_run ARGS...: run ecnwatch (bounded), set $st (exit status) and $rss (peak KiB)
 if [ -x /usr/bin/time ] && [ -z "${FLOOD_NO_TIME:-}" ]; then

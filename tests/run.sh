@@ -142,6 +142,9 @@ for build in "$@"; do
         suite metrics 900 bash tests/metrics.sh "$build/ecnwatch"
     fi
 
+    # the files and devices ecnwatch writes to, and start-up checks of them
+    suite outputs 300 bash tests/outputs.sh "$build/ecnwatch"
+
     # hostile captures: malformed files and headers, each with its outcome
     suite hostile 600 bash tests/hostile.sh "$build/ecnwatch"
 
@@ -182,7 +185,7 @@ if [ $CHECK = 0 ]; then
     suite standin 2400 bash tests/standin.sh "$plain"
 else
     suite standin 2400 bash tests/standin.sh "$plain" \
-        cli views inference misuse path pathdiag quic hostile schema tshark flood threads install
+        cli views inference misuse path pathdiag quic outputs hostile schema tshark flood threads install
 fi
 
 # once: each libFuzzer harness for a short while, when clang can build them

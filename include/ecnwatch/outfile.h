@@ -1,9 +1,22 @@
 /* outfile.h - every file ecnwatch writes (-o, --metrics-file, --plot) goes
- * through one writer: the content is written whole into a temporary file
- * beside the path, flushed to disk, and renamed over the path, so that a
- * reader sees the old file or the new one, never a part. The file gets the
- * mode any new file gets (0666 less the umask). On failure nothing is left
- * behind: not the temporary file, and the path as it was. */
+ * through one writer, with one permission policy: a new file gets the mode
+ * any new file gets (0666 less the umask).
+ *
+ * What the path names decides how it is written:
+ *   "-"                    standard output
+ *   nothing yet, or a regular file (also through a symbolic link)
+ *                          replaced atomically: the content is written whole
+ *                          into an unnamed file in the same folder (O_TMPFILE;
+ *                          where the file system has none, a temporary name
+ *                          beside the path), flushed to disk, then given the
+ *                          path by a rename, so that a reader sees the old
+ *                          file or the new one, never a part, and a process
+ *                          killed while writing leaves nothing behind
+ *   a device, FIFO or socket (e.g. /dev/null, /dev/stdout to a pipe)
+ *                          opened and written in place, as tcpdump -w does;
+ *                          never replaced
+ *   a directory            refused
+ * On failure the path is as it was and no temporary file is left. */
 #ifndef ECNWATCH_OUTFILE_H
 #define ECNWATCH_OUTFILE_H
 
@@ -15,8 +28,15 @@ typedef int (*ew_outfile_fill)(void *arg, FILE *out);
 
 /* Write path from fill. what names the content in the error message
  * ("report", "metrics", "plot"). 0 on success; -1 with err set to one line
- * "PATH: cannot ...: REASON". */
+ * "PATH: cannot write the WHAT: REASON". */
 int ew_outfile_write(const char *path, ew_outfile_fill fill, void *arg, const char *what,
                      char *err, size_t errlen);
+
+/* Can path be written by this process as it runs now (its effective user)?
+ * Checked before the first packet is read, so that a report is never lost
+ * at the end for a folder that could not be written: creates (and removes)
+ * an unnamed file in the folder; a device or FIFO must be writable (it is
+ * not opened: closing a FIFO would end its reader's input). 0, or -1 with err set as ew_outfile_write sets it. */
+int ew_outfile_check(const char *path, const char *what, char *err, size_t errlen);
 
 #endif /* ECNWATCH_OUTFILE_H */

@@ -263,6 +263,11 @@ check_combination(const struct ew_options *o)
                         "(-o FILE writes the report to a file)\n");
         return EW_EXIT_USAGE;
     }
+    if (o->out_file && !strcmp(o->out_file, "-") && (o->json || o->ndjson)) {
+        fprintf(stderr, "ecnwatch: -o - and --%s both write to standard output; pick one\n",
+                o->json ? "json" : "ndjson");
+        return EW_EXIT_USAGE;
+    }
     if (!o->read_file && !o->iface) {
         fprintf(stderr, "ecnwatch: no input: give -r FILE or -i INTERFACE (try --help)\n");
         return EW_EXIT_USAGE;
@@ -344,6 +349,11 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
     if (o->iface && o->json) {
         fprintf(stderr, "ecnwatch: --json is for -r; with -i use -o FILE or --ndjson\n");
         return EW_EXIT_USAGE;
+    }
+    /* reading a file, -o - is --json: the report on standard output, alone */
+    if (!o->iface && o->out_file && !strcmp(o->out_file, "-")) {
+        o->json = true;
+        o->out_file = NULL;
     }
     return -1;
 }

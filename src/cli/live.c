@@ -18,6 +18,7 @@
 #include "ecnwatch/dissect.h"
 #include "ecnwatch/exporter.h"
 #include "ecnwatch/misuse.h"
+#include "ecnwatch/outfile.h"
 #include "ecnwatch/report.h"
 #include "ecnwatch/stream.h"
 #include "ecnwatch/ui.h"
@@ -155,13 +156,22 @@ live_start(struct live *l)
         fprintf(stderr, "ecnwatch: %s\n", l->err);
         return 2;
     }
+    /* the files are written as the user ecnwatch now runs as: checked now,
+     * not found unwritable when the capture stops */
+    if ((cfg->out_file && ew_outfile_check(cfg->out_file, "report", l->err, sizeof(l->err)) != 0) ||
+        (cfg->metrics_file &&
+         ew_outfile_check(cfg->metrics_file, "metrics", l->err, sizeof(l->err)) != 0)) {
+        fprintf(stderr, "ecnwatch: %s\n", l->err);
+        return 4;
+    }
     l->link = ew_capture_link(l->cap);
     l->src.kind = "interface";
     l->src.name = cfg->iface;
     l->src.linktype = ew_capture_link_name(l->cap);
     l->src.filter = cfg->filter;
     l->src.packet_limit = cfg->count;
-    l->streaming = !tty;
+    /* -o - writes the report to standard output at the end: no events there */
+    l->streaming = !tty && !(cfg->out_file && !strcmp(cfg->out_file, "-"));
     ew_stream_init(&l->stream, stdout, (int64_t)l->interval_ms * 1000000, true);
     if (setup_analyzer(l) != 0) {
         fprintf(stderr, "ecnwatch: cannot allocate a flow table of %" PRIu32 " flows\n",

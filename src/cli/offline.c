@@ -18,6 +18,7 @@
 #include "ecnwatch/cli.h"
 #include "ecnwatch/metrics.h"
 #include "ecnwatch/pathcmp.h"
+#include "ecnwatch/outfile.h"
 #include "ecnwatch/plots.h"
 #include "ecnwatch/reader.h"
 #include "ecnwatch/report.h"
@@ -234,6 +235,18 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
     struct read_end re;
     int e = ew_capture_open_file(path, rc->cfg->filter, &cap, err, sizeof(err));
 
+    if (e != 0 && *rc->stop && e != EW_CAP_ERR_FILTER) {
+        /* stopped while waiting for the capture's header (tcpdump -w - |
+         * ecnwatch -r -, then Ctrl-C): what was asked for is still written,
+         * with no frames and "interrupted" */
+        if (first) {
+            rc->src->name = strcmp(path, "-") == 0 ? "-" : path;
+            rc->src->filter = rc->cfg->filter;
+            rc->src->packet_limit = rc->cfg->count;
+        }
+        rc->src->interrupted = true;
+        return 0;
+    }
     if (e != 0) {
         fprintf(stderr, "ecnwatch: %s\n", err);
         return e == EW_CAP_ERR_FILTER ? EW_EXIT_USAGE : EW_EXIT_INPUT;
@@ -415,6 +428,23 @@ write_outputs(struct offline *off)
     return status;
 }
 
+/* Every file asked for, checked before the first packet is read, so that
+ * none is found unwritable after the whole capture. 0, or EW_EXIT_OUTPUT. */
+static int
+check_outputs(const struct ew_offline_cfg *cfg)
+{
+    char err[EW_ERRBUF_SIZE];
+
+    if ((cfg->out_file && ew_outfile_check(cfg->out_file, "report", err, sizeof(err)) != 0) ||
+        (cfg->metrics_file &&
+         ew_outfile_check(cfg->metrics_file, "metrics", err, sizeof(err)) != 0) ||
+        (cfg->plot_dir && ew_plots_prepare(cfg->plot_dir, err, sizeof(err)) != 0)) {
+        fprintf(stderr, "ecnwatch: %s\n", err);
+        return EW_EXIT_OUTPUT;
+    }
+    return EW_EXIT_DONE;
+}
+
 static void
 teardown(struct offline *off)
 {
@@ -443,7 +473,9 @@ ew_offline_run(const struct ew_offline_cfg *cfg, volatile sig_atomic_t *stop)
     off.cfg = cfg;
     off.stop = stop;
     off.src.kind = "file";
-    status = setup(&off);
+    status = check_outputs(cfg);
+    if (status == EW_EXIT_DONE)
+        status = setup(&off);
     if (status == EW_EXIT_DONE)
         status = read_all(&off);
     if (status == EW_EXIT_DONE)

@@ -70,6 +70,36 @@ index_cb(void *arg, FILE *out)
 }
 
 int
+ew_plots_prepare(const char *dir, char *err, size_t errlen)
+{
+    char path[4096], *p;
+    size_t len = strlen(dir);
+
+    if (len == 0 || len + sizeof("/index.html") > sizeof(path)) {
+        snprintf(err, errlen, "--plot %s: %s", dir, strerror(len ? ENAMETOOLONG : ENOENT));
+        return -1;
+    }
+    memcpy(path, dir, len + 1);
+    /* each missing folder from the top down; 0777 less the umask, as mkdir -p */
+    for (p = path + 1;; p++) {
+        char c = *p;
+
+        if (c != '/' && c != '\0')
+            continue;
+        *p = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "--plot %s: cannot make %s: %s", dir, path, strerror(errno));
+            return -1;
+        }
+        *p = c;
+        if (c == '\0')
+            break;
+    }
+    snprintf(path, sizeof(path), "%s/index.html", dir);
+    return ew_outfile_check(path, "plot index", err, errlen);
+}
+
+int
 ew_plots_write(const struct ew_analyzer *an, const char *dir, char *err, size_t errlen)
 {
     struct ew_flowtab_stats st;
@@ -79,7 +109,7 @@ ew_plots_write(const struct ew_analyzer *an, const char *dir, char *err, size_t 
     size_t i;
     int rc = 0;
 
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         snprintf(err, errlen, "--plot %s: %s", dir, strerror(errno));
         return -1;
     }

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# outputs.sh ECNWATCH - what ecnwatch does to the files around it, as a
+# user meets it: -o, --metrics-file and --plot write a regular file (or a
+# new path) atomically, write a device or FIFO in place like tcpdump -w, never
+# replace one; -o - is standard output; an unwritable output is found before
+# the first packet is read (exit 4, one line naming the path); a stop before
+# the capture's header still writes the report. The /dev/null case runs in a
+# private mount namespace with a /dev of its own (root only; as any other
+# user it is reported as not run). Ends "outputs: N passed, N failed".
+set -u
+. "$(dirname "$0")/lib.sh"
+EW=$1
+CAP=$(cd "$(dirname "$0")/.." && pwd)/captures/accecn-ce-client.pcap
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+
+# one line on standard error that names $1 (and nothing on standard output)
+one_line_naming() { # one_line_naming ERRFILE WORD
+    if [ "$(wc -l <"$1")" != 1 ] || ! grep -qF -- "$2" "$1"; then
+        why="standard error is not one line naming $2: $(head -c 200 "$1" | tr '\n' '|')"
+        return 1
+    fi
+}
+
+# --- a regular file: replaced atomically, mode from the umask, nothing left beside it
+regular_replaced() {
+    echo old >"$tmp/r.json"
+    (umask 027 && run_ew 0 "$tmp/o" "$tmp/e" "$EW" -r "$CAP" -q -o "$tmp/r.json") || return 1
+    jq_true "$tmp/r.json" '.schema == "ecnwatch.report/1" and (.flows | length) == 1' || return 1
+    [ "$(stat -c %a "$tmp/r.json")" = 640 ] || { why="mode $(stat -c %a "$tmp/r.json"), not 640 (umask 027)"; return 1; }
+    if compgen -G "$tmp/.ecnwatch*" >/dev/null || compgen -G "$tmp/*.tmp*" >/dev/null; then
+        why="a temporary file was left: $(ls -A "$tmp" | tr '\n' ' ')"
+        return 1
+    fi
+}
+check "-o FILE: a regular file is replaced whole, mode 0666 less the umask, no temporary left" regular_replaced
+
+# --- a symbolic link to a report: the link stays a link, its target gets the report
+link_kept() {
+    mkdir -p "$tmp/reports"
+    echo old >"$tmp/reports/target.json"
+    ln -sfn reports/target.json "$tmp/link.json"
+    run_ew 0 "$tmp/o" "$tmp/e" "$EW" -r "$CAP" -q -o "$tmp/link.json" || return 1
+    [ -L "$tmp/link.json" ] || { why="the link was replaced by a file"; return 1; }
+    jq_true "$tmp/reports/target.json" '.schema == "ecnwatch.report/1"'
+}
+check "-o LINK: the link stays, the file it names gets the report" link_kept
+
+# --- a FIFO: written in place, never replaced (a reader started first, bounded)
+fifo_in_place() {
+    rm -f "$tmp/fifo"
+    mkfifo "$tmp/fifo"
+    bounded 30 cat "$tmp/fifo" >"$tmp/fifo.out" &
+    local reader=$!
+    pids+=("$reader")
+    run_ew 0 "$tmp/o" "$tmp/e" "$EW" -r "$CAP" -q -o "$tmp/fifo" || return 1
+    wait_bounded 30 "$reader" || { why="the FIFO's reader did not finish"; return 1; }
+    [ -p "$tmp/fifo" ] || { why="the FIFO was replaced: $(stat -c %F "$tmp/fifo")"; return 1; }
+    jq_true "$tmp/fifo.out" '.schema == "ecnwatch.report/1" and (.flows | length) == 1'
+}
+check "-o FIFO: written in place (the reader gets the report), the FIFO stays a FIFO" fifo_in_place
+
+# --- -o -: the report on standard output, alone (no text summary)
+dash_stdout() {
+    run_ew 0 "$tmp/dash.json" "$tmp/e" "$EW" -r "$CAP" -o - || return 1
+    jq_true "$tmp/dash.json" '.schema == "ecnwatch.report/1" and (.flows | length) == 1'
+}
+check "-o -: the JSON report on standard output, nothing else" dash_stdout
+dash_and_json() {
+    run_ew 2 "$tmp/o" "$tmp/e" "$EW" -r "$CAP" -o - --json || return 1
+    one_line_naming "$tmp/e" "standard output"
+}
+check "-o - with --json: exit 2, one line" dash_and_json
+
+# --- a directory: refused, one line, exit 4
+dir_refused() {
+    mkdir -p "$tmp/adir"
+    run_ew 4 "$tmp/o" "$tmp/e" "$EW" -r "$CAP" -q -o "$tmp/adir" || return 1
+    one_line_naming "$tmp/e" "$tmp/adir" && [ -d "$tmp/adir" ]
+}
+check "-o DIR: exit 4, one line naming it, the folder untouched" dir_refused
+
+# --- found before the first packet: the input is a FIFO that never delivers
+# a byte, so a check made only at the end would wait until the time limit
+early() { # early ARGS... : exit 4 within 10 s, one line naming the output
+    local name=$1
+    shift
+    rm -f "$tmp/never"
+    mkfifo "$tmp/never"
+    sleep 60 >"$tmp/never" &
+    local holder=$!
+    pids+=("$holder")
+    EW_CMD_TIMEOUT=10 run_ew 4 "$tmp/o" "$tmp/e" "$EW" -r - -q "$@" <"$tmp/never"
+    local r=$?
+    kill "$holder" 2>/dev/null
+    [ $r = 0 ] || return 1
+    one_line_naming "$tmp/e" "$name"
+}
+check "-o in a missing folder: exit 4 before any packet is read" early "$tmp/nope/r.json" -o "$tmp/nope/r.json"
+check "--metrics-file in a missing folder: exit 4 before any packet is read" \
+    early "$tmp/nope/m.prom" --metrics-file "$tmp/nope/m.prom"
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+    mkdir -p "$tmp/ro"
+    chmod 555 "$tmp/ro"
+    nobody_early() {
+        rm -f "$tmp/never"
+        mkfifo "$tmp/never"
+        chmod 666 "$tmp/never"
+        sleep 60 >"$tmp/never" &
+        local holder=$!
+        pids+=("$holder")
+        EW_CMD_TIMEOUT=10 run_ew 4 "$tmp/o" "$tmp/e" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+            "$EW" -r - -q "$@" <"$tmp/never"
+        local r=$?
+        kill "$holder" 2>/dev/null
+        [ $r = 0 ] || return 1
+        one_line_naming "$tmp/e" "$tmp/ro"
+    }
+    check "-o in a folder its user cannot write: exit 4 at once" nobody_early -o "$tmp/ro/r.json"
+    check "--plot in a folder its user cannot write: exit 4 at once" nobody_early --plot "$tmp/ro/plots"
+fi
+
+# --- --plot makes the missing folders at start-up and writes there
+plot_parents() {
+    run_ew 0 "$tmp/o" "$tmp/e" "$EW" -r "$CAP" -q --plot "$tmp/p/q/r" || return 1
+    [ -s "$tmp/p/q/r/index.html" ] || { why="no index.html in $tmp/p/q/r"; return 1; }
+    compgen -G "$tmp/p/q/r/flow-*.svg" >/dev/null || { why="no flow SVG"; return 1; }
+}
+check "--plot A/B/C: the missing folders are made, the plots written" plot_parents
+
+# --- a stop before the capture's header: report written, interrupted, exit 0
+early_stop() {
+    rm -f "$tmp/never"
+    mkfifo "$tmp/never"
+    sleep 60 >"$tmp/never" &
+    local holder=$! ew
+    pids+=("$holder")
+    # timeout itself in the background (a shell function would be a subshell
+    # that ignores SIGINT); it hands the signal to ecnwatch
+    timeout -k 5 20 "$EW" -r - -o "$tmp/int.json" <"$tmp/never" >"$tmp/o" 2>"$tmp/e" &
+    ew=$!
+    sleep 1
+    kill -INT "$ew" 2>/dev/null
+    wait_rc 20 "$ew"
+    local st=$rc
+    kill "$holder" 2>/dev/null
+    [ "$st" = 0 ] || { why="exit $st: $(head -c 200 "$tmp/e")"; return 1; }
+    jq_true "$tmp/int.json" '.source.interrupted == true and .totals.frames == 0'
+}
+check "SIGINT before the capture header: exit 0, the report written with interrupted: true" early_stop
+
+# --- /dev/null stays a device (a private mount namespace with its own /dev)
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+    devnull() {
+        bounded 30 unshare -m sh -c '
+            set -e
+            mount --make-rprivate / 2>/dev/null || true
+            mount -t tmpfs none /dev
+            mknod -m 666 /dev/null c 1 3
+            "$1" -r "$2" -q -o /dev/null
+            [ -c /dev/null ] || { echo "/dev/null is now $(stat -c %F /dev/null)"; exit 1; }
+        ' sh "$EW" "$CAP" >"$tmp/dn.out" 2>&1 || { why="$(head -c 200 "$tmp/dn.out")"; return 1; }
+    }
+    check "-o /dev/null (own /dev): stays a character device" devnull
+else
+    bad "-o /dev/null: needs root and unshare (make check leaves this suite out)"
+fi
+finish outputs
