@@ -61,7 +61,7 @@ for a in 9109 127.0.0.1 127.0.0.1:0 127.0.0.1:70000 localhost:9109 ::1:9109 '[::
 done
 expect "--metrics with -r -> 2" 2 "with -r use --metrics-file" -- \
     "$EW" -r captures/rfc3168-ce-server.pcap --metrics 127.0.0.1:9109
-expect "--metrics-file in a missing folder -> 4" 4 "--metrics-file .*No such file or directory" -- \
+expect "--metrics-file in a missing folder -> 4" 4 "m.prom: cannot write the metrics: No such file or directory" -- \
     "$EW" -r captures/rfc3168-ce-server.pcap -q --metrics-file "$tmp/no/such/m.prom"
 
 # the strict format check: promtool's rules and the exposition grammar
@@ -557,6 +557,66 @@ begin "the file is readable by others (the textfile collector)"
 check "the NDJSON stream still flows beside the metrics" \
     jq_true "$tmp/out.ndjson" 'any(.[]; .event == "flow_update") and .[-1].event == "summary"' -s
 
+# Held connections cannot silence the endpoint: while one address (127.0.0.1)
+# holds 300 connections, half of them sending a header line a second and
+# never ending the request (slowloris), half idle, a scraper from another
+# loopback address (127.0.0.2) is answered every second for 30 s.
+HOLD=$(cd "$(dirname "$0")" && pwd)/holdconns.py
+begin "300 held connections from one address: scrapes from another answered every second for 30 s"
+ip netns exec "$NS_S" "$EW" -i s0 -q --interval 0.5 --metrics "127.0.0.1:$PORT" >/dev/null 2>"$tmp/held.err" &
+heldpid=$!
+bg="$bg $heldpid"
+code=000
+end=$((SECONDS + 30))
+while [ $SECONDS -lt $end ]; do
+    code=$(bounded 10 ip netns exec "$NS_S" curl -s -m 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")
+    [ "$code" = 200 ] && break
+    kill -0 $heldpid 2>/dev/null || break
+    sleep 0.1
+done
+if [ "$code" != 200 ]; then
+    bad "held connections: the endpoint never answered: $(oneline "$tmp/held.err")"
+else
+    bounded 60 ip netns exec "$NS_S" python3 "$HOLD" 127.0.0.1 127.0.0.1 "$PORT" 300 36 >"$tmp/hold.out" 2>&1 &
+    holdpid=$!
+    bg="$bg $holdpid"
+    sleep 3 # the connections are opened and the request lines sent
+    answered=0 tries=0 codes=""
+    for i in $(seq 30); do
+        t0=$(date +%s%N)
+        c=$(bounded 10 ip netns exec "$NS_S" curl -s -m 2 --interface 127.0.0.2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")
+        tries=$((tries + 1))
+        [ "$c" = 200 ] && answered=$((answered + 1)) || codes="$codes $i:$c"
+        left=$((1000 - ($(date +%s%N) - t0) / 1000000))
+        [ $left -gt 0 ] && sleep "$(awk -v l=$left 'BEGIN { print l / 1000 }')"
+    done
+    holding=$(kill -0 $holdpid 2>/dev/null && echo yes || echo "no ($(oneline "$tmp/hold.out"))")
+    if [ $answered = 30 ] && [ "$holding" = yes ]; then
+        ok "300 held connections from one address: scrapes from another answered every second for 30 s"
+    else
+        bad "held connections: $answered of $tries scrapes answered (failed:$codes); the holder still running: $holding"
+    fi
+    wait_bounded 60 $holdpid
+fi
+kill -TERM $heldpid 2>/dev/null
+wait_bounded 20 $heldpid
+begin "a wildcard --metrics address: a warning on standard error"
+ip netns exec "$NS_S" "$EW" -i s0 -q --metrics "0.0.0.0:$PORT" >/dev/null 2>"$tmp/wild.err" &
+wildpid=$!
+bg="$bg $wildpid"
+end=$((SECONDS + 20))
+while [ $SECONDS -lt $end ] && ! grep -q warning "$tmp/wild.err" 2>/dev/null; do
+    kill -0 $wildpid 2>/dev/null || break
+    sleep 0.1
+done
+kill -TERM $wildpid 2>/dev/null
+wait_bounded 20 $wildpid
+if grep -q '^ecnwatch: warning: --metrics 0.0.0.0:'"$PORT"' serves the metrics on every address' "$tmp/wild.err"; then
+    ok "a wildcard --metrics address: a warning on standard error"
+else
+    bad "a wildcard --metrics address: no warning: $(oneline "$tmp/wild.err")"
+fi
+
 # IPv6 loopback; a port in use is exit 3 with one line
 begin "[::1]:$PORT serves /metrics"
 ip netns exec "$NS_S" "$EW" -i s0 -q --metrics "[::1]:$PORT" >/dev/null 2>"$tmp/v6.err" &
@@ -584,7 +644,7 @@ EW_CMD_TIMEOUT=10 expect "address not on this host -> 3" 3 "cannot listen: Canno
     ip netns exec "$NS_S" "$EW" -i s0 --metrics "192.0.2.1:$PORT"
 # the metrics file's folder unwritable for the user ecnwatch runs as: exit 4 at once
 mkdir -m 0755 "$tmp/ro"
-EW_CMD_TIMEOUT=10 expect "unwritable metrics folder -> 4" 4 "--metrics-file .*Permission denied" -- \
+EW_CMD_TIMEOUT=10 expect "unwritable metrics folder -> 4" 4 "m.prom: cannot write the metrics: Permission denied" -- \
     ip netns exec "$NS_S" "$EW" -i s0 --ndjson --metrics-file "$tmp/ro/m.prom"
 
 finish metrics

@@ -18,8 +18,17 @@
 #include "ecnwatch/analyze.h"
 #include "ecnwatch/metrics.h"
 
-/* concurrent HTTP connections, and so descriptors the loop polls for them */
-#define EW_EXPORTER_CONNS 16
+/* concurrent HTTP connections, and so descriptors the loop polls for them:
+ * enough that, with EW_EXPORTER_CONNS_PER_IP from each client address, a
+ * scraper gets in while others hold their share */
+#define EW_EXPORTER_CONNS 128
+/* connections one client address may hold at once; one more is closed at
+ * once (a Prometheus server keeps one, a browser about six) */
+#define EW_EXPORTER_CONNS_PER_IP 8
+/* seconds a request may take to arrive whole, counted from the connection's
+ * start or from the end of the previous response on it: a client that sends
+ * a byte now and then (slowloris) is cut off all the same */
+#define EW_EXPORTER_REQUEST_S 5
 #define EW_EXPORTER_MAX_FDS (EW_EXPORTER_CONNS + 2)
 
 struct ew_exporter_cfg {

@@ -16,14 +16,25 @@
 #include <unistd.h>
 
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+/* idle seconds before libmicrohttpd closes a connection (it counts from the
+ * last byte); the whole-request bound below is the stricter one */
 #define CONN_TIMEOUT_S 10
 
 static const char not_found[] = "not found: the metrics are at /metrics\n";
 static const char not_allowed[] = "only GET and HEAD\n";
 static const char unavailable[] = "no metrics yet\n";
 
+/* one tracked connection: its socket, and since when it has been waiting
+ * for a request to arrive whole (0 while one is being answered) */
+struct conn_slot {
+    int fd;
+    bool used;
+    int64_t waiting_since;
+};
+
 struct ew_exporter {
     struct ew_exporter_cfg cfg;
+    struct conn_slot conns[EW_EXPORTER_CONNS];
     struct MHD_Daemon *d;
     struct MHD_Response *resp;       /* the latest snapshot; NULL before the first */
     struct MHD_Response *r404, *r405, *r503;
@@ -51,10 +62,16 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
 {
     struct ew_exporter *x = cls;
 
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
     (void)version;
     (void)upload_data;
     (void)upload_data_size;
     (void)con_cls;
+    /* the request has arrived whole: its bound no longer runs */
+    if (ci && ci->socket_context)
+        ((struct conn_slot *)ci->socket_context)->waiting_since = 0;
     if (strcmp(url, "/metrics") != 0)
         return MHD_queue_response(c, MHD_HTTP_NOT_FOUND, x->r404);
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
@@ -62,6 +79,76 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
     if (!x->resp)
         return MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, x->r503);
     return MHD_queue_response(c, MHD_HTTP_OK, x->resp);
+}
+
+/* a connection opens or closes: give it a slot, or free its slot */
+static void
+on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+              enum MHD_ConnectionNotificationCode toe)
+{
+    struct ew_exporter *x = cls;
+    struct conn_slot *slot = *socket_context;
+    const union MHD_ConnectionInfo *ci;
+    size_t i;
+
+    if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        if (slot)
+            slot->used = false;
+        *socket_context = NULL;
+        return;
+    }
+    ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    for (i = 0; i < EW_EXPORTER_CONNS && ci; i++) {
+        if (!x->conns[i].used) {
+            x->conns[i].used = true;
+            x->conns[i].fd = ci->connect_fd;
+            x->conns[i].waiting_since = mono_ns();
+            *socket_context = &x->conns[i];
+            return;
+        }
+    }
+}
+
+/* a response has been sent: the next request's bound starts now */
+static void
+on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+    (void)cls;
+    (void)con_cls;
+    (void)toe;
+    if (ci && ci->socket_context)
+        ((struct conn_slot *)ci->socket_context)->waiting_since = mono_ns();
+}
+
+/* Cut off every connection whose request has taken longer than the bound to
+ * arrive: shutdown() ends its stream and libmicrohttpd closes it at its next
+ * read (the descriptor stays libmicrohttpd's: it is not closed here). Returns
+ * the milliseconds until the next deadline, or -1 when none runs. */
+static int
+cut_slow(struct ew_exporter *x)
+{
+    int64_t now = mono_ns(), bound = (int64_t)EW_EXPORTER_REQUEST_S * 1000000000, next = -1;
+    size_t i;
+
+    for (i = 0; i < EW_EXPORTER_CONNS; i++) {
+        struct conn_slot *s = &x->conns[i];
+        int64_t left;
+
+        if (!s->used || s->waiting_since == 0)
+            continue;
+        left = s->waiting_since + bound - now;
+        if (left <= 0) {
+            shutdown(s->fd, SHUT_RDWR);
+            s->waiting_since = 0;
+            continue;
+        }
+        if (next < 0 || left < next)
+            next = left;
+    }
+    return next < 0 ? -1 : (int)(next / 1000000) + 1;
 }
 
 static struct MHD_Response *
@@ -90,6 +177,13 @@ listen_on(const char *spec, bool *v6, char *err, size_t errlen)
         return -1;
     }
     *v6 = ss.ss_family == AF_INET6;
+    if ((*v6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr)) ||
+        (!*v6 && ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_ANY)))
+        fprintf(stderr,
+                "ecnwatch: warning: --metrics %s serves the metrics on every address of this "
+                "host, to anyone who can reach it; give one address (e.g. 127.0.0.1:PORT) to "
+                "serve them there only\n",
+                spec);
     fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         snprintf(err, errlen, "--metrics %s: cannot make a socket: %s", spec, strerror(errno));
@@ -99,7 +193,7 @@ listen_on(const char *spec, bool *v6, char *err, size_t errlen)
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     if (*v6)
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-    if (bind(fd, (struct sockaddr *)&ss, sslen) != 0 || listen(fd, 16) != 0) {
+    if (bind(fd, (struct sockaddr *)&ss, sslen) != 0 || listen(fd, 128) != 0) {
         int e = errno;
 
         snprintf(err, errlen, "--metrics %s: cannot listen: %s%s", spec, strerror(e),
@@ -125,6 +219,7 @@ ew_exporter_open(const struct ew_exporter_cfg *cfg, struct ew_exporter **out, ch
     }
     x->cfg = *cfg;
     if (cfg->listen) {
+
         fd = listen_on(cfg->listen, &v6, err, errlen);
         if (fd < 0) {
             free(x);
@@ -141,6 +236,10 @@ ew_exporter_open(const struct ew_exporter_cfg *cfg, struct ew_exporter **out, ch
             x->d = MHD_start_daemon(v6 ? MHD_USE_IPv6 : MHD_NO_FLAG, 0, NULL, NULL, on_request,
                                     x, MHD_OPTION_LISTEN_SOCKET, fd,
                                     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EW_EXPORTER_CONNS,
+                                    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                                    (unsigned int)EW_EXPORTER_CONNS_PER_IP,
+                                    MHD_OPTION_NOTIFY_CONNECTION, on_connection, x,
+                                    MHD_OPTION_NOTIFY_COMPLETED, on_completed, x,
                                     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
                                     MHD_OPTION_END);
         if (!x->d) {
@@ -179,6 +278,12 @@ ew_exporter_pollfds(struct ew_exporter *x, struct pollfd *pfd, int room, int *ti
     }
     if (MHD_get_timeout(x->d, &t) == MHD_YES && t < (MHD_UNSIGNED_LONG_LONG)*timeout_ms)
         *timeout_ms = (int)t;
+    {
+        int due = cut_slow(x);
+
+        if (due >= 0 && due < *timeout_ms)
+            *timeout_ms = due;
+    }
     return n;
 }
 
@@ -203,6 +308,7 @@ ew_exporter_serve(struct ew_exporter *x, const struct pollfd *pfd, int n)
     }
     /* also when nothing is ready: MHD closes idle connections here */
     MHD_run_from_select(x->d, &rs, &ws, &es);
+    cut_slow(x);
 }
 
 int
