@@ -22,6 +22,7 @@ _ecnwatch_fallback_help='
   -c N
   -q
   --max-flows N
+  --max-output SIZE
   --hot-flows N
   --idle-timeout SEC
   --hash-seed N

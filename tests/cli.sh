@@ -184,6 +184,16 @@ if [ -w /dev/full ]; then
             { why="stderr '$(head -c 200 "$tmp/full.err")' is not one line naming the failed write"; return 1; }
     }
     check "report to a full device -> 4" full_device
+    full_other() { # full_other WHAT OPTION...: one line naming WHAT and the reason
+        local what=$1
+        shift
+        run_ew 4 /dev/full "$tmp/full.err" "$EW" -r "$CAP" "$@" || return 1
+        grep -q "cannot write the $what to standard output: No space left on device" "$tmp/full.err" &&
+            [ "$(wc -l <"$tmp/full.err")" = 1 ] ||
+            { why="stderr '$(head -c 200 "$tmp/full.err")' is not one line naming the failed write"; return 1; }
+    }
+    check "text summary to a full device -> 4, one line" full_other summary
+    check "event stream to a full device -> 4, one line" full_other "event stream" --ndjson
 fi
 
 # a capture cut mid-record: still a report, truncated, a warning

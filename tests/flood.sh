@@ -205,6 +205,31 @@ else
     bad "failed write: exit $st, want 4, $(head -c 200 "$tmp/err"), left: $(ls "$tmp" | tr '\n' ' ')"
 fi
 
+# Output volume: the NDJSON stream of the SYN flood summarises the evicted
+# one-packet flows (nothing of interest: Not-ECT, no ECN asked for, no
+# finding) in a count, and --max-output bounds what is left
+name="--ndjson of $N SYNs through $M flows"
+begin "$name"
+if run_ew 0 "$tmp/flood.ndjson" "$tmp/nd.err" "$EW" -r "$tmp/flood.pcap" --max-flows $M --ndjson &&
+    jq_true "$tmp/flood.ndjson" '(map(select(.event == "flow_end")) | length == $m)
+        and .[-1].event == "summary" and .[-1].flow_ends_summarised == $n - $m
+        and .[-1].totals.flows_evicted == $n - $m' -s --argjson n "$N" --argjson m $M; then
+    ok "$name: $M flow_end events, $((N - M)) summarised, $(($(stat -c %s "$tmp/flood.ndjson") / 1024)) KiB"
+else
+    bad "$name: $why ($(stat -c %s "$tmp/flood.ndjson" 2>/dev/null) bytes)"
+fi
+rm -f "$tmp/flood.ndjson"
+name="--max-output 64k on the flood's stream"
+begin "$name"
+if run_ew 0 "$tmp/cap.ndjson" "$tmp/nd.err" "$EW" -r "$tmp/flood.pcap" --max-flows $M --ndjson --max-output 64k &&
+    [ "$(stat -c %s "$tmp/cap.ndjson")" -lt $((64 * 1024 + 16384)) ] &&
+    jq_true "$tmp/cap.ndjson" '.[-1].event == "summary" and .[-1].events_dropped > 0
+        and (.[:-1] | length) + .[-1].events_dropped == $m' -s --argjson m $M; then
+    ok "$name: $(stat -c %s "$tmp/cap.ndjson") bytes, the summary counts what was left out"
+else
+    bad "$name: $why ($(stat -c %s "$tmp/cap.ndjson" 2>/dev/null) bytes)"
+fi
+
 # flows that are not TCP carry no TCP inference state: 100,000 UDP flows held
 # at once fit in 512 bytes each: record, index and links (a TCP flow takes about 1.7 KB)
 U=100000

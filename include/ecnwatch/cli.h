@@ -45,6 +45,7 @@ struct ew_options {
     bool ndjson;
     bool quiet;
     uint64_t count; /* 0: no limit */
+    uint64_t max_output; /* --max-output: bytes of NDJSON events; 0: no limit */
     uint32_t max_flows;
     uint32_t hot_flows; /* 0: the table's default */
     double idle_s;

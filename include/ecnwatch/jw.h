@@ -40,6 +40,7 @@ struct jw {
     const char *key;   /* a key waiting for its value, or NULL */
     size_t keylen;
     int err;           /* errno of the first failure, 0 */
+    uint64_t flushed;  /* bytes handed to out so far */
     bool borrowed;     /* buf is the caller's */
 };
 

@@ -18,6 +18,7 @@ struct ew_live_cfg {
     uint64_t count;         /* stop after this many frames; 0 for no limit */
     const char *user;       /* drop to this user after opening; NULL: "nobody" when root */
     bool ndjson;            /* stream NDJSON even on a terminal */
+    uint64_t max_output;    /* bytes of NDJSON events; 0: no limit */
     const char *out_file;   /* the JSON report, written when capture stops; or NULL */
     uint32_t fail_on;       /* mask of misuse kinds for exit status 1 */
     double interval_s;      /* refresh and stream interval */

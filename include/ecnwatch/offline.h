@@ -21,6 +21,7 @@ struct ew_offline_cfg {
     uint64_t count;           /* stop after this many frames of each capture; 0 for no limit */
     bool json;                /* the JSON report to standard output */
     bool ndjson;              /* the event stream to standard output */
+    uint64_t max_output;      /* bytes of events in that stream; 0: no limit */
     bool quiet;               /* no text summary */
     const char *out_file;     /* the JSON report, or NULL */
     size_t text_flows;        /* flows listed in the text summary */

@@ -93,6 +93,7 @@ jw_flush(struct jw *w)
             w->len = 0;
             return -1;
         }
+        w->flushed += w->len;
         w->len = 0;
     }
     return 0;
@@ -144,6 +145,8 @@ put(struct jw *w, const char *s, size_t n)
         errno = 0;
         if (!w->out || fwrite(s, 1, n, w->out) != n)
             w->err = errno ? errno : EIO;
+        else
+            w->flushed += n;
         return;
     }
     p = reserve(w, n);

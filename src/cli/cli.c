@@ -19,6 +19,7 @@
 enum {
     OPT_JSON = 256,
     OPT_MAX_FLOWS,
+    OPT_MAX_OUTPUT,
     OPT_HOT_FLOWS,
     OPT_IDLE,
     OPT_SEED,
@@ -54,6 +55,7 @@ usage(FILE *out)
             "  --json              write the JSON report to standard output\n"
             "  --ndjson            stream events, one JSON object per line: findings as found,\n"
             "                      flow ends, a summary\n"
+            "  --max-output SIZE   NDJSON: no event but the summary past SIZE bytes (k, M, G)\n"
             "  -o FILE             write the JSON report to FILE (atomically)\n"
             "  -c N                stop after N packets\n"
             "  -q                  no human summary (with -o)\n"
@@ -88,6 +90,31 @@ parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
     if (errno || *end || v < min || v > max)
         return -1;
     *out = v;
+    return 0;
+}
+
+/* "N", "Nk", "NM", "NG" (powers of 1024), at least 1 kB, at most 1 PB */
+static int
+parse_size(const char *s, uint64_t *out)
+{
+    char num[32];
+    size_t n = strlen(s);
+    uint64_t mul = 1, v;
+
+    if (n == 0 || n >= sizeof(num))
+        return -1;
+    memcpy(num, s, n + 1);
+    switch (num[n - 1]) {
+    case 'k': case 'K': mul = 1ull << 10; break;
+    case 'M': mul = 1ull << 20; break;
+    case 'G': mul = 1ull << 30; break;
+    default: break;
+    }
+    if (mul != 1)
+        num[n - 1] = '\0';
+    if (parse_u64(num, 1, (1ull << 50) / mul, &v) != 0 || v * mul < 1024)
+        return -1;
+    *out = v * mul;
     return 0;
 }
 
@@ -204,6 +231,10 @@ parse_option(int c, char **argv, struct ew_options *o)
             return bad_value("--max-flows", optarg, "a number from 1 to 16777216");
         o->max_flows = (uint32_t)v;
         break;
+    case OPT_MAX_OUTPUT:
+        if (parse_size(optarg, &o->max_output) != 0)
+            return bad_value("--max-output", optarg, "a size in bytes, e.g. 500M (k, M, G: powers of 1024)");
+        break;
     case OPT_HOT_FLOWS:
         if (parse_u64(optarg, 1, 1u << 24, &v) != 0)
             return bad_value("--hot-flows", optarg, "a number from 1 to 16777216");
@@ -315,6 +346,7 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON},
         {"max-flows", required_argument, NULL, OPT_MAX_FLOWS},
+        {"max-output", required_argument, NULL, OPT_MAX_OUTPUT},
         {"hot-flows", required_argument, NULL, OPT_HOT_FLOWS},
         {"idle-timeout", required_argument, NULL, OPT_IDLE},
         {"hash-seed", required_argument, NULL, OPT_SEED},

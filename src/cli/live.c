@@ -173,6 +173,7 @@ live_start(struct live *l)
     /* -o - writes the report to standard output at the end: no events there */
     l->streaming = !tty && !(cfg->out_file && !strcmp(cfg->out_file, "-"));
     ew_stream_init(&l->stream, stdout, (int64_t)l->interval_ms * 1000000, true);
+    ew_stream_limit(&l->stream, cfg->max_output);
     if (setup_analyzer(l) != 0) {
         fprintf(stderr, "ecnwatch: cannot allocate a flow table of %" PRIu32 " flows\n",
                 cfg->an.max_flows);

@@ -58,6 +58,7 @@ run_live(const struct ew_options *o)
     lc.count = o->count;
     lc.user = o->user;
     lc.ndjson = o->ndjson;
+    lc.max_output = o->max_output;
     lc.out_file = o->out_file;
     lc.fail_on = o->fail_on;
     lc.interval_s = o->interval_s;
@@ -80,6 +81,7 @@ run_offline(const struct ew_options *o)
     fc.count = o->count;
     fc.json = o->json;
     fc.ndjson = o->ndjson;
+    fc.max_output = o->max_output;
     fc.quiet = o->quiet;
     fc.out_file = o->out_file;
     fc.text_flows = o->text_flows;

@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -301,6 +302,7 @@ setup(struct offline *off)
         }
     }
     ew_stream_init(&off->stream, stdout, 1000000000, false);
+    ew_stream_limit(&off->stream, cfg->max_output);
     if (cfg->ndjson)
         ew_stream_attach(&off->stream, &acfg);
     if ((cfg->timeseries || cfg->plot_dir) &&
@@ -404,21 +406,26 @@ write_outputs(struct offline *off)
     }
     if (cfg->json) {
         if (ew_report_dump(stdout, &off->an, root) != 0 || fflush(stdout) != 0) {
-            fprintf(stderr, "ecnwatch: cannot write the report to standard output\n");
+            fprintf(stderr, "ecnwatch: cannot write the report to standard output: %s\n",
+                    strerror(errno ? errno : EIO));
             status = EW_EXIT_OUTPUT;
         }
     } else if (cfg->ndjson) {
         ew_stream_finish(&off->stream, &off->src);
         if (off->stream.error) {
-            fprintf(stderr, "ecnwatch: cannot write the event stream to standard output\n");
+            fprintf(stderr, "ecnwatch: cannot write the event stream to standard output: %s\n",
+                    strerror(off->stream.w.err ? off->stream.w.err : EIO));
             status = EW_EXIT_OUTPUT;
         }
     } else if (!cfg->quiet) {
         ew_report_text(stdout, &off->an, &off->src, cfg->text_flows);
         for (i = 1; i < cfg->nfiles; i++)
             ew_hop_text(stdout, off->hops[i - 1], cfg->files[i - 1], cfg->files[i]);
-        if (fflush(stdout) != 0)
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "ecnwatch: cannot write the summary to standard output: %s\n",
+                    strerror(errno ? errno : EIO));
             status = EW_EXIT_OUTPUT;
+        }
     }
     json_decref(root);
     if (cfg->plot_dir && ew_plots_write(&off->an, cfg->plot_dir, err, sizeof(err)) != 0) {

@@ -1,6 +1,7 @@
 /* stream.c - NDJSON events (see stream.h). */
 #include "ecnwatch/stream.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,17 @@
 #include "ecnwatch/infer.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/quic.h"
+
+/* May one more event be written? Past the byte limit it is counted instead. */
+static bool
+room_for_event(struct ew_stream *s)
+{
+    if (s->max_bytes && s->w.flushed + s->w.len >= s->max_bytes) {
+        s->dropped++;
+        return false;
+    }
+    return true;
+}
 
 /* an event's first members: {"event": name, "time": ... (left open) */
 static void
@@ -36,6 +48,8 @@ static void
 flow_end(struct ew_stream *s, const struct ew_flow *f, const char *reason,
          const struct ew_flow_summary *r)
 {
+    if (!room_for_event(s))
+        return;
     event_begin(s, "flow_end", f->last_ns);
     jw_kstring(&s->w, "reason", reason);
     jw_key(&s->w, "flow");
@@ -53,6 +67,8 @@ new_findings(struct ew_stream *s, struct ew_flow *f, const struct ew_finding *fn
         if (f->streamed_kinds & (1u << fnd[i].kind))
             continue;
         f->streamed_kinds |= 1u << fnd[i].kind;
+        if (!room_for_event(s))
+            continue;
         event_begin(s, "finding", f->last_ns);
         jw_kint(&s->w, "flow", (int64_t)f->id);
         jw_kstring(&s->w, "proto", ew_report_proto_name(f));
@@ -74,6 +90,22 @@ findings_and_end(struct ew_stream *s, struct ew_flow *f, const char *reason)
     flow_end(s, f, reason, r);
 }
 
+/* An evicted flow of no interest is only counted: every packet Not-ECT both
+ * ways, no ECN asked for in a handshake, and no finding */
+static bool
+of_no_interest(struct ew_flow *f, struct ew_flow_summary *r)
+{
+    int d, cp;
+
+    for (d = 0; d < 2; d++)
+        for (cp = 1; cp < 4; cp++)
+            if (f->dir[d].ecn[cp])
+                return false;
+    ew_flow_conclude(f, 0, r);
+    return r->nf == 0 && (r->v.neg == EW_NEG_NONE || r->v.neg == EW_NEG_NA ||
+                          r->v.neg == EW_NEG_UNSEEN);
+}
+
 /* the table owns the record and it is still intact: its findings first */
 static void
 on_end(void *arg, const struct ew_flow *f)
@@ -84,9 +116,16 @@ on_end(void *arg, const struct ew_flow *f)
 static void
 on_evict(void *arg, const struct ew_flow *f)
 {
+    struct ew_stream *s = arg;
+
     /* an ended flow had its flow_end already */
-    if (!f->ended)
-        findings_and_end(arg, (struct ew_flow *)(uintptr_t)f, "evicted");
+    if (f->ended)
+        return;
+    if (of_no_interest((struct ew_flow *)(uintptr_t)f, &s->fr)) {
+        s->summarised++;
+        return;
+    }
+    findings_and_end(s, (struct ew_flow *)(uintptr_t)f, "evicted");
 }
 
 /* new findings on one flow: each kind once */
@@ -105,6 +144,8 @@ update(void *arg, struct ew_flow *f)
 {
     struct ew_stream *s = arg;
 
+    if (!room_for_event(s))
+        return;
     ew_flow_conclude(f, EW_REPORT_CONCLUDE, &s->fr);
     event_begin(s, "flow_update", f->last_ns);
     jw_key(&s->w, "flow");
@@ -116,8 +157,11 @@ update(void *arg, struct ew_flow *f)
 static void
 flush(struct ew_stream *s)
 {
-    if (jw_flush(&s->w) != 0 || fflush(s->out) != 0)
+    if (jw_flush(&s->w) != 0 || fflush(s->out) != 0) {
         s->error = true;
+        if (!s->w.err)
+            s->w.err = errno ? errno : EIO; /* why, for the message; no more writes */
+    }
 }
 
 void
@@ -128,6 +172,12 @@ ew_stream_init(struct ew_stream *s, FILE *out, int64_t interval_ns, bool updates
     jw_init_buf(&s->w, out, 0, 10, s->buf);
     s->interval_ns = interval_ns > 0 ? interval_ns : 1000000000;
     s->updates = updates;
+}
+
+void
+ew_stream_limit(struct ew_stream *s, uint64_t max_bytes)
+{
+    s->max_bytes = max_bytes;
 }
 
 void
@@ -205,6 +255,8 @@ ew_stream_finish(struct ew_stream *s, const struct ew_report_src *src)
     jw_json(&s->w, json_object_get(rep, "source"));
     jw_key(&s->w, "totals");
     jw_json(&s->w, json_object_get(rep, "totals"));
+    jw_kint(&s->w, "flow_ends_summarised", (int64_t)s->summarised);
+    jw_kint(&s->w, "events_dropped", (int64_t)s->dropped);
     event_end(s);
     json_decref(rep);
     flush(s);
