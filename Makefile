@@ -173,7 +173,7 @@ $(BUILD)/floor: $(BUILD)/bench/floor.o
 $(BUILD)/statesize: $(BUILD)/bench/statesize.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-bench: $(BIN) $(BUILD)/benchgen $(BUILD)/floor $(BUILD)/statesize
+bench: $(BIN) $(BUILD)/benchgen $(BUILD)/floor $(BUILD)/statesize $(BUILD)/tcpgen
 	@bash bench/run.sh $(BUILD)
 
 clean:

@@ -17,6 +17,11 @@
 #   BENCH_SCALE_JSON_MAX [1000000] --json in the scaling runs up to this many
 #                               flows (a smaller limit shortens the run)
 #   BENCH_TSHARK [1]            0: leave tshark out
+#   BENCH_REAL [1]              the second input, real ECN test captures (the
+#                               field captures of BENCH_FIELD [../shared/field],
+#                               concatenated; generated look-alikes without them);
+#                               0: leave it out
+#   BENCH_REAL_PREFIX [250000]  its packets that tshark is timed on
 #   BENCH_CALLGRIND [1]         instructions per packet on the prefix with
 #                               callgrind (repeatable, unlike times on a
 #                               shared machine); 0: leave it out
@@ -34,6 +39,9 @@ SCALE_PACKETS=${BENCH_SCALE_PACKETS:-5000000}
 SCALE_JSON_MAX=${BENCH_SCALE_JSON_MAX:-1000000}
 TSHARK=${BENCH_TSHARK:-1}
 CALLGRIND=${BENCH_CALLGRIND:-1}
+REAL=${BENCH_REAL:-1}
+REAL_PREFIX=${BENCH_REAL_PREFIX:-250000}
+FIELD=${BENCH_FIELD:-$(cd "$(dirname "$0")/.." && pwd)/../shared/field}
 command -v valgrind >/dev/null || CALLGRIND=0
 EW=$B/ecnwatch
 TIME=/usr/bin/time
@@ -209,6 +217,97 @@ if [ "$CALLGRIND" = 1 ]; then
     awk -v f="$i_floor" -v q="$i_q" -v j="$i_json" 'BEGIN {
         printf "  by instructions: ecnwatch -q does %.2fx the floor'"'"'s work per packet, ecnwatch --json %.2fx\n", q / f, j / f
         printf "  (the report: %.0f instructions per packet of this prefix)\n", j - q }'
+fi
+
+# --- the second input: real ECN test captures, or a capture with their traits
+if [ "$REAL" = 1 ]; then
+    echo
+    real=$OUT/real.pcap
+    rprefix=$OUT/real-prefix.pcap
+    if [ -d "$FIELD" ] && ls "$FIELD"/*.pcap.* >/dev/null 2>&1 && command -v mergecap >/dev/null; then
+        # every field capture decompressed, then end to end (mergecap -a)
+        parts=()
+        for f in "$FIELD"/*.pcap.*; do
+            b=$tmp/$(basename "$f").pcap
+            case $f in
+            *.xz) xzcat "$f" >"$b" ;;
+            *.gz) zcat "$f" >"$b" ;;
+            *) continue ;;
+            esac
+            parts+=("$b")
+        done
+        mergecap -a -F pcap -w "$real" "${parts[@]}"
+        rm -f "${parts[@]}"
+        echo "-- real captures: the field captures of $FIELD, decompressed and concatenated"
+        echo "   ($(ls "$FIELD"/*.pcap.* | xargs -n1 basename | tr '\n' ' '))"
+    else
+        # long AccECN flows, an option on every segment, CE every few packets
+        "$B/tcpgen" prague sender "$tmp/g1.pcap" --segments 400000 --mark-p 0.2 2>/dev/null
+        "$B/tcpgen" accecn sender "$tmp/g2.pcap" --segments 400000 --seed 2 2>/dev/null
+        "$B/tcpgen" prague receiver "$tmp/g3.pcap" --segments 400000 --pair dualq --seed 3 2>/dev/null
+        mergecap -a -F pcap -w "$real" "$tmp"/g[123].pcap 2>/dev/null ||
+            cat "$tmp/g1.pcap" >"$real"
+        rm -f "$tmp"/g[123].pcap
+        echo "-- real captures: not found ($FIELD); a generated capture with their traits instead:"
+        echo "   tcpgen Prague and AccECN senders and a DualQ pair, AccECN options on every segment, CE every few packets"
+    fi
+    rpk=$("$B/floor" "$real" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { print $i; exit } }')
+    if command -v editcap >/dev/null; then
+        editcap -r "$real" "$rprefix" "1-$REAL_PREFIX" 2>/dev/null
+    else
+        cp "$real" "$rprefix"
+    fi
+    rppk=$("$B/floor" "$rprefix" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { print $i; exit } }')
+    echo "   $real: $rpk packets, $(du -m "$real" | cut -f1) MB; its first $rppk packets for tshark"
+    cat "$real" "$rprefix" >/dev/null
+    header
+    for ((i = 0; i < RUNS; i++)); do
+        run_once rfloor "$B/floor" "$real"
+        run_once rjson "$EW" -r "$real" --json
+        run_once rq "$EW" -r "$real" -q
+        run_once rrep "$EW" -r "$real" -q -o "$tmp/real-report.json"
+    done
+    show rfloor "floor (bare pcap_next_ex loop)" "$rpk"
+    rfloor_sec=$M_SEC
+    rfloor_cpu=$M_CPU
+    show rjson "ecnwatch --json" "$rpk"
+    rew_sec=$M_SEC
+    rew_cpu=$M_CPU
+    show rq "ecnwatch -q (analysis, no report)" "$rpk"
+    show rrep "ecnwatch -q -o report.json" "$rpk"
+    rrep_sec=$M_SEC
+    rrep_cpu=$M_CPU
+    header
+    for ((i = 0; i < RUNS; i++)); do
+        run_once rpjson "$EW" -r "$rprefix" --json
+        [ "$TSHARK" = 1 ] && run_once rconv tshark -r "$rprefix" -q -z conv,tcp
+    done
+    show rpjson "ecnwatch --json (prefix)" "$rppk"
+    rpew_sec=$M_SEC
+    if [ "$TSHARK" = 1 ]; then
+        show rconv "tshark -q -z conv,tcp (prefix)" "$rppk"
+        rconv_sec=$M_SEC
+    fi
+    echo
+    echo "-- ratios, real captures"
+    awk -v e="$rew_sec" -v f="$rfloor_sec" -v ec="$rew_cpu" -v fc="$rfloor_cpu" -v o="$rrep_sec" -v oc="$rrep_cpu" 'BEGIN {
+        printf "  ecnwatch --json       at %5.1f %% of the floor'"'"'s packet rate (target >= 50 %%); by CPU time %5.1f %%\n", 100 * f / e, 100 * fc / ec
+        printf "  ecnwatch -o report    at %5.1f %% of the floor'"'"'s packet rate; %.2fx its wall time, %.2fx its CPU time\n", 100 * f / o, o / f, oc / (fc > 0 ? fc : 0.01) }'
+    if [ "$TSHARK" = 1 ]; then
+        awk -v e="$rpew_sec" -v c="$rconv_sec" 'BEGIN {
+            printf "  ecnwatch --json is %6.1fx faster than tshark -z conv,tcp (prefix; target >= 50x)\n", c / e }'
+    fi
+    if [ "$CALLGRIND" = 1 ]; then
+        PREFIX_SAVED=$PREFIX
+        PREFIX=$rppk
+        instr "floor, real prefix" "$B/floor" "$rprefix"
+        ri_floor=$I_PER
+        instr "ecnwatch --json, real prefix" "$EW" -r "$rprefix" --json
+        awk -v f="$ri_floor" -v j="$I_PER" 'BEGIN {
+            printf "  by instructions: ecnwatch --json does %.2fx the floor'"'"'s work per packet of the real prefix\n", j / f }'
+        PREFIX=$PREFIX_SAVED
+    fi
+    rm -f "$rprefix"
 fi
 
 echo

@@ -5,7 +5,9 @@
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "ecnwatch/bottleneck.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/format.h"
 
@@ -28,6 +30,61 @@ text_dir(FILE *out, const char *name, const struct ew_flow *f, int dir,
         fprintf(out, "  %-8s %s", ew_fb_name[v->dir[dir].feedback],
                 ew_ect1_name[v->dir[dir].ect1]);
     fputc('\n', out);
+}
+
+/* which AQM marked a direction, and where the marks were applied relative
+ * to this capture point */
+static void
+text_path(FILE *out, const char *name, const struct ew_flow *f, int dir,
+          const struct ew_flow_summary *sum)
+{
+    const struct ew_path_verdict *p = &sum->path[dir];
+    const char *where = !p->marking || !strcmp(p->marking, "none") ? NULL
+                        : !strcmp(p->marking, "both") ? "marks applied upstream and downstream of this capture point"
+                        : !strcmp(p->marking, "upstream") ? "marks applied upstream of this capture point"
+                                                          : "marks applied downstream of this capture point";
+
+    /* no marks and no filling queue: the table above says as much */
+    if (f->key.l4 != EW_L4_TCP || !sum->has_path || f->inf->half[dir].data_pkts == 0 ||
+        p->aqm == EW_AQM_NONE_SEEN)
+        return;
+    fprintf(out, "    path %s: %s%s%s: %s\n", name, ew_aqm_name[p->aqm], where ? ", " : "",
+            where ? where : "", p->reason);
+}
+
+/* the groups of flows sharing a bottleneck: one queue or a DualQ, and why */
+static void
+text_bottlenecks(FILE *out, const struct ew_analyzer *an, const uint32_t *refs, size_t n)
+{
+    json_t *b = ew_bottlenecks_json(an->tab, refs, n), *g;
+    size_t i;
+
+    if (!b || json_array_size(b) == 0) {
+        json_decref(b);
+        return;
+    }
+    fprintf(out, "\nBOTTLENECKS:\n");
+    json_array_foreach(b, i, g) {
+        json_t *h = json_object_get(g, "hosts"), *l = json_object_get(g, "l4s"),
+               *c = json_object_get(g, "classic"), *r = json_object_get(g, "throughput_ratio_l4s_to_classic");
+        size_t k;
+        json_t *id;
+
+        fprintf(out, "  %s <-> %s: %s: %s\n", json_string_value(json_array_get(h, 0)),
+                json_string_value(json_array_get(h, 1)),
+                json_string_value(json_object_get(g, "looks_like")),
+                json_string_value(json_object_get(g, "reason")));
+        fprintf(out, "    L4S flows");
+        json_array_foreach(json_object_get(l, "flows"), k, id)
+            fprintf(out, " #%" JSON_INTEGER_FORMAT, json_integer_value(id));
+        fprintf(out, ", classic flows");
+        json_array_foreach(json_object_get(c, "flows"), k, id)
+            fprintf(out, " #%" JSON_INTEGER_FORMAT, json_integer_value(id));
+        if (json_is_number(r))
+            fprintf(out, "; throughput L4S:classic %.2f", json_number_value(r));
+        fputc('\n', out);
+    }
+    json_decref(b);
 }
 
 /* findings first, where a person looks first */
@@ -109,6 +166,7 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
      * words), then the first max_flows flows with their reasons; holding a
      * summary per flow between them would cost several KB a flow */
     text_findings(out, an, refs, n, room);
+    text_bottlenecks(out, an, refs, n);
     for (i = 0; i < n && i < max_flows; i++) {
         const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
         struct ew_flow_summary sum;
@@ -154,6 +212,8 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
                 "CE", f->key.l4 == EW_L4_TCP ? "  feedback ECT(1)" : "");
         text_dir(out, "c2s", f, c2s, vp);
         text_dir(out, "s2c", f, c2s ^ 1, vp);
+        text_path(out, "c2s", f, c2s, &sum);
+        text_path(out, "s2c", f, c2s ^ 1, &sum);
     }
     if (n > max_flows)
         fprintf(out, "\n... and %zu more flows (the JSON report, --json or -o, has them all)\n",
