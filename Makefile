@@ -8,9 +8,19 @@
 #   make install      PREFIX=/usr/local DESTDIR= (binary, man pages, report schema, bash completion)
 #   make uninstall    the same PREFIX and DESTDIR: removes exactly those files
 #   make bench        the benchmark against the floor and tshark (bench/README.md)
+#   make V=1          print every command whole (quiet by default)
 PREFIX ?= /usr/local
 DESTDIR ?=
 CC ?= cc
+# quiet by default: one short line a step; make V=1 prints every command whole
+V ?= 0
+ifeq ($(V),1)
+Q =
+say = @:
+else
+Q = @
+say = @printf '  %-4s %s\n'
+endif
 
 ifeq ($(TSAN),1)
 BUILD ?= build/tsan
@@ -65,36 +75,46 @@ TOOLS += $(BUILD)/replay_dissect $(BUILD)/replay_pipeline $(BUILD)/replay_quic $
 all: $(BIN)
 
 $(BIN): $(LIB_OBJ) $(MAIN_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/run_tests: $(TEST_OBJ) $(LIB_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CUNIT_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CUNIT_LIBS)
 
 $(BUILD)/ecngen: $(BUILD)/tests/tools/ecngen.o
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/tcpgen: $(BUILD)/tests/tools/tcpgen.o
-	$(CC) $(LDFLAGS) -o $@ $^
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/quicgen: $(BUILD)/tests/tools/quicgen.o $(LIB_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/sweep: $(BUILD)/tests/tools/sweep.o $(LIB_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(LIB_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/mkseeds: $(BUILD)/tests/fuzz/mkseeds.o $(LIB_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/dissectors/%.o: dissectors/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DISSECT_CFLAGS) -c -o $@ $<
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DISSECT_CFLAGS) -c -o $@ $<
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(say) CC $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 tools: $(BIN) $(TOOLS)
 
@@ -114,14 +134,17 @@ FUZZ_RELINK = rfc3168-ce-client accecn-ce-v6-server udp-ect-client
 
 $(FUZZ_BUILD)/dissectors/%.o: dissectors/%.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(DISSECT_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(say) CC $<
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(DISSECT_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(say) CC $<
+	$(Q)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
-	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(PKG_LIBS)
+	$(say) LD $@
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(PKG_LIBS)
 
 # seed corpora cut from captures/ and their re-encapsulations (not committed)
 $(FUZZ_BUILD)/seeds.stamp: $(BUILD)/mkseeds $(BUILD)/ecngen $(wildcard captures/*.pcap)
@@ -165,13 +188,16 @@ golden: $(BIN) $(TOOLS)
 
 # the benchmark: a generated capture timed against a bare libpcap loop and tshark
 $(BUILD)/benchgen: $(BUILD)/bench/benchgen.o
-	$(CC) $(LDFLAGS) -o $@ $^ -lm
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 $(BUILD)/floor: $(BUILD)/bench/floor.o
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/statesize: $(BUILD)/bench/statesize.o $(LIB_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 bench: $(BIN) $(BUILD)/benchgen $(BUILD)/floor $(BUILD)/statesize $(BUILD)/tcpgen
 	@bash bench/run.sh $(BUILD)
