@@ -4,7 +4,7 @@
 set -eu
 PKGS="build-essential pkg-config libpcap-dev libjansson-dev libncurses-dev libcunit1-dev libmicrohttpd-dev libssl-dev curl
       tshark jq gzip tmux python3 iproute2 util-linux procps chromium python3-jsonschema man-db time
-      clang libclang-rt-14-dev"
+      clang libclang-rt-14-dev prometheus"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -170,6 +170,12 @@ plain=$1
 factor=1
 suite flood 900 bash tests/flood.sh "$plain/ecnwatch"
 
+# once: a real Prometheus server scrapes a live ecnwatch; the Grafana
+# dashboard's queries evaluated there (root and network namespaces)
+if [ $CHECK = 0 ]; then
+    suite prometheus 300 bash tests/prometheus.sh "$plain/ecnwatch"
+fi
+
 # once: the two-thread paths (the file reader, the report's helper) under
 # ThreadSanitizer, against the plain build's output
 suite threads 1800 bash tests/threads.sh "$plain"

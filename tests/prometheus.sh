@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# prometheus.sh ECNWATCH - the path a fleet operator takes: a real Prometheus
+# server (Debian's prometheus) scrapes a live ecnwatch in a network namespace
+# made for the test, and the series are read back through Prometheus's HTTP
+# API; every query of the Grafana dashboard in contrib/ is evaluated there and
+# must name only metrics that ecnwatch exports.
+# Everything runs inside the namespace, on its loopback: ecnwatch captures
+# `lo` while TCP (classic ECN, ECT(0)) and UDP (ECT(1)) test traffic and the
+# scrapes themselves cross it. Needs root; without prometheus or network
+# namespaces it says "prometheus: skipped" (make test counts that a failure).
+# Ends "prometheus: N passed, N failed".
+set -u
+. "$(dirname "$0")/lib.sh"
+EW=$1
+root=$(cd "$(dirname "$0")/.." && pwd)
+DASH=$root/contrib/grafana-ecnwatch.json
+TRAFFIC=$root/tests/traffic.py
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+NS=ewprom$$
+PORT=$((21000 + $$ % 20000))
+PPORT=$((PORT + 1))
+bg=""
+cleanup() {
+    for p in $bg; do kill -TERM "$p" 2>/dev/null; done
+    sleep 0.5
+    for p in $bg; do kill -KILL "$p" 2>/dev/null; done
+    ip netns del "$NS" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+if [ "$(id -u)" != 0 ] || ! command -v prometheus >/dev/null; then
+    echo "prometheus: skipped: needs root and Debian's prometheus (scripts/install-deps.sh)"
+    finish prometheus
+    exit
+fi
+if ! bounded 10 ip netns add "$NS" 2>/dev/null; then
+    echo "prometheus: skipped: this machine cannot create network namespaces"
+    finish prometheus
+    exit
+fi
+bounded 10 ip -n "$NS" link set lo up
+bounded 10 ip netns exec "$NS" sysctl -qw net.ipv4.tcp_ecn=1
+
+# query EXPR: Prometheus's answer to an instant query, in $tmp/q.json
+query() {
+    bounded 10 ip netns exec "$NS" curl -s -m 5 -G "http://127.0.0.1:$PPORT/api/v1/query" \
+        --data-urlencode "query=$1" -o "$tmp/q.json"
+}
+# value EXPR: the first sample's value of an instant query ("" when none)
+value() { query "$1" && jq -r '.data.result[0].value[1] // empty' "$tmp/q.json" 2>/dev/null; }
+
+begin "ecnwatch serves /metrics live in the namespace"
+ip netns exec "$NS" "$EW" -i lo -q --interval 0.5 --metrics "127.0.0.1:$PORT" >/dev/null 2>"$tmp/ew.err" &
+ewpid=$!
+bg="$bg $ewpid"
+code=000
+end=$((SECONDS + 30))
+while [ $SECONDS -lt $end ]; do
+    code=$(bounded 10 ip netns exec "$NS" curl -s -m 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")
+    [ "$code" = 200 ] && break
+    kill -0 $ewpid 2>/dev/null || break
+    sleep 0.2
+done
+if [ "$code" != 200 ]; then
+    bad "ecnwatch serves /metrics: HTTP $code: $(head -c 200 "$tmp/ew.err")"
+    finish prometheus
+    exit
+fi
+ok "ecnwatch serves /metrics live in the namespace"
+
+cat >"$tmp/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: ecnwatch
+    static_configs:
+      - targets: ["127.0.0.1:$PORT"]
+EOF
+begin "Prometheus scrapes ecnwatch: the target is up"
+ip netns exec "$NS" prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
+    --web.listen-address="127.0.0.1:$PPORT" >"$tmp/prom.log" 2>&1 &
+prompid=$!
+bg="$bg $prompid"
+health=""
+end=$((SECONDS + 60))
+while [ $SECONDS -lt $end ]; do
+    health=$(bounded 10 ip netns exec "$NS" curl -s -m 2 "http://127.0.0.1:$PPORT/api/v1/targets" 2>/dev/null |
+        jq -r '.data.activeTargets[0].health // empty' 2>/dev/null)
+    [ "$health" = up ] && break
+    kill -0 $prompid 2>/dev/null || break
+    sleep 0.5
+done
+if [ "$health" = up ]; then
+    ok "Prometheus scrapes ecnwatch: the target is up"
+else
+    bad "Prometheus target health '${health:-none}': $(tail -c 300 "$tmp/prom.log" | tr '\n' ' ')"
+    finish prometheus
+    exit
+fi
+
+# test traffic on the namespace's loopback: the server listens before the client starts
+begin "test traffic: TCP with classic ECN and ECT(1) UDP"
+bounded 60 ip netns exec "$NS" python3 "$TRAFFIC" server 4 127.0.0.1 >"$tmp/server.out" 2>&1 &
+tsp=$!
+bg="$bg $tsp"
+if wait_port 30 5201 "$NS" && wait_port 10 6001 "$NS" &&
+    bounded 60 ip netns exec "$NS" python3 "$TRAFFIC" client 4 127.0.0.1 >"$tmp/client.out" 2>&1 &&
+    wait_rc 40 "$tsp" && [ "$rc" = 0 ]; then
+    ok "test traffic: TCP with classic ECN and ECT(1) UDP"
+else
+    bad "test traffic: ${why:-} $(head -c 200 "$tmp/client.out") $(head -c 200 "$tmp/server.out")"
+fi
+sleep 3 # two more scrapes after the traffic
+
+begin "the series read back: frames counted, ECT(0) and ECT(1) packets, a classic flow"
+f=$(value 'ecnwatch_frames_total{job="ecnwatch"}')
+e0=$(value 'ecnwatch_packets_total{codepoint="ect0"}')
+e1=$(value 'ecnwatch_packets_total{codepoint="ect1"}')
+cl=$(value 'ecnwatch_flows{verdict="classic"}')
+if [ -n "$f" ] && [ "${f%.*}" -gt 1000 ] && [ -n "$e0" ] && [ "${e0%.*}" -gt 100 ] &&
+    [ -n "$e1" ] && [ "${e1%.*}" -gt 100 ] && [ -n "$cl" ] && [ "${cl%.*}" -ge 1 ]; then
+    ok "the series read back: $f frames, $e0 ECT(0) and $e1 ECT(1) packets, $cl classic flows"
+else
+    bad "series through Prometheus: frames '$f', ect0 '$e0', ect1 '$e1', classic flows '$cl'"
+fi
+begin "a rate over the scrapes is positive"
+r=$(value 'sum(rate(ecnwatch_packets_total[10s]))')
+if [ -n "$r" ] && awk -v r="$r" 'BEGIN { exit !(r > 0) }'; then
+    ok "a rate over the scrapes is positive ($r packets/s)"
+else
+    bad "rate(ecnwatch_packets_total[10s]): '$r' ($(head -c 200 "$tmp/q.json"))"
+fi
+
+# the Grafana dashboard: every query evaluates, and names only metrics ecnwatch exports
+begin "contrib/grafana-ecnwatch.json: every query evaluates in Prometheus"
+bounded 10 ip netns exec "$NS" curl -s -m 5 -o "$tmp/exposition.txt" "http://127.0.0.1:$PORT/metrics"
+nq=0
+problems=""
+if ! jq -e '.panels | length > 0' "$DASH" >/dev/null 2>&1; then
+    problems="not a dashboard with panels"
+else
+    while IFS= read -r e; do
+        nq=$((nq + 1))
+        # Grafana's variables, as Grafana would put them in
+        q=$(printf '%s' "$e" | sed 's/\$__rate_interval/10s/g; s/=~"\$instance"/=~".+"/g')
+        query "$q"
+        st=$(jq -r '.status // empty' "$tmp/q.json" 2>/dev/null)
+        [ "$st" = success ] || problems="$problems [$e: ${st:-no answer} $(jq -r '.error // empty' "$tmp/q.json" 2>/dev/null)]"
+        for m in $(printf '%s' "$e" | grep -o 'ecnwatch_[a-z_]*' | sort -u); do
+            grep -q "^$m[{ ]" "$tmp/exposition.txt" || problems="$problems [$m: not exported]"
+        done
+    done < <(jq -r '.panels[].targets[].expr' "$DASH")
+fi
+if [ -z "$problems" ] && [ $nq -ge 5 ]; then
+    ok "contrib/grafana-ecnwatch.json: all $nq queries evaluate in Prometheus, on exported metrics"
+else
+    bad "the dashboard's queries ($nq):$problems"
+fi
+kill -TERM $prompid $ewpid 2>/dev/null
+wait_bounded 20 $prompid $ewpid
+finish prometheus
