@@ -40,7 +40,7 @@ struct ew_half {
     int64_t rtt_min, rtt_last, rtt_srtt;
     int64_t data_last_ns;
     int64_t ece_run_start_ns;   /* the current ECE run's first ACK */
-    int64_t retrans_last_ns;    /* d's latest retransmission: loss recovery (0: none) */
+    int64_t cwr_off_run_ns;     /* d's latest CWR sent with no ECE run on: a loss reduction's (0: none) */
     uint64_t last_data_frame;
 
     /* d's packets as they pass the capture point */
@@ -56,9 +56,9 @@ struct ew_half {
     uint32_t fb_segments;       /* feedback-carrying segments seen (ACK set, SYN clear) */
     uint32_t ece_acks;
     uint32_t ece_runs, ece_runs_after_cwr, ece_runs_without_cwr;
-    /* runs that ended without a CWR but tell nothing: near a retransmission
-     * (a loss reduction's CWR may have cleared the latch), or already on at
-     * the first feedback seen (its CWR may predate the capture) */
+    /* runs that ended without a CWR but tell nothing: begun soon after a CWR
+     * of a loss reduction (which may have cleared the latch), or already on
+     * at the first feedback of a mid-flow capture (its CWR may predate it) */
     uint32_t ece_runs_in_recovery, ece_runs_at_start;
     uint32_t ce_unechoed;       /* feedback after a CE arrival without ECE (checked where CE is seen) */
     uint32_t esce_acks;         /* bit 7 (ESCE) set, outside AccECN */

@@ -98,6 +98,8 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
         first(h, EW_SEEN_CWR, &h->first_cwr_frame, frame);
         if (h->ece_on)
             h->cwr_during_run = true;
+        else
+            h->cwr_off_run_ns = ts ? ts : 1; /* no ECE to answer: a loss reduction's */
         /* RFC 3168 §6.1.3: the receiver sets ECE "until it receives a CWR
          * packet (a packet with the CWR flag set). After the receipt of the
          * CWR packet, acknowledgments for subsequent non-CE data packets do
@@ -125,10 +127,8 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
     } else if (kind == EW_SEG_RETRANS) {
         h->rtt_count = 0;
     }
-    if (kind == EW_SEG_RETRANS) {
+    if (kind == EW_SEG_RETRANS)
         h->retrans++;
-        h->retrans_last_ns = ts ? ts : 1;
-    }
 }
 
 static void
@@ -190,17 +190,18 @@ feedback_rtt(struct ew_half *r, const struct ew_tcp *t, int64_t ts)
 /* An ECE run ended with no CWR from the sender while it lasted. RFC 3168
  * latching cannot do that unless a CWR the capture point did not place in
  * the run cleared the latch: the CWR of a loss reduction (RFC 3168 §6.1.2:
- * CWR follows "any" window reduction), sent up to one round trip before the
- * run's first ECE reached here, or one sent before the capture began. Such
- * runs are set aside; the rest rule latching out (digest §3.3). */
+ * CWR follows "any" window reduction; sent while no ECE run was on), up to
+ * a round trip before the run's first ECE reached here (twice the smoothed
+ * RTT, for its variation), or one sent before a mid-flow capture began. Such
+ * runs are set aside; any other rules latching out (digest §3.3). */
 static void
 ece_run_ended_without_cwr(struct ew_half *r, uint64_t frame)
 {
-    int64_t since = r->ece_run_start_ns - (r->rtt_srtt > 0 ? r->rtt_srtt : 0);
+    int64_t since = r->ece_run_start_ns - EW_INF_LOSS_CWR_RTTS * (r->rtt_srtt > 0 ? r->rtt_srtt : 0);
 
     if (r->ece_run_at_start) {
         r->ece_runs_at_start++;
-    } else if (r->retrans_last_ns != 0 && r->retrans_last_ns >= since) {
+    } else if (r->cwr_off_run_ns != 0 && r->cwr_off_run_ns >= since) {
         r->ece_runs_in_recovery++;
     } else {
         r->ece_runs_without_cwr++;
@@ -230,7 +231,8 @@ feedback_classic(const struct ew_infer *in, struct ew_half *r, const struct ew_t
             r->ece_runs++;
             r->cwr_during_run = false;
             r->ece_run_start_ns = ts;
-            r->ece_run_at_start = r->fb_segments == 1;
+            /* mid-flow: on at the first feedback, with no handshake before */
+            r->ece_run_at_start = r->fb_segments == 1 && in->syn_ns == 0 && !in->synack_dir_set;
             if (!in->accecn_mode)
                 mark_delay(r); /* a classic mark signal; in AccECN mode ACE counts */
         }
