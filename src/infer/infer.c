@@ -216,13 +216,25 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
                      "ECE latched %u time%s (%u ACKs), each cleared only after a CWR",
                      h->ece_runs, h->ece_runs == 1 ? "" : "s", h->ece_acks);
     } else if (h->ece_runs > 0) {
+        char why[96];
+        size_t k = 0;
+
+        /* the runs that tell nothing, by cause (only the causes seen) */
+        why[0] = '\0';
+        if (h->ece_on)
+            k += (size_t)snprintf(why + k, sizeof(why) - k, "%sone still on at the end",
+                                  k ? ", " : "");
+        if (h->ece_runs_in_recovery && k < sizeof(why))
+            k += (size_t)snprintf(why + k, sizeof(why) - k, "%s%u after a loss reduction's CWR",
+                                  k ? ", " : "", h->ece_runs_in_recovery);
+        if (h->ece_runs_at_start && k < sizeof(why))
+            snprintf(why + k, sizeof(why) - k, "%s%u on when the capture began", k ? ", " : "",
+                     h->ece_runs_at_start);
         dv->feedback = EW_FB_RFC3168;
         say(words, dv->feedback_reason,
-                 "ECE in %u run%s (%u ACKs), none ending in a way that tells RFC 3168 latching "
-                 "from DCTCP echo (%u still on at the end, %u near a loss recovery, %u begun "
-                 "before the capture)",
-                 h->ece_runs, h->ece_runs == 1 ? "" : "s", h->ece_acks,
-                 h->ece_on ? 1u : 0u, h->ece_runs_in_recovery, h->ece_runs_at_start);
+                 "ECE in %u run%s (%u ACKs), none that tells RFC 3168 latching from DCTCP echo "
+                 "(%s)",
+                 h->ece_runs, h->ece_runs == 1 ? "" : "s", h->ece_acks, why);
     } else {
         dv->feedback = EW_FB_RFC3168;
         say(words, dv->feedback_reason,
