@@ -106,6 +106,25 @@ for v in sender receiver; do
     gen l4s-into-sce $v  && vcheck "$cap" rfc3168 conflict       $side sce     conflict
     gen sce-on-accecn $v && vcheck "$cap" accecn  conflict       $side accecn  conflict
 done
+# DCTCP whose CE bursts outlast the 20 ms round trip: the sender's CWR lands
+# inside all seven long ECE runs, as under latching, and one short run clears
+# with no CWR at all, which RFC 3168 §6.1.3 latching cannot do (RFC 8257 §3.2;
+# digest §3.3): DCTCP by that evidence, not classic by a majority of runs
+for v in sender receiver; do
+    side=client_side
+    [ $v = receiver ] && side=server_side
+    cap="$GEN/dctcp-burst-$v.pcap"
+    tcpgen "$cap" dctcp $v --ce-burst 60 --segments 1500 &&
+        vcheck "$cap" rfc3168 dctcp $side dctcp none
+done
+# a classic ECT(0) flow a device rewrites to ECT(1) after the AQM, with no
+# ESCE echo: the sender's side sees classic ECN leave it; the receiver's side
+# sees ECT(1) runs nobody uses as SCE (digest §8.3: ambiguous)
+cap="$GEN/classic-remark01-sender.pcap"
+tcpgen "$cap" classic sender --fault remark01 && vcheck "$cap" rfc3168 classic client_side rfc3168 none
+cap="$GEN/classic-remark01-receiver.pcap"
+tcpgen "$cap" classic receiver --fault remark01 &&
+    vcheck "$cap" rfc3168 ambiguous server_side rfc3168 ambiguous
 # generated, joined mid-flow: the mode is inferred; AccECN feedback that
 # follows the CE arrivals exactly places the capture point at the receiver
 gen notecn sender 10        && vcheck "$cap" unseen not_ecn        unknown     none    none

@@ -49,9 +49,13 @@ gen() { # gen SCHEME VANTAGE FAULT: tcpgen's capture in $cap; a failure is count
 C=captures
 # clean real captures: nothing to report (the UDP captures hold three flows)
 for f in $C/no-ecn-*.pcap $C/rfc3168-ce-*.pcap $C/accecn-ce-*.pcap $C/accecn-l4s-*.pcap \
-    $C/rfc3168-sce-*.pcap; do
+    $C/rfc3168-sce-client.pcap; do
     expect "$f" ""
 done
+# the lab's router rewrites ECT(0) to ECT(1) and Linux echoes no ESCE (lab/rfc3168-sce-spec.json:
+# "expected_misuse": ECT(0)->ECT(1) re-marking by the path): seen arriving at the server, where
+# the client's data starts ECT(0); the client's own capture sees only its ECT(0) leave
+expect $C/rfc3168-sce-server.pcap "remarking/c2s/likely"
 for f in $C/udp-ect-*.pcap; do
     expect "$f" "" 3
 done
@@ -89,6 +93,46 @@ gen classic receiver noecho && expect "$cap" "feedback_missing/c2s/certain"
 gen classic sender nocwr && expect "$cap" "ece_ignored/c2s/certain"
 gen accecn sender zeroopt && expect "$cap" "accecn_option_mangled/s2c/certain"
 gen accecn sender zeroace && expect "$cap" "accecn_ace_zeroed/s2c/certain"
+# DCTCP with CE bursts longer than a round trip: one ECE run clears with no
+# CWR, so the flow is DCTCP (digest §3.3), and its ECT SYN, SYN-ACK and pure
+# ACKs are what it sends by design (RFC 8257 §3.6; Linux DCTCP: ECT on every
+# packet, digest §1.3), not RFC 3168 §6.1.1/§6.1.4 misuse
+for v in sender receiver; do
+    cap="$GEN/dctcp-burst-$v.pcap"
+    begin "tcpgen dctcp $v --ce-burst 60"
+    if bounded 60 "$BUILD/tcpgen" dctcp $v "$cap" --ce-burst 60 --segments 1500 >"$tmp/gen.err" 2>&1 &&
+        [ -s "$cap" ]; then
+        expect "$cap" ""
+    else
+        bad "tcpgen dctcp $v --ce-burst 60: $(head -c 200 "$tmp/gen.err" | tr '\n' ' ')"
+    fi
+done
+# a classic ECT(0) flow rewritten to ECT(1) after the AQM, no ESCE echo: at
+# the receiver's side the change happened upstream (likely: the sender's
+# ECT(0) is inferred from its first data); at the sender's side ECT(0) left
+# it and nothing can be seen (RFC 9331 §5.1; digest §6.5)
+gen classic receiver remark01 && expect "$cap" "remarking/c2s/likely"
+gen classic sender remark01 && expect "$cap" ""
+
+# two captures of the same traffic, sender's side first: ECT(0) -> ECT(1)
+# between them is SCE marking where the receiver echoes ESCE, as the
+# single-capture report calls it (draft-morton-tsvwg-sce; digest §6.3), and
+# remarking where it echoes nothing (the lab's rfc3168-sce: its
+# lab/rfc3168-sce-spec.json expects "ECT(0)->ECT(1) re-marking by the path")
+hop_is() { # hop_is UP DOWN MISUSE-OF-ECT0->ECT1 FAIL-ON-RC
+    ew_json "$tmp/h.json" -r "$1" -r "$2" --json || return 1
+    jq_true "$tmp/h.json" "[.path.hops[0].changes[] | select(.from == \"ect0\" and .to == \"ect1\")] |
+        length == 1 and .[0].count > 0 and .[0].misuse == $3" || return 1
+    run_ew "$4" "$tmp/o" "$tmp/e" "$EW" -r "$1" -r "$2" -q --fail-on remarking
+}
+gen sce sender none && up=$cap && gen sce receiver none &&
+    check "two captures, SCE receiver: ECT(0)->ECT(1) is SCE marking, --fail-on remarking passes" \
+        hop_is "$up" "$cap" null 0
+gen classic sender remark01 && up=$cap && gen classic receiver remark01 &&
+    check "two captures, no ESCE: ECT(0)->ECT(1) is remarking, --fail-on remarking fails" \
+        hop_is "$up" "$cap" '"remarking"' 1
+check "two captures of the lab's rfc3168-sce: remarking" \
+    hop_is $C/rfc3168-sce-client.pcap $C/rfc3168-sce-server.pcap '"remarking"' 1
 
 # every finding carries what the contract promises
 fields() {

@@ -39,6 +39,8 @@ struct ew_half {
     /* RTT, data in d against acknowledgements in the other direction (ns) */
     int64_t rtt_min, rtt_last, rtt_srtt;
     int64_t data_last_ns;
+    int64_t ece_run_start_ns;   /* the current ECE run's first ACK */
+    int64_t cwr_off_run_ns;     /* d's latest CWR sent with no ECE run on: a loss reduction's (0: none) */
     uint64_t last_data_frame;
 
     /* d's packets as they pass the capture point */
@@ -54,6 +56,10 @@ struct ew_half {
     uint32_t fb_segments;       /* feedback-carrying segments seen (ACK set, SYN clear) */
     uint32_t ece_acks;
     uint32_t ece_runs, ece_runs_after_cwr, ece_runs_without_cwr;
+    /* runs that ended without a CWR but tell nothing: begun soon after a CWR
+     * of a loss reduction (which may have cleared the latch), or already on
+     * at the first feedback of a mid-flow capture (its CWR may predate it) */
+    uint32_t ece_runs_in_recovery, ece_runs_at_start;
     uint32_t ce_unechoed;       /* feedback after a CE arrival without ECE (checked where CE is seen) */
     uint32_t esce_acks;         /* bit 7 (ESCE) set, outside AccECN */
     uint32_t esce_after_ect1;   /* ESCE on feedback following ECT(1) arrivals */
@@ -80,6 +86,7 @@ struct ew_half {
     bool ce_since_ack;          /* a CE arrived that no feedback segment has covered yet */
     bool ece_on;
     bool cwr_during_run;
+    bool ece_run_at_start;      /* the current run was on at the first feedback seen */
     bool ace_init;
     bool ack_init;
     bool first_opt_has[3];

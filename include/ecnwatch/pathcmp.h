@@ -47,6 +47,14 @@ json_t *ew_hop_json(const struct ew_hop *hop, const char *up_name, const char *d
 /* the hop for people: one line per change */
 void ew_hop_text(FILE *out, const struct ew_hop *hop, const char *up_name, const char *down_name);
 
+/* Read the flows of the first capture (upstream), as the single-capture
+ * report concludes them: a change ECT(0) -> ECT(1) on a direction whose
+ * receiver echoes ESCE is SCE marking, which the hop lists but does not count
+ * as remarking. Call after ew_hop_finish(), before the hop is reported; a
+ * flow no longer in the table (evicted) leaves its changes remarking. */
+struct ew_flowtab;
+void ew_hop_judge_sce(struct ew_hop *hop, const struct ew_flowtab *tab);
+
 /* misuse kinds found on this hop: bit (1 << enum ew_misuse_kind); counts[kind]
  * packets */
 uint32_t ew_hop_kinds(const struct ew_hop *hop, uint64_t counts[EW_MU_MASK_BITS]);

@@ -9,6 +9,10 @@
 
 /* the smoothed RTT moves 1/8 of the way to each sample: RFC 6298 §2.3 (alpha = 1/8) */
 #define EW_INF_SRTT_GAIN_DIV 8
+/* a loss reduction's CWR can clear an RFC 3168 latch whose first ECE reaches the capture point
+ * up to one round trip later (RFC 3168 §6.1.2, digest §3.3); 2 smoothed RTTs allow for the RTT's
+ * variation (design) */
+#define EW_INF_LOSS_CWR_RTTS 2
 /* time new segments 1/8 of the smoothed RTT apart: EW_RTT_TIMED (8) slots then span an RTT */
 #define EW_INF_RTT_SPACING_DIV 8
 /* 8 or more packets newly acknowledged can hide a wrap of the 3-bit ACE: RFC 9768 App. A.2.1 */

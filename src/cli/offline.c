@@ -346,8 +346,11 @@ read_all(struct offline *off)
         rc = read_capture(&ctx, cfg->files[i], i == 0);
         if (rc != 0)
             return rc;
-        if (i > 0)
+        if (i > 0) {
             ew_hop_finish(off->hops[i - 1], off->up_ix[i - 1]);
+            /* the same SCE rule as the first capture's own report */
+            ew_hop_judge_sce(off->hops[i - 1], off->an.tab);
+        }
     }
     if (off->src.interrupted)
         fprintf(stderr, "ecnwatch: interrupted after %" PRIu64 " frames; writing what was read\n",

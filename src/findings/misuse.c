@@ -5,7 +5,7 @@
  * "likely" or silent. The engine, ew_misuse_find(), walks the table.
  *
  * About 1000 lines, over the usual 600, for a reason: the table names each
- * rule's condition, a static function of this file, so the 36 rows and their
+ * rule's condition, a static function of this file, so the 37 rows and their
  * conditions belong together (the engine and the kinds' names are the other
  * 150 lines). Split, a rule's row would sit far from what it checks, and the
  * conditions would need a header of their own. */
@@ -145,7 +145,9 @@ fb_classic(const struct ctx *c, int d)
     return !c->v->mode_accecn && !fb_none(c, d);
 }
 
-/* a DCTCP flow may set ECT on control packets (RFC 8257 §3.6); seen on either side */
+/* a DCTCP flow may set ECT on control packets: RFC 8257 §3.6 ("DCTCP SHOULD
+ * set ECT on SYN, SYN-ACK and RST"), and Linux DCTCP sets it on every packet,
+ * pure ACKs and retransmissions included (digest §1.3); seen on either side */
 static bool
 dctcp(const struct ctx *c)
 {
@@ -343,8 +345,7 @@ c_ect_on_syn(const struct ctx *c, int d, struct ew_finding *x)
 {
     const struct ew_handshake *h = &c->f->hs;
 
-    if (!h->syn_count || !ew_ecn_is_ect(h->syn_ecn) || syn_code(c) == HS_ACCECN_SYN ||
-        c->v->verdict == EW_V_DCTCP)
+    if (!h->syn_count || !ew_ecn_is_ect(h->syn_ecn) || syn_code(c) == HS_ACCECN_SYN || dctcp(c))
         return false;
     x->first_frame = h->syn_frame;
     return say(x, "the SYN is %s without an AccECN request (%s)", ew_ecn_name[h->syn_ecn & 3],
@@ -358,7 +359,7 @@ c_ect_on_synack(const struct ctx *c, int d, struct ew_finding *x)
 
     (void)d;
     if (!h->synack_count || !ew_ecn_is_ect(h->synack_ecn) || syn_code(c) == HS_ACCECN_SYN ||
-        c->v->verdict == EW_V_DCTCP)
+        dctcp(c))
         return false;
     x->first_frame = h->synack_frame;
     return say(x, "the SYN-ACK is %s although the SYN did not request AccECN",
@@ -532,6 +533,30 @@ c_ect1_runs(const struct ctx *c, int d, struct ew_finding *x)
                "ECT(1) appears in runs on the %s's ECT(0) data: an SCE-style AQM or a remark "
                "moves this classic traffic into an L4S queue",
                dname(c, d));
+}
+
+/* Classic feedback, the sender's first data ECT(0), ECT(1) arriving later in
+ * runs, and no ESCE at all: no SCE receiver uses the ECT(1) as a mark
+ * (draft-morton-tsvwg-sce; digest §6.5: "classic negotiation + ECT(1) data +
+ * no ESCE"), so ECT(0) was rewritten to ECT(1) upstream of this point. Where
+ * the capture is at the sender, ECT(1) leaving it is the sender's own: no
+ * finding. Likely: the sender's codepoint is inferred from its early data. */
+static bool
+c_ect1_runs_unechoed(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_half *h = &c->f->inf->half[d];
+
+    if (!fb_classic(c, d) || !c->v->dir[d].network_ect1 || h->esce_acks != 0 || at_sender(c, d))
+        return false;
+    x->first_frame = h->first_ect1_frame;
+    x->count = data_cp(c->f, d, EW_ECN_ECT_1);
+    return say(x,
+               "the %s's data starts ECT(0), yet %llu segments are ECT(1) here (%u changes) "
+               "and the %s echoes no ESCE: a device %s rewrites ECT(0) to ECT(1), into an L4S "
+               "queue's class",
+               dname(c, d), (unsigned long long)x->count, h->ect1_runs, peer_name(c, d),
+               at_receiver(c, d) ? "between the sender and this capture point (the receiver)"
+                                 : "upstream of this capture point");
 }
 
 /* at the sender all-Not-ECT data is the sender's own choice: only judged elsewhere */
@@ -863,6 +888,10 @@ static const struct rule rules[] = {
      CONF_LIKELY},
     {EW_MU_REMARKING, AT_DATA, c_ect1_runs, "RFC 9331 §5.1",
      "ECT(0) turned ECT(1) wrongly moves classic traffic into the L4S queue (digest §1.4)",
+     CONF_LIKELY},
+    {EW_MU_REMARKING, AT_DATA, c_ect1_runs_unechoed, "RFC 9331 §5.1",
+     "ECT(0) turned ECT(1) wrongly moves classic traffic into the L4S queue (digest §1.4); with "
+     "no ESCE echo no SCE receiver uses it (digest §6.5)",
      CONF_LIKELY},
     {EW_MU_BLEACHING, AT_DATA, c_all_not_ect, "RFC 3168 §18.1.1",
      "turning ECT off disables ECN-capability on the way (§18.1.3; digest §8.4 row 1: weak "

@@ -1,7 +1,10 @@
 /* pathcmp.c - match packets across captures and localise ECN changes
  * (see pathcmp.h). Transitions are named after RFC 3168 §18 and RFC 9768
  * §3.2.2.3: ECT->Not-ECT bleaching, ECT(0)<->ECT(1) remarking, CE->other
- * erasing a mark, Not-ECT->CE/ECT falsely claiming ECN, ECT->CE marking. */
+ * erasing a mark, Not-ECT->CE/ECT falsely claiming ECN, ECT->CE marking.
+ * ECT(0)->ECT(1) on a flow whose receiver echoes ESCE is SCE marking
+ * (draft-morton-tsvwg-sce: an SCE AQM turns ECT(0) into ECT(1)), by the same
+ * rule as the single-capture verdict (infer.c), not remarking. */
 #include "ecnwatch/pathcmp.h"
 
 #include <arpa/inet.h>
@@ -11,6 +14,7 @@
 
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
+#include "ecnwatch/infer.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/report.h"
 
@@ -33,6 +37,7 @@ struct group {
     uint8_t dir; /* canonical direction */
     uint8_t from, to;
     bool used;
+    bool sce;    /* ECT(0) -> ECT(1) on a flow whose receiver echoes ESCE: SCE marking */
     uint64_t count;
     uint64_t first_up, first_down;
     uint32_t hash;
@@ -267,10 +272,13 @@ ew_hop_finish(struct ew_hop *hop, const struct ew_index *up)
     hop->not_indexed = up->not_indexed;
 }
 
-/* the misuse kind of a transition, or -1 for congestion marking (ECT -> CE) */
+/* the misuse kind of a transition, or -1 for congestion marking (ECT -> CE,
+ * and SCE's ECT(0) -> ECT(1)) */
 static int
-transition_kind(uint8_t from, uint8_t to)
+transition_kind(uint8_t from, uint8_t to, bool sce)
 {
+    if (sce && from == EW_ECN_ECT_0 && to == EW_ECN_ECT_1)
+        return -1;
     if (from == EW_ECN_CE)
         return EW_MU_CE_UNMARKED;
     if (ew_ecn_is_ect(from) && to == EW_ECN_NOT_ECT)
@@ -285,9 +293,11 @@ transition_kind(uint8_t from, uint8_t to)
 }
 
 static const char *
-transition_meaning(uint8_t from, uint8_t to)
+transition_meaning(uint8_t from, uint8_t to, bool sce)
 {
-    switch (transition_kind(from, to)) {
+    if (sce && from == EW_ECN_ECT_0 && to == EW_ECN_ECT_1)
+        return "ECT(0) turned ECT(1) on a flow whose receiver echoes ESCE: SCE marking";
+    switch (transition_kind(from, to, false)) {
     case EW_MU_CE_UNMARKED:
         return "a congestion mark erased";
     case EW_MU_BLEACHING:
@@ -305,17 +315,73 @@ transition_meaning(uint8_t from, uint8_t to)
     }
 }
 
+/* the flow f of the first capture, concluded as the single-capture report
+ * does: its direction d gets SCE marking and echoes it (infer.c: feedback
+ * SCE, or ECT(1) read as SCE) */
+static bool
+flow_is_sce(const struct ew_flow *f, int d)
+{
+    struct ew_flow_verdict v;
+
+    if (f->key.l4 != EW_L4_TCP)
+        return false;
+    ew_infer_conclude_quiet(f, &v);
+    return v.dir[d].ect1 == EW_ECT1_SCE || v.dir[d].feedback == EW_FB_SCE;
+}
+
+void
+ew_hop_judge_sce(struct ew_hop *hop, const struct ew_flowtab *tab)
+{
+    struct ew_flowtab_stats st;
+    struct ew_flow_room *room;
+    uint32_t *refs;
+    size_t n, i;
+    uint32_t g, cand = 0;
+
+    for (g = 0; g < hop->ngroups; g++) {
+        hop->groups[g].sce = false;
+        if (hop->groups[g].from == EW_ECN_ECT_0 && hop->groups[g].to == EW_ECN_ECT_1 &&
+            hop->groups[g].key.l4 == EW_L4_TCP)
+            cand++;
+    }
+    if (!cand || !tab)
+        return;
+    ew_flowtab_get_stats(tab, &st);
+    refs = calloc(st.in_table ? st.in_table : 1, sizeof(*refs));
+    room = malloc(sizeof(*room));
+    if (!refs || !room) {
+        free(refs);
+        free(room);
+        return; /* out of memory: every ECT(0) -> ECT(1) stays remarking */
+    }
+    n = ew_flowtab_refs(tab, refs, st.in_table, false);
+    for (i = 0; i < n; i++) {
+        const struct ew_flow *f = ew_flowtab_view(tab, refs[i], room);
+
+        for (g = 0; f && g < hop->ngroups; g++) {
+            struct group *gr = &hop->groups[g];
+
+            if (gr->from == EW_ECN_ECT_0 && gr->to == EW_ECN_ECT_1 &&
+                memcmp(&gr->key, &f->key, sizeof(f->key)) == 0 && flow_is_sce(f, gr->dir))
+                gr->sce = true;
+        }
+    }
+    free(refs);
+    free(room);
+}
+
 uint32_t
 ew_hop_kinds(const struct ew_hop *hop, uint64_t counts[EW_MU_MASK_BITS])
 {
     uint32_t mask = 0, i;
 
     for (i = 0; i < hop->ngroups; i++) {
-        int k = transition_kind(hop->groups[i].from, hop->groups[i].to);
+        int k = transition_kind(hop->groups[i].from, hop->groups[i].to, hop->groups[i].sce);
 
+        /* SCE marking (ew_hop_judge_sce) is listed among the changes, but is
+         * no misuse */
         if (k < 0)
             continue;
-        /* SCE-style ECT(0) -> ECT(1) is reported, but is not remarking "outside SCE" */
         mask |= 1u << k;
         counts[k] += hop->groups[i].count;
     }
@@ -354,7 +420,7 @@ ew_hop_json(const struct ew_hop *hop, const char *up_name, const char *down_name
         const uint8_t *da = g->dir == EW_DIR_LO_HI ? g->key.hi : g->key.lo;
         uint16_t sp = g->dir == EW_DIR_LO_HI ? g->key.port_lo : g->key.port_hi;
         uint16_t dp = g->dir == EW_DIR_LO_HI ? g->key.port_hi : g->key.port_lo;
-        int k = transition_kind(g->from, g->to);
+        int k = transition_kind(g->from, g->to, g->sce);
 
         ew_addr_str(sa, g->key.family, a, sizeof(a));
         ew_addr_str(da, g->key.family, b, sizeof(b));
@@ -369,7 +435,7 @@ ew_hop_json(const struct ew_hop *hop, const char *up_name, const char *down_name
                                                                              : "other"));
         json_object_set_new(c, "from", json_string(ew_ecn_key[g->from]));
         json_object_set_new(c, "to", json_string(ew_ecn_key[g->to]));
-        json_object_set_new(c, "meaning", json_string(transition_meaning(g->from, g->to)));
+        json_object_set_new(c, "meaning", json_string(transition_meaning(g->from, g->to, g->sce)));
         json_object_set_new(c, "misuse", k >= 0 ? json_string(ew_misuse_name[k]) : json_null());
         json_object_set_new(c, "count", json_integer((json_int_t)g->count));
         json_object_set_new(c, "first_frames", json_pack("[I,I]", (json_int_t)g->first_up,
@@ -408,6 +474,6 @@ ew_hop_text(FILE *out, const struct ew_hop *hop, const char *up_name, const char
         fprintf(out, "  %s:%u -> %s:%u  %s -> %s  %llux (first: frame %llu -> frame %llu): %s\n",
                 a, sp, b, dp, ew_ecn_name[g->from], ew_ecn_name[g->to],
                 (unsigned long long)g->count, (unsigned long long)g->first_up,
-                (unsigned long long)g->first_down, transition_meaning(g->from, g->to));
+                (unsigned long long)g->first_down, transition_meaning(g->from, g->to, g->sce));
     }
 }

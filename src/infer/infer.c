@@ -192,17 +192,49 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
                  "ESCE (former NS bit) on %u of %u feedback segments, %s; CE by ECE (%u ACKs)",
                  h->esce_acks, h->fb_segments,
                  e1 ? "following ECT(1) arrivals" : "while the sender sent ECT(0)", h->ece_acks);
-    } else if (h->ece_runs_without_cwr > 0 && h->ece_runs_without_cwr >= h->ece_runs_after_cwr) {
+    } else if (h->ece_runs_without_cwr > 0) {
+        /* evidence, not a majority: one run that clears with no CWR is
+         * something RFC 3168 latching cannot produce, while DCTCP runs that
+         * outlast a round trip overlap the sender's CWR as latching ones do
+         * (digest §3.3: "CWR frequency alone does not separate the two") */
         dv->feedback = EW_FB_DCTCP;
         say(words, dv->feedback_reason,
-                 "ECE cleared %u times without a CWR (%u runs ended after CWR): ECE follows CE, "
-                 "as DCTCP echoes it",
-                 h->ece_runs_without_cwr, h->ece_runs_after_cwr);
+                 "ECE cleared %u time%s with no CWR from the sender, which RFC 3168 latching "
+                 "cannot do: ECE follows CE, as DCTCP echoes it (%u run%s overlapped a CWR)",
+                 h->ece_runs_without_cwr, h->ece_runs_without_cwr == 1 ? "" : "s",
+                 h->ece_runs_after_cwr, h->ece_runs_after_cwr == 1 ? "" : "s");
+    } else if (h->ece_runs_after_cwr > 0) {
+        dv->feedback = EW_FB_RFC3168;
+        if (h->ece_runs_in_recovery + h->ece_runs_at_start > 0)
+            say(words, dv->feedback_reason,
+                     "ECE latched %u time%s (%u ACKs); every run that tells cleared only after "
+                     "a CWR (%u more ended near a loss recovery or began before the capture)",
+                     h->ece_runs, h->ece_runs == 1 ? "" : "s", h->ece_acks,
+                     h->ece_runs_in_recovery + h->ece_runs_at_start);
+        else
+            say(words, dv->feedback_reason,
+                     "ECE latched %u time%s (%u ACKs), each cleared only after a CWR",
+                     h->ece_runs, h->ece_runs == 1 ? "" : "s", h->ece_acks);
     } else if (h->ece_runs > 0) {
+        char why[96];
+        size_t k = 0;
+
+        /* the runs that tell nothing, by cause (only the causes seen) */
+        why[0] = '\0';
+        if (h->ece_on)
+            k += (size_t)snprintf(why + k, sizeof(why) - k, "%sone still on at the end",
+                                  k ? ", " : "");
+        if (h->ece_runs_in_recovery && k < sizeof(why))
+            k += (size_t)snprintf(why + k, sizeof(why) - k, "%s%u after a loss reduction's CWR",
+                                  k ? ", " : "", h->ece_runs_in_recovery);
+        if (h->ece_runs_at_start && k < sizeof(why))
+            snprintf(why + k, sizeof(why) - k, "%s%u on when the capture began", k ? ", " : "",
+                     h->ece_runs_at_start);
         dv->feedback = EW_FB_RFC3168;
         say(words, dv->feedback_reason,
-                 "ECE latched %u time%s (%u ACKs), each cleared only after a CWR", h->ece_runs,
-                 h->ece_runs == 1 ? "" : "s", h->ece_acks);
+                 "ECE in %u run%s (%u ACKs), none that tells RFC 3168 latching from DCTCP echo "
+                 "(%s)",
+                 h->ece_runs, h->ece_runs == 1 ? "" : "s", h->ece_acks, why);
     } else {
         dv->feedback = EW_FB_RFC3168;
         say(words, dv->feedback_reason,

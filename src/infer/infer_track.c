@@ -98,6 +98,18 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
         first(h, EW_SEEN_CWR, &h->first_cwr_frame, frame);
         if (h->ece_on)
             h->cwr_during_run = true;
+        else
+            h->cwr_off_run_ns = ts ? ts : 1; /* no ECE to answer: a loss reduction's */
+        /* RFC 3168 §6.1.3: the receiver sets ECE "until it receives a CWR
+         * packet (a packet with the CWR flag set). After the receipt of the
+         * CWR packet, acknowledgments for subsequent non-CE data packets do
+         * not have the ECN-Echo flag set." CE that arrived before this CWR
+         * was sent in the window the sender has already reduced for (§6.1.2:
+         * once per window), so an ACK that covers it and the CWR with ECE
+         * clear is the latch cleared, not feedback missing. A CE on the CWR
+         * segment itself re-arms the latch (Errata 3639: CWR first, then CE). */
+        if (ecn != EW_ECN_CE)
+            h->ce_since_ack = false;
     }
     /* RTT: time new segments, spaced at least an eighth of the smoothed RTT
      * apart; a retransmission spoils every timing (Karn) */
@@ -175,9 +187,31 @@ feedback_rtt(struct ew_half *r, const struct ew_tcp *t, int64_t ts)
 }
 
 /* ECE read as classic (RFC 3168) or DCTCP feedback, and SCE's ESCE */
+/* An ECE run ended with no CWR from the sender while it lasted. RFC 3168
+ * latching cannot do that unless a CWR the capture point did not place in
+ * the run cleared the latch: the CWR of a loss reduction (RFC 3168 §6.1.2:
+ * CWR follows "any" window reduction; sent while no ECE run was on), up to
+ * a round trip before the run's first ECE reached here (twice the smoothed
+ * RTT, for its variation), or one sent before a mid-flow capture began. Such
+ * runs are set aside; any other rules latching out (digest §3.3). */
+static void
+ece_run_ended_without_cwr(struct ew_half *r, uint64_t frame)
+{
+    int64_t since = r->ece_run_start_ns - EW_INF_LOSS_CWR_RTTS * (r->rtt_srtt > 0 ? r->rtt_srtt : 0);
+
+    if (r->ece_run_at_start) {
+        r->ece_runs_at_start++;
+    } else if (r->cwr_off_run_ns != 0 && r->cwr_off_run_ns >= since) {
+        r->ece_runs_in_recovery++;
+    } else {
+        r->ece_runs_without_cwr++;
+        first(r, EW_SEEN_ECE_OFF, &r->first_ece_off_frame, frame);
+    }
+}
+
 static void
 feedback_classic(const struct ew_infer *in, struct ew_half *r, const struct ew_tcp *t,
-                 bool handshake_ack, uint64_t frame)
+                 bool handshake_ack, uint64_t frame, int64_t ts)
 {
     bool ece = t->flags & EW_TCP_ECE;
 
@@ -196,17 +230,18 @@ feedback_classic(const struct ew_infer *in, struct ew_half *r, const struct ew_t
             r->ece_on = true;
             r->ece_runs++;
             r->cwr_during_run = false;
+            r->ece_run_start_ns = ts;
+            /* mid-flow: on at the first feedback, with no handshake before */
+            r->ece_run_at_start = r->fb_segments == 1 && in->syn_ns == 0 && !in->synack_dir_set;
             if (!in->accecn_mode)
                 mark_delay(r); /* a classic mark signal; in AccECN mode ACE counts */
         }
     } else if (r->ece_on) {
         r->ece_on = false;
-        if (r->cwr_during_run) {
+        if (r->cwr_during_run)
             r->ece_runs_after_cwr++;
-        } else {
-            r->ece_runs_without_cwr++;
-            first(r, EW_SEEN_ECE_OFF, &r->first_ece_off_frame, frame);
-        }
+        else
+            ece_run_ended_without_cwr(r, frame);
     }
     /* RFC 3168 §6.1.3: "When TCP receives a CE data packet at the
      * destination end-system, the TCP data receiver sets the ECN-Echo flag in
@@ -335,7 +370,7 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
 
     r->fb_segments++;
     feedback_rtt(r, t, ts);
-    feedback_classic(in, r, t, handshake_ack, frame);
+    feedback_classic(in, r, t, handshake_ack, frame, ts);
     if (!r->ack_init || seq_geq(t->ack, r->ack_max)) {
         newly = r->ack_init ? t->ack - r->ack_max : 0;
         r->ack_max = t->ack;

@@ -22,7 +22,14 @@
  * synopt (an AccECN option on the SYN), ectsyn (an ECT(0) classic SYN),
  * ectack (ECT on a classic receiver's pure ACKs), noecho (the receiver never
  * sets ECE), nocwr (the sender never sets CWR), zeroopt (the first AccECN
- * option carries EE0B = 0), zeroace (ACE 0 on the first feedback).
+ * option carries EE0B = 0), zeroace (ACE 0 on the first feedback),
+ * remark01 (a device after the AQM rewrites ECT(0) to ECT(1) on every other
+ * run of 20 data segments from the 60th on; the receiver echoes no ESCE).
+ * --ce-burst N (dctcp): the step AQM marks bursts of N segments, every 200
+ * segments once the queue stands, the first followed 10 segments later by a
+ * burst of 2: with N = 60 (30 ms, more than the 20 ms round trip) the
+ * sender's CWR falls inside every long ECE run, while the one short run
+ * clears with no CWR (the sender reduces at most once per round trip).
  *
  * The model: the client sends --segments data segments of 1448 bytes, paced
  * 0.5 ms apart, across a path of 10 ms each way with an AQM in the middle.
@@ -105,9 +112,10 @@ rnd(void)
 }
 
 enum fault { F_NONE, F_REFLECT, F_SYNACK101, F_SYNOPT, F_ECTSYN, F_ECTACK, F_NOECHO, F_NOCWR,
-             F_ZEROOPT, F_ZEROACE };
+             F_ZEROOPT, F_ZEROACE, F_REMARK01 };
 static const char *const fault_names[] = {"none", "reflect", "synack101", "synopt", "ectsyn",
-                                          "ectack", "noecho", "nocwr", "zeroopt", "zeroace"};
+                                          "ectack", "noecho", "nocwr", "zeroopt", "zeroace",
+                                          "remark01"};
 
 struct cfg {
     enum scheme s;
@@ -160,6 +168,8 @@ struct aqm {
 };
 
 static double mark_override = -1;
+static int ce_burst;     /* --ce-burst: DCTCP bursts of this many segments */
+static int burst_i;      /* segments the AQM has seen since the queue stood */
 
 static uint8_t
 aqm_mark(enum scheme s, struct aqm *q, uint8_t ecn, bool queue_up)
@@ -173,6 +183,14 @@ aqm_mark(enum scheme s, struct aqm *q, uint8_t ecn, bool queue_up)
     case S_ACCECN:
         return (ecn != NOT_ECT && rnd() < 0.03) ? CE : ecn;
     case S_DCTCP:
+        if (ce_burst > 0) {
+            int k = burst_i % 200;
+            bool mark = k < ce_burst || (burst_i < 200 && k >= ce_burst + 10 && k < ce_burst + 12);
+
+            burst_i++;
+
+            return (mark && ecn != NOT_ECT) ? CE : ecn;
+        }
         /* a step threshold: marks come in short runs as the queue crosses K */
         q->run = q->run ? rnd() < 0.6 : rnd() < 0.04;
         return (q->run && ecn != NOT_ECT) ? CE : ecn;
@@ -449,6 +467,8 @@ generate(const struct cfg *c)
             r.flags = (uint16_t)((r.flags & ~F_CWR) | F_AE | F_ECE);
         }
         arrived = aqm_mark(s, &aq, scp, i >= 40 || qd == 0);
+        if (c->fault == F_REMARK01 && arrived == ECT0 && i >= 60 && (i / 20) % 2 == 1)
+            arrived = ECT1; /* a remarking device after the AQM */
         if (!c->at_sender)
             r.ecn = arrived;
         r.ts = c->at_sender ? t : t + OWD_NS + q;
@@ -609,6 +629,8 @@ main(int argc, char **argv)
             c.qdelay_ns = (int64_t)(atof(argv[i + 1]) * 1e6);
         else if (!strcmp(argv[i], "--mark-p"))
             c.mark_p = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--ce-burst"))
+            ce_burst = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--pair"))
             pair = argv[i + 1];
         else if (!strcmp(argv[i], "--fault")) {

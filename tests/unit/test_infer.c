@@ -165,6 +165,121 @@ test_dctcp_echo(void)
     ew_analyzer_free(&s.an);
 }
 
+/* RFC 8257 §3.2 with CE bursts longer than a round trip: the sender's CWR
+ * (RFC 3168 §6.1.2) lands inside most ECE runs, as it would under latching;
+ * one run that clears with no CWR is what latching cannot do (digest §3.3),
+ * and decides however many runs overlapped a CWR */
+static void
+test_dctcp_long_runs(void)
+{
+    struct seq s;
+    struct ew_flow_verdict v;
+    const struct ew_flow *f;
+    int c2s, i;
+
+    start(&s);
+    handshake(&s, EW_TCP_ECE | EW_TCP_CWR, EW_TCP_ECE);
+    for (i = 0; i < 3; i++) {
+        data(&s, EW_ECN_CE, 0);
+        ack(&s, EW_TCP_ECE);
+        data(&s, EW_ECN_CE, EW_TCP_CWR); /* CWR inside the run; CE goes on */
+        ack(&s, EW_TCP_ECE);
+        data(&s, EW_ECN_ECT_0, 0);
+        ack(&s, 0);
+    }
+    data(&s, EW_ECN_CE, 0);
+    ack(&s, EW_TCP_ECE);
+    data(&s, EW_ECN_ECT_0, 0);
+    ack(&s, 0); /* no CWR since the run began */
+    conclude(&s, &v, &f);
+    c2s = f->client_dir;
+    CU_ASSERT_EQUAL(f->inf->half[c2s].ece_runs_after_cwr, 3);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].ece_runs_without_cwr, 1);
+    CU_ASSERT_EQUAL(v.dir[c2s].feedback, EW_FB_DCTCP);
+    CU_ASSERT_EQUAL(v.verdict, EW_V_DCTCP);
+    ew_analyzer_free(&s.an);
+}
+
+/* a loss reduction just before an ECE run: its CWR (RFC 3168 §6.1.2: after
+ * "any" reduction) may clear a latch the capture sees with no CWR inside it;
+ * nor does a run already on when a mid-flow capture begins tell anything */
+static void
+test_latch_runs_that_tell_nothing(void)
+{
+    struct seq s;
+    struct ew_flow_verdict v;
+    const struct ew_flow *f;
+    struct ew_pkt p;
+    int c2s;
+
+    start(&s);
+    handshake(&s, EW_TCP_ECE | EW_TCP_CWR, EW_TCP_ECE);
+    data(&s, EW_ECN_ECT_0, 0);
+    data(&s, EW_ECN_ECT_0, 0);
+    ack(&s, 0);
+    pkt_init(&p, CLI, EW_TCP_ACK, EW_ECN_NOT_ECT, s.cseq - 2000, s.sseq, 1000);
+    feed(&s, &p); /* a fast retransmission, */
+    data(&s, EW_ECN_ECT_0, EW_TCP_CWR); /* the CWR of that reduction, with no ECE to answer */
+    data(&s, EW_ECN_CE, 0);
+    ack(&s, EW_TCP_ECE);
+    data(&s, EW_ECN_ECT_0, 0);
+    ack(&s, 0);
+    conclude(&s, &v, &f);
+    c2s = f->client_dir;
+    CU_ASSERT_EQUAL(f->inf->half[c2s].ece_runs_in_recovery, 1);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].ece_runs_without_cwr, 0);
+    CU_ASSERT_EQUAL(v.dir[c2s].feedback, EW_FB_RFC3168);
+    ew_analyzer_free(&s.an);
+
+    start(&s); /* mid-flow: no handshake */
+    ack(&s, EW_TCP_ECE);
+    data(&s, EW_ECN_ECT_0, 0);
+    ack(&s, 0);
+    data(&s, EW_ECN_ECT_0, 0);
+    conclude(&s, &v, &f);
+    c2s = f->client_dir;
+    CU_ASSERT_EQUAL(f->inf->half[c2s].ece_runs_at_start, 1);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].ece_runs_without_cwr, 0);
+    CU_ASSERT_NOT_EQUAL(v.dir[c2s].feedback, EW_FB_DCTCP);
+    ew_analyzer_free(&s.an);
+}
+
+/* RFC 3168 §6.1.3: after a CWR arrives, "acknowledgments for subsequent
+ * non-CE data packets do not have the ECN-Echo flag set": an ACK covering a
+ * CE sent before the CWR, and the CWR, may clear ECE; a CE on the CWR
+ * segment itself must still be echoed (Errata 3639) */
+static void
+test_ce_before_cwr_needs_no_echo(void)
+{
+    struct seq s;
+    struct ew_flow_verdict v;
+    const struct ew_flow *f;
+    int c2s;
+
+    start(&s);
+    handshake(&s, EW_TCP_ECE | EW_TCP_CWR, EW_TCP_ECE);
+    data(&s, EW_ECN_CE, 0);
+    ack(&s, EW_TCP_ECE);
+    data(&s, EW_ECN_CE, 0);               /* latched already */
+    data(&s, EW_ECN_ECT_0, EW_TCP_CWR);   /* the reduction's CWR */
+    ack(&s, 0);                           /* covers both: the latch cleared */
+    conclude(&s, &v, &f);
+    c2s = f->client_dir;
+    CU_ASSERT_EQUAL(f->inf->half[c2s].ce_unechoed, 0);
+    ew_analyzer_free(&s.an);
+
+    start(&s);
+    handshake(&s, EW_TCP_ECE | EW_TCP_CWR, EW_TCP_ECE);
+    data(&s, EW_ECN_CE, 0);
+    ack(&s, EW_TCP_ECE);
+    data(&s, EW_ECN_CE, EW_TCP_CWR); /* CWR first, then this CE re-arms */
+    ack(&s, 0);
+    conclude(&s, &v, &f);
+    c2s = f->client_dir;
+    CU_ASSERT_EQUAL(f->inf->half[c2s].ce_unechoed, 1);
+    ew_analyzer_free(&s.an);
+}
+
 static void
 test_sce_esce(void)
 {
@@ -313,6 +428,10 @@ ew_test_register_infer(void)
         return -1;
     if (!CU_add_test(s, "RFC 3168 latch until CWR", test_rfc3168_latch) ||
         !CU_add_test(s, "DCTCP echo clears without CWR", test_dctcp_echo) ||
+        !CU_add_test(s, "DCTCP: one run without CWR outweighs long runs", test_dctcp_long_runs) ||
+        !CU_add_test(s, "ECE runs in loss recovery or mid-flow tell nothing",
+                     test_latch_runs_that_tell_nothing) ||
+        !CU_add_test(s, "CE before a CWR needs no echo", test_ce_before_cwr_needs_no_echo) ||
         !CU_add_test(s, "SCE: ESCE after ECT(1) runs", test_sce_esce) ||
         !CU_add_test(s, "AccECN ACE wrap and option wrap", test_accecn_ace_wrap_and_option_wrap) ||
         !CU_add_test(s, "mid-flow AccECN inferred", test_midflow_accecn_inferred) ||
