@@ -13,6 +13,10 @@
  *       hostile without arguments lists them); tests/hostile.sh states what
  *       ecnwatch must make of each.
  *
+ *   ecngen udp-oneway OUT
+ *       Write one bidirectional UDP flow, ECT(1) and CE from the client
+ *       (small datagrams), Not-ECT from the server (fewer, larger ones).
+ *
  *   ecngen flood OUT N [udp]
  *       Write N TCP SYNs, each from its own pseudo-random address (a fixed
  *       sequence, no two alike) and port, 1 us apart: N flows; with udp,
@@ -619,6 +623,74 @@ fail:
     return 3;
 }
 
+/* --- one-way ECN over UDP ---------------------------------------------------- */
+
+/* Ethernet + IPv4 + UDP with `plen` payload bytes (a counter pattern) */
+static size_t
+udp4_frame(uint8_t *f, bool from_client, uint8_t tos, size_t plen)
+{
+    size_t i;
+
+    memset(f, 0, 14 + 28);
+    memcpy(f, from_client ? "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01"
+                          : "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x02", 12);
+    put16(f + 12, 0x0800);
+    f[14] = 0x45;
+    f[15] = tos;
+    put16(f + 16, (uint16_t)(28 + plen));
+    f[20] = 0x40; /* DF */
+    f[22] = 64;
+    f[23] = 17;
+    put32(f + 26, from_client ? 0xc6336401 : 0xc0000201);
+    put32(f + 30, from_client ? 0xc0000201 : 0xc6336401);
+    put_ipv4_checksum(f + 14);
+    put16(f + 34, from_client ? 40000 : 5004);
+    put16(f + 36, from_client ? 5004 : 40000);
+    put16(f + 38, (uint16_t)(8 + plen));
+    for (i = 0; i < plen; i++)
+        f[42 + i] = (uint8_t)i;
+    return 42 + plen;
+}
+
+/* A bidirectional UDP flow whose ECN is all in its smaller direction: the
+ * client sends 200 small datagrams ECT(1), every tenth CE (an L4S media
+ * sender through a marking queue), the server 20 large Not-ECT ones (its
+ * reports): the flow is ECN-capable although most of its bytes are not. */
+static int
+udp_oneway(const char *out)
+{
+    uint8_t f[1600];
+    FILE *fp = fopen(out, "wb");
+    size_t n;
+    int i;
+
+    if (!fp) {
+        fprintf(stderr, "ecngen: %s: %s\n", out, strerror(errno));
+        return 3;
+    }
+    if (pcap_header(fp, 65535, 1) != 0)
+        goto fail;
+    for (i = 0; i < 200; i++) {
+        n = udp4_frame(f, true, i % 10 == 9 ? 0x03 : 0x01, 100);
+        if (pcap_frame(fp, 1700000000, (uint32_t)(i * 2000), f, n) != 0)
+            goto fail;
+        if (i % 10 == 0) {
+            n = udp4_frame(f, false, 0x00, 1400);
+            if (pcap_frame(fp, 1700000000, (uint32_t)(i * 2000 + 1000), f, n) != 0)
+                goto fail;
+        }
+    }
+    if (fclose(fp) != 0) {
+        fprintf(stderr, "ecngen: %s: cannot write\n", out);
+        return 3;
+    }
+    return 0;
+fail:
+    fclose(fp);
+    fprintf(stderr, "ecngen: %s: cannot write\n", out);
+    return 3;
+}
+
 static void
 usage(void)
 {
@@ -627,6 +699,7 @@ usage(void)
     fprintf(stderr, "usage: ecngen relink vlan|qinq|sll|sll2|raw|ipv4|ipv6|null|loop IN OUT\n"
                     "       ecngen hostile KIND OUT\n"
                     "       ecngen flood OUT N [udp]\n"
+                    "       ecngen udp-oneway OUT\n"
                     "hostile kinds:");
     for (i = 0; hostile_kinds[i]; i++)
         fprintf(stderr, " %s", hostile_kinds[i]);
@@ -640,6 +713,8 @@ main(int argc, char **argv)
         return relink(argv[2], argv[3], argv[4]);
     if (argc == 4 && !strcmp(argv[1], "hostile"))
         return hostile(argv[2], argv[3]);
+    if (argc == 3 && !strcmp(argv[1], "udp-oneway"))
+        return udp_oneway(argv[2]);
     if (argc == 4 && !strcmp(argv[1], "flood"))
         return flood(argv[2], argv[3], false);
     if (argc == 5 && !strcmp(argv[1], "flood") && !strcmp(argv[4], "udp"))
