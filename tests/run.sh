@@ -81,7 +81,7 @@ for build in "$@"; do
 
     # re-encapsulate real captures under every link type
     relinked=()
-    for link in vlan qinq sll sll2 raw ipv4 ipv6 null loop; do
+    for link in vlan qinq sll sll2 raw ipv4 ipv6 null loop ppp chdlc ipoib; do
         for base in rfc3168-ce-client accecn-ce-v6-server udp-ect-client; do
             # the IPv4 and IPv6 link types carry one family each
             [ $link = ipv4 ] && [ $base = accecn-ce-v6-server ] && continue

@@ -27,6 +27,9 @@
 #ifndef DLT_LINUX_SLL2
 #define DLT_LINUX_SLL2 276
 #endif
+#ifndef DLT_IPOIB
+#define DLT_IPOIB 242
+#endif
 
 #define FAST_BUF_SIZE (1u << 20)
 #define FAST_MAX_SNAPLEN 262144u /* libpcap's largest for the link types read here */
@@ -70,6 +73,10 @@ static const struct {
     {DLT_IPV6, EW_LINK_IPV6},
     {DLT_NULL, EW_LINK_NULL},
     {DLT_LOOP, EW_LINK_LOOP},
+    {DLT_PPP, EW_LINK_PPP},
+    {DLT_PPP_SERIAL, EW_LINK_PPP}, /* LINKTYPE_PPP_HDLC */
+    {DLT_C_HDLC, EW_LINK_CHDLC},
+    {DLT_IPOIB, EW_LINK_IPOIB},
 };
 
 static int

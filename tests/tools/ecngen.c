@@ -4,7 +4,9 @@
  *       Re-encapsulate every IP packet of an Ethernet capture IN under another
  *       link type, so that one real capture exercises every link decoder:
  *       vlan (802.1Q), qinq (802.1ad + 802.1Q), sll, sll2, raw, ipv4, ipv6
- *       (only packets of that family), null (BSD, little-endian AF), loop.
+ *       (only packets of that family), null (BSD, little-endian AF), loop,
+ *       ppp (RFC 1662 framing), chdlc (Cisco HDLC), ipoib (IP over
+ *       InfiniBand, libpcap's 44-byte header).
  *       Frames with VLAN tags or non-IP ethertypes in IN are copied unchanged
  *       for vlan/qinq and skipped otherwise.
  *
@@ -38,6 +40,9 @@
 #ifndef DLT_IPV4
 #define DLT_IPV4 228
 #endif
+#ifndef DLT_IPOIB
+#define DLT_IPOIB 242
+#endif
 #ifndef DLT_IPV6
 #define DLT_IPV6 229
 #endif
@@ -63,6 +68,12 @@ link_dlt(const char *name)
         return DLT_NULL;
     if (!strcmp(name, "loop"))
         return DLT_LOOP;
+    if (!strcmp(name, "ppp"))
+        return DLT_PPP;
+    if (!strcmp(name, "chdlc"))
+        return DLT_C_HDLC;
+    if (!strcmp(name, "ipoib"))
+        return DLT_IPOIB;
     return -1;
 }
 
@@ -115,6 +126,30 @@ make_header(const char *link, const uint8_t *eth, uint16_t et, uint8_t *out)
     if (!strcmp(link, "loop")) {
         put32(out, et == 0x0800 ? 2 : 24);
         return 4;
+    }
+    if (!strcmp(link, "ppp")) {
+        /* HDLC-like framing (RFC 1662 §3.1), then the PPP Protocol */
+        out[0] = 0xff;
+        out[1] = 0x03;
+        put16(out + 2, et == 0x0800 ? 0x0021 : 0x0057);
+        return 4;
+    }
+    if (!strcmp(link, "chdlc")) {
+        out[0] = 0x0f; /* unicast (RFC 1547 §4.3.1) */
+        out[1] = 0;
+        put16(out + 2, et);
+        return 4;
+    }
+    if (!strcmp(link, "ipoib")) {
+        /* libpcap's 40-byte pseudo-header: 20 zero bytes (no GRH), the
+         * destination's QPN and GID; then the 4-byte IPoIB header (RFC 4391
+         * §6): EtherType, reserved */
+        memset(out, 0, 44);
+        put32(out + 20, 0x00000048); /* QPN */
+        put32(out + 24, 0xfe800000);
+        memcpy(out + 32, eth, 6);
+        put16(out + 40, et);
+        return 44;
     }
     return 0; /* raw, ipv4, ipv6 */
 }
@@ -696,7 +731,7 @@ usage(void)
 {
     int i;
 
-    fprintf(stderr, "usage: ecngen relink vlan|qinq|sll|sll2|raw|ipv4|ipv6|null|loop IN OUT\n"
+    fprintf(stderr, "usage: ecngen relink vlan|qinq|sll|sll2|raw|ipv4|ipv6|null|loop|ppp|chdlc|ipoib IN OUT\n"
                     "       ecngen hostile KIND OUT\n"
                     "       ecngen flood OUT N [udp]\n"
                     "       ecngen udp-oneway OUT\n"
