@@ -384,6 +384,66 @@ pcapng_file(FILE *fp, const char *kind)
     return ng_block(fp, 6, b, 20 + n);
 }
 
+/* an EPB on interface `ifid` at time `ts` (in the interface's units) */
+static int
+ng_epb(FILE *fp, uint32_t ifid, uint64_t ts, const uint8_t *f, size_t n)
+{
+    uint8_t b[256];
+
+    put32le(b, ifid);
+    put32le(b + 4, (uint32_t)(ts >> 32));
+    put32le(b + 8, (uint32_t)ts);
+    put32le(b + 12, (uint32_t)n);
+    put32le(b + 16, (uint32_t)n);
+    memcpy(b + 20, f, n);
+    return ng_block(fp, 6, b, 20 + n);
+}
+
+/* What mergecap writes from captures of several link types: one section,
+ * an IDB per link type, packets of each (pcapng §4.2, §4.3). Interface 0
+ * Ethernet in microseconds, interface 1 LINKTYPE_RAW (101) in nanoseconds
+ * (if_tsresol 9), interface 2 IEEE 802.11 (105). A SYN ECT(0) on 0, its
+ * SYN-ACK ECT(1) as raw IP on 1, one 802.11 frame on 2. */
+static int
+pcapng_two_links(FILE *fp)
+{
+    uint8_t b[64], f[128];
+    size_t n;
+
+    put32le(b, 0x1a2b3c4d);
+    put16le(b + 4, 1);
+    put16le(b + 6, 0);
+    memset(b + 8, 0xff, 8);
+    if (ng_block(fp, 0x0a0d0d0a, b, 16) != 0)
+        return -1;
+    memset(b, 0, sizeof(b));
+    put16le(b, 1); /* LINKTYPE_ETHERNET */
+    put32le(b + 4, 65535);
+    if (ng_block(fp, 1, b, 8) != 0)
+        return -1;
+    put16le(b, 101); /* LINKTYPE_RAW */
+    put16le(b + 8, 9); /* if_tsresol: 10^-9 */
+    put16le(b + 10, 1);
+    b[12] = 9;
+    if (ng_block(fp, 1, b, 20) != 0)
+        return -1;
+    memset(b, 0, sizeof(b));
+    put16le(b, 105); /* LINKTYPE_IEEE802_11 */
+    put32le(b + 4, 65535);
+    if (ng_block(fp, 1, b, 8) != 0)
+        return -1;
+    n = tcp4_frame(f, 0xc6336401, 40000, H_SYN, 0x02, NULL, 0);
+    if (ng_epb(fp, 0, 1700000000ULL * 1000000, f, n) != 0)
+        return -1;
+    n = tcp4_frame(f, 0xc6336401, 40000, H_SYNACK, 0x01, NULL, 0);
+    memcpy(f + 26, "\xc0\x00\x02\x01\xc6\x33\x64\x01", 8);
+    memcpy(f + 34, "\x00\x50\x9c\x40", 4);
+    if (ng_epb(fp, 1, 1700000000ULL * 1000000000 + 1000, f + 14, n - 14) != 0)
+        return -1;
+    memset(f, 0xaa, 24);
+    return ng_epb(fp, 2, 1700000000ULL * 1000000 + 2, f, 24);
+}
+
 /* IPv6 + `next` chain of `count` destination-options headers + TCP SYN */
 static size_t
 ipv6_chain_frame(uint8_t *f, unsigned count)
@@ -428,6 +488,7 @@ static const char *const hostile_kinds[] = {
     "pcapng-unknown-block", /* SHB, IDB, block type 0x0BAD0001, EPB */
     "pcapng-bad-length",    /* an EPB claiming a length past the end of the file */
     "pcapng-huge-time",     /* an EPB at 2^62 seconds */
+    "pcapng-two-links",     /* interfaces of three link types, one not decoded */
     "link-unsupported",     /* link type 105 (IEEE 802.11) */
     "ipv4-ihl-small",       /* IHL 4 */
     "ipv4-ihl-past-end",    /* IHL 15 in a 40-byte packet */
@@ -448,6 +509,8 @@ hostile_write(FILE *fp, const char *kind)
     size_t n;
     int i;
 
+    if (!strcmp(kind, "pcapng-two-links"))
+        return pcapng_two_links(fp);
     if (!strncmp(kind, "pcapng-", 7))
         return pcapng_file(fp, kind);
     if (!strcmp(kind, "link-unsupported")) {
