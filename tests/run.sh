@@ -95,6 +95,14 @@ for build in "$@"; do
         done
     done
 
+    # a pcapng file with interfaces of three link types (ecngen hostile
+    # pcapng-two-links): swept and cross-checked with the re-encapsulations
+    if "$build/ecngen" hostile pcapng-two-links "$gen/pcapng-two-links.pcapng" 2>/dev/null; then
+        relinked+=("$gen/pcapng-two-links.pcapng")
+    else
+        echo "FAIL ecngen hostile pcapng-two-links"; count 0 1
+    fi
+
     # command line
     suite cli 900 bash tests/cli.sh "$build/ecnwatch"
 
