@@ -152,6 +152,8 @@ if bounded "$EW_CMD_TIMEOUT" "$GEN" hostile pcapng-two-links "$tmp/2l.pcapng"; t
     else
         bad "pcapng-two-links on standard input: $why: $(head -c 300 "$tmp/2l.err")"
     fi
+    # SHB 28 + IDB 20 (libpcap opens it), IDBs 32 and 20, EPBs 88, 72, 56
+    cut_every_byte "$tmp/2l.pcapng" pcapng-two-links 48:0 80:0 100:0 188:1 260:2 316:3
 else
     bad "ecngen hostile pcapng-two-links"
 fi
