@@ -1,6 +1,8 @@
 /* dissect.c - frame driver.
  * Link decoders: Ethernet (IEEE 802.3, with IEEE 802.1Q / 802.1ad tags),
- * Linux cooked v1/v2, raw IP, BSD null and OpenBSD loop. */
+ * Linux cooked v1/v2, raw IP, BSD null and OpenBSD loop, PPP (RFC 1661, RFC
+ * 1662 framing), Cisco HDLC (RFC 1547 §4.3.1), IP over InfiniBand.
+ * Link-layer formats: https://www.tcpdump.org/linktypes.html. */
 #include "ecnwatch/dissect.h"
 
 #include <string.h>
@@ -141,6 +143,108 @@ link_null(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs, int network_o
     ew_dissect_ip(c, type, pkt, fs);
 }
 
+/* an EtherType that is IP goes on; anything else is counted non-IP */
+static void
+ip_or_other(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    if (type == ETHERTYPE_IPV4 || type == ETHERTYPE_IPV6) {
+        ew_dissect_ip(c, type, pkt, fs);
+        return;
+    }
+    ew_pkt_event(pkt, EW_EV_NON_IP);
+    pkt->status = EW_PKT_NON_IP;
+}
+
+static void
+link_cut(struct ew_pkt *pkt)
+{
+    ew_pkt_event(pkt, EW_EV_LINK_TRUNC);
+    pkt->status = EW_PKT_UNDECODABLE;
+}
+
+/* Cisco HDLC (LINKTYPE_C_HDLC 104; RFC 1547 §4.3.1): address (0x0f
+ * unicast, 0x8f broadcast), control 0, then an EtherType */
+static void
+link_chdlc(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    uint16_t type;
+
+    ew_cur_skip(c, 2);
+    type = ew_cur_be16(c);
+    if (c->trunc) {
+        link_cut(pkt);
+        return;
+    }
+    ip_or_other(c, type, pkt, fs);
+}
+
+/* PPP (LINKTYPE_PPP 9, LINKTYPE_PPP_HDLC 50): the frame starts with the PPP
+ * Protocol field, or with the HDLC-like address and control bytes 0xff 0x03
+ * before it (RFC 1662 §3.1); LINKTYPE_PPP_HDLC frames starting 0x0f or 0x8f
+ * are Cisco HDLC. The Protocol field is one byte when compressed (RFC 1661
+ * §6.5: an odd first byte); IPv4 is 0x0021 (RFC 1332), IPv6 0x0057 (RFC
+ * 5072). */
+static void
+link_ppp(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    uint8_t b = 0;
+    uint16_t proto;
+
+    if (!ew_cur_peek_u8(c, &b)) {
+        link_cut(pkt);
+        return;
+    }
+    if (b == 0x0f || b == 0x8f) {
+        link_chdlc(c, pkt, fs);
+        return;
+    }
+    if (b == 0xff) {
+        ew_cur_skip(c, 1);
+        if (ew_cur_u8(c) != 0x03 || c->trunc) {
+            if (c->trunc) {
+                link_cut(pkt);
+            } else {
+                ew_pkt_event(pkt, EW_EV_NON_IP);
+                pkt->status = EW_PKT_NON_IP;
+            }
+            return;
+        }
+        if (!ew_cur_peek_u8(c, &b)) {
+            link_cut(pkt);
+            return;
+        }
+    }
+    proto = (b & 1) ? ew_cur_u8(c) : ew_cur_be16(c);
+    if (c->trunc) {
+        link_cut(pkt);
+        return;
+    }
+    ip_or_other(c, proto == 0x0021 ? ETHERTYPE_IPV4 : proto == 0x0057 ? ETHERTYPE_IPV6 : 0, pkt,
+                fs);
+}
+
+/* IP over InfiniBand (LINKTYPE_IPOIB 242). The encapsulation header on the
+ * wire is 4 bytes, an EtherType and 2 reserved (RFC 4391 §6); what libpcap
+ * captures on Linux puts a 40-byte pseudo-header before it (an InfiniBand
+ * Global Route Header, or 20 zero bytes and the 20-byte destination
+ * address), so that the EtherType is at offset 40 and the IP packet at 44:
+ * tcpdump's print-ipoib.c (IPOIB_HDRLEN 44) and Wireshark's packet-ipoib.c
+ * (a 40-byte GRH for LINKTYPE_IPOIB) read it so. */
+static void
+link_ipoib(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    uint16_t type;
+
+    ew_cur_skip(c, 40);
+    type = ew_cur_be16(c);
+    ew_cur_skip(c, 2);
+    if (c->trunc) {
+        link_cut(pkt);
+        return;
+    }
+    ip_or_other(c, type, pkt, fs);
+}
+
 void
 ew_dissect_frame(enum ew_link link, const uint8_t *data, size_t caplen, uint32_t wirelen,
                  struct ew_pkt *pkt)
@@ -179,6 +283,20 @@ ew_dissect_frame(enum ew_link link, const uint8_t *data, size_t caplen, uint32_t
     case EW_LINK_LOOP:
         link_null(&c, pkt, data, 1);
         break;
+    case EW_LINK_PPP:
+        link_ppp(&c, pkt, data);
+        break;
+    case EW_LINK_CHDLC:
+        link_chdlc(&c, pkt, data);
+        break;
+    case EW_LINK_IPOIB:
+        link_ipoib(&c, pkt, data);
+        break;
+    case EW_LINK_UNSUPPORTED:
+        ew_pkt_event(pkt, EW_EV_LINK_UNSUPPORTED);
+        pkt->status = EW_PKT_UNDECODABLE;
+        break;
+    case EW_LINK_COUNT:
     default:
         pkt->status = EW_PKT_UNDECODABLE;
         break;

@@ -62,6 +62,57 @@ read_cid(struct ew_cur *c, uint8_t len, uint8_t *dst)
     return true;
 }
 
+bool
+ew_quic_version_family(uint32_t v)
+{
+    return ew_quic_known_version(v) || (v & 0xffffff00u) == 0xff000000u ||
+           (v & 0x0f0f0f0fu) == 0x0a0a0a0au || (v & 0xffff0000u) == 0x51300000u ||
+           (v & 0xffff0000u) == 0x54300000u || (v & 0xfffffff0u) == 0xfaceb000u;
+}
+
+/* Version Negotiation (RFC 9000 §17.2.1, RFC 8999 §6), the cursor after the
+ * DCID length: the CIDs, then Supported Versions, 32 bits each, filling the
+ * datagram; checked as ew_quic_parse_header() says */
+static enum ew_quic_hdr_result
+parse_vn(struct ew_cur *c, const uint8_t *buf, size_t claimed, bool known_quic,
+         struct ew_quic_hdr *h)
+{
+    size_t off, rest, i;
+    bool family = false;
+    uint32_t v;
+
+    if (!known_quic && h->dcid_len > EW_QUIC_CID_MAX)
+        return EW_QH_NOT_QUIC;
+    if (!read_cid(c, h->dcid_len, h->dcid))
+        return EW_QH_TRUNC;
+    h->scid_len = ew_cur_u8(c);
+    if (c->trunc)
+        return EW_QH_TRUNC;
+    if (!known_quic && h->scid_len > EW_QUIC_CID_MAX)
+        return EW_QH_NOT_QUIC;
+    if (!read_cid(c, h->scid_len, h->scid))
+        return EW_QH_TRUNC;
+    off = (size_t)(c->p - buf);
+    rest = claimed - off;
+    if (rest < 4 || rest % 4 != 0)
+        return EW_QH_NOT_QUIC;
+    h->vn_listed = rest / 4 > UINT32_MAX ? UINT32_MAX : (uint32_t)(rest / 4);
+    /* the versions as far as captured; a listed 0 is no version (§15) */
+    for (i = 0; ew_cur_has(c, 4); i++) {
+        v = ew_cur_be32(c);
+        if (v == 0 && !known_quic)
+            return EW_QH_NOT_QUIC;
+        family = family || ew_quic_version_family(v);
+        if (i < EW_QUIC_VN_KEEP)
+            h->vn_versions[i] = v;
+    }
+    if (!known_quic && !family)
+        return EW_QH_NOT_QUIC;
+    h->type = EW_QP_VN;
+    h->len = claimed;
+    return EW_QH_OK;
+}
+
 enum ew_quic_hdr_result
 ew_quic_parse_header(const uint8_t *buf, size_t avail, size_t claimed, bool known_quic,
                      struct ew_quic_hdr *h)
@@ -94,23 +145,8 @@ ew_quic_parse_header(const uint8_t *buf, size_t avail, size_t claimed, bool know
     h->dcid_len = ew_cur_u8(&c);
     if (c.trunc)
         return EW_QH_TRUNC;
-    if (h->version == 0) {
-        /* Version Negotiation (RFC 9000 §17.2.1): any CID lengths, then a
-         * list of 32-bit versions filling the datagram */
-        if (!known_quic)
-            return EW_QH_NOT_QUIC;
-        if (!read_cid(&c, h->dcid_len, h->dcid))
-            return EW_QH_TRUNC;
-        h->scid_len = ew_cur_u8(&c);
-        if (c.trunc || !read_cid(&c, h->scid_len, h->scid))
-            return EW_QH_TRUNC;
-        off = (size_t)(c.p - buf);
-        if (claimed - off < 4 || (claimed - off) % 4 != 0)
-            return EW_QH_NOT_QUIC;
-        h->type = EW_QP_VN;
-        h->len = claimed;
-        return EW_QH_OK;
-    }
+    if (h->version == 0)
+        return parse_vn(&c, buf, claimed, known_quic, h);
     /* versions 1 and 2: CIDs of at most 20 bytes (§17.2) */
     if (!ew_quic_known_version(h->version) || h->dcid_len > EW_QUIC_CID_MAX)
         return EW_QH_NOT_QUIC;

@@ -350,4 +350,22 @@ if pre "mergecap of two scenarios" mergecap -w "$tmp/two.pcap" captures/rfc3168-
     check "--ndjson flow_end on idle timeout" idle_end
 fi
 
+# mergecap of captures of two link types writes one pcapng interface per link
+# type (pcapng §4.2): every frame is read, each flow as in its own capture
+GEN_EW=$(dirname "$EW")/ecngen
+if pre "ecngen relink raw" "$GEN_EW" relink raw captures/udp-ect-client.pcap "$tmp/raw.pcap" &&
+    pre "mergecap of Ethernet and raw IP" mergecap -w "$tmp/mixed.pcapng" captures/rfc3168-ce-client.pcap "$tmp/raw.pcap"; then
+    mixed() {
+        local want got
+        ew_json "$tmp/a.json" -r captures/rfc3168-ce-client.pcap --json || return 1
+        ew_json "$tmp/b.json" -r "$tmp/raw.pcap" --json || return 1
+        ew_json "$tmp/m.json" -r "$tmp/mixed.pcapng" --json || return 1
+        want=$(jq -sc '[.[].flows[] | [.proto, .client.port, .server.port, .c2s.ecn, .s2c.ecn, .verdict]] | sort' "$tmp/a.json" "$tmp/b.json")
+        got=$(jq -c '[.flows[] | [.proto, .client.port, .server.port, .c2s.ecn, .s2c.ecn, .verdict]] | sort' "$tmp/m.json")
+        [ -n "$want" ] && [ "$want" = "$got" ] || { why="flows differ: merged $got, apart $want"; return 1; }
+        jq_true "$tmp/m.json" '.totals.frames == 3033 and .totals.undecodable == 0 and .source.truncated == false'
+    }
+    check "mergecap of two link types: every frame read, each flow as apart" mixed
+fi
+
 finish cli

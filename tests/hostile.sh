@@ -131,6 +131,41 @@ hostile pcapng-unknown-block 0 '.source.truncated == false and .source.linktype 
 hostile pcapng-bad-length 0 '.source.truncated == true and .totals.frames == 0'
 hostile pcapng-huge-time 0 '.totals.frames == 1 and .totals.ip_packets == 1 and
     (.source.first_time | startswith("2096-"))'
+# pcapng §4.2: each interface its own link type (mergecap writes them so):
+# Ethernet, LINKTYPE_RAW in nanoseconds, and IEEE 802.11, which is not
+# decoded: its frame is counted undecodable (link_type_unsupported), not invalid
+hostile pcapng-two-links 0 '.source.truncated == false and .totals.frames == 3 and
+    .totals.ip_packets == 2 and .totals.flows == 1 and .totals.undecodable == 1 and
+    .totals.invalid == 0 and .totals.events == {"link_type_unsupported": 1} and
+    .totals.ecn.ect0 == 1 and .totals.ecn.ect1 == 1 and
+    .flows[0].c2s.packets == 1 and .flows[0].s2c.packets == 1 and
+    .source.last_time == "2023-11-14T22:13:20.000002Z"'
+# the same file on standard input: libpcap reads one link type per file, and
+# standard input cannot be read again from the start: refused in one line,
+# exit 3 (input cannot be read), never 0 frames and exit 0
+begin "pcapng-two-links on standard input"
+if bounded "$EW_CMD_TIMEOUT" "$GEN" hostile pcapng-two-links "$tmp/2l.pcapng"; then
+    why=""
+    if run_ew 3 "$tmp/2l.json" "$tmp/2l.err" "$EW" -r - --json <"$tmp/2l.pcapng" &&
+        [ "$(wc -l <"$tmp/2l.err")" = 1 ] && grep -q "^ecnwatch: standard input: .*different link types" "$tmp/2l.err"; then
+        ok "pcapng-two-links on standard input: exit 3, one line"
+    else
+        bad "pcapng-two-links on standard input: $why: $(head -c 300 "$tmp/2l.err")"
+    fi
+    # SHB 28 + IDB 20 (libpcap opens it), IDBs 32 and 20, EPBs 88, 72, 56
+    cut_every_byte "$tmp/2l.pcapng" pcapng-two-links 48:0 80:0 100:0 188:1 260:2 316:3
+else
+    bad "ecngen hostile pcapng-two-links"
+fi
+# a filter compiled for each interface's link type
+begin "pcapng-two-links with a filter"
+why=""
+if run_ew 0 "$tmp/2lf.json" "$tmp/2lf.err" "$EW" -r "$tmp/2l.pcapng" --json 'tcp[13] == 0x12' &&
+    jq_true "$tmp/2lf.json" '.totals.frames == 1 and .totals.ecn.ect1 == 1'; then
+    ok "pcapng-two-links with a filter: the raw-IP SYN-ACK matches on its own link type"
+else
+    bad "pcapng-two-links with a filter: $why"
+fi
 hostile link-unsupported 3 'link type 105 \(.*\) is not supported'
 hostile ipv4-ihl-small 0 '.totals.frames == 1 and .totals.ip_packets == 0 and .totals.undecodable == 1 and
     .totals.invalid == 1 and .totals.events.ipv4_header_length_small == 1'

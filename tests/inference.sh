@@ -158,4 +158,20 @@ for v in accecn prague sce-on-accecn; do
         '.marks_downstream and .ce_seen == 0 and .ce_reported > 0'
 done
 
+# a UDP flow's verdict reads both directions: ECT(1) and CE from the client
+# in small datagrams, Not-ECT from the server in larger ones. CE is only
+# ever set on an ECN-capable packet (RFC 3168 §5), so the flow is ECN-capable;
+# without transport feedback nothing more can be said (unknown, not not_ecn)
+udp_oneway() {
+    local f=$GEN/udp-oneway.pcap
+    rm -f "$f"
+    bounded 60 "$BUILD/ecngen" udp-oneway "$f" >"$tmp/gen.err" 2>&1 && [ -s "$f" ] ||
+        { why="ecngen udp-oneway failed: $(head -c 200 "$tmp/gen.err")"; return 1; }
+    ew_json "$tmp/u.json" -r "$f" --json || return 1
+    jq_true "$tmp/u.json" '(.flows | length) == 1 and (.flows[0] | .proto == "udp" and
+        .verdict == "unknown" and .c2s.sender_codepoint == "ect1" and
+        .s2c.sender_codepoint == "not_ect" and (.verdict_reason | test("from the client")))'
+}
+check "udp-oneway: ECT(1)/CE in the smaller direction only: unknown, not not_ecn" udp_oneway
+
 finish inference

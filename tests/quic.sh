@@ -58,6 +58,13 @@ run swapped "ecn_failed ambiguous failed remarked validated" "$Q/c2s/certain" sw
 run allce "ecn_failed ambiguous failed all_ce validated" "$Q/c2s/likely" allce
 run notect "not_ecn not_ecn not_ect - not_ect" "" notect
 run noanswer "unknown unknown no_ack - not_ect" "" noanswer
+# Not-ECT Initials, ECT(0) Handshake and 1-RTT packets: ECN-capable, so not
+# not_ecn; the counts for those packets ride in ACK frames no observer can
+# decrypt (RFC 9001 §4, §5: only Initial keys derive from the wire), so unknown
+run late "unknown unknown not_ect - not_ect" "" late
+# a Version Negotiation (RFC 9000 §17.2.1) before the connection, and alone
+run vn "ecn_validated classic validated - validated" "" vn
+run vnonly "unknown unknown not_ect - not_ect" "" vnonly
 # QUIC version 2 (RFC 9369), a Retry (keys from its SCID, RFC 9001 §5.2), both
 run ect0-v2 "ecn_validated classic validated - validated" "" ect0 --version 2
 run ect0-retry "ecn_validated classic validated - validated" "" ect0 --retry
@@ -95,6 +102,29 @@ packets() {
         .quic.packets.short == 6 and .quic.coalesced_datagrams == 2 and .quic.dcid_len == 8)'
 }
 check "ect0-retry: packets by type, Retry, coalesced datagrams, all Initials decrypted" packets
+
+# what the late and vn cases show beyond the verdicts
+late_vn() {
+    local f=$GEN/late.pcap
+    [ -s "$f" ] && [ -s "$GEN/vn.pcap" ] && [ -s "$GEN/vnonly.pcap" ] ||
+        { why="no capture (quicgen failed above)"; return 1; }
+    ew_json "$tmp/r.json" -r "$f" --json || return 1
+    jq_true "$tmp/r.json" '.flows[0] | (.quic.c2s.later_packets | .ect0 == 4 and .not_ect == 0) and
+        .quic.s2c.later_packets.ect0 == 5 and .quic.c2s.initial_packets.ect0 == 0 and
+        .quic.c2s.frames.first_ect_later_packet != null and
+        (.verdict_reason | test("later packets are ECN-capable.*encrypted"))' ||
+        { why="late: $why"; return 1; }
+    ew_json "$tmp/r.json" -r "$GEN/vn.pcap" --json || return 1
+    jq_true "$tmp/r.json" '.flows | length == 1 and (.[0].quic | .version == "v1" and
+        .version_changed == false and .packets.version_negotiation == 1 and
+        .version_negotiation == {"frame": 2, "versions_listed": 3, "versions": ["v1", "v2", "0x5a6a7a8a"]})' ||
+        { why="vn: $why"; return 1; }
+    ew_json "$tmp/r.json" -r "$GEN/vnonly.pcap" --json || return 1
+    jq_true "$tmp/r.json" '.flows[0] | .quic.version == "0x00000000" and
+        .quic.packets.version_negotiation == 1 and (.quic.reason | test("Version Negotiation"))' ||
+        { why="vnonly: $why"; return 1; }
+}
+check "late: later packets counted by codepoint; vn, vnonly: Version Negotiation reported" late_vn
 
 # the ECN counts ecnwatch read equal those tshark reads in the server's Initial ACKs
 counts() { # counts NAME

@@ -81,7 +81,7 @@ for build in "$@"; do
 
     # re-encapsulate real captures under every link type
     relinked=()
-    for link in vlan qinq sll sll2 raw ipv4 ipv6 null loop; do
+    for link in vlan qinq sll sll2 raw ipv4 ipv6 null loop ppp chdlc ipoib; do
         for base in rfc3168-ce-client accecn-ce-v6-server udp-ect-client; do
             # the IPv4 and IPv6 link types carry one family each
             [ $link = ipv4 ] && [ $base = accecn-ce-v6-server ] && continue
@@ -94,6 +94,14 @@ for build in "$@"; do
             fi
         done
     done
+
+    # a pcapng file with interfaces of three link types (ecngen hostile
+    # pcapng-two-links): swept and cross-checked with the re-encapsulations
+    if "$build/ecngen" hostile pcapng-two-links "$gen/pcapng-two-links.pcapng" 2>/dev/null; then
+        relinked+=("$gen/pcapng-two-links.pcapng")
+    else
+        echo "FAIL ecngen hostile pcapng-two-links"; count 0 1
+    fi
 
     # command line
     suite cli 900 bash tests/cli.sh "$build/ecnwatch"

@@ -20,7 +20,9 @@ enum ew_cap_err {
 enum ew_cap_next {
     EW_CAP_FRAME = 1, /* a frame was returned */
     EW_CAP_END = 0,   /* end of the capture */
-    EW_CAP_BROKEN = -1 /* the file ended mid-record or could not be read further */
+    EW_CAP_BROKEN = -1, /* the file ended mid-record or could not be read further */
+    EW_CAP_REFUSED = -2 /* the rest cannot be read as it is given (errbuf says why): an
+                           input error, not a cut capture */
 };
 
 struct ew_capture;
@@ -31,6 +33,7 @@ struct ew_frame {
     uint32_t caplen;
     uint32_t wirelen;
     int64_t ts_ns;
+    enum ew_link link;   /* this frame's link type: a pcapng file's interfaces each have one */
 };
 
 /* Open `path` ("-" for standard input) and compile `filter` (NULL or "" for
@@ -56,6 +59,7 @@ int ew_capture_dispatch(struct ew_capture *cap, int budget,
                         char *errbuf, size_t errlen);
 /* kernel counters of a live capture: received, dropped; -1 when unknown */
 int ew_capture_stats(struct ew_capture *cap, uint64_t *received, uint64_t *dropped);
+/* the link type of the first interface (each frame says its own) */
 enum ew_link ew_capture_link(const struct ew_capture *cap);
 const char *ew_capture_link_name(const struct ew_capture *cap);
 /* On EW_CAP_BROKEN, errbuf says why. */

@@ -18,6 +18,7 @@
 #define EW_QUIC_V2 0x6b3343cfu  /* RFC 9369 §3.1 */
 #define EW_QUIC_CID_MAX 20      /* RFC 9000 §17.2: at most 20 bytes in versions 1 and 2 */
 #define EW_QUIC_PN_TRACK 64     /* Initial packet numbers 0..63 keep their codepoint */
+#define EW_QUIC_VN_KEEP 8       /* Version Negotiation: the first versions listed, kept */
 
 /* the versions whose headers and Initial protection are known here */
 static inline bool
@@ -52,6 +53,8 @@ struct ew_quic_hdr {
     size_t pn_offset;                  /* Initial, 0-RTT, Handshake: the packet number's offset */
     size_t len;                        /* bytes this packet takes in the datagram */
     bool has_length;                   /* a Length field ends it: another packet may follow */
+    uint32_t vn_listed;                /* Version Negotiation: versions listed */
+    uint32_t vn_versions[EW_QUIC_VN_KEEP]; /* the first of them, as far as captured */
 };
 
 enum ew_quic_hdr_result {
@@ -60,11 +63,21 @@ enum ew_quic_hdr_result {
     EW_QH_TRUNC,    /* the header itself runs past the captured bytes */
 };
 
+/* A version some QUIC implementation is known to use: 1, 2, IETF drafts
+ * (0xff0000xx), the reserved greasing pattern 0x?a?a?a?a (RFC 9000 §15),
+ * Google QUIC ("Q0..", "T0.."), mvfst (0xfaceb00x). */
+bool ew_quic_version_family(uint32_t v);
+
 /* Parse the header of the packet at buf: `avail` captured bytes of the
  * `claimed` the datagram has from here on (the UDP length). Only versions 1
- * and 2 are accepted; Version Negotiation and short headers only when
- * `known_quic` (the flow already showed QUIC long headers), since neither
- * carries enough structure to tell it from other UDP payloads. Checks the
+ * and 2 are accepted, and Version Negotiation (version 0, RFC 9000 §17.2.1).
+ * Short headers only when `known_quic` (the flow already showed QUIC long
+ * headers), since they carry too little structure to tell them from other
+ * UDP payloads. A Version Negotiation packet answers a client whose version
+ * the server does not support, so it often comes first on its flow: without
+ * `known_quic` it must hold together on its own, connection IDs of at most
+ * 20 bytes, a whole number of versions, none of them 0, and at least one
+ * captured that ew_quic_version_family() knows. Checks the
  * fixed bit (which peers may grease once the flow is QUIC, RFC 9287),
  * connection ID lengths, and that Length covers a packet number, a header
  * protection sample and lies inside the datagram. */

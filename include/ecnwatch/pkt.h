@@ -21,6 +21,10 @@ enum ew_link {
     EW_LINK_IPV6,
     EW_LINK_NULL, /* BSD loopback, family in the capturing host's byte order */
     EW_LINK_LOOP, /* OpenBSD loopback, family in network byte order */
+    EW_LINK_PPP,  /* PPP, with or without HDLC-like framing (also Cisco HDLC framing) */
+    EW_LINK_CHDLC, /* Cisco HDLC */
+    EW_LINK_IPOIB, /* IP over InfiniBand, as libpcap writes it */
+    EW_LINK_UNSUPPORTED, /* a pcapng interface of a link type not decoded: frames undecodable */
     EW_LINK_COUNT
 };
 
@@ -51,6 +55,7 @@ enum ew_event {
     EW_EV_TCP_OPT_OVERRUN,  /* an option runs past the option space */
     EW_EV_UDP_TRUNC,        /* UDP header cut */
     EW_EV_UDP_LEN_BAD,      /* UDP length below 8 or past the IP payload */
+    EW_EV_LINK_UNSUPPORTED, /* a pcapng interface's link type is not decoded */
     EW_EV_COUNT
 };
 

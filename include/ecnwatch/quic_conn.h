@@ -38,6 +38,10 @@ struct ew_quic_dir {
     uint64_t ecn_ack_frame;   /* latest ACK with counts */
     uint64_t plain_ack_frame; /* first ACK without counts over ECT packets */
     uint64_t fail_frame;
+    /* 0-RTT, Handshake and 1-RTT packets: their codepoints are plain to
+     * see, their ACK frames (the peer's counts) are not (RFC 9001 §4, §5) */
+    uint32_t later[4];        /* by IP codepoint (enum ew_ecn) */
+    uint64_t first_later_ect_frame; /* the first ECT (or CE) one */
 };
 
 struct ew_quic_conn {
@@ -56,6 +60,11 @@ struct ew_quic_conn {
     uint64_t first_frame;
     uint64_t close_frame;     /* CONNECTION_CLOSE in an Initial */
     uint64_t close_error;
+    /* Version Negotiation (RFC 9000 §17.2.1): the server supports none of
+     * the versions the client tried */
+    uint64_t vn_frame;        /* the first; 0: none */
+    uint32_t vn_listed;       /* versions it lists */
+    uint32_t vn_versions[EW_QUIC_VN_KEEP];
     struct ew_quic_keys keys[2]; /* [0] client, [1] server */
     struct ew_quic_dir dir[2];   /* by canonical direction of the sender */
     uint32_t self, next_free; /* pool bookkeeping: own index, next free index + 1 */

@@ -32,10 +32,12 @@ const char *const ew_event_name[EW_EV_COUNT] = {
     [EW_EV_TCP_OPT_OVERRUN] = "tcp_option_overrun",
     [EW_EV_UDP_TRUNC] = "udp_truncated",
     [EW_EV_UDP_LEN_BAD] = "udp_length_bad",
+    [EW_EV_LINK_UNSUPPORTED] = "link_type_unsupported",
 };
 
 const char *const ew_link_name[EW_LINK_COUNT] = {
     [EW_LINK_ETHERNET] = "EN10MB", [EW_LINK_SLL] = "LINUX_SLL", [EW_LINK_SLL2] = "LINUX_SLL2",
     [EW_LINK_RAW] = "RAW",         [EW_LINK_IPV4] = "IPV4",     [EW_LINK_IPV6] = "IPV6",
-    [EW_LINK_NULL] = "NULL",       [EW_LINK_LOOP] = "LOOP",
+    [EW_LINK_NULL] = "NULL",       [EW_LINK_LOOP] = "LOOP",     [EW_LINK_PPP] = "PPP",
+    [EW_LINK_CHDLC] = "C_HDLC",    [EW_LINK_IPOIB] = "IPOIB",   [EW_LINK_UNSUPPORTED] = "unsupported",
 };

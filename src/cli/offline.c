@@ -96,6 +96,7 @@ account_frame(struct read_ctx *rc, const struct ew_rframe *a)
 struct read_end {
     uint64_t frames;
     bool broken;
+    bool refused; /* the capture cannot be read on as given: an input error */
     bool nomem;
     char err[EW_ERRBUF_SIZE];
 };
@@ -104,7 +105,6 @@ struct read_end {
 static void
 read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
 {
-    enum ew_link link = ew_capture_link(cap);
     volatile sig_atomic_t *stop = rc->stop;
     uint64_t frames = 0, done = 0, seed = rc->an ? ew_analyzer_seed(rc->an) : 0;
     uint64_t count = rc->cfg->count;
@@ -137,6 +137,10 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
             re->broken = true;
             break;
         }
+        if (nx == EW_CAP_REFUSED) {
+            re->refused = true;
+            break;
+        }
         e = (int)(frames % AHEAD);
         a = &ring[e];
         if (room[e] < fr.caplen || !buf[e]) {
@@ -150,7 +154,7 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
             buf[e] = nb;
             room[e] = n;
         }
-        ew_rframe_fill(a, &fr, buf[e], link, rc->an != NULL, seed);
+        ew_rframe_fill(a, &fr, buf[e], fr.link, rc->an != NULL, seed);
         frames++;
         if (rc->an) {
             ew_analyzer_prefetch_slot(rc->an, &a->pre);
@@ -265,6 +269,11 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
         read_threaded(rc, r, &re);
     else
         read_inline(rc, cap, &re);
+    if (re.refused) {
+        ew_capture_close(cap);
+        fprintf(stderr, "ecnwatch: %s\n", re.err);
+        return EW_EXIT_INPUT;
+    }
     if (re.broken) {
         if (first)
             rc->src->truncated = true;

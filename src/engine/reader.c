@@ -165,7 +165,7 @@ reader_main(void *arg)
         nx = ew_capture_next(r->cap, &fr, r->err, sizeof(r->err));
         if (nx == EW_CAP_END)
             break;
-        if (nx == EW_CAP_BROKEN) {
+        if (nx != EW_CAP_FRAME) {
             end = EW_READER_BROKEN;
             break;
         }
@@ -191,7 +191,7 @@ reader_main(void *arg)
         }
         s = &r->ring[w % RING];
         s->off = at;
-        ew_rframe_fill(s, &fr, r->bytes + at, r->link, r->prepare, r->seed);
+        ew_rframe_fill(s, &fr, r->bytes + at, fr.link, r->prepare, r->seed);
         wpos = at + fr.caplen;
         held += fr.caplen;
         if (held > r->peak_bytes)

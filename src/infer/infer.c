@@ -391,7 +391,7 @@ static void
 conclude_not_tcp(const struct ew_flow *f, struct ew_flow_verdict *v, int main_dir, bool words)
 {
     const char *cp;
-    int d;
+    int d, ect_dir;
 
     for (d = 0; d < 2; d++) {
         v->dir[d].feedback = EW_FB_UNKNOWN;
@@ -403,14 +403,41 @@ conclude_not_tcp(const struct ew_flow *f, struct ew_flow_verdict *v, int main_di
     }
     for (d = 0; d < 2; d++)
         v->dir[d].sender_cp = ew_dir_sender_codepoint(f, d);
-    cp = v->dir[main_dir].sender_cp;
-    if (!strcmp(cp, "not_ect") || !strcmp(cp, "none")) {
+    /* Either direction counts: a UDP flow is often all one way (media, a
+     * tunnel's data), and the main direction by payload may be the one that
+     * sends Not-ECT. CE counts too: only an ECN-capable packet is marked
+     * CE (RFC 3168 §5). */
+    ect_dir = -1;
+    for (d = 0; d < 2; d++) {
+        int k = d == 0 ? main_dir : main_dir ^ 1;
+        const uint64_t *n = f->dir[k].ecn;
+
+        if (n[EW_ECN_ECT_0] + n[EW_ECN_ECT_1] + n[EW_ECN_CE] > 0) {
+            ect_dir = k;
+            break;
+        }
+    }
+    if (ect_dir < 0) {
         v->verdict = EW_V_NOT_ECN;
-        say(words, v->reason, "no ECT on this flow's packets");
+        say(words, v->reason, "no ECT or CE on this flow's packets in either direction");
     } else {
+        const uint64_t *n = f->dir[ect_dir].ecn;
+
+        cp = v->dir[ect_dir].sender_cp;
         v->verdict = EW_V_UNKNOWN;
         say(words, v->reason,
-                 "ECN-capable packets (%s) but no feedback this version can read", cp);
+                 "ECN-capable packets from the %s (%s: ECT(0) %llu, ECT(1) %llu, CE %llu of "
+                 "%llu), the %s's %s; no feedback this version can read",
+                 ect_dir == f->client_dir ? "client" : "server",
+                 !strcmp(cp, "none") ? "ce" : cp, (unsigned long long)n[EW_ECN_ECT_0],
+                 (unsigned long long)n[EW_ECN_ECT_1], (unsigned long long)n[EW_ECN_CE],
+                 (unsigned long long)(n[0] + n[1] + n[2] + n[3]),
+                 ect_dir == f->client_dir ? "server" : "client",
+                 f->dir[ect_dir ^ 1].packets == 0 ? "packets are not in the capture"
+                 : !strcmp(v->dir[ect_dir ^ 1].sender_cp, "not_ect") ? "are Not-ECT"
+                 : !strcmp(v->dir[ect_dir ^ 1].sender_cp, "none") ? "are CE only"
+                 : !strcmp(v->dir[ect_dir ^ 1].sender_cp, "mixed") ? "codepoints are mixed"
+                 : "are ECN-capable too");
     }
     v->vantage = EW_VANT_UNKNOWN;
     say(words, v->vantage_reason, "not TCP");

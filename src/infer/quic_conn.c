@@ -273,12 +273,36 @@ ew_quic_datagram(struct ew_quic_pool *p, struct ew_flow *f, int dir, uint8_t ecn
         }
         npk++;
         ew_quic_inc32(&c->packets[h.type]);
-        if (h.version && h.version != c->version)
+        /* a connection first seen by its Version Negotiation takes the
+         * version that follows it */
+        if (h.version && !c->version)
+            c->version = h.version;
+        else if (h.version && h.version != c->version)
             c->version_changed = true;
-        if (h.type == EW_QP_INITIAL)
+        switch (h.type) {
+        case EW_QP_INITIAL:
             on_initial(p, c, f, dir, ecn, data + off, avail - off, &h, frame);
-        else if (h.type == EW_QP_RETRY)
+            break;
+        case EW_QP_RETRY:
             c->retry = true;
+            break;
+        case EW_QP_VN:
+            if (!c->vn_frame) {
+                c->vn_frame = frame;
+                c->vn_listed = h.vn_listed;
+                memcpy(c->vn_versions, h.vn_versions, sizeof(c->vn_versions));
+            }
+            break;
+        case EW_QP_0RTT:
+        case EW_QP_HANDSHAKE:
+        case EW_QP_SHORT:
+            ew_quic_inc32(&c->dir[dir].later[ecn & EW_ECN_MASK]);
+            if ((ecn & EW_ECN_MASK) != EW_ECN_NOT_ECT)
+                ew_quic_first(&c->dir[dir].first_later_ect_frame, frame);
+            break;
+        case EW_QP_COUNT:
+            break;
+        }
         if (!h.has_length)
             break;
         off += h.len;

@@ -120,6 +120,36 @@ ect_initials(const struct ew_quic_dir *q)
     return q->initials[EW_ECN_ECT_0] + q->initials[EW_ECN_ECT_1] + q->initials[EW_ECN_CE];
 }
 
+/* 0-RTT, Handshake and 1-RTT packets that were ECN-capable */
+static uint32_t
+ect_later(const struct ew_quic_dir *q)
+{
+    return q->later[EW_ECN_ECT_0] + q->later[EW_ECN_ECT_1] + q->later[EW_ECN_CE];
+}
+
+/* the codepoint most of q's later ECN-capable packets carry */
+static const char *
+later_cp(const struct ew_quic_dir *q)
+{
+    return q->later[EW_ECN_ECT_1] > q->later[EW_ECN_ECT_0] ? "ECT(1)" : "ECT(0)";
+}
+
+/* The direction whose later packets are ECN-capable (the client's first),
+ * -1 none. Their codepoints are plain; the ACK frames that would carry the
+ * peer's counts are in Handshake and 1-RTT packets, which no observer
+ * without the endpoints' keys can open (RFC 9001 §4, §5; only Initial keys
+ * derive from what is on the wire, §5.2). */
+static int
+later_ect_dir(const struct ew_flow *f)
+{
+    const struct ew_quic_conn *c = f->quic;
+    int d = f->client_dir;
+
+    if (ect_later(&c->dir[d]))
+        return d;
+    return ect_later(&c->dir[d ^ 1]) ? d ^ 1 : -1;
+}
+
 static void
 conclude_dir(const struct ew_flow *f, int d, struct ew_quic_summary *s)
 {
@@ -158,8 +188,16 @@ conclude_dir(const struct ew_flow *f, int d, struct ew_quic_summary *s)
     }
     switch (s->dir[d].result) {
     case EW_QD_NOT_ECT:
-        snprintf(r, rl, "the %s's %u Initial packets are Not-ECT", me,
-                 q->initials[EW_ECN_NOT_ECT]);
+        if (ect_later(q))
+            snprintf(r, rl, "the %s's %u Initial packets are Not-ECT, its later packets "
+                     "ECN-capable (%s %u of %u); their counts ride in encrypted ACK frames",
+                     me, q->initials[EW_ECN_NOT_ECT], later_cp(q), ect_later(q),
+                     ect_later(q) + q->later[EW_ECN_NOT_ECT]);
+        else if (q->initials[EW_ECN_NOT_ECT] == 0)
+            snprintf(r, rl, "no Initial packet from the %s was seen", me);
+        else
+            snprintf(r, rl, "the %s's %u Initial packets are Not-ECT", me,
+                     q->initials[EW_ECN_NOT_ECT]);
         return;
     case EW_QD_NO_ACK:
         snprintf(r, rl, "the %s sent %u ECN-capable Initial packets, but no Initial ACK from the "
@@ -259,10 +297,36 @@ ew_quic_conclude(const struct ew_flow *f, struct ew_quic_summary *s)
     } else if (validated >= 0) {
         s->verdict = EW_QV_VALIDATED;
         snprintf(s->reason, sizeof(s->reason), "%s", s->dir[validated].reason);
-    } else if (initials == 0) {
+    } else if (initials == 0 && c->vn_frame) {
+        char list[48] = "";
+        size_t at = 0;
+        uint32_t i;
+
+        for (i = 0; i < c->vn_listed && i < 3 && at < sizeof(list); i++) {
+            int w = snprintf(list + at, sizeof(list) - at, "%s%s", i ? ", " : "",
+                             c->vn_versions[i] == EW_QUIC_V1   ? "v1"
+                             : c->vn_versions[i] == EW_QUIC_V2 ? "v2"
+                                                               : "other");
+            at += w > 0 ? (size_t)w : 0;
+        }
         s->verdict = EW_QV_UNKNOWN;
         snprintf(s->reason, sizeof(s->reason),
-                 "no Initial packet of this connection was seen (the capture starts later)");
+                 "the server answered with Version Negotiation (frame %llu, listing %s%s): "
+                 "no Initial of a version both support followed",
+                 (unsigned long long)c->vn_frame, list, c->vn_listed > 3 ? ", ..." : "");
+    } else if (initials == 0) {
+        int ld = later_ect_dir(f);
+
+        s->verdict = EW_QV_UNKNOWN;
+        if (ld >= 0)
+            snprintf(s->reason, sizeof(s->reason),
+                     "no Initial packet seen (the capture starts later); the %s's packets are "
+                     "ECN-capable (%s %u of %u), their ACK frames encrypted: not validated",
+                     role(f, ld), later_cp(&c->dir[ld]), ect_later(&c->dir[ld]),
+                     ect_later(&c->dir[ld]) + c->dir[ld].later[EW_ECN_NOT_ECT]);
+        else
+            snprintf(s->reason, sizeof(s->reason),
+                     "no Initial packet of this connection was seen (the capture starts later)");
     } else if (no_ack >= 0 && !c->have_client) {
         s->verdict = EW_QV_UNKNOWN;
         snprintf(s->reason, sizeof(s->reason),
@@ -271,10 +335,22 @@ ew_quic_conclude(const struct ew_flow *f, struct ew_quic_summary *s)
     } else if (no_ack >= 0) {
         s->verdict = EW_QV_UNKNOWN;
         snprintf(s->reason, sizeof(s->reason), "%s", s->dir[no_ack].reason);
+    } else if (later_ect_dir(f) >= 0) {
+        /* ECN after the Initials (an endpoint may start or validate it on
+         * any packets, RFC 9000 §13.4.2): capable, but only the Initial
+         * space's counts can be read */
+        int ld = later_ect_dir(f);
+
+        s->verdict = EW_QV_UNKNOWN;
+        snprintf(s->reason, sizeof(s->reason),
+                 "Initials Not-ECT, but the %s's later packets are ECN-capable (%s %u of %u); "
+                 "their ACK frames (the ECN counts) are encrypted: validation cannot be read",
+                 role(f, ld), later_cp(&c->dir[ld]), ect_later(&c->dir[ld]),
+                 ect_later(&c->dir[ld]) + c->dir[ld].later[EW_ECN_NOT_ECT]);
     } else {
         s->verdict = EW_QV_NOT_ECN;
-        snprintf(s->reason, sizeof(s->reason), "no Initial packet in either direction was "
-                 "ECN-capable");
+        snprintf(s->reason, sizeof(s->reason), "no packet in either direction was ECN-capable "
+                 "(Initial, Handshake or 1-RTT)");
     }
     return true;
 }

@@ -55,6 +55,9 @@ dir_write(struct jw *w, const char *name, const struct ew_quic_conn *c, int d,
     counts4(w, "initial_packets", n);
     kcount(w, "initial_packets_decrypted", q->opened);
     for (i = 0; i < 4; i++)
+        n[i] = q->later[i];
+    counts4(w, "later_packets", n);
+    for (i = 0; i < 4; i++)
         n[i] = q->acked_cp[i];
     counts4(w, "acknowledged", n);
     jw_key(w, "reported_by_peer");
@@ -84,12 +87,24 @@ dir_write(struct jw *w, const char *name, const struct ew_quic_conn *c, int d,
     kframe(w, "first_peer_ack", q->ack_frame);
     kframe(w, "last_peer_ack_with_ecn", q->ecn_ack_frame);
     kframe(w, "first_peer_ack_without_ecn_over_ect", q->plain_ack_frame);
+    kframe(w, "first_ect_later_packet", q->first_later_ect_frame);
     if (s->dir[d].fail)
         kframe(w, "failure", s->dir[d].frame);
     else
         jw_knull(w, "failure");
     jw_object_end(w);
     jw_object_end(w);
+}
+
+static void
+version_name(char *buf, size_t len, uint32_t v)
+{
+    if (v == EW_QUIC_V1)
+        snprintf(buf, len, "v1");
+    else if (v == EW_QUIC_V2)
+        snprintf(buf, len, "v2");
+    else
+        snprintf(buf, len, "0x%08x", (unsigned)v);
 }
 
 void
@@ -102,12 +117,7 @@ ew_quic_write(struct jw *w, const char *key, const struct ew_flow *f)
 
     if (!c || !ew_quic_conclude(f, &s))
         return;
-    if (c->version == EW_QUIC_V1)
-        snprintf(ver, sizeof(ver), "v1");
-    else if (c->version == EW_QUIC_V2)
-        snprintf(ver, sizeof(ver), "v2");
-    else
-        snprintf(ver, sizeof(ver), "0x%08x", (unsigned)c->version);
+    version_name(ver, sizeof(ver), c->version);
     jw_key(w, key);
     jw_object_begin(w);
     jw_kstring(w, "version", ver);
@@ -126,6 +136,24 @@ ew_quic_write(struct jw *w, const char *key, const struct ew_flow *f)
     jw_object_end(w);
     kcount(w, "initial_packets_undecrypted", c->unopened);
     kcount(w, "coalesced_datagrams", c->coalesced);
+    jw_key(w, "version_negotiation");
+    if (c->vn_frame) {
+        uint32_t i, kept = c->vn_listed < EW_QUIC_VN_KEEP ? c->vn_listed : EW_QUIC_VN_KEEP;
+
+        jw_object_begin(w);
+        kcount(w, "frame", c->vn_frame);
+        kcount(w, "versions_listed", c->vn_listed);
+        jw_key(w, "versions");
+        jw_array_begin(w);
+        for (i = 0; i < kept; i++) {
+            version_name(ver, sizeof(ver), c->vn_versions[i]);
+            jw_string(w, ver);
+        }
+        jw_array_end(w);
+        jw_object_end(w);
+    } else {
+        jw_null(w);
+    }
     kframe(w, "connection_close_frame", c->close_frame);
     jw_kstring(w, "verdict", ew_quic_verdict_name[s.verdict]);
     jw_kstring(w, "reason", s.reason);

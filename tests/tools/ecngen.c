@@ -4,7 +4,9 @@
  *       Re-encapsulate every IP packet of an Ethernet capture IN under another
  *       link type, so that one real capture exercises every link decoder:
  *       vlan (802.1Q), qinq (802.1ad + 802.1Q), sll, sll2, raw, ipv4, ipv6
- *       (only packets of that family), null (BSD, little-endian AF), loop.
+ *       (only packets of that family), null (BSD, little-endian AF), loop,
+ *       ppp (RFC 1662 framing), chdlc (Cisco HDLC), ipoib (IP over
+ *       InfiniBand, libpcap's 44-byte header).
  *       Frames with VLAN tags or non-IP ethertypes in IN are copied unchanged
  *       for vlan/qinq and skipped otherwise.
  *
@@ -12,6 +14,10 @@
  *       Write a small malformed or unusual capture of one KIND (ecngen
  *       hostile without arguments lists them); tests/hostile.sh states what
  *       ecnwatch must make of each.
+ *
+ *   ecngen udp-oneway OUT
+ *       Write one bidirectional UDP flow, ECT(1) and CE from the client
+ *       (small datagrams), Not-ECT from the server (fewer, larger ones).
  *
  *   ecngen flood OUT N [udp]
  *       Write N TCP SYNs, each from its own pseudo-random address (a fixed
@@ -33,6 +39,9 @@
 #endif
 #ifndef DLT_IPV4
 #define DLT_IPV4 228
+#endif
+#ifndef DLT_IPOIB
+#define DLT_IPOIB 242
 #endif
 #ifndef DLT_IPV6
 #define DLT_IPV6 229
@@ -59,6 +68,12 @@ link_dlt(const char *name)
         return DLT_NULL;
     if (!strcmp(name, "loop"))
         return DLT_LOOP;
+    if (!strcmp(name, "ppp"))
+        return DLT_PPP;
+    if (!strcmp(name, "chdlc"))
+        return DLT_C_HDLC;
+    if (!strcmp(name, "ipoib"))
+        return DLT_IPOIB;
     return -1;
 }
 
@@ -111,6 +126,30 @@ make_header(const char *link, const uint8_t *eth, uint16_t et, uint8_t *out)
     if (!strcmp(link, "loop")) {
         put32(out, et == 0x0800 ? 2 : 24);
         return 4;
+    }
+    if (!strcmp(link, "ppp")) {
+        /* HDLC-like framing (RFC 1662 §3.1), then the PPP Protocol */
+        out[0] = 0xff;
+        out[1] = 0x03;
+        put16(out + 2, et == 0x0800 ? 0x0021 : 0x0057);
+        return 4;
+    }
+    if (!strcmp(link, "chdlc")) {
+        out[0] = 0x0f; /* unicast (RFC 1547 §4.3.1) */
+        out[1] = 0;
+        put16(out + 2, et);
+        return 4;
+    }
+    if (!strcmp(link, "ipoib")) {
+        /* libpcap's 40-byte pseudo-header: 20 zero bytes (no GRH), the
+         * destination's QPN and GID; then the 4-byte IPoIB header (RFC 4391
+         * §6): EtherType, reserved */
+        memset(out, 0, 44);
+        put32(out + 20, 0x00000048); /* QPN */
+        put32(out + 24, 0xfe800000);
+        memcpy(out + 32, eth, 6);
+        put16(out + 40, et);
+        return 44;
     }
     return 0; /* raw, ipv4, ipv6 */
 }
@@ -345,6 +384,66 @@ pcapng_file(FILE *fp, const char *kind)
     return ng_block(fp, 6, b, 20 + n);
 }
 
+/* an EPB on interface `ifid` at time `ts` (in the interface's units) */
+static int
+ng_epb(FILE *fp, uint32_t ifid, uint64_t ts, const uint8_t *f, size_t n)
+{
+    uint8_t b[256];
+
+    put32le(b, ifid);
+    put32le(b + 4, (uint32_t)(ts >> 32));
+    put32le(b + 8, (uint32_t)ts);
+    put32le(b + 12, (uint32_t)n);
+    put32le(b + 16, (uint32_t)n);
+    memcpy(b + 20, f, n);
+    return ng_block(fp, 6, b, 20 + n);
+}
+
+/* What mergecap writes from captures of several link types: one section,
+ * an IDB per link type, packets of each (pcapng §4.2, §4.3). Interface 0
+ * Ethernet in microseconds, interface 1 LINKTYPE_RAW (101) in nanoseconds
+ * (if_tsresol 9), interface 2 IEEE 802.11 (105). A SYN ECT(0) on 0, its
+ * SYN-ACK ECT(1) as raw IP on 1, one 802.11 frame on 2. */
+static int
+pcapng_two_links(FILE *fp)
+{
+    uint8_t b[64], f[128];
+    size_t n;
+
+    put32le(b, 0x1a2b3c4d);
+    put16le(b + 4, 1);
+    put16le(b + 6, 0);
+    memset(b + 8, 0xff, 8);
+    if (ng_block(fp, 0x0a0d0d0a, b, 16) != 0)
+        return -1;
+    memset(b, 0, sizeof(b));
+    put16le(b, 1); /* LINKTYPE_ETHERNET */
+    put32le(b + 4, 65535);
+    if (ng_block(fp, 1, b, 8) != 0)
+        return -1;
+    put16le(b, 101); /* LINKTYPE_RAW */
+    put16le(b + 8, 9); /* if_tsresol: 10^-9 */
+    put16le(b + 10, 1);
+    b[12] = 9;
+    if (ng_block(fp, 1, b, 20) != 0)
+        return -1;
+    memset(b, 0, sizeof(b));
+    put16le(b, 105); /* LINKTYPE_IEEE802_11 */
+    put32le(b + 4, 65535);
+    if (ng_block(fp, 1, b, 8) != 0)
+        return -1;
+    n = tcp4_frame(f, 0xc6336401, 40000, H_SYN, 0x02, NULL, 0);
+    if (ng_epb(fp, 0, 1700000000ULL * 1000000, f, n) != 0)
+        return -1;
+    n = tcp4_frame(f, 0xc6336401, 40000, H_SYNACK, 0x01, NULL, 0);
+    memcpy(f + 26, "\xc0\x00\x02\x01\xc6\x33\x64\x01", 8);
+    memcpy(f + 34, "\x00\x50\x9c\x40", 4);
+    if (ng_epb(fp, 1, 1700000000ULL * 1000000000 + 1000, f + 14, n - 14) != 0)
+        return -1;
+    memset(f, 0xaa, 24);
+    return ng_epb(fp, 2, 1700000000ULL * 1000000 + 2, f, 24);
+}
+
 /* IPv6 + `next` chain of `count` destination-options headers + TCP SYN */
 static size_t
 ipv6_chain_frame(uint8_t *f, unsigned count)
@@ -389,6 +488,7 @@ static const char *const hostile_kinds[] = {
     "pcapng-unknown-block", /* SHB, IDB, block type 0x0BAD0001, EPB */
     "pcapng-bad-length",    /* an EPB claiming a length past the end of the file */
     "pcapng-huge-time",     /* an EPB at 2^62 seconds */
+    "pcapng-two-links",     /* interfaces of three link types, one not decoded */
     "link-unsupported",     /* link type 105 (IEEE 802.11) */
     "ipv4-ihl-small",       /* IHL 4 */
     "ipv4-ihl-past-end",    /* IHL 15 in a 40-byte packet */
@@ -409,6 +509,8 @@ hostile_write(FILE *fp, const char *kind)
     size_t n;
     int i;
 
+    if (!strcmp(kind, "pcapng-two-links"))
+        return pcapng_two_links(fp);
     if (!strncmp(kind, "pcapng-", 7))
         return pcapng_file(fp, kind);
     if (!strcmp(kind, "link-unsupported")) {
@@ -619,14 +721,83 @@ fail:
     return 3;
 }
 
+/* --- one-way ECN over UDP ---------------------------------------------------- */
+
+/* Ethernet + IPv4 + UDP with `plen` payload bytes (a counter pattern) */
+static size_t
+udp4_frame(uint8_t *f, bool from_client, uint8_t tos, size_t plen)
+{
+    size_t i;
+
+    memset(f, 0, 14 + 28);
+    memcpy(f, from_client ? "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01"
+                          : "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x02", 12);
+    put16(f + 12, 0x0800);
+    f[14] = 0x45;
+    f[15] = tos;
+    put16(f + 16, (uint16_t)(28 + plen));
+    f[20] = 0x40; /* DF */
+    f[22] = 64;
+    f[23] = 17;
+    put32(f + 26, from_client ? 0xc6336401 : 0xc0000201);
+    put32(f + 30, from_client ? 0xc0000201 : 0xc6336401);
+    put_ipv4_checksum(f + 14);
+    put16(f + 34, from_client ? 40000 : 5004);
+    put16(f + 36, from_client ? 5004 : 40000);
+    put16(f + 38, (uint16_t)(8 + plen));
+    for (i = 0; i < plen; i++)
+        f[42 + i] = (uint8_t)i;
+    return 42 + plen;
+}
+
+/* A bidirectional UDP flow whose ECN is all in its smaller direction: the
+ * client sends 200 small datagrams ECT(1), every tenth CE (an L4S media
+ * sender through a marking queue), the server 20 large Not-ECT ones (its
+ * reports): the flow is ECN-capable although most of its bytes are not. */
+static int
+udp_oneway(const char *out)
+{
+    uint8_t f[1600];
+    FILE *fp = fopen(out, "wb");
+    size_t n;
+    int i;
+
+    if (!fp) {
+        fprintf(stderr, "ecngen: %s: %s\n", out, strerror(errno));
+        return 3;
+    }
+    if (pcap_header(fp, 65535, 1) != 0)
+        goto fail;
+    for (i = 0; i < 200; i++) {
+        n = udp4_frame(f, true, i % 10 == 9 ? 0x03 : 0x01, 100);
+        if (pcap_frame(fp, 1700000000, (uint32_t)(i * 2000), f, n) != 0)
+            goto fail;
+        if (i % 10 == 0) {
+            n = udp4_frame(f, false, 0x00, 1400);
+            if (pcap_frame(fp, 1700000000, (uint32_t)(i * 2000 + 1000), f, n) != 0)
+                goto fail;
+        }
+    }
+    if (fclose(fp) != 0) {
+        fprintf(stderr, "ecngen: %s: cannot write\n", out);
+        return 3;
+    }
+    return 0;
+fail:
+    fclose(fp);
+    fprintf(stderr, "ecngen: %s: cannot write\n", out);
+    return 3;
+}
+
 static void
 usage(void)
 {
     int i;
 
-    fprintf(stderr, "usage: ecngen relink vlan|qinq|sll|sll2|raw|ipv4|ipv6|null|loop IN OUT\n"
+    fprintf(stderr, "usage: ecngen relink vlan|qinq|sll|sll2|raw|ipv4|ipv6|null|loop|ppp|chdlc|ipoib IN OUT\n"
                     "       ecngen hostile KIND OUT\n"
                     "       ecngen flood OUT N [udp]\n"
+                    "       ecngen udp-oneway OUT\n"
                     "hostile kinds:");
     for (i = 0; hostile_kinds[i]; i++)
         fprintf(stderr, " %s", hostile_kinds[i]);
@@ -640,6 +811,8 @@ main(int argc, char **argv)
         return relink(argv[2], argv[3], argv[4]);
     if (argc == 4 && !strcmp(argv[1], "hostile"))
         return hostile(argv[2], argv[3]);
+    if (argc == 3 && !strcmp(argv[1], "udp-oneway"))
+        return udp_oneway(argv[2]);
     if (argc == 4 && !strcmp(argv[1], "flood"))
         return flood(argv[2], argv[3], false);
     if (argc == 5 && !strcmp(argv[1], "flood") && !strcmp(argv[4], "udp"))

@@ -27,6 +27,13 @@
  *   allce     the device marks every ECT packet CE; the server counts CE
  *   notect    no ECN at all
  *   noanswer  the server never answers
+ *   late      Initial packets Not-ECT both ways, every later packet (Handshake,
+ *             1-RTT) ECT(0): ECN begins after the first flight
+ *   vn        the client first tries version 0x1a2a3a4a (reserved, RFC 9000
+ *             §15); the server answers Version Negotiation (§17.2.1) listing
+ *             1, 2 and a reserved version; the client starts again with the
+ *             version asked for, as ect0 (same ports)
+ *   vnonly    the unsupported Initial and the Version Negotiation, no more
  * The way back to the client is left alone. Addresses are from the
  * documentation ranges; nothing is sent anywhere.
  */
@@ -43,9 +50,13 @@
 #include "bytes.h"
 
 enum { NOT_ECT = 0, ECT1 = 1, ECT0 = 2, CE = 3 };
-enum pcase { C_ECT0, C_ECT1, C_MISSING, C_BLEACHED, C_SWAPPED, C_ALLCE, C_NOTECT, C_NOANSWER };
-static const char *const case_names[] = {"ect0",    "ect1",   "missing", "bleached",
-                                         "swapped", "allce",  "notect",  "noanswer"};
+enum pcase {
+    C_ECT0, C_ECT1, C_MISSING, C_BLEACHED, C_SWAPPED, C_ALLCE, C_NOTECT, C_NOANSWER, C_LATE,
+    C_VN, C_VNONLY
+};
+static const char *const case_names[] = {"ect0",    "ect1",  "missing", "bleached",
+                                         "swapped", "allce", "notect",  "noanswer",
+                                         "late",    "vn",    "vnonly"};
 enum ltype { L_INITIAL, L_0RTT, L_HANDSHAKE, L_RETRY };
 
 #define MAX_RECS 64
@@ -342,8 +353,11 @@ generate(enum pcase c, bool retry)
     struct cid odcid = {.len = 8}, cscid = {.len = 8}, sscid = {.len = 8}, rcid = {.len = 8};
     struct ew_quic_initial_secrets s;
     struct ew_quic_keys hs_c, hs_s, app_c, app_s;
-    uint8_t cp_c = c == C_ECT1 ? ECT1 : (c == C_NOTECT ? NOT_ECT : ECT0);
-    uint8_t cp_s = c == C_ECT1 ? ECT1 : (c == C_NOTECT || c == C_MISSING ? NOT_ECT : ECT0);
+    uint8_t cp_c = c == C_ECT1 ? ECT1 : (c == C_NOTECT || c == C_LATE ? NOT_ECT : ECT0);
+    uint8_t cp_s =
+        c == C_ECT1 ? ECT1 : (c == C_NOTECT || c == C_MISSING || c == C_LATE ? NOT_ECT : ECT0);
+    /* what the later (Handshake, 1-RTT) packets carry */
+    uint8_t lp_c = c == C_LATE ? ECT0 : cp_c, lp_s = c == C_LATE ? ECT0 : cp_s;
     uint64_t srv_counts[3] = {0}, cli_counts[3] = {0};
     uint8_t frames[DGRAM_MAX], token[24];
     uint64_t cpn = 0, acked;
@@ -359,6 +373,35 @@ generate(enum pcase c, bool retry)
     fill((uint8_t *)&hs_s, sizeof(hs_s));
     fill((uint8_t *)&app_c, sizeof(app_c));
     fill((uint8_t *)&app_s, sizeof(app_s));
+
+    if (c == C_VN || c == C_VNONLY) {
+        /* an Initial of a version the server does not know (its payload is
+         * nothing anyone can read), and the server's Version Negotiation:
+         * its CIDs the client's, swapped (§17.2.1) */
+        static const uint32_t offered[] = {EW_QUIC_V1, EW_QUIC_V2, 0x5a6a7a8au};
+        size_t h = 0, k;
+
+        r = add(t - 2 * RTT_NS, true, cp_c);
+        r->data[h++] = 0xc3;
+        put32(r->data + h, 0x1a2a3a4au);
+        h += 4;
+        h += put_cid(r->data + h, &odcid);
+        h += put_cid(r->data + h, &cscid);
+        fill(r->data + h, 1200 - h);
+        r->len = 1200;
+        r = add(t - RTT_NS - RTT_NS / 2, false, cp_s);
+        h = 0;
+        r->data[h++] = (uint8_t)(0x80 | (rnd8() & 0x7f));
+        put32(r->data + h, 0);
+        h += 4;
+        h += put_cid(r->data + h, &cscid);
+        h += put_cid(r->data + h, &odcid);
+        for (k = 0; k < sizeof(offered) / sizeof(offered[0]); k++, h += 4)
+            put32(r->data + h, offered[k]);
+        r->len = h;
+        if (c == C_VNONLY)
+            return;
+    }
 
     /* the client's Initial: CRYPTO(ClientHello), padded to a 1200-byte datagram */
     if (ew_quic_derive_initial(version, odcid.b, odcid.len, &s))
@@ -398,12 +441,16 @@ generate(enum pcase c, bool retry)
     r = add(t, false, cp_s);
     r->len = long_packet(r->data, DGRAM_MAX, L_INITIAL, &cscid, &sscid, NULL, 0, 0, 2, &s.sk,
                          frames, fl, 0);
+    /* the Handshake packet with another codepoint than the Initial goes in a
+     * datagram of its own (a datagram has one IP codepoint) */
+    if (lp_s != cp_s)
+        r = add(t + 50000, false, lp_s);
     fill(frames, 900);
     frames[0] = 0x06;
     r->len += long_packet(r->data + r->len, DGRAM_MAX - r->len, L_HANDSHAKE, &cscid, &sscid,
                           NULL, 0, 0, 2, &hs_s, frames, 900, 0);
     count(cli_counts, cp_s);
-    r = add(t + 100000, false, cp_s);
+    r = add(t + 100000, false, lp_s);
     fill(frames, 700);
     frames[0] = 0x06;
     r->len = long_packet(r->data, DGRAM_MAX, L_HANDSHAKE, &cscid, &sscid, NULL, 0, 1, 2, &hs_s,
@@ -419,7 +466,11 @@ generate(enum pcase c, bool retry)
                          &s.ck, frames, fl, 0);
     fill(frames, 60);
     frames[0] = 0x06;
-    {
+    if (lp_c != cp_c) {
+        r = add(t + 50000, true, lp_c);
+        r->len = long_packet(r->data, DGRAM_MAX, L_HANDSHAKE, &sscid, &cscid, NULL, 0, 0, 2,
+                             &hs_c, frames, 60, 0);
+    } else {
         /* the Handshake packet takes the rest of the 1200 bytes */
         size_t hs_over = 7 + 8 + 8 + 2 + 2 + 16;
         size_t want = 1200 - r->len - hs_over;
@@ -431,9 +482,9 @@ generate(enum pcase c, bool retry)
 
     /* 1-RTT both ways */
     for (i = 0; i < 3; i++) {
-        r = add(t + (int64_t)(i + 1) * 1000000, true, cp_c);
+        r = add(t + (int64_t)(i + 1) * 1000000, true, lp_c);
         r->len = short_packet(r->data, DGRAM_MAX, &sscid, i, &app_c, 1000);
-        r = add(t + RTT_NS + (int64_t)i * 1000000, false, cp_s);
+        r = add(t + RTT_NS + (int64_t)i * 1000000, false, lp_s);
         r->len = short_packet(r->data, DGRAM_MAX, &cscid, i, &app_s, 1200);
     }
 }
@@ -513,7 +564,7 @@ main(int argc, char **argv)
 
     if (argc < 3) {
         fprintf(stderr, "usage: quicgen CASE OUT [--version 1|2] [--retry] [--snaplen N]\n"
-                        "CASE: ect0 ect1 missing bleached swapped allce notect noanswer\n");
+                        "CASE: ect0 ect1 missing bleached swapped allce notect noanswer late vn vnonly\n");
         return 2;
     }
     for (ci = 0; ci < sizeof(case_names) / sizeof(case_names[0]); ci++)

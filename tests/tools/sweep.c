@@ -67,12 +67,12 @@ sweep_file(const char *path)
         ew_capture_close(cap);
         return -1;
     }
-    link = ew_capture_link(cap);
     while ((nx = ew_capture_next(cap, &fr, err, sizeof(err))) == EW_CAP_FRAME) {
         struct ew_pkt full, cut;
         uint32_t n;
 
         frame++;
+        link = fr.link; /* a pcapng file's interfaces each have their own */
         ew_dissect_frame(link, fr.data, fr.caplen, fr.wirelen, &full);
         for (n = 0; n <= fr.caplen; n++) {
             uint8_t *buf = malloc(n ? n : 1);

@@ -638,6 +638,99 @@ test_loop(void)
     check_undecodable(&p, EW_EV_LINK_TRUNC);
 }
 
+/* PPP (LINKTYPE_PPP, LINKTYPE_PPP_HDLC): with and without the RFC 1662
+ * address and control bytes, the Protocol field compressed (RFC 1661 §6.5)
+ * or not; Cisco HDLC framing on LINKTYPE_PPP_HDLC (RFC 1547 §4.3.1) */
+static void
+test_ppp(void)
+{
+    static const uint8_t framed[] = {0xff, 0x03, 0x00, 0x21, IPV4_TCP_PKT};
+    static const uint8_t bare6[] = {0x00, 0x57, IPV6_TCP_PKT};
+    static const uint8_t pfc[] = {0xff, 0x03, 0x21, IPV4_TCP_PKT};
+    static const uint8_t cisco[] = {0x0f, 0x00, 0x08, 0x00, IPV4_TCP_PKT};
+    static const uint8_t lcp[] = {0xff, 0x03, 0xc0, 0x21, 0x01, 0x01, 0x00, 0x04};
+    static const uint8_t badctl[] = {0xff, 0x05, 0x00, 0x21, IPV4_TCP_PKT};
+    struct ew_pkt p;
+    size_t n;
+
+    DISSECT(EW_LINK_PPP, framed, &p);
+    CU_ASSERT_EQUAL(p.link, EW_LINK_PPP);
+    check_ipv4_tcp_pkt(&p, 4);
+    DISSECT(EW_LINK_PPP, bare6, &p);
+    check_ipv6_tcp_pkt(&p, 2);
+    DISSECT(EW_LINK_PPP, pfc, &p);
+    check_ipv4_tcp_pkt(&p, 3);
+    DISSECT(EW_LINK_PPP, cisco, &p);
+    check_ipv4_tcp_pkt(&p, 4);
+    DISSECT(EW_LINK_PPP, lcp, &p);
+    check_non_ip(&p);
+    DISSECT(EW_LINK_PPP, badctl, &p);
+    check_non_ip(&p);
+    for (n = 0; n < 4; n++) {
+        run(EW_LINK_PPP, framed, n, (uint32_t)sizeof(framed), &p);
+        check_undecodable(&p, EW_EV_LINK_TRUNC);
+    }
+}
+
+/* Cisco HDLC: address, control, EtherType */
+static void
+test_chdlc(void)
+{
+    static const uint8_t v4[] = {0x0f, 0x00, 0x08, 0x00, IPV4_TCP_PKT};
+    static const uint8_t v6[] = {0x8f, 0x00, 0x86, 0xdd, IPV6_TCP_PKT};
+    static const uint8_t slarp[] = {0x8f, 0x00, 0x80, 0x35, 0x00, 0x00, 0x00, 0x02};
+    struct ew_pkt p;
+    size_t n;
+
+    DISSECT(EW_LINK_CHDLC, v4, &p);
+    check_ipv4_tcp_pkt(&p, 4);
+    DISSECT(EW_LINK_CHDLC, v6, &p);
+    check_ipv6_tcp_pkt(&p, 4);
+    DISSECT(EW_LINK_CHDLC, slarp, &p);
+    check_non_ip(&p);
+    for (n = 0; n < 4; n++) {
+        run(EW_LINK_CHDLC, v4, n, (uint32_t)sizeof(v4), &p);
+        check_undecodable(&p, EW_EV_LINK_TRUNC);
+    }
+}
+
+/* IPoIB as libpcap writes it (LINKTYPE_IPOIB 242): a 40-byte pseudo-header
+ * (no GRH: 20 zero bytes, the destination QPN and GID), then RFC 4391 §6's
+ * EtherType and 2 reserved bytes; the IP packet at offset 44, as tcpdump's
+ * print-ipoib.c and Wireshark's packet-ipoib.c read it */
+static void
+test_ipoib(void)
+{
+    uint8_t v4[44 + 40] = {0}, v6[44 + 60] = {0}, arp[44 + 28] = {0};
+    static const uint8_t ip4[] = {IPV4_TCP_PKT};
+    static const uint8_t ip6[] = {IPV6_TCP_PKT};
+    struct ew_pkt p;
+    size_t n;
+
+    CU_ASSERT_EQUAL_FATAL(sizeof(ip4), 40);
+    CU_ASSERT_EQUAL_FATAL(sizeof(ip6), 60);
+    v4[23] = 0x48; /* QPN */
+    v4[40] = 0x08;
+    memcpy(v4 + 44, ip4, sizeof(ip4));
+    v6[40] = 0x86;
+    v6[41] = 0xdd;
+    memcpy(v6 + 44, ip6, sizeof(ip6));
+    arp[40] = 0x08;
+    arp[41] = 0x06;
+    ew_dissect_frame(EW_LINK_IPOIB, v4, sizeof(v4), (uint32_t)sizeof(v4), &p);
+    check_ipv4_tcp_pkt(&p, 44);
+    ew_dissect_frame(EW_LINK_IPOIB, v6, sizeof(v6), (uint32_t)sizeof(v6), &p);
+    check_ipv6_tcp_pkt(&p, 44);
+    ew_dissect_frame(EW_LINK_IPOIB, arp, sizeof(arp), (uint32_t)sizeof(arp), &p);
+    check_non_ip(&p);
+    /* only the 4-byte header of RFC 4391 is not what libpcap writes: IP at
+     * offset 4 is not found */
+    for (n = 0; n < 44; n++) {
+        run(EW_LINK_IPOIB, v4, n, (uint32_t)sizeof(v4), &p);
+        check_undecodable(&p, EW_EV_LINK_TRUNC);
+    }
+}
+
 static void
 test_link_unknown(void)
 {
@@ -646,6 +739,11 @@ test_link_unknown(void)
 
     DISSECT(EW_LINK_COUNT, v4, &p);
     CU_ASSERT_EQUAL(p.status, EW_PKT_UNDECODABLE);
+    CU_ASSERT_EQUAL(p.l4, EW_L4_NONE);
+    /* a pcapng interface of a link type not decoded: counted, never parsed */
+    DISSECT(EW_LINK_UNSUPPORTED, v4, &p);
+    CU_ASSERT_EQUAL(p.status, EW_PKT_UNDECODABLE);
+    CU_ASSERT_EQUAL(p.events, EV(EW_EV_LINK_UNSUPPORTED));
     CU_ASSERT_EQUAL(p.l4, EW_L4_NONE);
 }
 
@@ -2356,6 +2454,9 @@ ew_test_register_dissect(void)
         {"IPv4 and IPv6 link types", test_link_ipv4_ipv6},
         {"BSD null, both byte orders", test_null},
         {"OpenBSD loop, network order", test_loop},
+        {"PPP: RFC 1662 framing, compressed Protocol, Cisco HDLC", test_ppp},
+        {"Cisco HDLC", test_chdlc},
+        {"IPoIB: libpcap's 44-byte header", test_ipoib},
         {"unknown link type", test_link_unknown},
         {"name tables", test_name_tables},
     };

@@ -411,12 +411,53 @@ test_header_rules(void)
     struct ew_quic_hdr h;
     char buf[200];
 
-    /* Version Negotiation and short headers only on flows known to be QUIC */
+    /* Version Negotiation (RFC 9000 §17.2.1) answers a client whose version
+     * the server lacks, so it may come first on its flow: taken then when it
+     * holds together on its own, a known version family listed */
     snprintf(buf, sizeof(buf), "80000000000401020304040506070800000001%s", "6b3343cf");
-    CU_ASSERT_EQUAL(hdr_of(buf, 0, false, &h), EW_QH_NOT_QUIC);
+    CU_ASSERT_EQUAL(hdr_of(buf, 0, false, &h), EW_QH_OK);
+    CU_ASSERT_EQUAL(h.type, EW_QP_VN);
+    CU_ASSERT_EQUAL(h.vn_listed, 2);
+    CU_ASSERT_EQUAL(h.vn_versions[0], EW_QUIC_V1);
+    CU_ASSERT_EQUAL(h.vn_versions[1], EW_QUIC_V2);
+    CU_ASSERT_EQUAL(h.dcid_len, 4);
+    CU_ASSERT_EQUAL(h.dcid[3], 4);
+    CU_ASSERT_EQUAL(h.len, 23);
     CU_ASSERT_EQUAL(hdr_of(buf, 0, true, &h), EW_QH_OK);
     CU_ASSERT_EQUAL(h.type, EW_QP_VN);
+    /* the unused bits of byte 0 are the server's to choose */
+    CU_ASSERT_EQUAL(hdr_of("ff00000000000000000001", 0, false, &h), EW_QH_OK);
+    CU_ASSERT_EQUAL(h.vn_listed, 1);
+    /* a reserved version (0x?a?a?a?a, §15), an IETF draft: QUIC families */
+    CU_ASSERT_EQUAL(hdr_of("800000000000001a2a3a4a", 0, false, &h), EW_QH_OK);
+    CU_ASSERT_EQUAL(hdr_of("80000000000000ff00001d", 0, false, &h), EW_QH_OK);
+    /* no version of a known family, a listed 0, CIDs over 20 bytes: not
+     * QUIC on an unknown flow, still Version Negotiation on a QUIC one */
+    CU_ASSERT_EQUAL(hdr_of("8000000000000012345678", 0, false, &h), EW_QH_NOT_QUIC);
+    CU_ASSERT_EQUAL(hdr_of("8000000000000012345678", 0, true, &h), EW_QH_OK);
+    CU_ASSERT_EQUAL(hdr_of("800000000000000000000000000001", 0, false, &h), EW_QH_NOT_QUIC);
+    snprintf(buf, sizeof(buf), "8000000000%s%s0000000001", "15",
+             "000102030405060708090a0b0c0d0e0f1011121314");
+    CU_ASSERT_EQUAL(hdr_of(buf, 0, false, &h), EW_QH_NOT_QUIC);
+    CU_ASSERT_EQUAL(hdr_of(buf, 0, true, &h), EW_QH_OK);
+    CU_ASSERT_EQUAL(h.dcid_len, 21);
+    /* no whole version, or none at all */
     CU_ASSERT_EQUAL(hdr_of("800000000004010203040405060708000001", 0, true, &h), EW_QH_NOT_QUIC);
+    CU_ASSERT_EQUAL(hdr_of("80000000000000", 0, true, &h), EW_QH_NOT_QUIC);
+    /* the CIDs cut: truncated; the list cut: the versions captured count,
+     * the UDP length says how many there are */
+    CU_ASSERT_EQUAL(hdr_of("8000000000040102", 0, false, &h), EW_QH_TRUNC);
+    CU_ASSERT_EQUAL(hdr_of("8000000000000000000001", 4, false, &h), EW_QH_OK);
+    CU_ASSERT_EQUAL(h.vn_listed, 2);
+    CU_ASSERT_EQUAL(h.vn_versions[0], EW_QUIC_V1);
+    CU_ASSERT_EQUAL(h.vn_versions[1], 0);
+    CU_ASSERT_EQUAL(hdr_of("80000000000000000000", 1, false, &h), EW_QH_NOT_QUIC);
+    /* ten versions: all counted, the first EW_QUIC_VN_KEEP kept */
+    snprintf(buf, sizeof(buf), "80000000000000%s%s",
+             "0000000100000002000000030000000400000005", "0000000600000007000000086b3343cf00000001");
+    CU_ASSERT_EQUAL(hdr_of(buf, 0, false, &h), EW_QH_OK);
+    CU_ASSERT_EQUAL(h.vn_listed, 10);
+    CU_ASSERT_EQUAL(h.vn_versions[EW_QUIC_VN_KEEP - 1], 8);
     CU_ASSERT_EQUAL(hdr_of("40", 40, true, &h), EW_QH_OK);
     CU_ASSERT_EQUAL(h.type, EW_QP_SHORT);
     CU_ASSERT_EQUAL(hdr_of("40", 40, false, &h), EW_QH_NOT_QUIC);
