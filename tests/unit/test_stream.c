@@ -312,7 +312,12 @@ test_events(void)
         pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 501 + 1000 * (uint32_t)i, 1000, EW_ECN_ECT_0);
         frame(r, &p, T0 + (i == 0 ? SEC + 2000000 : (int64_t)(i + 1) * SEC + SEC / 2));
     }
-    /* B (flow 2): UDP, CE on a sender of Not-ECT: ce_on_not_ect */
+    /* B (flow 2): UDP, CE on a sender seen sending Not-ECT: ce_on_not_ect
+     * (three Not-ECT datagrams first: CE alone says nothing of its sender) */
+    for (i = 0; i < 3; i++) {
+        pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 100, EW_ECN_NOT_ECT);
+        frame(r, &p, T0 + 4 * SEC + SEC * 7 / 10 - 3000000 + 1000000 * i);
+    }
     pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 100, EW_ECN_CE);
     frame(r, &p, T0 + 4 * SEC + SEC * 7 / 10);
     /* C (flow 3), 15 s on: A gives way (least recently active), B is idle */
@@ -379,7 +384,7 @@ test_events(void)
     CU_ASSERT_STRING_EQUAL(str(e, "event"), "summary");
     CU_ASSERT_STRING_EQUAL(str(e, "time"), "2023-11-14T22:13:40.000000Z");
     CU_ASSERT_STRING_EQUAL(str(json_object_get(e, "source"), "name"), "x.pcap");
-    CU_ASSERT_EQUAL(num(json_object_get(e, "totals"), "frames"), 8);
+    CU_ASSERT_EQUAL(num(json_object_get(e, "totals"), "frames"), 11);
     CU_ASSERT_EQUAL(num(json_object_get(e, "totals"), "flows"), 3);
     CU_ASSERT_EQUAL(num(json_object_get(e, "totals"), "flows_evicted"), 1);
     CU_ASSERT_EQUAL(num(json_object_get(e, "totals"), "flows_expired"), 1);
