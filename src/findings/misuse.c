@@ -183,7 +183,26 @@ since_first(const struct ew_half *h, int field, int cp)
 static const char *
 where_d(const struct ctx *c, int d)
 {
-    return at_sender(c, d) ? "as it left the sender" : at_receiver(c, d) ? "as it arrived" : "on the way";
+    return at_sender(c, d) ? "seen as sent" : at_receiver(c, d) ? "seen as received" : "seen on the way";
+}
+
+/* who put there what d's packets carry as seen here: where the capture
+ * point is at d's sender, the packets leave the host as it wrote them, and
+ * no path or middlebox is to blame */
+static const char *
+origin(const struct ctx *c, int d)
+{
+    return at_sender(c, d) ? "seen as its sender wrote it: the sender's own doing"
+                           : "its sender's doing, or changed upstream of this point";
+}
+
+/* the same for what d's receiver feeds back on d (the other direction's
+ * packets): its own as it leaves it where the capture point is there */
+static const char *
+fb_origin(const struct ctx *c, int d)
+{
+    return at_receiver(c, d) ? "seen as the receiver wrote it: its own doing"
+                             : "the receiver's doing, or changed between it and this point";
 }
 
 /* ------------------------------------------------ the handshake's codes */
@@ -296,15 +315,14 @@ c_flags_reflected(const struct ctx *c, int d, struct ew_finding *x)
 {
     unsigned syn = syn_code(c);
 
-    (void)d;
     if (!both_handshake(c) || synack_code(c) != syn ||
         (syn != HS_CLASSIC_SYN && syn != HS_ACCECN_SYN))
         return false;
     x->first_frame = c->f->hs.synack_frame;
     return say(x,
-               "the SYN-ACK repeats the SYN's ECN flags (%u%u%u): the server, or a middlebox, "
-               "reflects reserved flags; ECN cannot be used on this connection",
-               (syn >> 2) & 1, (syn >> 1) & 1, syn & 1);
+               "the SYN-ACK repeats the SYN's ECN flags (%u%u%u) (%s): a reflector of reserved "
+               "flags; ECN cannot be used on this connection",
+               (syn >> 2) & 1, (syn >> 1) & 1, syn & 1, origin(c, d));
 }
 
 static bool
@@ -312,46 +330,45 @@ c_accecn_code_unasked(const struct ctx *c, int d, struct ew_finding *x)
 {
     unsigned syn = syn_code(c), sa = synack_code(c);
 
-    (void)d;
     if (!both_handshake(c) || syn == HS_ACCECN_SYN || code_to_cp(sa) < 0 || syn == sa)
         return false;
     x->first_frame = c->f->hs.synack_frame;
     return say(x,
-               "the SYN-ACK answers a SYN that did not ask for AccECN with an AccECN code (%u%u%u)",
-               (sa >> 2) & 1, (sa >> 1) & 1, sa & 1);
+               "the SYN-ACK answers a SYN that did not ask for AccECN with an AccECN code "
+               "(%u%u%u) (%s)",
+               (sa >> 2) & 1, (sa >> 1) & 1, sa & 1, origin(c, d));
 }
 
 static bool
 c_reserved_synack(const struct ctx *c, int d, struct ew_finding *x)
 {
-    (void)d;
     if (!both_handshake(c) || syn_code(c) != HS_ACCECN_SYN ||
         synack_code(c) != HS_RESERVED_SYNACK)
         return false;
     x->first_frame = c->f->hs.synack_frame;
-    return say(x, "the server sends the reserved SYN-ACK code 101, which it must not; clients "
-                  "before 2026 read it as classic ECN, newer ones as AccECN");
+    return say(x, "the SYN-ACK carries the reserved code 101, which a server must not send (%s); "
+                  "clients before 2026 read it as classic ECN, newer ones as AccECN",
+               origin(c, d));
 }
 
 static bool
 c_option_on_syn(const struct ctx *c, int d, struct ew_finding *x)
 {
-    (void)d;
     if (!c->f->hs.syn_accecn_option)
         return false;
     x->first_frame = c->f->hs.syn_option_frame;
-    return say(x, "an AccECN option on a SYN, where it is never sent");
+    return say(x, "an AccECN option on a SYN, where it is never sent (%s)", origin(c, d));
 }
 
 static bool
 c_classic_and_accecn_syn(const struct ctx *c, int d, struct ew_finding *x)
 {
-    (void)d;
     if (!c->f->hs.syn_classic_and_accecn)
         return false;
     x->first_frame = c->f->hs.syn_frame;
     x->count = c->f->hs.syn_count;
-    return say(x, "the client sent both a classic (011) and an AccECN (111) SYN in one connection");
+    return say(x, "both a classic (011) and an AccECN (111) SYN in one connection (%s)",
+               origin(c, d));
 }
 
 /* ECN++ allows ECT on the handshake only with AccECN; DCTCP sets it in data
@@ -374,13 +391,20 @@ c_ect_on_synack(const struct ctx *c, int d, struct ew_finding *x)
 {
     const struct ew_handshake *h = &c->f->hs;
 
-    (void)d;
     if (!h->synack_count || !ew_ecn_is_ect(h->synack_ecn) || syn_code(c) == HS_ACCECN_SYN ||
         c->v->verdict == EW_V_DCTCP)
         return false;
     x->first_frame = h->synack_frame;
-    return say(x, "the SYN-ACK is %s although the SYN did not request AccECN",
-               ew_ecn_name[h->synack_ecn & 3]);
+    return say(x, "the SYN-ACK is %s although the SYN did not request AccECN (%s)",
+               ew_ecn_name[h->synack_ecn & 3], origin(c, d));
+}
+
+/* where the capture point is next to the reporting peer, the packet was
+ * seen as it arrived there, and the peer's own report is what differs */
+static const char *
+near_peer(const struct ctx *c, int d)
+{
+    return at_receiver(c, d) ? "; this point is next to it, so most likely its own misreport" : "";
 }
 
 /* the AccECN handshake codes against what was seen sent: one change each */
@@ -393,8 +417,8 @@ c_arrival_bleached(const struct ctx *c, int d, struct ew_finding *x)
         return false;
     return say(x,
                "the %s left here %s but the %s reports it arrived Not-ECT: a device between this "
-               "point and the %s clears the ECN field",
-               a.what, ew_ecn_name[a.sent], peer_name(c, d), peer_name(c, d));
+               "point and the %s clears the ECN field%s",
+               a.what, ew_ecn_name[a.sent], peer_name(c, d), peer_name(c, d), near_peer(c, d));
 }
 
 static bool
@@ -406,8 +430,8 @@ c_arrival_remarked(const struct ctx *c, int d, struct ew_finding *x)
         return false;
     return say(x,
                "the %s left here %s but the %s reports it arrived %s: a device between this point "
-               "and the %s swaps ECT(0) and ECT(1)",
-               a.what, ew_ecn_name[a.sent], peer_name(c, d), ew_ecn_name[a.got], peer_name(c, d));
+               "and the %s swaps ECT(0) and ECT(1)%s",
+               a.what, ew_ecn_name[a.sent], peer_name(c, d), ew_ecn_name[a.got], peer_name(c, d), near_peer(c, d));
 }
 
 static bool
@@ -419,8 +443,8 @@ c_arrival_ce_erased(const struct ctx *c, int d, struct ew_finding *x)
         return false;
     return say(x,
                "the %s left here CE but the %s reports it arrived %s: a device on the way erases "
-               "congestion marks",
-               a.what, peer_name(c, d), ew_ecn_name[a.got]);
+               "congestion marks%s",
+               a.what, peer_name(c, d), ew_ecn_name[a.got], near_peer(c, d));
 }
 
 static bool
@@ -432,8 +456,8 @@ c_arrival_ce_on_not_ect(const struct ctx *c, int d, struct ew_finding *x)
         return false;
     return say(x,
                "the %s left here Not-ECT but the %s reports it arrived CE: a device between this "
-               "point and the %s marks packets that are not ECN-capable",
-               a.what, peer_name(c, d), peer_name(c, d));
+               "point and the %s marks packets that are not ECN-capable%s",
+               a.what, peer_name(c, d), peer_name(c, d), near_peer(c, d));
 }
 
 static bool
@@ -445,8 +469,8 @@ c_arrival_ect_on_not_ect(const struct ctx *c, int d, struct ew_finding *x)
         return false;
     return say(x,
                "the %s left here Not-ECT but the %s reports it arrived %s: a device between this "
-               "point and the %s makes packets look ECN-capable",
-               a.what, peer_name(c, d), ew_ecn_name[a.got], peer_name(c, d));
+               "point and the %s makes packets look ECN-capable%s",
+               a.what, peer_name(c, d), ew_ecn_name[a.got], peer_name(c, d), near_peer(c, d));
 }
 
 /* CE-marked data was ECT when sent, so it counts too */
@@ -590,8 +614,8 @@ c_all_not_ect(const struct ctx *c, int d, struct ew_finding *x)
     x->first_frame = h->first_data_frame;
     x->count = h->data_pkts;
     return say(x,
-               "ECN was negotiated but all %u data segments from the %s arrive Not-ECT: the path "
-               "clears the ECN field, unless the sender chose not to set it",
+               "ECN was negotiated but all %u data segments from the %s arrive Not-ECT: cleared "
+               "upstream of this point, unless the sender chose not to set it",
                h->data_pkts, dname(c, d));
 }
 
@@ -607,8 +631,8 @@ c_ect_on_pure_acks(const struct ctx *c, int d, struct ew_finding *x)
     x->count = acks;
     return say(x,
                "%llu pure ACKs from the %s carry ECT under classic ECN feedback, where they must "
-               "be Not-ECT (only AccECN allows it)",
-               (unsigned long long)acks, dname(c, d));
+               "be Not-ECT (only AccECN allows it); %s",
+               (unsigned long long)acks, dname(c, d), origin(c, d));
 }
 
 /* reordering at the capture point looks like retransmission: ask for a pattern */
@@ -628,8 +652,8 @@ c_ect_on_retransmissions(const struct ctx *c, int d, struct ew_finding *x)
     x->count = rtx_ect;
     return say(x,
                "%llu retransmissions from the %s carry ECT under classic ECN feedback, where they "
-               "must be Not-ECT",
-               (unsigned long long)rtx_ect, dname(c, d));
+               "must be Not-ECT; %s",
+               (unsigned long long)rtx_ect, dname(c, d), origin(c, d));
 }
 
 static bool
@@ -640,10 +664,10 @@ c_ect1_without_l4s(const struct ctx *c, int d, struct ew_finding *x)
     x->first_frame = c->f->inf->half[d].first_data_frame;
     x->count = data_cp(c->f, d, EW_ECN_ECT_1);
     return say(x,
-               "the %s marks its data ECT(1) but %s: ECT(1) is for L4S senders with accurate "
+               "the %s's data is ECT(1) (%s) but %s: ECT(1) is for L4S senders with accurate "
                "feedback",
-               dname(c, d),
-               fb_none(c, d) ? "ECN was not negotiated" : "has only classic ECN feedback");
+               dname(c, d), origin(c, d),
+               fb_none(c, d) ? "ECN was not negotiated" : "it has only classic ECN feedback");
 }
 
 static bool
@@ -655,8 +679,9 @@ c_ce_not_echoed(const struct ctx *c, int d, struct ew_finding *x)
         return false;
     x->first_frame = h->first_ce_unechoed_frame;
     x->count = h->ce_unechoed;
-    return say(x, "%u ACKs acknowledge CE-marked data without ECE: the %s does not echo congestion",
-               h->ce_unechoed, peer_name(c, d));
+    return say(x, "%u ACKs acknowledge CE-marked data without ECE (%s): the %s does not echo "
+                  "congestion, or its ECE is cleared on the way",
+               h->ce_unechoed, fb_origin(c, d), peer_name(c, d));
 }
 
 /* certain at the receiver, unless ACE may have wrapped between two ACKs */
@@ -673,9 +698,9 @@ c_ace_under_reports(const struct ctx *c, int d, struct ew_finding *x)
     x->confidence =
         at_receiver(c, d) && !h->ace_wrap_ambiguous ? EW_CONF_CERTAIN : EW_CONF_LIKELY;
     return say(x,
-               "%u CE packets arrived but the ACE counter reports only %llu: the %s "
+               "%u CE packets arrived but the ACE counter reports only %llu (%s): the %s "
                "under-reports congestion",
-               h->ce_seen, (unsigned long long)h->cep_reported, peer_name(c, d));
+               h->ce_seen, (unsigned long long)h->cep_reported, fb_origin(c, d), peer_name(c, d));
 }
 
 /* DCTCP and SCE senders answer ECE differently, without CWR */
@@ -690,9 +715,9 @@ c_ece_ignored(const struct ctx *c, int d, struct ew_finding *x)
     x->first_frame = h->first_ece_frame;
     x->count = h->ece_acks;
     return say(x,
-               "the %s received %u ECE ACKs and sent %u more data segments without ever setting "
-               "CWR: it does not react to congestion marks",
-               dname(c, d), h->ece_acks, h->data_after_ece);
+               "the %s got %u ECE ACKs and sent %u more data segments without a CWR seen here "
+               "(%s): it does not react to congestion marks",
+               dname(c, d), h->ece_acks, h->data_after_ece, origin(c, d));
 }
 
 /* the AQM's kind is a heuristic of its own (ew_infer_path), hence only likely */
@@ -782,8 +807,8 @@ c_option_disagrees(const struct ctx *c, int d, struct ew_finding *x)
     x->first_frame = h->first_opt_frame;
     return say(x,
                "ECEB reports %llu CE bytes while ACE reports no CE packet: the counters disagree "
-               "(mangled on the path)",
-               (unsigned long long)h->opt_total[EW_ACC_CEB]);
+               "(%s)",
+               (unsigned long long)h->opt_total[EW_ACC_CEB], fb_origin(c, d));
 }
 
 /* any transport but TCP: no negotiation to say the sender must send
