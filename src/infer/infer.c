@@ -275,10 +275,12 @@ conclude_ect1(const struct ew_flow *f, int d, enum mode m, const struct ew_flow_
     else if (prefix && data_cp(f, d, EW_ECN_NOT_ECT) == 0)
         dv->sender_cp = "ect1"; /* the ECT(0) prefix was the application's first write */
 
-    if (h->data_pkts == 0) {
+    if (h->data_pkts == 0 && (e1_any || fb_e1 || esce)) {
         dv->ect1 = EW_ECT1_NONE;
-        say(words, dv->ect1_reason, "no data in this direction%s: no ECT(1) meaning to judge",
-            e1_any ? " (ECT(1) only on its control packets)" : "");
+        say(words, dv->ect1_reason,
+            "no data in this direction, ECT(1) only on its %llu control packets: no ECT(1) "
+            "meaning to judge",
+            (unsigned long long)e1_any);
         return;
     }
     if (!seen && !fb_e1 && !esce) {

@@ -295,7 +295,8 @@ feedback_ace(struct ew_infer *in, struct ew_half *r, unsigned ace, bool baseline
  * moved as 2^24 - 1 bytes. A field below its last value is a superseded
  * (reordered) ACK, App. A.1, or a mangled option: it counts nothing. */
 static void
-feedback_option(struct ew_infer *in, struct ew_half *r, const struct ew_tcp *t, uint64_t frame)
+feedback_option(struct ew_infer *in, struct ew_half *r, const struct ew_tcp *t, bool baseline,
+                uint64_t frame)
 {
     bool any = false, exact = true;
     int i;
@@ -321,7 +322,12 @@ feedback_option(struct ew_infer *in, struct ew_half *r, const struct ew_tcp *t, 
         if (!r->opt_seen[i]) {
             r->opt_offset[i] =
                 (v - opt_init[i] - (uint32_t)r->bytes_seen[opt_cp[i]]) & ACC_MASK24;
-            r->opt_base_bytes[i] = r->bytes_seen[opt_cp[i]];
+            /* a first value no higher than an initial one (0 or 1), after
+             * the handshake was seen, has counted nothing yet: what passed
+             * before it did not arrive with that codepoint */
+            r->opt_base_bytes[i] = baseline && v <= opt_init[i]
+                                       ? 0
+                                       : r->bytes_seen[opt_cp[i]];
             if (v == 0 && opt_init[i] != 0)
                 r->opt_zero_init = true;
             r->opt_last[i] = v;
@@ -375,7 +381,7 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
     if (!handshake_ack)
         feedback_ace(in, r, ew_tcp_ace(t->flags), baseline, frame, newly, mss_est);
     if (t->acc.present)
-        feedback_option(in, r, t, frame);
+        feedback_option(in, r, t, baseline, frame);
 }
 
 void
