@@ -264,8 +264,11 @@ conclude_ect1(const struct ew_flow *f, int d, enum mode m, const struct ew_flow_
     /* the sender starts ECT(0), ECT(1) comes and goes: the network re-marks;
      * never where the capture point is at the sender, whose codepoints are
      * its own choice */
+    /* runs: ECT(1) comes and goes; one switch to ECT(1) for good is not a
+     * run (the sender's change, or the path's, cannot be told) */
+    bool runs = h->ect1_runs >= 2 || (h->ect1_runs == 1 && h->ect0_after_ect1 > 0);
     bool network_e1 = e1 > 0 && !sender_e1 && e0 > 0 && h->first_data_ecn_set &&
-                      h->first_data_ecn == EW_ECN_ECT_0 && !vantage_at_sender(f, v, d);
+                      h->first_data_ecn == EW_ECN_ECT_0 && runs && !vantage_at_sender(f, v, d);
 
     dv->sender_ect1 = sender_e1;
     dv->network_ect1 = network_e1;

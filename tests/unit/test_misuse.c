@@ -977,6 +977,80 @@ test_accecn_handshake_violation(void)
     SILENT(&r, EW_MU_ACCECN_HANDSHAKE_VIOLATION);
 }
 
+/* What ECT(1) on a sender's data means, and who is blamed for it.
+ * RFC 9331 §4.1: an L4S sender marks ECT(1); on the heistp field captures
+ * (2021 L4S kernel, captured at the sender) iperf3 writes its 37-byte
+ * cookie ECT(0) before the socket turns Prague, then every segment is
+ * ECT(1): one ECT(0)->ECT(1) switch after a short prefix is an L4S sender,
+ * not remarking (RFC 9331 §5.1 remarking comes and goes in runs on the
+ * path). Cases: (1) at the server, one ECT(0) segment then ECT(1): l4s, no
+ * finding; (2) ten ECT(0) segments, then ECT(1) for good: one switch, no
+ * runs: ambiguous, no remarking; (3) ECT(1) coming and going, captured at
+ * the client, i.e. as the client wrote it: its own choice (digest §8.5),
+ * never the path's remarking; (4) an ECT(1) SYN with ECT(0) data (digest
+ * §1.3: a congestion control asking for ECT(1) negotiation): the data
+ * decides, accecn_classic; (5) the receiver's ECT(1) pure ACKs on a
+ * direction without data mean nothing. */
+static void
+test_l4s_sender_and_vantage(void)
+{
+    struct seq s;
+    struct result r;
+    struct ew_pkt p;
+    int i;
+
+    start(&s);
+    handshake(&s, &accecn_at_server);
+    data(&s, EW_ECN_ECT_0, ace(5));
+    for (i = 0; i < 30; i++) {
+        data(&s, EW_ECN_ECT_1, ace(5));
+        if (i % 2)
+            ack_full(&s, ace(5), EW_ECN_ECT_1, MS, NULL); /* a Prague receiver's ACKs */
+    }
+    finish(&s, &r);
+    CU_ASSERT_EQUAL(r.v.verdict, EW_V_L4S);
+    CU_ASSERT_TRUE(r.v.dir[r.c2s].sender_ect1);
+    CU_ASSERT_FALSE(r.v.dir[r.c2s].network_ect1);
+    CU_ASSERT_EQUAL(r.v.dir[r.s2c].ect1, EW_ECT1_NONE);
+    CU_ASSERT_EQUAL(r.n, 0);
+
+    start(&s);
+    handshake(&s, &accecn_at_server);
+    for (i = 0; i < 10; i++)
+        data(&s, EW_ECN_ECT_0, ace(5));
+    for (i = 0; i < 30; i++)
+        data(&s, EW_ECN_ECT_1, ace(5));
+    ack(&s, ace(5));
+    finish(&s, &r);
+    CU_ASSERT_EQUAL(r.v.dir[r.c2s].ect1, EW_ECT1_AMBIGUOUS);
+    CU_ASSERT_FALSE(r.v.dir[r.c2s].sender_ect1);
+    CU_ASSERT_FALSE(r.v.dir[r.c2s].network_ect1);
+    SILENT(&r, EW_MU_REMARKING);
+
+    start(&s);
+    handshake(&s, &accecn_at_client);
+    for (i = 0; i < 12; i++)
+        data(&s, (i / 3) % 2 ? EW_ECN_ECT_1 : EW_ECN_ECT_0, ace(5));
+    ack(&s, ace(5));
+    finish(&s, &r);
+    CU_ASSERT_EQUAL(r.v.vantage, EW_VANT_CLIENT);
+    CU_ASSERT_FALSE(r.v.dir[r.c2s].network_ect1);
+    CU_ASSERT_NOT_EQUAL(r.v.verdict, EW_V_CONFLICT);
+    SILENT(&r, EW_MU_REMARKING);
+
+    start(&s);
+    handshake(&s, &(struct hs){.syn = 7, .synack = 3, .ack3 = 2, .syn_ecn = EW_ECN_ECT_1,
+                               .at = EW_VANT_CLIENT});
+    for (i = 0; i < 10; i++)
+        data(&s, EW_ECN_ECT_0, ace(5));
+    pkt_init(&p, SRV, (uint16_t)(EW_TCP_ACK | ace(5)), EW_ECN_ECT_0, s.sseq, s.cseq, 0);
+    feed(&s, &p, MS);
+    finish(&s, &r);
+    CU_ASSERT_EQUAL(r.v.dir[r.c2s].ect1, EW_ECT1_NONE);
+    CU_ASSERT_EQUAL(r.v.verdict, EW_V_ACCECN_CLASSIC);
+    CU_ASSERT_EQUAL(r.n, 0);
+}
+
 /* RFC 9768 §3.2.3.2.4: EE0B and EE1B start at 1, so that a zero in the
  * first option can expose zeroing; but pre-RFC endpoints start them at 0
  * (the experimental option 254 of the 2021 L4S kernel: EE1B 0 on the
@@ -1348,6 +1422,8 @@ ew_test_register_misuse(void)
                      test_accecn_handshake_violation) ||
         !CU_add_test(s, "accecn_option_mangled: zero EE0B, ECEB without ACE",
                      test_accecn_option_mangled) ||
+        !CU_add_test(s, "ECT(1): an L4S sender's ECT(0) first write, one switch, the sender's own",
+                     test_l4s_sender_and_vantage) ||
         !CU_add_test(s, "accecn_ace_zeroed: first ACE 0", test_accecn_ace_zeroed) ||
         !CU_add_test(s, "ecn_flags_reflected: SYN-ACK repeats the SYN's flags",
                      test_ecn_flags_reflected) ||
