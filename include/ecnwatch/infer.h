@@ -113,7 +113,7 @@ struct ew_half {
     uint32_t opt_exact, opt_mismatch;
     uint32_t opt_backward;      /* a field below its last value: a superseded ACK, or mangling */
     uint32_t opt_zeroed;        /* ... and 0, after it had counted bytes */
-    uint32_t opt_offset[3];     /* as ace_offset, for each option field */
+    uint32_t opt_offset[3];     /* as ace_offset: the field minus what passed here, at its start */
     uint32_t first_opt_val[3];
     uint8_t first_opt_kind;     /* 172, 174, or 254 (the experimental encoding, RFC 6994) */
     uint8_t first_opt_order;    /* 0: EE0B first (kind 172, ExID 0xACC0); 1: EE1B first */

@@ -320,8 +320,13 @@ feedback_option(struct ew_infer *in, struct ew_half *r, const struct ew_tcp *t, 
             r->first_opt_order = t->acc.order;
         }
         if (!r->opt_seen[i]) {
+            /* with the handshake seen, the field is checked against what
+             * passed here from its generation's start (0 for a counter a
+             * pre-RFC endpoint starts at 0, else RFC 9768's); joined
+             * mid-flow, from its first value */
             r->opt_offset[i] =
-                (v - opt_init[i] - (uint32_t)r->bytes_seen[opt_cp[i]]) & ACC_MASK24;
+                baseline ? ((v == 0 ? 0u : opt_init[i]) - opt_init[i]) & ACC_MASK24
+                         : (v - opt_init[i] - (uint32_t)r->bytes_seen[opt_cp[i]]) & ACC_MASK24;
             /* a first value no higher than an initial one (0 or 1), after
              * the handshake was seen, has counted nothing yet: what passed
              * before it did not arrive with that codepoint */
@@ -345,7 +350,7 @@ feedback_option(struct ew_infer *in, struct ew_half *r, const struct ew_tcp *t, 
         }
         r->opt_total[i] += delta;
         r->opt_last[i] = v;
-        /* exact: the field grew by what passed here since its first value */
+        /* exact: the field counts what passed here (see opt_offset) */
         if (v != ((r->opt_offset[i] + opt_init[i] + (uint32_t)r->bytes_seen[opt_cp[i]]) &
                   ACC_MASK24))
             exact = false;
