@@ -104,11 +104,13 @@ gen classic receiver ectack && expect "$cap" "ect_on_control/s2c/certain"
 gen classic receiver noecho && expect "$cap" "feedback_missing/c2s/certain"
 gen classic sender nocwr && expect "$cap" "ece_ignored/c2s/certain"
 # a zero first EE0B is how pre-RFC endpoints start (heistp field captures,
-# 2021 L4S kernel: EE1B 0 on the SYN-ACK), never read as tampering; a counter
-# back at 0 after counting is (RFC 9768 §3.2: counters only grow), but one
-# capture point cannot say where: likely at the sender, which sees the
-# zeroed option; invisible at the receiver, which sends it whole
-gen accecn sender zeroopt && expect "$cap" ""
+# 2021 L4S kernel: EE1B 0 on the SYN-ACK; the prerfc cases above), never read
+# as tampering; a counter back at 0 after a higher value is (RFC 9768 §3.2:
+# counters only grow; zeroopt: EE0B 1 on the SYN-ACK, 0 on the first ACK),
+# but one capture point cannot say where: likely; zeroed on the path, it is
+# seen at the sender and invisible at the receiver, which sends it whole
+gen accecn sender zeroopt && expect "$cap" "accecn_option_mangled/s2c/likely"
+gen accecn receiver zeroopt && expect "$cap" "accecn_option_mangled/s2c/likely"
 gen accecn sender zeroopt-path && expect "$cap" "accecn_option_mangled/s2c/likely"
 gen accecn receiver zeroopt-path && expect "$cap" ""
 # ACE 0 arriving at the sender: the path or the peer (likely); seen leaving

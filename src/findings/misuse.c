@@ -770,7 +770,7 @@ c_ace_zeroed(const struct ctx *c, int d, struct ew_finding *x)
  * experimental kind 254 of the 2021 L4S kernels, heistp field captures),
  * so a zero first value is read as the endpoint's generation and never
  * judged. What a single capture can show is a field going back to 0 after
- * it had counted bytes, which no counter does: the option was zeroed, by a
+ * a higher value (the SYN-ACK's included), which no counter does: the option was zeroed, by a
  * device between the receiver and this point (likely: two captures would
  * show where), or by the receiver itself where the capture point is at the
  * receiver, whose options leave it as written. */
@@ -785,13 +785,12 @@ c_option_zeroed(const struct ctx *c, int d, struct ew_finding *x)
     x->count = h->opt_zeroed;
     if (at_receiver(c, d))
         return say(x,
-                   "%u AccECN options from the %s carry a counter back at 0 after it had counted "
-                   "bytes, as they leave it: its own AccECN implementation writes them so, no "
-                   "middlebox",
+                   "%u AccECN options from the %s carry a counter back at 0 after a higher value, "
+                   "as they leave it: its own AccECN implementation writes them so, no middlebox",
                    h->opt_zeroed, peer_name(c, d));
     return say(x,
-               "%u AccECN options from the %s arrive with a counter back at 0 after it had counted "
-               "bytes, which no counter does: zeroed between the %s and this point",
+               "%u AccECN options from the %s arrive with a counter back at 0 after a higher "
+               "value, which no counter does: zeroed between the %s and this point",
                h->opt_zeroed, peer_name(c, d), peer_name(c, d));
 }
 

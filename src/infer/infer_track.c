@@ -298,7 +298,7 @@ static void
 feedback_option(struct ew_infer *in, struct ew_half *r, const struct ew_tcp *t, bool baseline,
                 uint64_t frame)
 {
-    bool any = false, exact = true;
+    bool any = false, exact = true, first_opt = !r->first_opt_kind;
     int i;
 
     in->accecn_opt_segments++;
@@ -313,7 +313,7 @@ feedback_option(struct ew_infer *in, struct ew_half *r, const struct ew_tcp *t, 
             continue;
         any = true;
         v = t->acc.val[i] & ACC_MASK24;
-        if (!(r->seen & EW_SEEN_OPT)) { /* the first option with a field */
+        if (first_opt) { /* the first option with a field */
             r->first_opt_has[i] = true;
             r->first_opt_val[i] = v;
             r->first_opt_kind = t->acc.kind;
@@ -364,6 +364,36 @@ feedback_option(struct ew_infer *in, struct ew_half *r, const struct ew_tcp *t, 
             r->opt_mismatch++;
             first(r, EW_SEEN_OPT_MISMATCH, &r->first_opt_mismatch_frame, frame);
         }
+    }
+}
+
+/* The AccECN option on a SYN-ACK carries the server's counters before any
+ * data (RFC 9768 §3.2.3.2.2: a server SHOULD send one there): the first
+ * values of the feedback on the client's data, their baseline, though the
+ * SYN-ACK is no feedback segment (2021 L4S kernel, heistp field captures:
+ * EE0B 1, ECEB 0, EE1B 0). */
+static void
+option_baseline(struct ew_half *r, const struct ew_tcp *t)
+{
+    int i;
+
+    for (i = 0; i < 3; i++) {
+        uint32_t v = t->acc.val[i] & ACC_MASK24;
+
+        if (!t->acc.has[i] || r->opt_seen[i])
+            continue;
+        if (!r->first_opt_kind) {
+            r->first_opt_kind = t->acc.kind;
+            r->first_opt_order = t->acc.order;
+        }
+        r->first_opt_has[i] = true;
+        r->first_opt_val[i] = v;
+        r->opt_offset[i] = ((v == 0 ? 0u : opt_init[i]) - opt_init[i]) & ACC_MASK24;
+        r->opt_base_bytes[i] = 0;
+        if (v == 0 && opt_init[i] != 0)
+            r->opt_zero_init = true;
+        r->opt_last[i] = v;
+        r->opt_seen[i] = true;
     }
 }
 
@@ -423,6 +453,8 @@ ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uin
         in->accecn_mode = true;
 
     account_arrival(&in->half[dir], pkt, kind, frame, ts);
+    if (syn && ack && t->acc.present)
+        option_baseline(&in->half[dir ^ 1], t);
     if (ack && !syn) {
         uint32_t mss = f->dir[dir ^ 1].max_payload;
 
