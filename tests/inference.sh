@@ -138,6 +138,40 @@ gen sce receiver 10         && vcheck "$cap" unseen sce            unknown     s
 gen l4s-into-sce sender 10  && vcheck "$cap" unseen conflict       unknown     sce     conflict
 gen sce-on-accecn sender 10 && vcheck "$cap" unseen conflict       unknown     accecn  conflict
 
+# generated: what the heistp field captures hold (2021 L4S kernel, captured
+# at the sender; captures/field/): pre-RFC AccECN endpoints (option 254, ExID
+# 0xACC0, EE1B from 0 where RFC 9768 §3.2.1 starts it at 1) must not read as
+# ECT(1) arrivals, and a Prague sender whose first write (iperf3's 37-byte
+# cookie) left ECT(0) before the socket turned L4S is an L4S sender, not
+# ECT(0)->ECT(1) remarking; its receiver's ECT(1) ACKs carry no data, so
+# that direction's ECT(1) means nothing (none)
+genx() { # genx NAME SCHEME VANTAGE OPTIONS...: tcpgen's capture in $cap
+    cap="$GEN/$1-$3.pcap"
+    tcpgen "$cap" "$2" "$3" "${@:4}"
+}
+s2c_ect1_is() { # s2c_ect1_is CAPTURE ECT1
+    local got
+    ew_json "$tmp/s.json" -r "$1" --json || return 1
+    got=$(jq_get "$tmp/s.json" '.flows[0].s2c.ect1' -r) || return 1
+    [ "$got" = "$2" ] || { why="s2c ect1 got '$got', want '$2'"; return 1; }
+}
+pre_rfc_said() { # pre_rfc_said CAPTURE: the evidence names the pre-RFC endpoint
+    ew_json "$tmp/p.json" -r "$1" --json || return 1
+    jq_true "$tmp/p.json" '[.flows[0].evidence[].note | select(test("pre-RFC"))] | length >= 2'
+}
+for v in sender receiver; do
+    side=client_side
+    [ $v = receiver ] && side=server_side
+    genx prague-prerfc prague $v --prerfc --ect0-prefix 37 --ack-ect1 &&
+        vcheck "$cap" accecn l4s $side accecn l4s &&
+        check "$(basename "$cap"): s2c carries no data: ect1 none" s2c_ect1_is "$cap" none &&
+        check "$(basename "$cap"): the evidence names both pre-RFC endpoints" pre_rfc_said "$cap"
+    genx accecn-prerfc accecn $v --prerfc && vcheck "$cap" accecn accecn_classic $side accecn none
+    # digest §1.3: an L4S-negotiating congestion control may put ECT(1) on
+    # the SYN and SYN-ACK alone; that does not outweigh ECT(0) data
+    genx accecn-ect1syn accecn $v --ect1-syn && vcheck "$cap" accecn accecn_classic $side accecn none
+done
+
 # the generator is deterministic: the same arguments give the same bytes (a
 # property of tcpgen, not of ecnwatch: not counted when it holds, a failure when not)
 if tcpgen "$GEN/a.pcap" sce receiver && tcpgen "$GEN/b.pcap" sce receiver &&

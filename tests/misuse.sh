@@ -81,6 +81,22 @@ gen l4s-into-sce sender none && expect "$cap" "ect1_without_l4s/c2s/certain"
 gen l4s-into-sce receiver none && expect "$cap" "ect1_without_l4s/c2s/likely"
 gen sce-on-accecn sender none && expect "$cap" "remarking/c2s/likely"
 gen sce-on-accecn receiver none && expect "$cap" "remarking/c2s/likely"
+# generated: the heistp field captures' endpoints (2021 L4S kernel, captured
+# at the sender): pre-RFC AccECN (option 254, EE1B from 0) and a Prague
+# sender whose first write left ECT(0): no misuse at all, from either end
+genopts() { # genopts NAME SCHEME VANTAGE OPTIONS...: tcpgen's capture in $cap
+    cap="$GEN/$1-$3.pcap"
+    rm -f "$cap"
+    begin "tcpgen $2 $3 ${*:4}"
+    bounded 60 "$BUILD/tcpgen" "$2" "$3" "$cap" "${@:4}" >"$tmp/gen.err" 2>&1 ||
+        { bad "tcpgen $2 $3 ${*:4}: $(head -c 200 "$tmp/gen.err" | tr '\n' ' ')"; return 1; }
+    [ -s "$cap" ] || { bad "tcpgen $2 $3 ${*:4}: no capture written"; return 1; }
+}
+for v in sender receiver; do
+    genopts prague-prerfc prague $v --prerfc --ect0-prefix 37 --ack-ect1 && expect "$cap" ""
+    genopts accecn-prerfc accecn $v --prerfc && expect "$cap" ""
+    genopts accecn-ect1syn accecn $v --ect1-syn && expect "$cap" ""
+done
 # generated: one broken rule each
 gen classic sender reflect && expect "$cap" "ecn_flags_reflected/s2c/certain ect_without_negotiation/c2s/certain"
 gen accecn sender reflect && expect "$cap" "ecn_flags_reflected/s2c/certain ect_without_negotiation/c2s/certain"
@@ -91,8 +107,20 @@ gen classic receiver ectsyn && expect "$cap" "ect_on_syn/c2s/likely"
 gen classic receiver ectack && expect "$cap" "ect_on_control/s2c/certain"
 gen classic receiver noecho && expect "$cap" "feedback_missing/c2s/certain"
 gen classic sender nocwr && expect "$cap" "ece_ignored/c2s/certain"
-gen accecn sender zeroopt && expect "$cap" "accecn_option_mangled/s2c/certain"
-gen accecn sender zeroace && expect "$cap" "accecn_ace_zeroed/s2c/certain"
+# a zero first EE0B is how pre-RFC endpoints start (heistp field captures,
+# 2021 L4S kernel: EE1B 0 on the SYN-ACK; the prerfc cases above), never read
+# as tampering; a counter back at 0 after a higher value is (RFC 9768 §3.2:
+# counters only grow; zeroopt: EE0B 1 on the SYN-ACK, 0 on the first ACK),
+# but one capture point cannot say where: likely; zeroed on the path, it is
+# seen at the sender and invisible at the receiver, which sends it whole
+gen accecn sender zeroopt && expect "$cap" "accecn_option_mangled/s2c/likely"
+gen accecn receiver zeroopt && expect "$cap" "accecn_option_mangled/s2c/likely"
+gen accecn sender zeroopt-path && expect "$cap" "accecn_option_mangled/s2c/likely"
+gen accecn receiver zeroopt-path && expect "$cap" ""
+# ACE 0 arriving at the sender: the path or the peer (likely); seen leaving
+# the receiver: its own, certain (digest §8.5)
+gen accecn sender zeroace && expect "$cap" "accecn_ace_zeroed/s2c/likely"
+gen accecn receiver zeroace && expect "$cap" "accecn_ace_zeroed/s2c/certain"
 # DCTCP with CE bursts longer than a round trip: one ECE run clears with no
 # CWR, so the flow is DCTCP (digest §3.3), and its ECT SYN, SYN-ACK and pure
 # ACKs are what it sends by design (RFC 8257 §3.6; Linux DCTCP: ECT on every

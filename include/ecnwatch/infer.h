@@ -46,6 +46,7 @@ struct ew_half {
     /* d's packets as they pass the capture point */
     uint32_t data_pkts;         /* segments with payload, retransmissions included */
     uint32_t ect1_runs;         /* ECT(0) -> ECT(1) changes between consecutive data segments */
+    uint32_t ect0_after_ect1;   /* ECT(0) data segments after the first ECT(1) one */
     uint32_t ce_seen;           /* CE packets, SYNs excepted (what r.cep counts) */
     uint32_t data_after_ece;    /* data segments sent after the first ECE feedback on them */
     uint32_t cwr_seen;
@@ -104,14 +105,26 @@ struct ew_half {
     uint64_t first_ce_unechoed_frame, first_esce_frame;
     uint64_t first_ace_change_frame, first_ace_mismatch_frame;
     uint64_t first_opt_frame, first_opt_mismatch_frame;
+    uint64_t first_opt_zeroed_frame;
     int64_t data_first_ns;
-    /* the AccECN option counters (only flows that carry the option) */
-    uint64_t opt_total[3];      /* bytes the option counters say arrived */
+    /* the AccECN option counters (only flows that carry the option). Every
+     * field's baseline is the first value seen (RFC 9768 starts EE0B and
+     * EE1B at 1, pre-RFC endpoints at 0): opt_total counts only what a
+     * field moved after that, and opt_base_bytes holds d's payload bytes by
+     * codepoint that had passed here when the field first appeared, so that
+     * what the counters report is compared with what passed since. */
+    uint64_t opt_total[3];      /* bytes the option counters say arrived since their first value */
+    uint64_t opt_base_bytes[3]; /* bytes_seen[] of the field's codepoint at its first value */
     uint32_t opt_last[3];       /* last 24-bit field values, enum ew_accecn_field */
     uint32_t opt_segments;
     uint32_t opt_exact, opt_mismatch;
-    uint32_t opt_offset[3];     /* as ace_offset, for each option field */
+    uint32_t opt_backward;      /* a field below its last value: a superseded ACK, or mangling */
+    uint32_t opt_zeroed;        /* ... and 0, after it had counted bytes */
+    uint32_t opt_offset[3];     /* as ace_offset: the field minus what passed here, at its start */
     uint32_t first_opt_val[3];
+    uint8_t first_opt_kind;     /* 172, 174, or 254 (the experimental encoding, RFC 6994) */
+    uint8_t first_opt_order;    /* 0: EE0B first (kind 172, ExID 0xACC0); 1: EE1B first */
+    bool opt_zero_init;         /* EE0B or EE1B was 0 in its first value: a pre-RFC endpoint */
 };
 
 /* the bits of ew_half.seen, one per first_*_frame set through first() */
@@ -130,6 +143,7 @@ enum {
     EW_SEEN_ACE_MISMATCH = 1u << 11,
     EW_SEEN_OPT = 1u << 12,
     EW_SEEN_OPT_MISMATCH = 1u << 13,
+    EW_SEEN_OPT_ZEROED = 1u << 14,
 };
 
 /* what every packet of a flow may touch outside its two halves' hot parts */

@@ -29,6 +29,13 @@
 #define EW_INF_SENDER_ECT1_NUM 9
 /* the denominator of EW_INF_SENDER_ECT1_NUM */
 #define EW_INF_SENDER_ECT1_DEN 10
+/* an L4S sender's data may start with a short ECT(0) prefix: the application's first write,
+ * sent before it switched the socket to an L4S congestion control (iperf3's 37-byte cookie,
+ * one segment, on the heistp field captures); at most 3 segments (design: a cookie, a small
+ * request, its retransmission) */
+#define EW_INF_L4S_PREFIX_MAX_SEGS 3
+/* ... and at most 1 in 10 of the data segments (design: a prefix, not a phase) */
+#define EW_INF_L4S_PREFIX_SHARE_DIV 10
 /* ESCE on 1 in 2 feedback segments or more: a receiver that reads every ECT(1) as SCE (design) */
 #define EW_INF_ESCE_SHARE_DIV 2
 /* a handshake shorter than 0.1 ms (in ns) cannot place the capture point: timestamp noise (design) */
@@ -73,6 +80,9 @@
 /* negotiated but Not-ECT on arrival: judged from 4 data segments on (design: a first
  * segment or two may legitimately go Not-ECT) */
 #define EW_MU_NOT_ECT_MIN_DATA 4
+/* CE on a sender that sends no ECT is judged only once 3 or more of its packets are seen Not-ECT
+ * (design: a handshake's SYN and ACK and one more; CE alone says nothing of what was sent) */
+#define EW_MU_CE_NOT_ECT_MIN_SEEN 3
 /* ECT on retransmissions: 3 or more of them (design: reordering at the capture point looks
  * like a retransmission now and then; a sender's habit is a pattern) */
 #define EW_MU_RTX_ECT_MIN 3

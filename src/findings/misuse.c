@@ -170,6 +170,43 @@ counters_usable(const struct ctx *c, int d)
            !at_receiver(c, d);
 }
 
+/* payload bytes of codepoint cp from d that passed here since the option
+ * field counting them first appeared (all of them where it never did): the
+ * counters' baseline is their first value (infer_track.c) */
+static uint64_t
+since_first(const struct ew_half *h, int field, int cp)
+{
+    return h->opt_seen[field] ? h->bytes_seen[cp] - h->opt_base_bytes[field] : h->bytes_seen[cp];
+}
+
+/* where the capture point sits for d's packets, in words: a codepoint seen
+ * here is as d's sender chose it (at its side), or as it arrives (at the
+ * receiver's), or somewhere between */
+static const char *
+where_d(const struct ctx *c, int d)
+{
+    return at_sender(c, d) ? "seen as sent" : at_receiver(c, d) ? "seen as received" : "seen on the way";
+}
+
+/* who put there what d's packets carry as seen here: where the capture
+ * point is at d's sender, the packets leave the host as it wrote them, and
+ * no path or middlebox is to blame */
+static const char *
+origin(const struct ctx *c, int d)
+{
+    return at_sender(c, d) ? "seen as its sender wrote it: the sender's own doing"
+                           : "its sender's doing, or changed upstream of this point";
+}
+
+/* the same for what d's receiver feeds back on d (the other direction's
+ * packets): its own as it leaves it where the capture point is there */
+static const char *
+fb_origin(const struct ctx *c, int d)
+{
+    return at_receiver(c, d) ? "seen as the receiver wrote it: its own doing"
+                             : "the receiver's doing, or changed between it and this point";
+}
+
 /* ------------------------------------------------ the handshake's codes */
 
 /* RFC 9768 §3.1.2 Table 2 and §3.2.2.1 Table 3: the codepoint an AccECN
@@ -280,15 +317,14 @@ c_flags_reflected(const struct ctx *c, int d, struct ew_finding *x)
 {
     unsigned syn = syn_code(c);
 
-    (void)d;
     if (!both_handshake(c) || synack_code(c) != syn ||
         (syn != HS_CLASSIC_SYN && syn != HS_ACCECN_SYN))
         return false;
     x->first_frame = c->f->hs.synack_frame;
     return say(x,
-               "the SYN-ACK repeats the SYN's ECN flags (%u%u%u): the server, or a middlebox, "
-               "reflects reserved flags; ECN cannot be used on this connection",
-               (syn >> 2) & 1, (syn >> 1) & 1, syn & 1);
+               "the SYN-ACK repeats the SYN's ECN flags (%u%u%u) (%s): a reflector of reserved "
+               "flags; ECN cannot be used on this connection",
+               (syn >> 2) & 1, (syn >> 1) & 1, syn & 1, origin(c, d));
 }
 
 static bool
@@ -296,46 +332,45 @@ c_accecn_code_unasked(const struct ctx *c, int d, struct ew_finding *x)
 {
     unsigned syn = syn_code(c), sa = synack_code(c);
 
-    (void)d;
     if (!both_handshake(c) || syn == HS_ACCECN_SYN || code_to_cp(sa) < 0 || syn == sa)
         return false;
     x->first_frame = c->f->hs.synack_frame;
     return say(x,
-               "the SYN-ACK answers a SYN that did not ask for AccECN with an AccECN code (%u%u%u)",
-               (sa >> 2) & 1, (sa >> 1) & 1, sa & 1);
+               "the SYN-ACK answers a SYN that did not ask for AccECN with an AccECN code "
+               "(%u%u%u) (%s)",
+               (sa >> 2) & 1, (sa >> 1) & 1, sa & 1, origin(c, d));
 }
 
 static bool
 c_reserved_synack(const struct ctx *c, int d, struct ew_finding *x)
 {
-    (void)d;
     if (!both_handshake(c) || syn_code(c) != HS_ACCECN_SYN ||
         synack_code(c) != HS_RESERVED_SYNACK)
         return false;
     x->first_frame = c->f->hs.synack_frame;
-    return say(x, "the server sends the reserved SYN-ACK code 101, which it must not; clients "
-                  "before 2026 read it as classic ECN, newer ones as AccECN");
+    return say(x, "the SYN-ACK carries the reserved code 101, which a server must not send (%s); "
+                  "clients before 2026 read it as classic ECN, newer ones as AccECN",
+               origin(c, d));
 }
 
 static bool
 c_option_on_syn(const struct ctx *c, int d, struct ew_finding *x)
 {
-    (void)d;
     if (!c->f->hs.syn_accecn_option)
         return false;
     x->first_frame = c->f->hs.syn_option_frame;
-    return say(x, "an AccECN option on a SYN, where it is never sent");
+    return say(x, "an AccECN option on a SYN, where it is never sent (%s)", origin(c, d));
 }
 
 static bool
 c_classic_and_accecn_syn(const struct ctx *c, int d, struct ew_finding *x)
 {
-    (void)d;
     if (!c->f->hs.syn_classic_and_accecn)
         return false;
     x->first_frame = c->f->hs.syn_frame;
     x->count = c->f->hs.syn_count;
-    return say(x, "the client sent both a classic (011) and an AccECN (111) SYN in one connection");
+    return say(x, "both a classic (011) and an AccECN (111) SYN in one connection (%s)",
+               origin(c, d));
 }
 
 /* ECN++ allows ECT on the handshake only with AccECN; DCTCP sets it in data
@@ -357,13 +392,20 @@ c_ect_on_synack(const struct ctx *c, int d, struct ew_finding *x)
 {
     const struct ew_handshake *h = &c->f->hs;
 
-    (void)d;
     if (!h->synack_count || !ew_ecn_is_ect(h->synack_ecn) || syn_code(c) == HS_ACCECN_SYN ||
         dctcp(c))
         return false;
     x->first_frame = h->synack_frame;
-    return say(x, "the SYN-ACK is %s although the SYN did not request AccECN",
-               ew_ecn_name[h->synack_ecn & 3]);
+    return say(x, "the SYN-ACK is %s although the SYN did not request AccECN (%s)",
+               ew_ecn_name[h->synack_ecn & 3], origin(c, d));
+}
+
+/* where the capture point is next to the reporting peer, the packet was
+ * seen as it arrived there, and the peer's own report is what differs */
+static const char *
+near_peer(const struct ctx *c, int d)
+{
+    return at_receiver(c, d) ? "; this point is next to it, so most likely its own misreport" : "";
 }
 
 /* the AccECN handshake codes against what was seen sent: one change each */
@@ -376,8 +418,8 @@ c_arrival_bleached(const struct ctx *c, int d, struct ew_finding *x)
         return false;
     return say(x,
                "the %s left here %s but the %s reports it arrived Not-ECT: a device between this "
-               "point and the %s clears the ECN field",
-               a.what, ew_ecn_name[a.sent], peer_name(c, d), peer_name(c, d));
+               "point and the %s clears the ECN field%s",
+               a.what, ew_ecn_name[a.sent], peer_name(c, d), peer_name(c, d), near_peer(c, d));
 }
 
 static bool
@@ -389,8 +431,8 @@ c_arrival_remarked(const struct ctx *c, int d, struct ew_finding *x)
         return false;
     return say(x,
                "the %s left here %s but the %s reports it arrived %s: a device between this point "
-               "and the %s swaps ECT(0) and ECT(1)",
-               a.what, ew_ecn_name[a.sent], peer_name(c, d), ew_ecn_name[a.got], peer_name(c, d));
+               "and the %s swaps ECT(0) and ECT(1)%s",
+               a.what, ew_ecn_name[a.sent], peer_name(c, d), ew_ecn_name[a.got], peer_name(c, d), near_peer(c, d));
 }
 
 static bool
@@ -402,8 +444,8 @@ c_arrival_ce_erased(const struct ctx *c, int d, struct ew_finding *x)
         return false;
     return say(x,
                "the %s left here CE but the %s reports it arrived %s: a device on the way erases "
-               "congestion marks",
-               a.what, peer_name(c, d), ew_ecn_name[a.got]);
+               "congestion marks%s",
+               a.what, peer_name(c, d), ew_ecn_name[a.got], near_peer(c, d));
 }
 
 static bool
@@ -415,8 +457,8 @@ c_arrival_ce_on_not_ect(const struct ctx *c, int d, struct ew_finding *x)
         return false;
     return say(x,
                "the %s left here Not-ECT but the %s reports it arrived CE: a device between this "
-               "point and the %s marks packets that are not ECN-capable",
-               a.what, peer_name(c, d), peer_name(c, d));
+               "point and the %s marks packets that are not ECN-capable%s",
+               a.what, peer_name(c, d), peer_name(c, d), near_peer(c, d));
 }
 
 static bool
@@ -428,8 +470,8 @@ c_arrival_ect_on_not_ect(const struct ctx *c, int d, struct ew_finding *x)
         return false;
     return say(x,
                "the %s left here Not-ECT but the %s reports it arrived %s: a device between this "
-               "point and the %s makes packets look ECN-capable",
-               a.what, peer_name(c, d), ew_ecn_name[a.got], peer_name(c, d));
+               "point and the %s makes packets look ECN-capable%s",
+               a.what, peer_name(c, d), ew_ecn_name[a.got], peer_name(c, d), near_peer(c, d));
 }
 
 /* CE-marked data was ECT when sent, so it counts too */
@@ -451,19 +493,42 @@ c_ect_without_negotiation(const struct ctx *c, int d, struct ew_finding *x)
                h->ce_seen);
 }
 
+/* CE on a sender's packets that carry no ECT. What the CE packets were when
+ * sent is never seen here, so the rule rests on what the sender is seen to
+ * send otherwise: nothing but CE (a one-packet flow) tells nothing, and is
+ * not judged. Certain only where the handshake shows no ECN negotiated, so
+ * that the sender must send Not-ECT (RFC 3168 §6.1.1), enough of its
+ * packets are seen Not-ECT, and the capture point is past the sender; at the
+ * sender the packets leave already CE, set on the host or before the tap:
+ * likely, and no AQM on the path is blamed. */
 static bool
 c_ce_on_not_ect(const struct ctx *c, int d, struct ew_finding *x)
 {
     const struct ew_dir_stats *s = &c->f->dir[d];
+    bool sure;
 
-    if (s->ecn[EW_ECN_CE] == 0 || s->ecn[EW_ECN_ECT_0] + s->ecn[EW_ECN_ECT_1] != 0)
+    if (s->ecn[EW_ECN_CE] == 0 || s->ecn[EW_ECN_ECT_0] + s->ecn[EW_ECN_ECT_1] != 0 ||
+        s->ecn[EW_ECN_NOT_ECT] == 0)
         return false;
     x->first_frame = c->f->inf->half[d].first_ce_frame;
     x->count = s->ecn[EW_ECN_CE];
+    sure = fb_none(c, d) && !c->v->neg_inferred && !at_sender(c, d) &&
+           s->ecn[EW_ECN_NOT_ECT] >= EW_MU_CE_NOT_ECT_MIN_SEEN;
+    x->confidence = sure ? EW_CONF_CERTAIN : EW_CONF_LIKELY;
+    if (at_sender(c, d))
+        return say(x,
+                   "%llu packets from the %s, which sends no ECT otherwise (%llu Not-ECT), leave "
+                   "the capture point CE: set on the sending host or before this point, not by "
+                   "the path",
+                   (unsigned long long)s->ecn[EW_ECN_CE], dname(c, d),
+                   (unsigned long long)s->ecn[EW_ECN_NOT_ECT]);
     return say(x,
-               "%llu packets from the %s, which sends no ECT at all, arrive CE: an AQM marks "
-               "Not-ECT packets instead of dropping them, so no one reacts",
-               (unsigned long long)s->ecn[EW_ECN_CE], dname(c, d));
+               "%llu packets from the %s, which sends no ECT otherwise (%llu Not-ECT%s), arrive "
+               "CE: an AQM upstream of this point marks Not-ECT packets instead of dropping them, "
+               "so no one reacts",
+               (unsigned long long)s->ecn[EW_ECN_CE], dname(c, d),
+               (unsigned long long)s->ecn[EW_ECN_NOT_ECT],
+               fb_none(c, d) && !c->v->neg_inferred ? ", no ECN negotiated" : "");
 }
 
 static bool
@@ -474,16 +539,18 @@ c_bleached_by_counters(const struct ctx *c, int d, struct ew_finding *x)
 
     if (!counters_usable(c, d))
         return false;
-    sent = h->bytes_seen[EW_ECN_ECT_0] + h->bytes_seen[EW_ECN_ECT_1] + h->bytes_seen[EW_ECN_CE];
+    sent = since_first(h, EW_ACC_E0B, EW_ECN_ECT_0) + since_first(h, EW_ACC_E1B, EW_ECN_ECT_1) +
+           since_first(h, EW_ACC_CEB, EW_ECN_CE);
     rep = h->opt_total[EW_ACC_E0B] + h->opt_total[EW_ACC_E1B] + h->opt_total[EW_ACC_CEB];
     if (sent < EW_MU_COUNTER_MIN_MSS * mss || rep * EW_MU_BLEACH_REPORTED_DIV >= sent)
         return false;
     x->first_frame = h->first_opt_frame;
     x->count = (sent - rep + mss - 1) / mss;
     return say(x,
-               "%llu payload bytes left here ECN-capable, but the receiver's AccECN counters "
-               "report only %llu arriving ECT or CE: the path clears the ECN field",
-               (unsigned long long)sent, (unsigned long long)rep);
+               "%llu payload bytes passed here ECN-capable (%s), but the receiver's AccECN "
+               "counters report only %llu arriving ECT or CE: cleared between this point and the "
+               "%s",
+               (unsigned long long)sent, where_d(c, d), (unsigned long long)rep, peer_name(c, d));
 }
 
 static bool
@@ -493,15 +560,15 @@ c_ect1_to_ect0_by_counters(const struct ctx *c, int d, struct ew_finding *x)
     uint64_t mss = mss_of(c, d);
 
     if (!counters_usable(c, d) || !c->v->dir[d].sender_ect1 || !h->opt_seen[EW_ACC_E0B] ||
-        h->opt_total[EW_ACC_E0B] * EW_MU_REMARK_E0B_DIV <= h->bytes_seen[EW_ECN_ECT_1] ||
-        h->bytes_seen[EW_ECN_ECT_1] < EW_MU_COUNTER_MIN_MSS * mss)
+        h->opt_total[EW_ACC_E0B] * EW_MU_REMARK_E0B_DIV <= since_first(h, EW_ACC_E1B, EW_ECN_ECT_1) ||
+        since_first(h, EW_ACC_E1B, EW_ECN_ECT_1) < EW_MU_COUNTER_MIN_MSS * mss)
         return false;
     x->first_frame = h->first_opt_frame;
     x->count = (h->opt_total[EW_ACC_E0B] + mss - 1) / mss;
     return say(x,
-               "the sender marks ECT(1) but the receiver counts %llu bytes arriving ECT(0): the "
-               "path rewrites ECT(1) to ECT(0) and the L4S identifier is lost",
-               (unsigned long long)h->opt_total[EW_ACC_E0B]);
+               "the sender marks ECT(1) (%s) but the receiver counts %llu bytes arriving ECT(0): "
+               "rewritten between this point and the %s, and the L4S identifier is lost",
+               where_d(c, d), (unsigned long long)h->opt_total[EW_ACC_E0B], peer_name(c, d));
 }
 
 static bool
@@ -517,9 +584,10 @@ c_ect0_to_ect1_by_counters(const struct ctx *c, int d, struct ew_finding *x)
     x->first_frame = h->first_opt_frame;
     x->count = (h->opt_total[EW_ACC_E1B] + mss - 1) / mss;
     return say(x,
-               "the sender marks ECT(0) but the receiver counts %llu bytes arriving ECT(1): an "
-               "SCE-style AQM or a remark moves this classic traffic into an L4S queue",
-               (unsigned long long)h->opt_total[EW_ACC_E1B]);
+               "the sender marks ECT(0) (%s) but the receiver counts %llu bytes arriving ECT(1): "
+               "between this point and the %s an SCE-style AQM or a remark moves this classic "
+               "traffic into an L4S queue",
+               where_d(c, d), (unsigned long long)h->opt_total[EW_ACC_E1B], peer_name(c, d));
 }
 
 static bool
@@ -530,9 +598,9 @@ c_ect1_runs(const struct ctx *c, int d, struct ew_finding *x)
     x->first_frame = c->f->inf->half[d].first_ect1_frame;
     x->count = data_cp(c->f, d, EW_ECN_ECT_1);
     return say(x,
-               "ECT(1) appears in runs on the %s's ECT(0) data: an SCE-style AQM or a remark "
-               "moves this classic traffic into an L4S queue",
-               dname(c, d));
+               "ECT(1) appears in runs on the %s's ECT(0) data (%s): upstream of this point an "
+               "SCE-style AQM or a remark moves this classic traffic into an L4S queue",
+               dname(c, d), where_d(c, d));
 }
 
 /* Classic feedback, the sender's first data ECT(0), ECT(1) arriving later in
@@ -571,8 +639,8 @@ c_all_not_ect(const struct ctx *c, int d, struct ew_finding *x)
     x->first_frame = h->first_data_frame;
     x->count = h->data_pkts;
     return say(x,
-               "ECN was negotiated but all %u data segments from the %s arrive Not-ECT: the path "
-               "clears the ECN field, unless the sender chose not to set it",
+               "ECN was negotiated but all %u data segments from the %s arrive Not-ECT: cleared "
+               "upstream of this point, unless the sender chose not to set it",
                h->data_pkts, dname(c, d));
 }
 
@@ -588,8 +656,8 @@ c_ect_on_pure_acks(const struct ctx *c, int d, struct ew_finding *x)
     x->count = acks;
     return say(x,
                "%llu pure ACKs from the %s carry ECT under classic ECN feedback, where they must "
-               "be Not-ECT (only AccECN allows it)",
-               (unsigned long long)acks, dname(c, d));
+               "be Not-ECT (only AccECN allows it); %s",
+               (unsigned long long)acks, dname(c, d), origin(c, d));
 }
 
 /* reordering at the capture point looks like retransmission: ask for a pattern */
@@ -609,8 +677,8 @@ c_ect_on_retransmissions(const struct ctx *c, int d, struct ew_finding *x)
     x->count = rtx_ect;
     return say(x,
                "%llu retransmissions from the %s carry ECT under classic ECN feedback, where they "
-               "must be Not-ECT",
-               (unsigned long long)rtx_ect, dname(c, d));
+               "must be Not-ECT; %s",
+               (unsigned long long)rtx_ect, dname(c, d), origin(c, d));
 }
 
 static bool
@@ -621,10 +689,10 @@ c_ect1_without_l4s(const struct ctx *c, int d, struct ew_finding *x)
     x->first_frame = c->f->inf->half[d].first_data_frame;
     x->count = data_cp(c->f, d, EW_ECN_ECT_1);
     return say(x,
-               "the %s marks its data ECT(1) but %s: ECT(1) is for L4S senders with accurate "
+               "the %s's data is ECT(1) (%s) but %s: ECT(1) is for L4S senders with accurate "
                "feedback",
-               dname(c, d),
-               fb_none(c, d) ? "ECN was not negotiated" : "has only classic ECN feedback");
+               dname(c, d), origin(c, d),
+               fb_none(c, d) ? "ECN was not negotiated" : "it has only classic ECN feedback");
 }
 
 static bool
@@ -636,8 +704,9 @@ c_ce_not_echoed(const struct ctx *c, int d, struct ew_finding *x)
         return false;
     x->first_frame = h->first_ce_unechoed_frame;
     x->count = h->ce_unechoed;
-    return say(x, "%u ACKs acknowledge CE-marked data without ECE: the %s does not echo congestion",
-               h->ce_unechoed, peer_name(c, d));
+    return say(x, "%u ACKs acknowledge CE-marked data without ECE (%s): the %s does not echo "
+                  "congestion, or its ECE is cleared on the way",
+               h->ce_unechoed, fb_origin(c, d), peer_name(c, d));
 }
 
 /* certain at the receiver, unless ACE may have wrapped between two ACKs */
@@ -654,9 +723,9 @@ c_ace_under_reports(const struct ctx *c, int d, struct ew_finding *x)
     x->confidence =
         at_receiver(c, d) && !h->ace_wrap_ambiguous ? EW_CONF_CERTAIN : EW_CONF_LIKELY;
     return say(x,
-               "%u CE packets arrived but the ACE counter reports only %llu: the %s "
+               "%u CE packets arrived but the ACE counter reports only %llu (%s): the %s "
                "under-reports congestion",
-               h->ce_seen, (unsigned long long)h->cep_reported, peer_name(c, d));
+               h->ce_seen, (unsigned long long)h->cep_reported, fb_origin(c, d), peer_name(c, d));
 }
 
 /* DCTCP and SCE senders answer ECE differently, without CWR */
@@ -671,9 +740,9 @@ c_ece_ignored(const struct ctx *c, int d, struct ew_finding *x)
     x->first_frame = h->first_ece_frame;
     x->count = h->ece_acks;
     return say(x,
-               "the %s received %u ECE ACKs and sent %u more data segments without ever setting "
-               "CWR: it does not react to congestion marks",
-               dname(c, d), h->ece_acks, h->data_after_ece);
+               "the %s got %u ECE ACKs and sent %u more data segments without a CWR seen here "
+               "(%s): it does not react to congestion marks",
+               dname(c, d), h->ece_acks, h->data_after_ece, origin(c, d));
 }
 
 /* the AQM's kind is a heuristic of its own (ew_infer_path), hence only likely */
@@ -712,22 +781,42 @@ c_ace_zeroed(const struct ctx *c, int d, struct ew_finding *x)
     if (!accecn_seen(c) || !h->ace_zero_first)
         return false;
     x->first_frame = h->first_ace_change_frame;
-    return say(x, "the first ACE after the handshake is 0: the header was zeroed on the path, or "
-                  "the peer is not in AccECN mode");
+    if (at_receiver(c, d))
+        return say(x, "the first ACE after the handshake is 0 as it leaves the %s: the %s itself "
+                      "is not in AccECN mode, or broken; no middlebox",
+                   peer_name(c, d), peer_name(c, d));
+    return say(x, "the first ACE after the handshake arrives 0: zeroed between the %s and this "
+                  "point, or the %s is not in AccECN mode",
+               peer_name(c, d), peer_name(c, d));
 }
 
+/* RFC 9768 §3.2.3.2.4 reads EE0B or EE1B zero in the first option as a
+ * zeroed option; but pre-RFC endpoints start those counters at 0 (the
+ * experimental kind 254 of the 2021 L4S kernels, heistp field captures),
+ * so a zero first value is read as the endpoint's generation and never
+ * judged. What a single capture can show is a field going back to 0 after
+ * a higher value (the SYN-ACK's included), which no counter does: the option was zeroed, by a
+ * device between the receiver and this point (likely: two captures would
+ * show where), or by the receiver itself where the capture point is at the
+ * receiver, whose options leave it as written. */
 static bool
 c_option_zeroed(const struct ctx *c, int d, struct ew_finding *x)
 {
     const struct ew_half *h = &c->f->inf->half[d];
 
-    if (!accecn_seen(c) ||
-        !((h->first_opt_has[EW_ACC_E0B] && h->first_opt_val[EW_ACC_E0B] == 0) ||
-          (h->first_opt_has[EW_ACC_E1B] && h->first_opt_val[EW_ACC_E1B] == 0)))
+    if (!c->v->mode_accecn || h->opt_zeroed == 0)
         return false;
-    x->first_frame = h->first_opt_frame;
-    return say(x, "the first AccECN option carries a zero EE0B or EE1B, which start at 1: a "
-                  "middlebox zeroes the option");
+    x->first_frame = h->first_opt_zeroed_frame;
+    x->count = h->opt_zeroed;
+    if (at_receiver(c, d))
+        return say(x,
+                   "%u AccECN options from the %s carry a counter back at 0 after a higher value, "
+                   "as they leave it: its own AccECN implementation writes them so, no middlebox",
+                   h->opt_zeroed, peer_name(c, d));
+    return say(x,
+               "%u AccECN options from the %s arrive with a counter back at 0 after a higher "
+               "value, which no counter does: zeroed between the %s and this point",
+               h->opt_zeroed, peer_name(c, d), peer_name(c, d));
 }
 
 /* either counter may be the mangled one: likely */
@@ -742,24 +831,27 @@ c_option_disagrees(const struct ctx *c, int d, struct ew_finding *x)
     x->first_frame = h->first_opt_frame;
     return say(x,
                "ECEB reports %llu CE bytes while ACE reports no CE packet: the counters disagree "
-               "(mangled on the path)",
-               (unsigned long long)h->opt_total[EW_ACC_CEB]);
+               "(%s)",
+               (unsigned long long)h->opt_total[EW_ACC_CEB], fb_origin(c, d));
 }
 
-/* any transport but TCP */
+/* any transport but TCP: no negotiation to say the sender must send
+ * Not-ECT, so at most likely, and only where enough of its packets are seen
+ * Not-ECT (a flow of CE packets alone tells nothing of its sender) */
 static bool
 c_ce_on_not_ect_any(const struct ctx *c, int d, struct ew_finding *x)
 {
     const struct ew_dir_stats *s = &c->f->dir[d];
 
-    if (s->ecn[EW_ECN_CE] == 0 || s->ecn[EW_ECN_ECT_0] + s->ecn[EW_ECN_ECT_1] != 0)
+    if (s->ecn[EW_ECN_CE] == 0 || s->ecn[EW_ECN_ECT_0] + s->ecn[EW_ECN_ECT_1] != 0 ||
+        s->ecn[EW_ECN_NOT_ECT] < EW_MU_CE_NOT_ECT_MIN_SEEN)
         return false;
     x->first_frame = c->f->first_frame;
     x->count = s->ecn[EW_ECN_CE];
     return say(x,
-               "%llu packets from a sender that sends no ECT arrive CE: an AQM marks Not-ECT "
-               "packets instead of dropping them",
-               (unsigned long long)s->ecn[EW_ECN_CE]);
+               "%llu packets from a sender seen sending no ECT (%llu Not-ECT) arrive CE: an AQM "
+               "upstream of this point marks Not-ECT packets instead of dropping them",
+               (unsigned long long)s->ecn[EW_ECN_CE], (unsigned long long)s->ecn[EW_ECN_NOT_ECT]);
 }
 
 /* QUIC Initial packets fail ECN validation against the peer's Initial ACK
@@ -794,6 +886,8 @@ enum conf_rule {
     CONF_LIKELY,      /* from any vantage, another explanation remains */
     CONF_AT_SENDER,   /* certain where captured at d's sender, else likely */
     CONF_AT_RECEIVER, /* certain where captured at d's receiver, else likely */
+    CONF_PAST_RECEIVER, /* certain unless captured at d's receiver, where the receiver's own
+                         * report of what it was just seen to get is all that differs */
     CONF_OWN,         /* the condition decides (its comment says how) */
 };
 
@@ -839,35 +933,35 @@ static const struct rule rules[] = {
     /* -- the AccECN handshake codes against what was seen sent: the SYN's
      * arrival (reported on the SYN-ACK), then the SYN-ACK's (on the third ACK) */
     {EW_MU_BLEACHING, AT_SYN, c_arrival_bleached, "RFC 9768 §3.2.2.3",
-     "either ECT becoming Not-ECT is an invalid transition (digest §1.4)", CONF_CERTAIN},
+     "either ECT becoming Not-ECT is an invalid transition (digest §1.4)", CONF_PAST_RECEIVER},
     {EW_MU_REMARKING, AT_SYN, c_arrival_remarked, "RFC 9331 §5.1",
      "ECT(1) may change only to CE; ECT(0) must not become ECT(1) (digest §1.4, §5.5)",
-     CONF_CERTAIN},
+     CONF_PAST_RECEIVER},
     {EW_MU_CE_UNMARKED, AT_SYN, c_arrival_ce_erased, "RFC 3168 §18.1.1",
      "\"Replacing the CE codepoint with the ECT(0) or ECT(1) codepoint effectively erases the "
      "congestion indication.\"",
-     CONF_CERTAIN},
+     CONF_PAST_RECEIVER},
     {EW_MU_CE_ON_NOT_ECT, AT_SYN, c_arrival_ce_on_not_ect, "RFC 3168 §5",
      "a router sets CE instead of dropping only \"if the ECT codepoint is set in that packet's "
      "IP header\"",
-     CONF_CERTAIN},
+     CONF_PAST_RECEIVER},
     {EW_MU_ECT_ON_NOT_ECT, AT_SYN, c_arrival_ect_on_not_ect, "RFC 3168 §18.1.4",
-     "\"This change would incorrectly label a packet as ECN-Capable.\"", CONF_CERTAIN},
+     "\"This change would incorrectly label a packet as ECN-Capable.\"", CONF_PAST_RECEIVER},
     {EW_MU_BLEACHING, AT_SYNACK, c_arrival_bleached, "RFC 9768 §3.2.2.3",
-     "either ECT becoming Not-ECT is an invalid transition (digest §1.4)", CONF_CERTAIN},
+     "either ECT becoming Not-ECT is an invalid transition (digest §1.4)", CONF_PAST_RECEIVER},
     {EW_MU_REMARKING, AT_SYNACK, c_arrival_remarked, "RFC 9331 §5.1",
      "ECT(1) may change only to CE; ECT(0) must not become ECT(1) (digest §1.4, §5.5)",
-     CONF_CERTAIN},
+     CONF_PAST_RECEIVER},
     {EW_MU_CE_UNMARKED, AT_SYNACK, c_arrival_ce_erased, "RFC 3168 §18.1.1",
      "\"Replacing the CE codepoint with the ECT(0) or ECT(1) codepoint effectively erases the "
      "congestion indication.\"",
-     CONF_CERTAIN},
+     CONF_PAST_RECEIVER},
     {EW_MU_CE_ON_NOT_ECT, AT_SYNACK, c_arrival_ce_on_not_ect, "RFC 3168 §5",
      "a router sets CE instead of dropping only \"if the ECT codepoint is set in that packet's "
      "IP header\"",
-     CONF_CERTAIN},
+     CONF_PAST_RECEIVER},
     {EW_MU_ECT_ON_NOT_ECT, AT_SYNACK, c_arrival_ect_on_not_ect, "RFC 3168 §18.1.4",
-     "\"This change would incorrectly label a packet as ECN-Capable.\"", CONF_CERTAIN},
+     "\"This change would incorrectly label a packet as ECN-Capable.\"", CONF_PAST_RECEIVER},
 
     /* -- each direction's data, and the feedback on it */
     {EW_MU_ECT_WITHOUT_NEGOTIATION, AT_DATA, c_ect_without_negotiation, "RFC 3168 §6.1.1",
@@ -877,7 +971,7 @@ static const struct rule rules[] = {
     {EW_MU_CE_ON_NOT_ECT, AT_DATA, c_ce_on_not_ect, "RFC 3168 §5",
      "a router sets CE instead of dropping only \"if the ECT codepoint is set in that packet's "
      "IP header\"",
-     CONF_CERTAIN},
+     CONF_OWN},
     {EW_MU_BLEACHING, AT_DATA, c_bleached_by_counters, "RFC 9768 §3.2.2.3",
      "either ECT becoming Not-ECT is an invalid transition (digest §1.4)", CONF_CERTAIN},
     {EW_MU_REMARKING, AT_DATA, c_ect1_to_ect0_by_counters, "RFC 9331 §5.1",
@@ -926,11 +1020,12 @@ static const struct rule rules[] = {
      CONF_LIKELY},
     {EW_MU_ACCECN_ACE_ZEROED, AT_FEEDBACK, c_ace_zeroed, "RFC 9768 §3.2.2.4",
      "ACE 0 on the first feedback after the handshake shows a broken peer or a mangled header "
-     "(digest §4.5)",
-     CONF_CERTAIN},
+     "(digest §4.5); certain only where the ACE is seen leaving the peer",
+     CONF_AT_RECEIVER},
     {EW_MU_ACCECN_OPTION_MANGLED, AT_FEEDBACK, c_option_zeroed, "RFC 9768 §3.2.3.2.4",
-     "EE0B or EE1B zero in the first option means the option was zeroed (digest §4.6)",
-     CONF_CERTAIN},
+     "a zeroed option is ignored (digest §4.6); counters only grow (§3.2), so a field back at 0 "
+     "was zeroed; from one capture point, likely",
+     CONF_LIKELY},
     {EW_MU_ACCECN_OPTION_MANGLED, AT_FEEDBACK, c_option_disagrees, "RFC 9768 §3.2.3.2.5",
      "s.ceb increasing without s.cep, no other explanation: the sender must stop sending ECT "
      "(digest §4.6)",
@@ -940,7 +1035,7 @@ static const struct rule rules[] = {
     {EW_MU_CE_ON_NOT_ECT, AT_OTHER, c_ce_on_not_ect_any, "RFC 3168 §5",
      "a router sets CE instead of dropping only \"if the ECT codepoint is set in that packet's "
      "IP header\"",
-     CONF_CERTAIN},
+     CONF_LIKELY},
     {EW_MU_QUIC_ECN_VALIDATION_FAILED, AT_OTHER, c_quic_validation_failed, "RFC 9000 §13.4.2.1",
      "an ACK fails validation when the ECT(0) and CE counts grow less than the ECT(0) packets it "
      "newly acknowledges, or lacks counts (digest §7.3); then \"the endpoint MUST disable ECN\" "
@@ -956,10 +1051,14 @@ confidence(const struct ctx *c, enum conf_rule r, int d)
     switch (r) {
     case CONF_LIKELY:
         return EW_CONF_LIKELY;
+    /* a feedback mode inferred without the handshake rests on the absence
+     * of AccECN signs: never certain then */
     case CONF_AT_SENDER:
-        return at_sender(c, d) ? EW_CONF_CERTAIN : EW_CONF_LIKELY;
+        return at_sender(c, d) && !c->v->neg_inferred ? EW_CONF_CERTAIN : EW_CONF_LIKELY;
     case CONF_AT_RECEIVER:
-        return at_receiver(c, d) ? EW_CONF_CERTAIN : EW_CONF_LIKELY;
+        return at_receiver(c, d) && !c->v->neg_inferred ? EW_CONF_CERTAIN : EW_CONF_LIKELY;
+    case CONF_PAST_RECEIVER:
+        return at_receiver(c, d) ? EW_CONF_LIKELY : EW_CONF_CERTAIN;
     case CONF_CERTAIN:
     case CONF_OWN:
         break;

@@ -34,7 +34,8 @@ static const size_t rec_frames[] = {R(last_frame), R(hs.syn_frame), R(hs.synack_
         H(d, first_ect0_frame), H(d, first_ect_pure_ack_frame), H(d, first_ect_retrans_frame),   \
         H(d, first_cwr_frame), H(d, first_ece_frame), H(d, first_ece_off_frame),                 \
         H(d, first_ce_unechoed_frame), H(d, first_esce_frame), H(d, first_ace_change_frame),     \
-        H(d, first_ace_mismatch_frame), H(d, first_opt_frame), H(d, first_opt_mismatch_frame)
+        H(d, first_ace_mismatch_frame), H(d, first_opt_frame), H(d, first_opt_mismatch_frame), \
+        H(d, first_opt_zeroed_frame)
 static const size_t inf_times[] = {HALF_TIMES(0), HALF_TIMES(1), offsetof(struct ew_infer, syn_ns),
                                    offsetof(struct ew_infer, synack_ns),
                                    offsetof(struct ew_infer, ack3_ns)};

@@ -166,9 +166,12 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
         dv->feedback = EW_FB_ACCECN;
         say(words, dv->feedback_reason,
                  "AccECN: ACE changed %u times (%llu CE packets reported, %u seen here); "
-                 "option on %u segments",
+                 "option on %u segments%s",
                  h->ace_changes, (unsigned long long)h->cep_reported, h->ce_seen,
-                 h->opt_segments);
+                 h->opt_segments,
+                 h->first_opt_kind == 254 || h->opt_zero_init
+                     ? " (a pre-RFC endpoint: experimental option or counters from 0)"
+                     : "");
         if (h->ace_segments >= EW_INF_ACE_EXACT_MIN_SEGMENTS &&
             (inferred ? h->ace_rel_mismatch : h->ace_mismatch) == 0 &&
             h->ce_seen > 0 && (inferred || h->opt_segments == 0 || h->opt_mismatch == 0))
@@ -247,37 +250,96 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
         dv->marks_downstream = true;
 }
 
+/* the capture point is at the sender of direction d: what d's packets carry
+ * here is what the sender chose, before any path */
+static bool
+vantage_at_sender(const struct ew_flow *f, const struct ew_flow_verdict *v, int d)
+{
+    return d == f->client_dir ? v->vantage == EW_VANT_CLIENT : v->vantage == EW_VANT_SERVER;
+}
+
+/* d's data turns ECT(1) for good after a short ECT(0) prefix, with one
+ * switch: an L4S sender whose first write left before its congestion
+ * control was an L4S one (iperf3 sends its 37-byte cookie ECT(0), then the
+ * Prague data ECT(1), on the heistp field captures). A remarking AQM gives
+ * runs instead, and a long ECT(0) phase before them. */
+static bool
+l4s_after_prefix(const struct ew_half *h, uint64_t e0, uint64_t e1)
+{
+    uint64_t prefix = e0 >= h->ect0_after_ect1 ? e0 - h->ect0_after_ect1 : 0;
+    uint64_t after = e1 + h->ect0_after_ect1;
+
+    return h->first_data_ecn_set && h->first_data_ecn == EW_ECN_ECT_0 && e1 > 0 &&
+           prefix <= EW_INF_L4S_PREFIX_MAX_SEGS &&
+           prefix * EW_INF_L4S_PREFIX_SHARE_DIV <= e0 + e1 &&
+           e1 * EW_INF_SENDER_ECT1_DEN >= after * EW_INF_SENDER_ECT1_NUM;
+}
+
 static void
-conclude_ect1(const struct ew_flow *f, int d, enum mode m, struct ew_dir_verdict *dv,
-              bool words)
+conclude_ect1(const struct ew_flow *f, int d, enum mode m, const struct ew_flow_verdict *v,
+              struct ew_dir_verdict *dv, bool words)
 {
     const struct ew_half *h = &f->inf->half[d];
     uint64_t e0 = data_cp(f, d, EW_ECN_ECT_0), e1 = data_cp(f, d, EW_ECN_ECT_1);
-    bool seen = f->dir[d].ecn[EW_ECN_ECT_1] > 0;
+    uint64_t e1_any = f->dir[d].ecn[EW_ECN_ECT_1];
+    /* ECT(1) on the data: on a SYN or pure ACKs alone it does not outweigh
+     * ECT(0) data */
+    bool seen = e1 > 0;
     bool fb_e1 = m == MODE_ACCECN && h->opt_seen[EW_ACC_E1B] && h->opt_total[EW_ACC_E1B] > 0;
     bool esce = m == MODE_CLASSIC && h->esce_acks > 0;
-    /* ECT(1) from the first data segment on, nearly throughout: the sender's */
-    bool sender_e1 = h->first_data_ecn_set && h->first_data_ecn == EW_ECN_ECT_1 &&
-                     e1 * EW_INF_SENDER_ECT1_DEN >= (e0 + e1) * EW_INF_SENDER_ECT1_NUM;
-    /* the sender starts ECT(0), ECT(1) comes and goes: the network re-marks */
+    bool prefix = l4s_after_prefix(h, e0, e1);
+    /* ECT(1) from the first data segment on, nearly throughout: the sender's;
+     * or from just after a short ECT(0) prefix */
+    bool sender_e1 = (h->first_data_ecn_set && h->first_data_ecn == EW_ECN_ECT_1 &&
+                      e1 * EW_INF_SENDER_ECT1_DEN >= (e0 + e1) * EW_INF_SENDER_ECT1_NUM) ||
+                     prefix;
+    /* the sender starts ECT(0), ECT(1) comes and goes: the network re-marks;
+     * never where the capture point is at the sender, whose codepoints are
+     * its own choice */
+    /* runs: ECT(1) comes and goes; one switch to ECT(1) for good is not a
+     * run (the sender's change, or the path's, cannot be told) */
+    bool runs = h->ect1_runs >= 2 || (h->ect1_runs == 1 && h->ect0_after_ect1 > 0);
     bool network_e1 = e1 > 0 && !sender_e1 && e0 > 0 && h->first_data_ecn_set &&
-                      h->first_data_ecn == EW_ECN_ECT_0;
+                      h->first_data_ecn == EW_ECN_ECT_0 && runs && !vantage_at_sender(f, v, d);
 
     dv->sender_ect1 = sender_e1;
     dv->network_ect1 = network_e1;
     dv->sender_cp = ew_dir_sender_codepoint(f, d);
     if (network_e1 && data_cp(f, d, EW_ECN_NOT_ECT) == 0)
         dv->sender_cp = "ect0"; /* the ECT(1) is the network's marking */
+    else if (prefix && data_cp(f, d, EW_ECN_NOT_ECT) == 0)
+        dv->sender_cp = "ect1"; /* the ECT(0) prefix was the application's first write */
 
+    if (h->data_pkts == 0 && (e1_any || fb_e1 || esce)) {
+        dv->ect1 = EW_ECT1_NONE;
+        say(words, dv->ect1_reason,
+            "no data in this direction, ECT(1) only on its %llu control packets: no ECT(1) "
+            "meaning to judge",
+            (unsigned long long)e1_any);
+        return;
+    }
     if (!seen && !fb_e1 && !esce) {
         dv->ect1 = EW_ECT1_NONE;
-        say(words, dv->ect1_reason, "no ECT(1) seen or reported");
+        if (e1_any)
+            say(words, dv->ect1_reason,
+                "ECT(1) on %llu control packets (a SYN, pure ACKs) but not on the data: no ECT(1) "
+                "meaning",
+                (unsigned long long)e1_any);
+        else
+            say(words, dv->ect1_reason, "no ECT(1) seen or reported");
         return;
     }
     if (m == MODE_ACCECN) {
         if (sender_e1) {
             dv->ect1 = EW_ECT1_L4S;
-            say(words, dv->ect1_reason,
+            if (prefix)
+                say(words, dv->ect1_reason,
+                    "the sender marks ECT(1) from frame %llu on, after %llu ECT(0) segment%s of a "
+                    "first write, and has AccECN feedback: the L4S identifier (RFC 9331)",
+                    (unsigned long long)h->first_ect1_frame,
+                    (unsigned long long)(e0 - h->ect0_after_ect1), e0 - h->ect0_after_ect1 == 1 ? "" : "s");
+            else
+                say(words, dv->ect1_reason,
                      "the sender marks ECT(1) from its first data segment (frame %llu) and has "
                      "AccECN feedback: the L4S identifier (RFC 9331)",
                      (unsigned long long)h->first_data_frame);
@@ -510,11 +572,13 @@ conclude(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
         conclude_not_tcp(f, v, main_dir, words);
         return;
     }
+    /* the vantage first: what ECT(1) means depends on whether the capture
+     * point is at the sender */
+    conclude_vantage(f, v, words);
     for (d = 0; d < 2; d++) {
         conclude_feedback(f, d, m, v->neg_inferred, &v->dir[d], words);
-        conclude_ect1(f, d, m, &v->dir[d], words);
+        conclude_ect1(f, d, m, v, &v->dir[d], words);
     }
-    conclude_vantage(f, v, words);
     conclude_verdict(f, v, m, main_dir, words);
 }
 
@@ -560,6 +624,25 @@ add(struct ew_evidence *out, size_t n, size_t room, uint64_t frame, const char *
     ew_vformat(out[n].note, sizeof(out[n].note), fmt, ap);
     va_end(ap);
     return n + 1;
+}
+
+/* the experimental encoding of the AccECN option (RFC 6994 ExID), which only
+ * implementations from before RFC 9768 send (digest §4.6) */
+static bool
+pre_rfc_option(const struct ew_half *h)
+{
+    return h->first_opt_kind == 254;
+}
+
+/* which of the counters that RFC 9768 starts at 1 started at 0 */
+static const char *
+zero_fields(const struct ew_half *h)
+{
+    bool e0 = h->first_opt_has[EW_ACC_E0B] && h->first_opt_val[EW_ACC_E0B] == 0;
+    bool e1 = h->first_opt_has[EW_ACC_E1B] && h->first_opt_val[EW_ACC_E1B] == 0;
+
+    return e0 && e1 ? "EE0B and EE1B start at 0" : e0 ? "EE0B starts at 0" : e1 ? "EE1B starts at 0"
+                                                                          : "a counter starts at 0";
 }
 
 static int
@@ -645,6 +728,16 @@ ew_infer_evidence(const struct ew_flow *f, const struct ew_flow_verdict *v,
                         rn, dn, (unsigned long long)h->opt_total[EW_ACC_E0B],
                         (unsigned long long)h->opt_total[EW_ACC_CEB],
                         (unsigned long long)h->opt_total[EW_ACC_E1B]);
+            if (h->first_opt_frame && (pre_rfc_option(h) || h->opt_zero_init))
+                n = add(out, n, room, h->first_opt_frame,
+                        "the %s's AccECN is pre-RFC (%s%s%s; RFC 9768 §3.2.1 starts EE0B and "
+                        "EE1B at 1): its counters count from their first values",
+                        d == c2s ? "server" : "client",
+                        pre_rfc_option(h) ? (h->first_opt_order ? "experimental option 254, ExID 0xACC1"
+                                                                : "experimental option 254, ExID 0xACC0")
+                                          : "",
+                        pre_rfc_option(h) && h->opt_zero_init ? "; " : "",
+                        h->opt_zero_init ? zero_fields(h) : "");
         }
     }
     qsort(out, n, sizeof(*out), cmp_evidence);

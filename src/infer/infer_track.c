@@ -17,6 +17,9 @@
 _Static_assert(EW_INF_RTT_SPACING_DIV == EW_RTT_TIMED, "one timing per slot over an RTT");
 
 #define ACC_MASK24 0xffffffu
+/* a 24-bit step this large is a step back: options come at least every 2^22
+ * bytes of a counter's increase (RFC 9768 §3.2.3.3) */
+#define ACC_WRAP_HALF 0x800000u
 /* RFC 9768 §3.2.1: "When a host first enters AccECN mode, in its role as a
  * Data Receiver it initializes its counters to r.cep = 5, r.e0b = r.e1b = 1
  * and r.ceb = 0" */
@@ -86,8 +89,11 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
         h->data_pkts++;
         if (ecn == EW_ECN_ECT_1)
             first(h, EW_SEEN_ECT1, &h->first_ect1_frame, frame);
-        if (ecn == EW_ECN_ECT_0)
+        if (ecn == EW_ECN_ECT_0) {
             first(h, EW_SEEN_ECT0, &h->first_ect0_frame, frame);
+            if (h->seen & EW_SEEN_ECT1)
+                h->ect0_after_ect1++;
+        }
     }
     if (ew_ecn_is_ect(ecn) && kind == EW_SEG_PURE_ACK)
         first(h, EW_SEEN_ECT_PURE_ACK, &h->first_ect_pure_ack_frame, frame);
@@ -314,12 +320,20 @@ feedback_ace(struct ew_infer *in, struct ew_half *r, unsigned ace, bool baseline
 /* AccECN option counters (RFC 9768 §3.2.3): 24-bit byte counts, with wrap.
  * RFC 9768 §3.2: the Data Receiver "MUST increment the r.ceb, r.e0b or r.e1b
  * byte counters by the number of TCP payload octets in Acceptable packets
- * marked with the CE, ECT(0) and ECT(1) codepoint in their IP-ECN field" */
+ * marked with the CE, ECT(0) and ECT(1) codepoint in their IP-ECN field".
+ *
+ * Every field's baseline is its first value seen, handshake or not: RFC 9768
+ * §3.2.1 starts r.e0b and r.e1b at 1, but pre-RFC endpoints (the
+ * experimental kind 254, ExID 0xACC0/0xACC1) start some counters at 0 (the
+ * 2021 L4S kernel of the heistp field captures: EE0B 1, ECEB 0, EE1B 0 on
+ * the SYN-ACK), so an assumed initial value would read a counter that never
+ * moved as 2^24 - 1 bytes. A field below its last value is a superseded
+ * (reordered) ACK, App. A.1, or a mangled option: it counts nothing. */
 static void
 feedback_option(struct ew_infer *in, struct ew_half *r, const struct ew_tcp *t, bool baseline,
                 uint64_t frame)
 {
-    bool any = false, exact = true;
+    bool any = false, exact = true, first_opt = !r->first_opt_kind;
     int i;
 
     in->accecn_opt_segments++;
@@ -328,24 +342,52 @@ feedback_option(struct ew_infer *in, struct ew_half *r, const struct ew_tcp *t, 
         in->first_accecn_opt_frame = frame;
     }
     for (i = 0; i < 3; i++) {
-        uint32_t last, v;
+        uint32_t delta, v;
 
         if (!t->acc.has[i])
             continue;
         any = true;
         v = t->acc.val[i] & ACC_MASK24;
-        if (!(r->seen & EW_SEEN_OPT)) { /* the first option with a field */
+        if (first_opt) { /* the first option with a field */
             r->first_opt_has[i] = true;
             r->first_opt_val[i] = v;
+            r->first_opt_kind = t->acc.kind;
+            r->first_opt_order = t->acc.order;
         }
-        if (!r->opt_seen[i])
+        if (!r->opt_seen[i]) {
+            /* with the handshake seen, the field is checked against what
+             * passed here from its generation's start (0 for a counter a
+             * pre-RFC endpoint starts at 0, else RFC 9768's); joined
+             * mid-flow, from its first value */
             r->opt_offset[i] =
-                (v - opt_init[i] - (uint32_t)r->bytes_seen[opt_cp[i]]) & ACC_MASK24;
-        last = r->opt_seen[i] ? r->opt_last[i] : baseline ? opt_init[i] : v;
-        r->opt_total[i] += (v - last) & ACC_MASK24;
+                baseline ? ((v == 0 ? 0u : opt_init[i]) - opt_init[i]) & ACC_MASK24
+                         : (v - opt_init[i] - (uint32_t)r->bytes_seen[opt_cp[i]]) & ACC_MASK24;
+            /* a first value no higher than an initial one (0 or 1), after
+             * the handshake was seen, has counted nothing yet: what passed
+             * before it did not arrive with that codepoint */
+            r->opt_base_bytes[i] = baseline && v <= opt_init[i]
+                                       ? 0
+                                       : r->bytes_seen[opt_cp[i]];
+            if (v == 0 && opt_init[i] != 0)
+                r->opt_zero_init = true;
+            r->opt_last[i] = v;
+            r->opt_seen[i] = true;
+        }
+        delta = (v - r->opt_last[i]) & ACC_MASK24;
+        if (delta & ACC_WRAP_HALF) {
+            r->opt_backward++;
+            if (v == 0) {
+                r->opt_zeroed++;
+                first(r, EW_SEEN_OPT_ZEROED, &r->first_opt_zeroed_frame, frame);
+            }
+            exact = false;
+            continue;
+        }
+        r->opt_total[i] += delta;
         r->opt_last[i] = v;
-        r->opt_seen[i] = true;
-        if (v != ((opt_init[i] + r->bytes_seen[opt_cp[i]]) & ACC_MASK24))
+        /* exact: the field counts what passed here (see opt_offset) */
+        if (v != ((r->opt_offset[i] + opt_init[i] + (uint32_t)r->bytes_seen[opt_cp[i]]) &
+                  ACC_MASK24))
             exact = false;
     }
     if (any) {
@@ -357,6 +399,36 @@ feedback_option(struct ew_infer *in, struct ew_half *r, const struct ew_tcp *t, 
             r->opt_mismatch++;
             first(r, EW_SEEN_OPT_MISMATCH, &r->first_opt_mismatch_frame, frame);
         }
+    }
+}
+
+/* The AccECN option on a SYN-ACK carries the server's counters before any
+ * data (RFC 9768 §3.2.3.2.2: a server SHOULD send one there): the first
+ * values of the feedback on the client's data, their baseline, though the
+ * SYN-ACK is no feedback segment (2021 L4S kernel, heistp field captures:
+ * EE0B 1, ECEB 0, EE1B 0). */
+static void
+option_baseline(struct ew_half *r, const struct ew_tcp *t)
+{
+    int i;
+
+    for (i = 0; i < 3; i++) {
+        uint32_t v = t->acc.val[i] & ACC_MASK24;
+
+        if (!t->acc.has[i] || r->opt_seen[i])
+            continue;
+        if (!r->first_opt_kind) {
+            r->first_opt_kind = t->acc.kind;
+            r->first_opt_order = t->acc.order;
+        }
+        r->first_opt_has[i] = true;
+        r->first_opt_val[i] = v;
+        r->opt_offset[i] = ((v == 0 ? 0u : opt_init[i]) - opt_init[i]) & ACC_MASK24;
+        r->opt_base_bytes[i] = 0;
+        if (v == 0 && opt_init[i] != 0)
+            r->opt_zero_init = true;
+        r->opt_last[i] = v;
+        r->opt_seen[i] = true;
     }
 }
 
@@ -416,6 +488,8 @@ ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uin
         in->accecn_mode = true;
 
     account_arrival(&in->half[dir], pkt, kind, frame, ts);
+    if (syn && ack && t->acc.present)
+        option_baseline(&in->half[dir ^ 1], t);
     if (ack && !syn) {
         uint32_t mss = f->dir[dir ^ 1].max_payload;
 

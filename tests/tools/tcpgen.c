@@ -24,12 +24,24 @@
  * sets ECE), nocwr (the sender never sets CWR), zeroopt (the first AccECN
  * option carries EE0B = 0), zeroace (ACE 0 on the first feedback),
  * remark01 (a device after the AQM rewrites ECT(0) to ECT(1) on every other
- * run of 20 data segments from the 60th on; the receiver echoes no ESCE).
+ * run of 20 data segments from the 60th on; the receiver echoes no ESCE),
  * --ce-burst N (dctcp): the step AQM marks bursts of N segments, every 200
  * segments once the queue stands, the first followed 10 segments later by a
  * burst of 2: with N = 60 (30 ms, more than the 20 ms round trip) the
  * sender's CWR falls inside every long ECE run, while the one short run
  * clears with no CWR (the sender reduces at most once per round trip).
+ * zeroopt-path (a device on the path zeroes every fourth AccECN option of
+ * the receiver after the first ten: seen zeroed only at the data sender).
+ * --prerfc makes the AccECN endpoints pre-RFC ones, as the 2021 L4S kernel
+ * of the heistp field captures: the experimental option 254 with ExID
+ * 0xACC0 (RFC 6994; EE0B, ECEB, EE1B) and counters EE0B 1, ECEB 0, EE1B 0
+ * on the SYN-ACK and after (RFC 9768 §3.2.1 starts EE1B at 1).
+ * --ect0-prefix N sends the first data segment with N bytes, ECT(0): an
+ * application's first write before it turned the socket L4S (iperf3's
+ * 37-byte cookie on the heistp Prague capture); the handshake is Not-ECT then.
+ * --ect1-syn sends the SYN and SYN-ACK ECT(1) whatever the data carries (a
+ * congestion control asking for ECT(1) negotiation, digest §1.3).
+ * --ack-ect1 sends the receiver's pure ACKs ECT(1) (an L4S receiver).
  *
  * The model: the client sends --segments data segments of 1448 bytes, paced
  * 0.5 ms apart, across a path of 10 ms each way with an AQM in the middle.
@@ -112,10 +124,10 @@ rnd(void)
 }
 
 enum fault { F_NONE, F_REFLECT, F_SYNACK101, F_SYNOPT, F_ECTSYN, F_ECTACK, F_NOECHO, F_NOCWR,
-             F_ZEROOPT, F_ZEROACE, F_REMARK01 };
+             F_ZEROOPT, F_ZEROACE, F_REMARK01, F_ZEROOPT_PATH };
 static const char *const fault_names[] = {"none", "reflect", "synack101", "synopt", "ectsyn",
                                           "ectack", "noecho", "nocwr", "zeroopt", "zeroace",
-                                          "remark01"};
+                                          "remark01", "zeroopt-path"};
 
 struct cfg {
     enum scheme s;
@@ -127,7 +139,14 @@ struct cfg {
     double mark_p;     /* < 0: the scheme's default */
     uint16_t cport;
     int64_t t_offset;
+    bool prerfc;        /* pre-RFC AccECN: option 254 + ExID, EE1B from 0 */
+    uint32_t ect0_prefix; /* bytes of a first ECT(0) write (0: none) */
+    bool ect1_syn;
+    bool ack_ect1;
 };
+
+/* the initial EE1B: RFC 9768 §3.2.1 starts it at 1, the 2021 L4S kernel at 0 */
+static bool prerfc_opt;
 
 static bool
 is_accecn(enum scheme s)
@@ -220,6 +239,7 @@ struct receiver {
     uint32_t e0b, ceb, e1b;
     uint8_t prev_ecn;
     bool fed_back;        /* a feedback segment has been sent */
+    unsigned opts;        /* AccECN options sent */
 };
 
 struct sender {
@@ -237,7 +257,7 @@ send_ack(const struct cfg *c, struct receiver *rv, int64_t t, uint32_t server_se
     a.flags = F_ACK;
     a.seq = server_seq;
     a.ack = rv->rcv_nxt;
-    a.ecn = c->fault == F_ECTACK ? ECT0 : ack_cp(s);
+    a.ecn = c->fault == F_ECTACK ? ECT0 : c->ack_ect1 ? ECT1 : ack_cp(s);
     if (is_accecn(s)) {
         uint32_t ace = rv->cep & 7;
 
@@ -253,6 +273,9 @@ send_ack(const struct cfg *c, struct receiver *rv, int64_t t, uint32_t server_se
         a.e1b = rv->e1b;
         if (!rv->fed_back && c->fault == F_ZEROOPT)
             a.e0b = 0;
+        /* zeroed on the path: only the sender's side sees it */
+        if (c->fault == F_ZEROOPT_PATH && c->at_sender && ++rv->opts > 10 && rv->opts % 4 == 0)
+            a.e0b = a.ceb = a.e1b = 0;
         if (!rv->fed_back && c->fault == F_ZEROACE)
             a.flags = F_ACK;
         rv->fed_back = true;
@@ -367,7 +390,12 @@ generate(const struct cfg *c)
                  : s == S_NOTECN                          ? 0
                                                           : 6000000;
     uint8_t scp = sender_cp(s);
-    uint8_t syn_cp = (s == S_DCTCP) ? ECT0 : (s == S_PRAGUE ? ECT1 : NOT_ECT);
+    uint8_t syn_cp = c->ect1_syn        ? ECT1
+                     : c->ect0_prefix    ? NOT_ECT
+                     : (s == S_DCTCP)    ? ECT0
+                     : (s == S_PRAGUE)   ? ECT1
+                                         : NOT_ECT;
+    uint32_t e1b_init = c->prerfc ? 0 : 1;
     size_t next_ack = 0;
     struct rec r;
     int i;
@@ -398,7 +426,7 @@ generate(const struct cfg *c)
         r.flags |= code[syn_cp];
         r.accecn_opt = true;
         r.e0b = 1;
-        r.e1b = 1;
+        r.e1b = e1b_init;
     } else if (s != S_NOTECN) {
         r.flags |= F_ECE;
     }
@@ -423,11 +451,11 @@ generate(const struct cfg *c)
         r.flags |= code[syn_cp];
         r.accecn_opt = true;
         r.e0b = 1;
-        r.e1b = 1;
+        r.e1b = e1b_init;
     }
     r.seq = cseq + 1;
     r.ack = sseq + 1;
-    r.ecn = is_accecn(s) ? scp : (s == S_DCTCP ? ECT0 : NOT_ECT);
+    r.ecn = is_accecn(s) ? (c->ect0_prefix ? ECT0 : scp) : (s == S_DCTCP ? ECT0 : NOT_ECT);
     r.ts = c->at_sender ? t0 + 2 * OWD_NS : t0 + 3 * OWD_NS;
     emit(&r);
 
@@ -436,14 +464,16 @@ generate(const struct cfg *c)
     rv.rcv_nxt = cseq;
     rv.cep = 5;
     rv.e0b = 1;
-    rv.e1b = 1;
+    rv.e1b = e1b_init;
     rv.prev_ecn = NOT_ECT;
+    prerfc_opt = c->prerfc;
 
     t = t0 + 2 * OWD_NS + GAP_NS;
     cur_cport = c->cport;
     mark_override = c->mark_p;
     for (i = 0; i < c->segments; i++, t += GAP_NS) {
-        uint8_t arrived;
+        uint8_t arrived, cp = (i == 0 && c->ect0_prefix) ? ECT0 : scp;
+        uint32_t len = (i == 0 && c->ect0_prefix) ? c->ect0_prefix : MSS;
         /* the standing queue builds over 40 segments, then breathes between 90
          * and 100% in small steps, so that packets never overtake each other */
         int64_t q = i < 40 ? qd * i / 40
@@ -460,22 +490,22 @@ generate(const struct cfg *c)
         }
         r.seq = cseq;
         r.ack = sseq;
-        r.payload = MSS;
-        r.ecn = scp;
+        r.payload = len;
+        r.ecn = cp;
         if (is_accecn(s)) {
             /* an AccECN sender keeps ACE at 5 (no CE from the server's side) */
             r.flags = (uint16_t)((r.flags & ~F_CWR) | F_AE | F_ECE);
         }
-        arrived = aqm_mark(s, &aq, scp, i >= 40 || qd == 0);
+        arrived = aqm_mark(s, &aq, cp, i >= 40 || qd == 0);
         if (c->fault == F_REMARK01 && arrived == ECT0 && i >= 60 && (i / 20) % 2 == 1)
             arrived = ECT1; /* a remarking device after the AQM */
         if (!c->at_sender)
             r.ecn = arrived;
         r.ts = c->at_sender ? t : t + OWD_NS + q;
         emit(&r);
-        receive(c, &rv, t + OWD_NS + q, cseq, MSS, arrived, (r.flags & F_CWR) && !is_accecn(s),
+        receive(c, &rv, t + OWD_NS + q, cseq, len, arrived, (r.flags & F_CWR) && !is_accecn(s),
                 sseq);
-        cseq += MSS;
+        cseq += len;
     }
     if (rv.unacked)
         send_ack(c, &rv, t + OWD_NS + qd, sseq, false);
@@ -541,7 +571,27 @@ write_pcap(FILE *out, const struct cfg *c)
             put16(o + 2, MSS);
             optlen += 4;
         }
-        if (r->accecn_opt) {
+        if (r->accecn_opt && prerfc_opt) {
+            uint8_t *a = th + 20 + optlen;
+
+            /* kind 254, length 13, ExID 0xACC0, EE0B, ECEB, EE1B, then
+             * NOP, NOP, NOP to a whole word, as on the heistp captures */
+            a[0] = 254;
+            a[1] = 13;
+            a[2] = 0xac;
+            a[3] = 0xc0;
+            a[4] = (uint8_t)(r->e0b >> 16);
+            a[5] = (uint8_t)(r->e0b >> 8);
+            a[6] = (uint8_t)r->e0b;
+            a[7] = (uint8_t)(r->ceb >> 16);
+            a[8] = (uint8_t)(r->ceb >> 8);
+            a[9] = (uint8_t)r->ceb;
+            a[10] = (uint8_t)(r->e1b >> 16);
+            a[11] = (uint8_t)(r->e1b >> 8);
+            a[12] = (uint8_t)r->e1b;
+            a[13] = a[14] = a[15] = 1;
+            optlen += 16;
+        } else if (r->accecn_opt) {
             uint8_t *a = th + 20 + optlen;
 
             a[0] = 1; /* NOP, as Linux pads */
@@ -618,7 +668,23 @@ main(int argc, char **argv)
     c.at_sender = !strcmp(argv[2], "sender");
     out_path = argv[3];
     rng_state = 0x5eed5eed12345678ULL;
-    for (i = 4; i + 1 < argc; i += 2) {
+    for (i = 4; i < argc; i += 2) {
+        /* the flags without a value */
+        if (!strcmp(argv[i], "--prerfc") || !strcmp(argv[i], "--ect1-syn") ||
+            !strcmp(argv[i], "--ack-ect1")) {
+            if (!strcmp(argv[i], "--prerfc"))
+                c.prerfc = true;
+            else if (!strcmp(argv[i], "--ect1-syn"))
+                c.ect1_syn = true;
+            else
+                c.ack_ect1 = true;
+            i--;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "tcpgen: %s needs a value\n", argv[i]);
+            return 2;
+        }
         if (!strcmp(argv[i], "--seed"))
             rng_state = strtoull(argv[i + 1], NULL, 0) | 1;
         else if (!strcmp(argv[i], "--segments"))
@@ -633,6 +699,13 @@ main(int argc, char **argv)
             ce_burst = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--pair"))
             pair = argv[i + 1];
+        else if (!strcmp(argv[i], "--ect0-prefix")) {
+            c.ect0_prefix = (uint32_t)atoi(argv[i + 1]);
+            if (c.ect0_prefix < 1 || c.ect0_prefix > MSS) {
+                fprintf(stderr, "tcpgen: --ect0-prefix takes 1 to %d bytes\n", MSS);
+                return 2;
+            }
+        }
         else if (!strcmp(argv[i], "--fault")) {
             size_t fi;
 

@@ -338,7 +338,9 @@ test_accecn_ace_wrap_and_option_wrap(void)
      * newly acknowledged could hide a wrap of 8 */
     for (i = 0; i < 9; i++)
         data(&s, EW_ECN_ECT_0, ace_flags(5));
-    /* the AccECN option with EE0B wrapping past 2^24 */
+    /* the AccECN option with EE0B wrapping past 2^24; its first values are
+     * the baseline (pre-RFC endpoints start counters at 0, RFC 9768 at 1:
+     * no initial value is assumed), so only what moves after counts */
     pkt_init(&p, SRV, (uint16_t)(EW_TCP_ACK | ace_flags(4)), EW_ECN_ECT_0, s.sseq, s.cseq, 0);
     p.u.tcp.acc.present = true;
     p.u.tcp.acc.kind = 174;
@@ -358,8 +360,8 @@ test_accecn_ace_wrap_and_option_wrap(void)
     CU_ASSERT_EQUAL(f->inf->half[c2s].ace_changes, 1);
     CU_ASSERT_EQUAL(f->inf->half[c2s].ace_mismatch, 0);
     CU_ASSERT_EQUAL(f->inf->half[c2s].ace_wrap_ambiguous, 1);
-    CU_ASSERT_EQUAL(f->inf->half[c2s].opt_total[EW_ACC_E0B], (uint64_t)(0xfffff0 - 1) + 0x20);
-    CU_ASSERT_EQUAL(f->inf->half[c2s].opt_total[EW_ACC_CEB], 7000);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].opt_total[EW_ACC_E0B], 0x20);
+    CU_ASSERT_EQUAL(f->inf->half[c2s].opt_total[EW_ACC_CEB], 0);
     CU_ASSERT_EQUAL(f->inf->half[c2s].opt_total[EW_ACC_E1B], 0);
     CU_ASSERT_TRUE(f->inf->ack3_seen);
     CU_ASSERT_EQUAL(f->inf->ack3_ace, 2);

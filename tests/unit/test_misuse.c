@@ -355,6 +355,31 @@ test_ce_on_not_ect(void)
     EXPECT(&r, EW_MU_CE_ON_NOT_ECT, r.c2s, EW_CONF_CERTAIN, ce1, 2);
     CU_ASSERT_EQUAL(count_of(&r, EW_MU_CE_ON_NOT_ECT, -1), 1);
 
+    /* a one-packet TCP flow whose only packet is CE: no handshake, no
+     * Not-ECT seen from its sender: nothing can be known, nothing found */
+    start(&s);
+    data(&s, EW_ECN_CE, 0);
+    finish(&s, &r);
+    CU_ASSERT_EQUAL(r.n, 0);
+    /* the same CE mid-flow after Not-ECT data, handshake unseen: the mode
+     * is inferred, so at most likely */
+    start(&s);
+    for (i = 0; i < 3; i++)
+        data(&s, EW_ECN_NOT_ECT, 0);
+    ce1 = data(&s, EW_ECN_CE, 0);
+    finish(&s, &r);
+    EXPECT(&r, EW_MU_CE_ON_NOT_ECT, r.c2s, EW_CONF_LIKELY, ce1, 1);
+    /* at the client, the CE leaves the capture point: the host's own (or
+     * before the tap), never an AQM on the path; likely */
+    start(&s);
+    handshake(&s, &no_ecn_at_client);
+    data(&s, EW_ECN_NOT_ECT, 0);
+    ce1 = data(&s, EW_ECN_CE, 0);
+    data(&s, EW_ECN_NOT_ECT, 0);
+    finish(&s, &r);
+    EXPECT(&r, EW_MU_CE_ON_NOT_ECT, r.c2s, EW_CONF_LIKELY, ce1, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(find(&r, EW_MU_CE_ON_NOT_ECT, r.c2s)->detail, "not by the path"));
+
     /* an ECT(0) sender, marked on the way: congestion marking */
     start(&s);
     handshake(&s, &classic_at_server);
@@ -385,9 +410,16 @@ test_ce_on_not_ect(void)
     udp(&s, CLI, EW_ECN_CE, NULL, 500);
     udp(&s, SRV, EW_ECN_NOT_ECT, NULL, 500);
     finish(&s, &r);
-    /* no per-packet frame for UDP: the flow's first frame */
-    EXPECT(&r, EW_MU_CE_ON_NOT_ECT, r.c2s, EW_CONF_CERTAIN, 1, 2);
+    /* no per-packet frame for UDP: the flow's first frame; no negotiation
+     * says the sender must send Not-ECT: likely */
+    EXPECT(&r, EW_MU_CE_ON_NOT_ECT, r.c2s, EW_CONF_LIKELY, 1, 2);
     CU_ASSERT_EQUAL(count_of(&r, EW_MU_CE_ON_NOT_ECT, -1), 1);
+    /* a one-datagram flow whose only packet is CE: nothing is known of what
+     * it was sent as, so nothing is found (no finding from absence) */
+    start(&s);
+    udp(&s, CLI, EW_ECN_CE, NULL, 500);
+    finish(&s, &r);
+    CU_ASSERT_EQUAL(r.n, 0);
     start(&s);
     udp(&s, CLI, EW_ECN_ECT_0, NULL, 500);
     udp(&s, CLI, EW_ECN_CE, NULL, 500);
@@ -414,7 +446,9 @@ test_ect_on_not_ect(void)
     finish(&s, &r);
     CU_ASSERT_EQUAL(r.v.neg, EW_NEG_ACCECN);
     EXPECT(&r, EW_MU_ECT_ON_NOT_ECT, r.c2s, EW_CONF_CERTAIN, s.synack_frame, 1);
-    EXPECT(&r, EW_MU_ECT_ON_NOT_ECT, r.s2c, EW_CONF_CERTAIN, s.ack3_frame, 1);
+    /* the SYN-ACK was seen here, at the client, as it arrived: only the
+     * client's own report differs from it, so likely */
+    EXPECT(&r, EW_MU_ECT_ON_NOT_ECT, r.s2c, EW_CONF_LIKELY, s.ack3_frame, 1);
 
     start(&s);
     handshake(&s, &accecn_at_client);
@@ -424,8 +458,8 @@ test_ect_on_not_ect(void)
 }
 
 /* ten ECT data segments of the client on an AccECN connection seen at
- * `at`, and three server ACKs with the AccECN option after the 4th, 7th
- * and 10th; the option field `grows` counts the bytes sent (-1: none
+ * `at`, and four server ACKs with the AccECN option: before the data, and
+ * after the 4th, 7th and 10th; the option field `grows` counts the bytes sent (-1: none
  * does; the others keep their initial values). Returns the frame of the
  * first option. */
 static uint64_t
@@ -437,6 +471,8 @@ accecn_counters(struct seq *s, enum ew_vantage at, uint8_t ecn, int grows)
     int i, k;
 
     handshake(s, at == EW_VANT_CLIENT ? &accecn_at_client : &accecn_at_server);
+    /* the counters' first values, before any data: their baseline */
+    first = ack_opt(s, ace(5), init[EW_ACC_E0B], init[EW_ACC_CEB], init[EW_ACC_E1B]);
     for (i = 1; i <= 10; i++) {
         data(s, ecn, ace(5));
         if (i == 4 || i == 7 || i == 10) {
@@ -941,36 +977,146 @@ test_accecn_handshake_violation(void)
     SILENT(&r, EW_MU_ACCECN_HANDSHAKE_VIOLATION);
 }
 
-/* RFC 9768 §3.2.3.2.4: EE0B and EE1B start at 1, so a zero in the first
- * option means a middlebox zeroed it; §3.2.3.2.5: ECEB increasing without
- * ACE increasing means the counters were mangled (digest §4.6; §8.4 row
- * 11: any vantage for zero values). The finding is on the direction of the
- * option's packets (the server's ACKs). Cases: the server's first option
- * has EE0B 0 (certain); an option reporting CE bytes while ACE reports no
- * CE (likely). Silent when the option counts the client's bytes. */
+/* What ECT(1) on a sender's data means, and who is blamed for it.
+ * RFC 9331 §4.1: an L4S sender marks ECT(1); on the heistp field captures
+ * (2021 L4S kernel, captured at the sender) iperf3 writes its 37-byte
+ * cookie ECT(0) before the socket turns Prague, then every segment is
+ * ECT(1): one ECT(0)->ECT(1) switch after a short prefix is an L4S sender,
+ * not remarking (RFC 9331 §5.1 remarking comes and goes in runs on the
+ * path). Cases: (1) at the server, one ECT(0) segment then ECT(1): l4s, no
+ * finding; (2) ten ECT(0) segments, then ECT(1) for good: one switch, no
+ * runs: ambiguous, no remarking; (3) ECT(1) coming and going, captured at
+ * the client, i.e. as the client wrote it: its own choice (digest §8.5),
+ * never the path's remarking; (4) an ECT(1) SYN with ECT(0) data (digest
+ * §1.3: a congestion control asking for ECT(1) negotiation): the data
+ * decides, accecn_classic; (5) the receiver's ECT(1) pure ACKs on a
+ * direction without data mean nothing. */
+static void
+test_l4s_sender_and_vantage(void)
+{
+    struct seq s;
+    struct result r;
+    struct ew_pkt p;
+    int i;
+
+    start(&s);
+    handshake(&s, &accecn_at_server);
+    data(&s, EW_ECN_ECT_0, ace(5));
+    for (i = 0; i < 30; i++) {
+        data(&s, EW_ECN_ECT_1, ace(5));
+        if (i % 2)
+            ack_full(&s, ace(5), EW_ECN_ECT_1, MS, NULL); /* a Prague receiver's ACKs */
+    }
+    finish(&s, &r);
+    CU_ASSERT_EQUAL(r.v.verdict, EW_V_L4S);
+    CU_ASSERT_TRUE(r.v.dir[r.c2s].sender_ect1);
+    CU_ASSERT_FALSE(r.v.dir[r.c2s].network_ect1);
+    CU_ASSERT_EQUAL(r.v.dir[r.s2c].ect1, EW_ECT1_NONE);
+    CU_ASSERT_EQUAL(r.n, 0);
+
+    start(&s);
+    handshake(&s, &accecn_at_server);
+    for (i = 0; i < 10; i++)
+        data(&s, EW_ECN_ECT_0, ace(5));
+    for (i = 0; i < 30; i++)
+        data(&s, EW_ECN_ECT_1, ace(5));
+    ack(&s, ace(5));
+    finish(&s, &r);
+    CU_ASSERT_EQUAL(r.v.dir[r.c2s].ect1, EW_ECT1_AMBIGUOUS);
+    CU_ASSERT_FALSE(r.v.dir[r.c2s].sender_ect1);
+    CU_ASSERT_FALSE(r.v.dir[r.c2s].network_ect1);
+    SILENT(&r, EW_MU_REMARKING);
+
+    start(&s);
+    handshake(&s, &accecn_at_client);
+    for (i = 0; i < 12; i++)
+        data(&s, (i / 3) % 2 ? EW_ECN_ECT_1 : EW_ECN_ECT_0, ace(5));
+    ack(&s, ace(5));
+    finish(&s, &r);
+    CU_ASSERT_EQUAL(r.v.vantage, EW_VANT_CLIENT);
+    CU_ASSERT_FALSE(r.v.dir[r.c2s].network_ect1);
+    CU_ASSERT_NOT_EQUAL(r.v.verdict, EW_V_CONFLICT);
+    SILENT(&r, EW_MU_REMARKING);
+
+    start(&s);
+    handshake(&s, &(struct hs){.syn = 7, .synack = 3, .ack3 = 2, .syn_ecn = EW_ECN_ECT_1,
+                               .at = EW_VANT_CLIENT});
+    for (i = 0; i < 10; i++)
+        data(&s, EW_ECN_ECT_0, ace(5));
+    pkt_init(&p, SRV, (uint16_t)(EW_TCP_ACK | ace(5)), EW_ECN_ECT_0, s.sseq, s.cseq, 0);
+    feed(&s, &p, MS);
+    finish(&s, &r);
+    CU_ASSERT_EQUAL(r.v.dir[r.c2s].ect1, EW_ECT1_NONE);
+    CU_ASSERT_EQUAL(r.v.verdict, EW_V_ACCECN_CLASSIC);
+    CU_ASSERT_EQUAL(r.n, 0);
+}
+
+/* RFC 9768 §3.2.3.2.4: EE0B and EE1B start at 1, so that a zero in the
+ * first option can expose zeroing; but pre-RFC endpoints start them at 0
+ * (the experimental option 254 of the 2021 L4S kernel: EE1B 0 on the
+ * SYN-ACK of the heistp field captures), so a zero first value is read as
+ * the endpoint's generation, never as tampering. What one capture can show
+ * is a counter back at 0 after it had counted bytes (counters only grow,
+ * §3.2): likely, since one capture point cannot say where it happened
+ * (digest §8.4 row 11: S+R to localise). §3.2.3.2.5: ECEB increasing
+ * without ACE increasing means the counters were mangled. The finding is on
+ * the direction of the option's packets (the server's ACKs). */
 static void
 test_accecn_option_mangled(void)
 {
     struct seq s;
     struct result r;
     uint64_t o1;
+    const struct ew_finding *x;
 
+    /* a zero first EE0B that then counts from 0: a pre-RFC endpoint */
     start(&s);
     handshake(&s, &accecn_at_client);
+    ack_opt(&s, ace(5), 0, 0, 1);
     data(&s, EW_ECN_ECT_0, ace(5));
+    data(&s, EW_ECN_ECT_0, ace(5));
+    ack_opt(&s, ace(5), 2 * SEG, 0, 1);
+    finish(&s, &r);
+    SILENT(&r, EW_MU_ACCECN_OPTION_MANGLED);
+    CU_ASSERT_EQUAL(r.n, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(r.v.dir[r.c2s].feedback_reason, "pre-RFC"));
+
+    /* EE0B back at 0 after it had counted two segments: zeroed on the way */
+    start(&s);
+    handshake(&s, &accecn_at_client);
+    ack_opt(&s, ace(5), 1, 0, 1);
+    data(&s, EW_ECN_ECT_0, ace(5));
+    ack_opt(&s, ace(5), 1 + SEG, 0, 1);
     data(&s, EW_ECN_ECT_0, ace(5));
     o1 = ack_opt(&s, ace(5), 0, 0, 1);
     finish(&s, &r);
-    EXPECT(&r, EW_MU_ACCECN_OPTION_MANGLED, r.s2c, EW_CONF_CERTAIN, o1, 1);
+    EXPECT(&r, EW_MU_ACCECN_OPTION_MANGLED, r.s2c, EW_CONF_LIKELY, o1, 1);
     CU_ASSERT_EQUAL(count_of(&r, EW_MU_ACCECN_OPTION_MANGLED, -1), 1);
+    /* and the zero counted nothing: no 2^24 bytes of phantom ECT(0) */
+    SILENT(&r, EW_MU_REMARKING);
+    /* seen where the option leaves the server: its own doing, no middlebox */
+    start(&s);
+    handshake(&s, &accecn_at_server);
+    ack_opt(&s, ace(5), 1, 0, 1);
+    data(&s, EW_ECN_ECT_0, ace(5));
+    ack_opt(&s, ace(5), 1 + SEG, 0, 1);
+    o1 = ack_opt(&s, ace(5), 0, 0, 1);
+    finish(&s, &r);
+    EXPECT(&r, EW_MU_ACCECN_OPTION_MANGLED, r.s2c, EW_CONF_LIKELY, o1, 1);
+    x = find(&r, EW_MU_ACCECN_OPTION_MANGLED, r.s2c);
+    CU_ASSERT_TRUE(x && strstr(x->detail, "no middlebox"));
 
+    /* ECEB grows by a segment while ACE reports no CE */
     start(&s);
     handshake(&s, &accecn_at_client);
     data(&s, EW_ECN_ECT_0, ace(5));
+    ack_opt(&s, ace(5), 1 + SEG, 0, 1);
     data(&s, EW_ECN_ECT_0, ace(5));
-    o1 = ack_opt(&s, ace(5), 1 + SEG, SEG, 1);
+    ack_opt(&s, ace(5), 1 + SEG, SEG, 1);
     finish(&s, &r);
-    EXPECT(&r, EW_MU_ACCECN_OPTION_MANGLED, r.s2c, EW_CONF_LIKELY, o1, 1);
+    CU_ASSERT_EQUAL(count_of(&r, EW_MU_ACCECN_OPTION_MANGLED, r.s2c), 1);
+    x = find(&r, EW_MU_ACCECN_OPTION_MANGLED, r.s2c);
+    CU_ASSERT_TRUE(x && x->confidence == EW_CONF_LIKELY);
     CU_ASSERT_EQUAL(count_of(&r, EW_MU_ACCECN_OPTION_MANGLED, -1), 1);
 
     start(&s);
@@ -986,7 +1132,9 @@ test_accecn_option_mangled(void)
 /* RFC 9768 §3.2.2.4: r.cep starts at 5 so that "a zero ACE field" on the
  * first feedback after the handshake exposes zeroing of the header (digest
  * §4.4; §8.4 row 11). Case: the server's first ACK after the handshake has
- * ACE 000; the finding is on the server's direction. Silent on ACE 101. */
+ * ACE 000; the finding is on the server's direction, certain only where the
+ * ACE is seen leaving the server (digest §8.5: only there is the sender of a
+ * value known). Silent on ACE 101. */
 static void
 test_accecn_ace_zeroed(void)
 {
@@ -994,13 +1142,21 @@ test_accecn_ace_zeroed(void)
     struct result r;
     uint64_t a;
 
+    /* at the client the zero arrives: the path or the server (likely) */
     start(&s);
     handshake(&s, &accecn_at_client);
     data(&s, EW_ECN_ECT_0, ace(5));
     a = ack(&s, ace(0));
     finish(&s, &r);
-    EXPECT(&r, EW_MU_ACCECN_ACE_ZEROED, r.s2c, EW_CONF_CERTAIN, a, 1);
+    EXPECT(&r, EW_MU_ACCECN_ACE_ZEROED, r.s2c, EW_CONF_LIKELY, a, 1);
     CU_ASSERT_EQUAL(count_of(&r, EW_MU_ACCECN_ACE_ZEROED, -1), 1);
+    /* at the server it is seen leaving the server: certain, and its own */
+    start(&s);
+    handshake(&s, &accecn_at_server);
+    data(&s, EW_ECN_ECT_0, ace(5));
+    a = ack(&s, ace(0));
+    finish(&s, &r);
+    EXPECT(&r, EW_MU_ACCECN_ACE_ZEROED, r.s2c, EW_CONF_CERTAIN, a, 1);
 
     start(&s);
     handshake(&s, &accecn_at_client);
@@ -1266,6 +1422,8 @@ ew_test_register_misuse(void)
                      test_accecn_handshake_violation) ||
         !CU_add_test(s, "accecn_option_mangled: zero EE0B, ECEB without ACE",
                      test_accecn_option_mangled) ||
+        !CU_add_test(s, "ECT(1): an L4S sender's ECT(0) first write, one switch, the sender's own",
+                     test_l4s_sender_and_vantage) ||
         !CU_add_test(s, "accecn_ace_zeroed: first ACE 0", test_accecn_ace_zeroed) ||
         !CU_add_test(s, "ecn_flags_reflected: SYN-ACK repeats the SYN's flags",
                      test_ecn_flags_reflected) ||

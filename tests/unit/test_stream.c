@@ -244,9 +244,22 @@ check_rules(const json_t *ev, json_int_t flows)
     if (n == 0 || strcmp(str(json_array_get(ev, n - 1), "event"), "summary") ||
         count(ev, "summary", 0) != 1)
         bad++;
-    for (id = 1; id <= flows; id++)
-        if (count(ev, "flow_end", id) != 1)
+    {
+        /* an evicted flow of no interest may have no flow_end: the summary
+         * counts those (stream.h) */
+        json_int_t none = 0, summarised = n ? num(json_array_get(ev, n - 1), "flow_ends_summarised") : 0;
+
+        for (id = 1; id <= flows; id++) {
+            int c = count(ev, "flow_end", id);
+
+            if (c == 0)
+                none++;
+            else if (c != 1)
+                bad++;
+        }
+        if (none != summarised)
             bad++;
+    }
     for (i = 0; i < n; i++) {
         const json_t *e = json_array_get(ev, i);
 
@@ -312,7 +325,12 @@ test_events(void)
         pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 501 + 1000 * (uint32_t)i, 1000, EW_ECN_ECT_0);
         frame(r, &p, T0 + (i == 0 ? SEC + 2000000 : (int64_t)(i + 1) * SEC + SEC / 2));
     }
-    /* B (flow 2): UDP, CE on a sender of Not-ECT: ce_on_not_ect */
+    /* B (flow 2): UDP, CE on a sender seen sending Not-ECT: ce_on_not_ect
+     * (three Not-ECT datagrams first: CE alone says nothing of its sender) */
+    for (i = 0; i < 3; i++) {
+        pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 100, EW_ECN_NOT_ECT);
+        frame(r, &p, T0 + 4 * SEC + SEC * 7 / 10 - 3000000 + 1000000 * i);
+    }
     pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 100, EW_ECN_CE);
     frame(r, &p, T0 + 4 * SEC + SEC * 7 / 10);
     /* C (flow 3), 15 s on: A gives way (least recently active), B is idle */
@@ -379,7 +397,7 @@ test_events(void)
     CU_ASSERT_STRING_EQUAL(str(e, "event"), "summary");
     CU_ASSERT_STRING_EQUAL(str(e, "time"), "2023-11-14T22:13:40.000000Z");
     CU_ASSERT_STRING_EQUAL(str(json_object_get(e, "source"), "name"), "x.pcap");
-    CU_ASSERT_EQUAL(num(json_object_get(e, "totals"), "frames"), 8);
+    CU_ASSERT_EQUAL(num(json_object_get(e, "totals"), "frames"), 11);
     CU_ASSERT_EQUAL(num(json_object_get(e, "totals"), "flows"), 3);
     CU_ASSERT_EQUAL(num(json_object_get(e, "totals"), "flows_evicted"), 1);
     CU_ASSERT_EQUAL(num(json_object_get(e, "totals"), "flows_expired"), 1);
@@ -432,7 +450,7 @@ test_findings_once(void)
  * two intervals' ends (here flow_end of evicted flows) wait in the buffer,
  * then all go out at once, whole lines, when a packet reaches the next */
 static void
-test_flush_per_interval(void)
+test_flush_per_interval(void) /* ECT(0) flows: evicted, each gets its flow_end */
 {
     struct run *r = start(NULL, 2, 0, false);
     struct ew_pkt p;
@@ -441,11 +459,11 @@ test_flush_per_interval(void)
     json_t *ev;
     int bad;
 
-    pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_NOT_ECT);
+    pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_ECT_0);
     frame(r, &p, T0 + SEC); /* the first interval: [1 s, 2 s) */
-    pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_NOT_ECT);
+    pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_ECT_0);
     frame(r, &p, T0 + SEC + SEC / 10);
-    pkt(&p, EW_L4_UDP, CLI, 3, 0, 0, 10, EW_ECN_NOT_ECT);
+    pkt(&p, EW_L4_UDP, CLI, 3, 0, 0, 10, EW_ECN_ECT_0);
     frame(r, &p, T0 + SEC + SEC / 5); /* flow 1 is evicted */
     frame(r, &p, T0 + 2 * SEC - 1);
     CU_ASSERT_EQUAL(on_disk(r), 0);
@@ -462,9 +480,9 @@ test_flush_per_interval(void)
     free(text);
 
     /* the next interval runs from that packet: [2 s, 3 s) */
-    pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_NOT_ECT);
+    pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_ECT_0);
     frame(r, &p, T0 + 2 * SEC + SEC / 2);
-    pkt(&p, EW_L4_UDP, CLI, 4, 0, 0, 10, EW_ECN_NOT_ECT);
+    pkt(&p, EW_L4_UDP, CLI, 4, 0, 0, 10, EW_ECN_ECT_0);
     frame(r, &p, T0 + 2 * SEC + SEC * 6 / 10); /* flow 3 is evicted */
     frame(r, &p, T0 + 3 * SEC - 1);
     CU_ASSERT_EQUAL(on_disk(r), size);
@@ -625,7 +643,7 @@ test_full_device(void)
     int i;
 
     for (i = 1; i <= 3; i++) {
-        pkt(&p, EW_L4_UDP, CLI, (uint16_t)i, 0, 0, 10, EW_ECN_NOT_ECT);
+        pkt(&p, EW_L4_UDP, CLI, (uint16_t)i, 0, 0, 10, EW_ECN_ECT_0);
         frame(r, &p, T0 + i); /* the third evicts the first */
     }
     CU_ASSERT_FALSE(r->s.error);
@@ -637,13 +655,62 @@ test_full_device(void)
 
     /* no event before the end: the summary is refused */
     r = start("/dev/full", 2, 0, false);
-    pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_NOT_ECT);
+    pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_ECT_0);
     frame(r, &p, T0);
     frame(r, &p, T0 + SEC);
     CU_ASSERT_FALSE(r->s.error);
     ew_stream_finish(&r->s, &src_file);
     CU_ASSERT_TRUE(r->s.error);
     finish(r, true);
+}
+
+/* stream.h: an evicted flow of no interest (all Not-ECT, no finding) gets no
+ * flow_end, only a count in the summary; one with ECT gets its flow_end; and
+ * past the byte limit events are counted, not written, the summary always */
+static void
+test_summarised_and_limit(void)
+{
+    struct run *r = start(NULL, 1, 0, false);
+    struct ew_pkt p;
+    char *text;
+    json_t *ev, *last;
+    int bad, i;
+
+    pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_NOT_ECT);
+    frame(r, &p, T0);
+    pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_ECT_0); /* evicts flow 1: no interest */
+    frame(r, &p, T0 + 1);
+    pkt(&p, EW_L4_UDP, CLI, 3, 0, 0, 10, EW_ECN_NOT_ECT); /* evicts flow 2: ECT(0) */
+    frame(r, &p, T0 + 2);
+    text = finish(r, false);
+    ev = events_of(text, &bad);
+    CU_ASSERT_EQUAL(bad, 0);
+    last = json_array_get(ev, json_array_size(ev) - 1);
+    CU_ASSERT_EQUAL(count(ev, "flow_end", 1), 0);
+    CU_ASSERT_EQUAL(count(ev, "flow_end", 2), 1);
+    CU_ASSERT_EQUAL(count(ev, "flow_end", 3), 1); /* held at the end: always written */
+    CU_ASSERT_EQUAL(num(last, "flow_ends_summarised"), 1);
+    CU_ASSERT_EQUAL(num(last, "events_dropped"), 0);
+    CU_ASSERT_EQUAL(check_rules(ev, 3), 0);
+    json_decref(ev);
+    free(text);
+
+    /* a limit of 1 kB: the first flow_end passes it, the rest are counted */
+    r = start(NULL, 1, 0, false);
+    ew_stream_limit(&r->s, 1024);
+    for (i = 1; i <= 5; i++) {
+        pkt(&p, EW_L4_UDP, CLI, (uint16_t)i, 0, 0, 10, EW_ECN_ECT_0);
+        frame(r, &p, T0 + i);
+    }
+    text = finish(r, false);
+    ev = events_of(text, &bad);
+    CU_ASSERT_EQUAL(bad, 0);
+    last = json_array_get(ev, json_array_size(ev) - 1);
+    CU_ASSERT_STRING_EQUAL(str(last, "event"), "summary");
+    CU_ASSERT_EQUAL(count(ev, "flow_end", 0), 1);
+    CU_ASSERT_EQUAL(num(last, "events_dropped"), 4);
+    json_decref(ev);
+    free(text);
 }
 
 /* run path through a stream with the offline driver's settings (1 s
@@ -704,7 +771,7 @@ test_captures(void)
                 fprintf(stderr, "%s, %u flows: %d faults\n", caps[i], max, bad);
             CU_ASSERT_EQUAL(bad, 0);
             if (max == 1)
-                CU_ASSERT_EQUAL(count(ev, "flow_end", 0),
+                CU_ASSERT_EQUAL(count(ev, "flow_end", 0) + num(last, "flow_ends_summarised"),
                                 num(json_object_get(last, "totals"), "flows"));
             findings += count(ev, "finding", 0);
             json_decref(ev);
@@ -730,6 +797,7 @@ ew_test_register_stream(void)
         !CU_add_test(s, "the last interval's findings", test_last_interval) ||
         !CU_add_test(s, "nothing read: the summary alone", test_nothing_read) ||
         !CU_add_test(s, "a full device sets error", test_full_device) ||
+        !CU_add_test(s, "evicted flows of no interest summarised; the byte limit", test_summarised_and_limit) ||
         !CU_add_test(s, "bundled captures: the rules hold", test_captures))
         return -1;
     return 0;
