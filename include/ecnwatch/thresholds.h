@@ -39,6 +39,13 @@
 #define EW_PATH_QD_SHALLOW_US 2000
 /* CE at 3 ms or more (in us): a classic AQM, marking at several ms (CoDel's 5 ms target, PIE, RED) */
 #define EW_PATH_QD_CLASSIC_US 3000
+/* below ~1 ms per packet even an L4S queue holds some packets: the marked one, a 2-segment burst
+ * (Linux sends at least 2 segments per TSO/GSO burst, tcp_tso_autosize) and the one a delayed ACK
+ * waits for (RFC 9331 §4.3 lets the sender burst; RFC 5681 §4.2 ACK every 2nd segment), so the
+ * shallow threshold is at least 4 segments' serialisation time at the flow's own rate; the
+ * classic one keeps its 1 ms gap above (design; field capture: Prague through DualPI2 at 5 Mbit/s,
+ * 2.4 ms per 1514-byte packet, CE at 8.2 ms of RTT above the minimum, 1.5 marks per RTT) */
+#define EW_PATH_BURST_PKTS 4
 /* vantage unknown: an RTT floor under 0.5 ms (in ns) is the receiver's turnaround, not a path (design) */
 #define EW_PATH_RTT_MIN_USABLE_NS 500000
 /* a flow joins the L4S/classic comparison with 10 data segments or more (design: a rate needs some) */
