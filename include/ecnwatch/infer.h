@@ -114,6 +114,10 @@ struct ew_half {
      * from the other half's loop (capture point -> d's sender -> back) */
     uint64_t ce_up_sum_us;
     uint32_t ce_up_n, ce_up_max_us;
+    /* the highest payload rate over EW_INF_RATE_WINDOW_NS windows: near the
+     * link's rate when the flow had it to itself for a while */
+    int64_t rwin_start;
+    uint32_t rwin_bytes, peak_kbps;
 
     /* -- cold: evidence, the frames where things were first seen (0 = not seen) */
     uint64_t first_data_frame;

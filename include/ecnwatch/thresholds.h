@@ -32,6 +32,10 @@
 /* one leg of the handshake at most 1/10 of its time: the capture sits at that end (design) */
 #define EW_INF_VANTAGE_SIDE_DIV 10
 
+/* a flow's peak rate is its payload over windows of 200 ms (in ns): ten 20 ms RTTs, long enough
+ * to smooth a sender's bursts, short enough to catch a flow alone on its link (design) */
+#define EW_INF_RATE_WINDOW_NS 200000000
+
 /* ------------------------------------------------------------ path */
 
 /* CE at 2 ms of queueing delay or less (in us): a shallow L4S AQM, marking at about 1 ms (L4S
@@ -42,7 +46,7 @@
 /* below ~1 ms per packet even an L4S queue holds some packets: the marked one, a 2-segment burst
  * (Linux sends at least 2 segments per TSO/GSO burst, tcp_tso_autosize) and the one a delayed ACK
  * waits for (RFC 9331 §4.3 lets the sender burst; RFC 5681 §4.2 ACK every 2nd segment), so the
- * shallow threshold is at least 4 segments' serialisation time at the flow's own rate; the
+ * shallow threshold is at least 4 segments' serialisation time at the flow's own (peak) rate; the
  * classic one keeps its 1 ms gap above (design; field capture: Prague through DualPI2 at 5 Mbit/s,
  * 2.4 ms per 1514-byte packet, CE at 8.2 ms of RTT above the minimum, 1.5 marks per RTT) */
 #define EW_PATH_BURST_PKTS 4
@@ -54,6 +58,19 @@
 #define EW_PATH_DUALQ_DELAY_RATIO 2
 /* DualQ: ECT(1) marked more than twice as often as ECT(0) (design: a DualQ marks L4S far more) */
 #define EW_PATH_DUALQ_MARK_RATIO 2
+/* DualQ coupling factor k: p_L = k * sqrt(p_C), RFC 9332 §2.1 default k = 2 (digest §5.3) */
+#define EW_PATH_DUALQ_K 2.0
+/* DualQ by marks: ECT(0) marked at most 4x the coupled (p_L / k)^2 (design: the L queue's native
+ * step marking only adds to p_L, so p_C falls below the coupling, rarely above; 4x absorbs the
+ * counting noise of a few dozen classic marks) */
+#define EW_PATH_DUALQ_COUPLING_SLACK 4.0
+/* one queue by marks: both kinds CE-marked per packet within a factor 3 of each other (design:
+ * one AQM marks by delay, not codepoint; field capture CoDel, one queue: 1.4x) */
+#define EW_PATH_SAME_MARK_RATIO 3.0
+/* an L4S AQM marks a scalable flow about twice a round trip whatever the rate (RFC 9332 §2.1 /
+ * RFC 9330 on scalable congestion control), a classic AQM an L4S flow far less (field captures:
+ * DualPI2 2.7 marks per RTT on Prague, single-queue CoDel 0.04); 1 splits them (design) */
+#define EW_PATH_L4S_MIN_CE_PER_RTT 1.0
 /* one shared queue: the two delays differ by 30 % of the larger or less (design: RTT noise) */
 #define EW_PATH_SAME_QDELAY_FRAC 0.3
 

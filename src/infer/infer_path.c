@@ -175,11 +175,17 @@ ew_infer_path(const struct ew_flow *f, int d, const struct ew_flow_verdict *v,
     p->qdelay_at_marks_ms = at_marks >= 0 ? at_marks / 1000.0 : -1;
     p->qdelay_mean_ms = mean >= 0 ? mean / 1000.0 : -1;
     p->qdelay_max_ms = max >= 0 ? max / 1000.0 : -1;
-    /* one largest segment at the flow's own payload rate */
+    /* one largest segment at the flow's own payload rate: its peak over
+     * windows (a flow that shares the link for part of the time had more of
+     * it then), else its mean */
     p->serialisation_ms = -1;
     if (dur > 0 && f->dir[d].payload_bytes > 0 && h->data_pkts > 1 && f->dir[d].max_payload) {
-        double s = (double)f->dir[d].max_payload * (double)dur / (double)f->dir[d].payload_bytes;
+        double bps = (double)f->dir[d].payload_bytes * 8e9 / (double)dur;
+        double s;
 
+        if ((double)h->peak_kbps * 1000 > bps)
+            bps = (double)h->peak_kbps * 1000;
+        s = (double)f->dir[d].max_payload * 8e9 / bps; /* ns */
         ser_us = (uint32_t)(s / 1000.0);
         p->serialisation_ms = s / 1e6;
     }

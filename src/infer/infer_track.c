@@ -79,6 +79,19 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
             h->first_data_ecn_set = true;
         }
         h->data_last_ns = ts;
+        /* the peak rate, window by window */
+        if (h->data_pkts == 0 || ts < h->rwin_start) {
+            h->rwin_start = ts;
+            h->rwin_bytes = 0;
+        } else if (ts - h->rwin_start >= EW_INF_RATE_WINDOW_NS) {
+            uint64_t kbps = (uint64_t)h->rwin_bytes * 8000000 / (uint64_t)(ts - h->rwin_start);
+
+            if (kbps > h->peak_kbps)
+                h->peak_kbps = kbps > UINT32_MAX ? UINT32_MAX : (uint32_t)kbps;
+            h->rwin_start = ts;
+            h->rwin_bytes = 0;
+        }
+        h->rwin_bytes += t->payload;
         h->last_data_ecn = ecn;
         h->last_data_frame = frame;
         if (h->ece_acks > 0)
