@@ -259,6 +259,7 @@ enum ew_aqm {
     EW_AQM_SCE,     /* ECT(0) turned ECT(1) in runs */
     EW_AQM_DROP_TAIL, /* losses and growing delay, no marks */
     EW_AQM_UNKNOWN,
+    EW_AQM_DUALQ_CLASSIC, /* classic marks, in a bottleneck that looks like a DualQ (bottleneck.c) */
 };
 extern const char *const ew_aqm_name[];
 

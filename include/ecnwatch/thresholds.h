@@ -71,6 +71,9 @@
  * RFC 9330 on scalable congestion control), a classic AQM an L4S flow far less (field captures:
  * DualPI2 2.7 marks per RTT on Prague, single-queue CoDel 0.04); 1 splits them (design) */
 #define EW_PATH_L4S_MIN_CE_PER_RTT 1.0
+/* harm under a classic single queue: an L4S flow's throughput over 1.1x a classic flow's (design:
+ * flows sharing one queue fairly are within 10 %; RFC 9331 §4.3 is about L4S taking more) */
+#define EW_PATH_HARM_RATIO 1.1
 /* one shared queue: the two delays differ by 30 % of the larger or less (design: RTT noise) */
 #define EW_PATH_SAME_QDELAY_FRAC 0.3
 

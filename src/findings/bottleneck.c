@@ -354,6 +354,19 @@ ew_bottlenecks_json(const struct ew_flowtab *tab, const uint32_t *refs, size_t n
             continue;
         }
         looks = looks_like(&l4s, &cl, reason, sizeof(reason));
+        /* RFC 9331 §4.3: an L4S flow on a classic single queue takes more than
+         * its share; the ratio says whether it did here */
+        if (!strcmp(looks, "single_queue") && cl.mbps > 0) {
+            size_t used = strlen(reason);
+
+            double per = (l4s.mbps / l4s.n) / (cl.mbps / cl.n);
+
+            snprintf(reason + used, sizeof(reason) - used,
+                     "; L4S:classic throughput %.2f:1 a flow, %s", per,
+                     per > EW_PATH_HARM_RATIO
+                         ? "the L4S flows take more than their share (classic_aqm_under_l4s)"
+                         : "the L4S flows take no more than their share");
+        }
         ew_addr_str(m[i].key.lo, m[i].key.family, a, sizeof(a));
         ew_addr_str(m[i].key.hi, m[i].key.family, b, sizeof(b));
         g = json_object();
@@ -372,4 +385,62 @@ out:
     free(gm);
     free(m);
     return arr;
+}
+
+static int
+cmp_u64(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+    return (a > b) - (a < b);
+}
+
+uint64_t *
+ew_bottleneck_dualq_classics(const json_t *bottlenecks, size_t *n)
+{
+    uint64_t *ids = NULL;
+    size_t i, k, room = 0;
+    json_t *g, *id;
+
+    *n = 0;
+    json_array_foreach(bottlenecks, i, g) {
+        const char *looks = json_string_value(json_object_get(g, "looks_like"));
+
+        if (!looks || strcmp(looks, "dualq"))
+            continue;
+        json_array_foreach(json_object_get(json_object_get(g, "classic"), "flows"), k, id) {
+            if (*n == room) {
+                uint64_t *more = realloc(ids, (room ? 2 * room : 16) * sizeof(*ids));
+
+                if (!more) {
+                    free(ids);
+                    *n = 0;
+                    return NULL;
+                }
+                ids = more;
+                room = room ? 2 * room : 16;
+            }
+            ids[(*n)++] = (uint64_t)json_integer_value(id);
+        }
+    }
+    if (ids)
+        qsort(ids, *n, sizeof(*ids), cmp_u64);
+    return ids;
+}
+
+void
+ew_bottleneck_refine(const uint64_t *ids, size_t n, uint64_t id, struct ew_flow_summary *r)
+{
+    struct ew_path_verdict *p;
+
+    if (!n || !r->has_path || !bsearch(&id, ids, n, sizeof(*ids), cmp_u64))
+        return;
+    p = &r->path[r->v.main_dir];
+    if (p->aqm != EW_AQM_CLASSIC)
+        return;
+    p->aqm = EW_AQM_DUALQ_CLASSIC;
+    snprintf(p->reason, EW_REASON_LEN,
+             "%llu marks at %.1f ms of queueing delay on average, while ECT(1) flows through the "
+             "same bottleneck are marked at a shallow queue: a DualQ's classic queue",
+             (unsigned long long)p->marks, p->qdelay_at_marks_ms);
 }

@@ -15,6 +15,7 @@ const char *const ew_aqm_name[] = {
     [EW_AQM_NONE_SEEN] = "none_seen", [EW_AQM_L4S] = "l4s_shallow",
     [EW_AQM_CLASSIC] = "classic_single_queue", [EW_AQM_SCE] = "sce",
     [EW_AQM_DROP_TAIL] = "drop_tail", [EW_AQM_UNKNOWN] = "unknown",
+    [EW_AQM_DUALQ_CLASSIC] = "dualq_classic",
 };
 
 int64_t
