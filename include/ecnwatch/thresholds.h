@@ -50,6 +50,9 @@
  * classic one keeps its 1 ms gap above (design; field capture: Prague through DualPI2 at 5 Mbit/s,
  * 2.4 ms per 1514-byte packet, CE at 8.2 ms of RTT above the minimum, 1.5 marks per RTT) */
 #define EW_PATH_BURST_PKTS 4
+/* ... only for a flow that sends 4 segments a round trip or more at that rate: fewer is a flow
+ * limited by its application or window, whose rate says nothing of the link's (design) */
+#define EW_PATH_SCALE_MIN_PKTS_PER_RTT 4
 /* vantage unknown: an RTT floor under 0.5 ms (in ns) is the receiver's turnaround, not a path (design) */
 #define EW_PATH_RTT_MIN_USABLE_NS 500000
 /* a flow joins the L4S/classic comparison with 10 data segments or more (design: a rate needs some) */

@@ -187,8 +187,12 @@ ew_infer_path(const struct ew_flow *f, int d, const struct ew_flow_verdict *v,
         if ((double)h->peak_kbps * 1000 > bps)
             bps = (double)h->peak_kbps * 1000;
         s = (double)f->dir[d].max_payload * 8e9 / bps; /* ns */
-        ser_us = (uint32_t)(s / 1000.0);
         p->serialisation_ms = s / 1e6;
+        /* a flow that sends only a few segments a round trip is limited by
+         * itself (application, window), not by the link: its rate tells
+         * nothing of the link's serialisation time */
+        if (rtt > 0 && s * EW_PATH_SCALE_MIN_PKTS_PER_RTT <= (double)rtt)
+            ser_us = (uint32_t)(s / 1000.0);
     }
     p->ce_per_rtt = dur > 0 && rtt > 0 && h->data_pkts > 1
                         ? (double)marks * (double)rtt / (double)dur
