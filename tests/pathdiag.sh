@@ -63,8 +63,11 @@ aqm $C/accecn-l4s-client.pcap  l4s_shallow          downstream
 aqm $C/accecn-ce-client.pcap   classic_single_queue downstream
 aqm $C/rfc3168-ce-client.pcap  classic_single_queue downstream
 aqm $C/no-ecn-client.pcap      none_seen            none
-# real: at the receiver the marks are seen (upstream) but the queue is not measurable
-aqm $C/accecn-ce-server.pcap   unknown              upstream
+# real: at the receiver the marks are seen (upstream) and the queue they
+# crossed is timed by TCP timestamps (RFC 7323 §3, as pping): the sender's
+# echo of the receiver's TSval crossed the bottleneck; the same verdict as
+# at the sender
+aqm $C/accecn-ce-server.pcap   classic_single_queue upstream
 aqm $C/rfc3168-sce-server.pcap sce                  upstream
 # generated
 tg prague-shallow prague sender && aqm "$cap" l4s_shallow          downstream
@@ -87,6 +90,46 @@ for kind in dualq single; do
         check "two flows through a $kind: $want" value_is "$cap" \
             '.bottlenecks | length as $n | .[0] | "\($n) \(.looks_like) \(.l4s.flows) \(.classic.flows)"' "1 $want [1] [2]"
 done
+# the same pairs with TCP timestamps (tcpgen --ts), from either side: next to
+# the receiver the queue is timed as pping does, the first TSval one way
+# against the first TSecr echoing it (RFC 7323 §3), so that both sides agree.
+# Field captures: L4STeam CUBIC + Prague through DualPI2 and through a
+# single-queue CoDel, captured next to the receiver (tests/field.sh).
+for kind in dualq single; do
+    want=$([ $kind = dualq ] && echo dualq || echo single_queue)
+    l4s=$([ $kind = dualq ] && echo l4s_shallow || echo classic_single_queue)
+    cl=$([ $kind = dualq ] && echo dualq_classic || echo classic_single_queue)
+    for side in sender receiver; do
+        tg pair-$kind-ts-$side prague $side --pair $kind --ts 1 &&
+            check "two flows through a $kind, timestamps, at the $side: $want, paths $l4s and $cl" \
+                value_is "$cap" '. as $r | .bottlenecks | length as $n | .[0] as $b |
+                    ([.[0].l4s.flows[0], .[0].classic.flows[0]] | map(. as $i | $r.flows[] | select(.id == $i) | .c2s.path.aqm)) as $p |
+                    "\($n) \($b.looks_like) \($p[0]) \($p[1])"' "1 $want $l4s $cl"
+    done
+done
+# without timestamps, next to the receiver: the marking alone. RFC 9332 §2.1
+# couples p_C = (p_L/2)^2: ECT(1) CE-marked on 12 % of packets, ECT(0) on
+# 1 % (the coupling predicts 0.4 %), 4.9 marks per RTT: a DualQ
+tg pair-dualq-nots-receiver prague receiver --pair dualq &&
+    check "a DualQ from its marking alone, next to the receiver" value_is "$cap" \
+        '.bottlenecks | "\(length) \(.[0].looks_like) \(.[0].l4s.qdelay_ms)"' "1 dualq null"
+# at a low rate even an L4S queue holds a few packets: 7 ms of queue where a
+# segment takes 2.4 ms (5 Mbit/s, as the L4STeam oneflow-5Mbit capture
+# through DualPI2) is L4S-shallow; the same 7 ms at 23 Mbit/s is classic
+if tg prague-lowrate prague sender --gap 2.4 --qdelay 7 --mark-p 0.1 --ts 1; then
+    aqm "$cap" l4s_shallow downstream
+    check "no classic_aqm_under_l4s through a shallow queue at 5 Mbit/s" report_true "$cap" \
+        '(.flows | length) == 1 and .flows[0].misuse == [] and .flows[0].c2s.path.serialisation_ms > 2'
+fi
+tg prague-highrate prague sender --qdelay 7 --mark-p 0.1 --ts 1 && aqm "$cap" classic_single_queue downstream
+# marked several times a round trip (an L4S AQM's rate, RFC 9332 §2.1) at a
+# delay up to twice the shallow limit: a bursty link, not a classic AQM (the
+# heistp Prague-over-Wi-Fi capture through DualPI2, captures/field/: 2.0
+# marks per RTT at 7.0 ms against 4.6 ms; field.sh checks it has no finding)
+tg prague-bursty prague sender --qdelay 3.5 --mark-p 0.1 --ts 1 && aqm "$cap" l4s_shallow downstream
+# the same delay with a classic AQM's rare marks is a classic AQM
+tg prague-bursty-rare prague sender --qdelay 3.5 --mark-p 0.002 --ts 1 && aqm "$cap" classic_single_queue downstream
+
 # real: an L4S flow (port 5001) and a classic one (5002) at once through the
 # lab router's DualQ, its FIFO, and a FIFO with the L4S thresholds but no L
 # queue (captures/lab/record-shared.sh; the expected answer is in the spec)
@@ -102,13 +145,19 @@ ratio_marks() { # ratio_marks SCENARIO
         { why="ratio or marks differ from $lab-marks-summary.json: $why"; return 1; }
 }
 per_flow() { # per_flow SCENARIO LOOKS-LIKE
-    local flag l4s_aqm
+    local flag l4s_aqm cl_aqm=classic_single_queue
     if [ "$2" = dualq ]; then flag='[]'; l4s_aqm='!= "classic_single_queue"'; else
         flag='["classic_aqm_under_l4s"]'; l4s_aqm='== "classic_single_queue"'; fi
+    # the classic flow through a DualQ is in its classic queue (RFC 9332 §2.1)
+    [ "$2" = dualq ] && cl_aqm=dualq_classic
+    # one FIFO marking ECT(1) above 1 ms (captures/README §7): the marking is
+    # L4S-shallow, and the L4S flow gets a tenth of the classic flow's
+    # throughput (the router's own counts): not the harm of RFC 9331 §4.3
+    [ "$1" = fifo-two-thresholds ] && { flag='[]'; l4s_aqm='== "l4s_shallow"'; }
     ew_json "$tmp/r.json" -r "$C/shared-$1-client.pcap" --json || return 1
     jq_true "$tmp/r.json" "
         ([.flows[].server.port] | sort) == [5001, 5002] and
-        (.flows[] | select(.server.port == 5002) | .c2s.path.aqm == \"classic_single_queue\" and .misuse == []) and
+        (.flows[] | select(.server.port == 5002) | .c2s.path.aqm == \"$cl_aqm\" and .misuse == []) and
         (.flows[] | select(.server.port == 5001) | .verdict == \"l4s\" and (.c2s.path.aqm $l4s_aqm) and
             ([.misuse[].kind] == $flag))" ||
         { why="$why; per flow: $(jq -c '[.flows[] | [.server.port, .c2s.path.aqm, [.misuse[].kind]]]' "$tmp/r.json" 2>&1 | head -c 300)"; return 1; }
@@ -123,13 +172,13 @@ for s in dualq single fifo-two-thresholds; do
         continue
     fi
     check "shared-$s at the senders: $want" value_is "$C/shared-$s-client.pcap" "$BN" "1 $want [5001] [5002]"
-    # next to the receivers the marks are seen but the queue is not measurable
-    check "shared-$s at the receivers: unknown" value_is "$C/shared-$s-server.pcap" "$BN" "1 unknown [5001] [5002]"
+    # next to the receivers the queue is timed by TCP timestamps: the same answer
+    check "shared-$s at the receivers: $want" value_is "$C/shared-$s-server.pcap" "$BN" "1 $want [5001] [5002]"
     # the throughput ratio as the senders counted it, and every router mark seen at the receivers
     check "shared-$s: throughput ratio and marks as the senders and the router counted" ratio_marks "$s"
     # per flow, at the senders: the classic flow is marked by a classic (deep)
     # AQM; the L4S flow too, and flagged, unless it has a queue of its own
-    if [ "$want" = dualq ]; then flag='[]'; else flag='["classic_aqm_under_l4s"]'; fi
+    if [ "$want" = dualq ] || [ $s = fifo-two-thresholds ]; then flag='[]'; else flag='["classic_aqm_under_l4s"]'; fi
     check "shared-$s: per-flow path verdicts; classic_aqm_under_l4s $([ "$flag" = '[]' ] && echo 'not ')on the L4S flow" \
         per_flow "$s" "$want"
 done

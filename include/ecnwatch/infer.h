@@ -23,6 +23,25 @@
 /* Observations about one direction d's data and the feedback on it, which
  * travels in the other direction. */
 #define EW_RTT_TIMED 8
+/* TSvals waiting for their first echo, per direction (as pping/ePPing) */
+#define EW_TS_PENDING 8
+
+/* A round trip timed from TCP timestamps at the capture point, the way
+ * pping and ePPing time it: the first packet seen with a new TSval, going
+ * one way, against the first packet coming back whose TSecr echoes it
+ * (RFC 7323 §3). half[d].ts holds the TSvals d's packets carry: the loop
+ * from the capture point to d's receiver and back. Fixed size, no
+ * allocation; a few compares per packet. */
+struct ew_tsloop {
+    int64_t min, last, srtt;    /* ns */
+    uint64_t excess_sum_us;     /* each sample above the running minimum */
+    int64_t pend_ts[EW_TS_PENDING];
+    uint32_t pend_val[EW_TS_PENDING];
+    uint32_t samples, excess_max_us;
+    uint32_t newest;            /* the highest TSval seen this way */
+    uint8_t head, count;
+    bool newest_set;
+};
 
 /* Laid out for the packet path: what every packet of a bulk flow reads or
  * writes comes first (about five cache lines), the RTT ring next, and what
@@ -96,6 +115,17 @@ struct ew_half {
     /* segments being timed: a small FIFO, so that most ACKs give an RTT sample */
     int64_t rtt_ts[EW_RTT_TIMED];
     uint32_t rtt_seq_end[EW_RTT_TIMED];
+
+    /* TSvals of d's packets and their echoes (capture point -> d's receiver -> back) */
+    struct ew_tsloop ts;
+    /* CE arriving on d: the queue upstream of the capture point at that time,
+     * from the other half's loop (capture point -> d's sender -> back) */
+    uint64_t ce_up_sum_us;
+    uint32_t ce_up_n, ce_up_max_us;
+    /* the highest payload rate over EW_INF_RATE_WINDOW_NS windows: near the
+     * link's rate when the flow had it to itself for a while */
+    int64_t rwin_start;
+    uint32_t rwin_bytes, peak_kbps;
 
     /* -- cold: evidence, the frames where things were first seen (0 = not seen) */
     uint64_t first_data_frame;
@@ -212,7 +242,7 @@ enum ew_vantage {
 };
 extern const char *const ew_vantage_name[];
 
-#define EW_REASON_LEN 200
+#define EW_REASON_LEN 256
 
 struct ew_dir_verdict {
     const char *sender_cp;  /* "not_ect", "ect0", "ect1", "mixed" or "none" */
@@ -250,6 +280,7 @@ enum ew_aqm {
     EW_AQM_SCE,     /* ECT(0) turned ECT(1) in runs */
     EW_AQM_DROP_TAIL, /* losses and growing delay, no marks */
     EW_AQM_UNKNOWN,
+    EW_AQM_DUALQ_CLASSIC, /* classic marks, in a bottleneck that looks like a DualQ (bottleneck.c) */
 };
 extern const char *const ew_aqm_name[];
 
@@ -260,7 +291,20 @@ struct ew_path_verdict {
     double qdelay_at_marks_ms; /* mean, or -1 */
     double qdelay_mean_ms, qdelay_max_ms; /* -1 when no RTT was measured */
     uint64_t marks;
+    /* what the delays were measured from: "data_to_ack" (d's data against
+     * its ACKs: the queue downstream of the capture point), "ts_from_sender"
+     * (the sender's echoes of the other side's TSvals: the queue upstream),
+     * "both" (their sum, on the path), or "none" */
+    const char *qdelay_from;
+    double serialisation_ms; /* one largest segment at the flow's own rate, or -1 */
+    double ce_per_rtt;       /* marks per round trip (ew_infer_path_rtt), or -1 */
 };
+
+/* The flow's end-to-end round trip (ns, 0 when unknown) as direction d sees
+ * it: the handshake's (SYN to the ACK of the SYN-ACK), else the two
+ * timestamp loops' smoothed RTTs added (capture point to each end and back),
+ * else d's data-to-ACK smoothed RTT. */
+int64_t ew_infer_path_rtt(const struct ew_flow *f, int d);
 
 /* The path verdict for direction d (canonical), given the flow's verdict. */
 void ew_infer_path(const struct ew_flow *f, int d, const struct ew_flow_verdict *v,

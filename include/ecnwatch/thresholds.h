@@ -43,6 +43,10 @@
 /* one leg of the handshake at most 1/10 of its time: the capture sits at that end (design) */
 #define EW_INF_VANTAGE_SIDE_DIV 10
 
+/* a flow's peak rate is its payload over windows of 200 ms (in ns): ten 20 ms RTTs, long enough
+ * to smooth a sender's bursts, short enough to catch a flow alone on its link (design) */
+#define EW_INF_RATE_WINDOW_NS 200000000
+
 /* ------------------------------------------------------------ path */
 
 /* CE at 2 ms of queueing delay or less (in us): a shallow L4S AQM, marking at about 1 ms (L4S
@@ -50,6 +54,16 @@
 #define EW_PATH_QD_SHALLOW_US 2000
 /* CE at 3 ms or more (in us): a classic AQM, marking at several ms (CoDel's 5 ms target, PIE, RED) */
 #define EW_PATH_QD_CLASSIC_US 3000
+/* below ~1 ms per packet even an L4S queue holds some packets: the marked one, a 2-segment burst
+ * (Linux sends at least 2 segments per TSO/GSO burst, tcp_tso_autosize) and the one a delayed ACK
+ * waits for (RFC 9331 §4.3 lets the sender burst; RFC 5681 §4.2 ACK every 2nd segment), so the
+ * shallow threshold is at least 4 segments' serialisation time at the flow's own (peak) rate; the
+ * classic one keeps its 1 ms gap above (design; field capture: Prague through DualPI2 at 5 Mbit/s,
+ * 2.4 ms per 1514-byte packet, CE at 8.2 ms of RTT above the minimum, 1.5 marks per RTT) */
+#define EW_PATH_BURST_PKTS 4
+/* ... only for a flow that sends 4 segments a round trip or more at that rate: fewer is a flow
+ * limited by its application or window, whose rate says nothing of the link's (design) */
+#define EW_PATH_SCALE_MIN_PKTS_PER_RTT 4
 /* vantage unknown: an RTT floor under 0.5 ms (in ns) is the receiver's turnaround, not a path (design) */
 #define EW_PATH_RTT_MIN_USABLE_NS 500000
 /* a flow joins the L4S/classic comparison with 10 data segments or more (design: a rate needs some) */
@@ -58,6 +72,29 @@
 #define EW_PATH_DUALQ_DELAY_RATIO 2
 /* DualQ: ECT(1) marked more than twice as often as ECT(0) (design: a DualQ marks L4S far more) */
 #define EW_PATH_DUALQ_MARK_RATIO 2
+/* DualQ coupling factor k: p_L = k * sqrt(p_C), RFC 9332 §2.1 default k = 2 (digest §5.3) */
+#define EW_PATH_DUALQ_K 2.0
+/* DualQ by marks: ECT(0) marked at most 4x the coupled (p_L / k)^2 (design: the L queue's native
+ * step marking only adds to p_L, so p_C falls below the coupling, rarely above; 4x absorbs the
+ * counting noise of a few dozen classic marks) */
+#define EW_PATH_DUALQ_COUPLING_SLACK 4.0
+/* one queue by marks: both kinds CE-marked per packet within a factor 3 of each other (design:
+ * one AQM marks by delay, not codepoint; field capture CoDel, one queue: 1.4x) */
+#define EW_PATH_SAME_MARK_RATIO 3.0
+/* an L4S AQM marks a scalable flow about twice a round trip whatever the rate (RFC 9332 §2.1 /
+ * RFC 9330 on scalable congestion control), a classic AQM an L4S flow far less (field captures:
+ * DualPI2 2.7 marks per RTT on Prague, single-queue CoDel 0.04); 1 splits them (design) */
+#define EW_PATH_L4S_MIN_CE_PER_RTT 1.0
+/* an L4S flow marked that often is an L4S AQM's even at up to twice the shallow limit of queueing
+ * delay: a bursty link (Wi-Fi aggregation, some ms) adds delay at the capture point that is not
+ * the AQM's queue (field capture: Prague over Wi-Fi through DualPI2, heistp/l4s-tests, 2.0 marks
+ * per RTT at 7.0 ms against a 4.6 ms limit). A classic AQM controlling a scalable flow alone can
+ * mark it about twice a round trip too, but at its own target, far above (CoDel 5 ms, PIE 15 ms;
+ * tcpgen at 7 ms where the limit is 2 ms stays classic) (design) */
+#define EW_PATH_BURST_SLACK 2
+/* harm under a classic single queue: an L4S flow's throughput over 1.1x a classic flow's (design:
+ * flows sharing one queue fairly are within 10 %; RFC 9331 §4.3 is about L4S taking more) */
+#define EW_PATH_HARM_RATIO 1.1
 /* one shared queue: the two delays differ by 30 % of the larger or less (design: RTT noise) */
 #define EW_PATH_SAME_QDELAY_FRAC 0.3
 

@@ -25,11 +25,12 @@ struct member {
     int d;        /* main data direction */
     bool l4s;
     double mbps, ce_per_pkt, qdelay_ms;
+    double rtts; /* round trips the flow's data spanned, 0 when no RTT is known */
 };
 
 struct side {
     json_t *ids;
-    double mbps, ce, ce_pkts, qd_sum;
+    double mbps, ce, ce_pkts, qd_sum, rtts;
     int n, qd_n;
 };
 
@@ -91,6 +92,11 @@ classify(const struct ew_flow *f, struct member *m, bool *ok)
      * feeds back every mark, RFC 3168 one per congestion episode (ECE until
      * CWR), so those two averages weigh the queue's excursions differently
      * even when both kinds wait in the same queue. */
+    {
+        int64_t rtt = ew_infer_path_rtt(f, m->d);
+
+        m->rtts = rtt > 0 ? (double)(h->data_last_ns - h->data_first_ns) / (double)rtt : 0;
+    }
     if (p->marks > 0 && p->qdelay_at_marks_ms < 0)
         m->qdelay_ms = -1; /* the path verdict found the RTT unusable here */
     else
@@ -194,35 +200,94 @@ group(const struct member *flows, size_t n, struct grp *out)
     return ng;
 }
 
+/* What the two kinds' marking says, apart from their delays: a DualQ
+ * couples them (RFC 9332 §2.1: p_C = (p_L / k)^2, k = 2 by default, the L
+ * queue's own step marking only adding to p_L), so ECT(1) is marked far more
+ * often, and an L4S AQM marks a scalable flow about twice a round trip; one
+ * queue marks both kinds alike, and a classic AQM an L4S flow once in many
+ * round trips. "dualq", "single_queue" or NULL, with the numbers in words. */
+static const char *
+by_marks(double pl, double pc, double l4s_per_rtt, char *why, size_t len)
+{
+    double coupled = (pl / EW_PATH_DUALQ_K) * (pl / EW_PATH_DUALQ_K);
+
+    if (pl <= 0)
+        return NULL;
+    if (pl > EW_PATH_DUALQ_MARK_RATIO * pc && pc <= EW_PATH_DUALQ_COUPLING_SLACK * coupled &&
+        (l4s_per_rtt < 0 || l4s_per_rtt >= EW_PATH_L4S_MIN_CE_PER_RTT)) {
+        snprintf(why, len,
+                 "ECT(1) CE-marked on %.3f%% of packets, ECT(0) on %.4f%% (a DualQ's coupling "
+                 "predicts %.4f%%)",
+                 pl * 100, pc * 100, coupled * 100);
+        return "dualq";
+    }
+    if (pc > 0 && pl <= EW_PATH_SAME_MARK_RATIO * pc && pc <= EW_PATH_SAME_MARK_RATIO * pl &&
+        (l4s_per_rtt < 0 || l4s_per_rtt < EW_PATH_L4S_MIN_CE_PER_RTT)) {
+        snprintf(why, len,
+                 "ECT(1) CE-marked on %.3f%% of packets, ECT(0) on %.3f%%: alike", pl * 100,
+                 pc * 100);
+        return "single_queue";
+    }
+    return NULL;
+}
+
 /* What the two kinds' queueing delays and marking rates look like: "dualq",
- * "single_queue" or "unknown", and why in words. */
+ * "single_queue" or "unknown", and why in words. One queue gives both kinds
+ * the same delay; a DualQ keeps ECT(1) far shallower. Where the delays do
+ * not tell (not measured, or neither pattern), the marking does. */
 static const char *
 looks_like(const struct side *l4s, const struct side *cl, char *reason, size_t len)
 {
     double ql = l4s->qd_n ? l4s->qd_sum / l4s->qd_n : -1;
     double qc = cl->qd_n ? cl->qd_sum / cl->qd_n : -1;
+    double pl = l4s->ce_pkts > 0 ? l4s->ce / l4s->ce_pkts : 0;
+    double pc = cl->ce_pkts > 0 ? cl->ce / cl->ce_pkts : 0;
+    double per_rtt = l4s->rtts > 0 ? l4s->ce / l4s->rtts : -1;
+    char why[160], rtt_txt[48] = "";
+    const char *m = by_marks(pl, pc, per_rtt, why, sizeof(why));
 
-    if (ql < 0 || qc < 0) {
+    if (per_rtt >= 0)
+        snprintf(rtt_txt, sizeof(rtt_txt), ", %.2f marks per RTT on ECT(1)", per_rtt);
+    if (ql >= 0 && qc >= 0) {
+        if (ql * EW_PATH_DUALQ_DELAY_RATIO < qc && pl > EW_PATH_DUALQ_MARK_RATIO * pc) {
+            snprintf(reason, len,
+                     "ECT(1) marked %.1fx as often and queued %.1f ms on average, ECT(0) %.1f "
+                     "ms: two queues, coupled as a DualQ%s",
+                     pl / (pc > 0 ? pc : 1e-9), ql, qc, rtt_txt);
+            return "dualq";
+        }
+        /* one queue cannot keep one kind that much shallower: two queues,
+         * whatever their marking (a DualQ without the coupling) */
+        if (ql * EW_PATH_DUALQ_DELAY_RATIO < qc) {
+            snprintf(reason, len,
+                     "ECT(1) queued %.1f ms on average, ECT(0) %.1f ms: two queues, ECT(1) "
+                     "served first, marking not coupled (%.1fx as often)%s",
+                     ql, qc, pl / (pc > 0 ? pc : 1e-9), rtt_txt);
+            return "dualq";
+        }
+        if ((ql > qc ? ql - qc : qc - ql) <= EW_PATH_SAME_QDELAY_FRAC * (ql > qc ? ql : qc)) {
+            snprintf(reason, len,
+                     "the same queueing delay for both (%.1f and %.1f ms): one shared queue%s",
+                     ql, qc, rtt_txt);
+            return "single_queue";
+        }
+        if (m) {
+            snprintf(reason, len, "queueing delay %.1f ms (ECT(1)) against %.1f ms (ECT(0)); %s%s",
+                     ql, qc, why, rtt_txt);
+            return m;
+        }
         snprintf(reason, len,
-                 "queueing delay not measurable at this capture point for both kinds");
+                 "queueing delay %.1f ms (ECT(1)) against %.1f ms (ECT(0)): neither pattern", ql,
+                 qc);
         return "unknown";
     }
-    if (ql * EW_PATH_DUALQ_DELAY_RATIO < qc &&
-        l4s->ce / l4s->ce_pkts >
-            EW_PATH_DUALQ_MARK_RATIO * (cl->ce / (cl->ce_pkts ? cl->ce_pkts : 1))) {
-        snprintf(reason, len,
-                 "ECT(1) marked %.1fx as often and queued %.1f ms on average, ECT(0) %.1f ms: "
-                 "two queues, coupled as a DualQ",
-                 (l4s->ce / l4s->ce_pkts) / (cl->ce > 0 ? cl->ce / cl->ce_pkts : 1e-9), ql, qc);
-        return "dualq";
-    }
-    if ((ql > qc ? ql - qc : qc - ql) <= EW_PATH_SAME_QDELAY_FRAC * (ql > qc ? ql : qc)) {
-        snprintf(reason, len,
-                 "the same queueing delay for both (%.1f and %.1f ms): one shared queue", ql, qc);
-        return "single_queue";
+    if (m) {
+        snprintf(reason, len, "queueing delay not measured here; %s%s", why, rtt_txt);
+        return m;
     }
     snprintf(reason, len,
-             "queueing delay %.1f ms (ECT(1)) against %.1f ms (ECT(0)): neither pattern", ql, qc);
+             "queueing delay not measurable at this capture point for both kinds, and the "
+             "marking rates fit neither pattern");
     return "unknown";
 }
 
@@ -258,11 +323,11 @@ ew_bottlenecks_json(const struct ew_flowtab *tab, const uint32_t *refs, size_t n
         goto out;
     ng = group(m, nm, gm);
     for (x = 0; x < ng; x = y) {
-        struct side l4s = {NULL, 0, 0, 0, 0, 0, 0}, cl = {NULL, 0, 0, 0, 0, 0, 0};
+        struct side l4s = {NULL, 0, 0, 0, 0, 0, 0, 0}, cl = {NULL, 0, 0, 0, 0, 0, 0, 0};
         json_t *g;
         char a[64], b[64];
         const char *looks;
-        char reason[200];
+        char reason[320];
 
         i = gm[x].lead;
         for (y = x; y < ng && gm[y].lead == i; y++) {
@@ -276,6 +341,7 @@ ew_bottlenecks_json(const struct ew_flowtab *tab, const uint32_t *refs, size_t n
             s->mbps += m[j].mbps;
             s->ce += m[j].ce_per_pkt * m[j].data_pkts;
             s->ce_pkts += m[j].data_pkts;
+            s->rtts += m[j].rtts;
             if (m[j].qdelay_ms >= 0) {
                 s->qd_sum += m[j].qdelay_ms;
                 s->qd_n++;
@@ -288,6 +354,19 @@ ew_bottlenecks_json(const struct ew_flowtab *tab, const uint32_t *refs, size_t n
             continue;
         }
         looks = looks_like(&l4s, &cl, reason, sizeof(reason));
+        /* RFC 9331 §4.3: an L4S flow on a classic single queue takes more than
+         * its share; the ratio says whether it did here */
+        if (!strcmp(looks, "single_queue") && cl.mbps > 0) {
+            size_t used = strlen(reason);
+
+            double per = (l4s.mbps / l4s.n) / (cl.mbps / cl.n);
+
+            snprintf(reason + used, sizeof(reason) - used,
+                     "; L4S:classic throughput %.2f:1 a flow, %s", per,
+                     per > EW_PATH_HARM_RATIO
+                         ? "the L4S flows take more than their share (classic_aqm_under_l4s)"
+                         : "the L4S flows take no more than their share");
+        }
         ew_addr_str(m[i].key.lo, m[i].key.family, a, sizeof(a));
         ew_addr_str(m[i].key.hi, m[i].key.family, b, sizeof(b));
         g = json_object();
@@ -306,4 +385,62 @@ out:
     free(gm);
     free(m);
     return arr;
+}
+
+static int
+cmp_u64(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+    return (a > b) - (a < b);
+}
+
+uint64_t *
+ew_bottleneck_dualq_classics(const json_t *bottlenecks, size_t *n)
+{
+    uint64_t *ids = NULL;
+    size_t i, k, room = 0;
+    json_t *g, *id;
+
+    *n = 0;
+    json_array_foreach(bottlenecks, i, g) {
+        const char *looks = json_string_value(json_object_get(g, "looks_like"));
+
+        if (!looks || strcmp(looks, "dualq"))
+            continue;
+        json_array_foreach(json_object_get(json_object_get(g, "classic"), "flows"), k, id) {
+            if (*n == room) {
+                uint64_t *more = realloc(ids, (room ? 2 * room : 16) * sizeof(*ids));
+
+                if (!more) {
+                    free(ids);
+                    *n = 0;
+                    return NULL;
+                }
+                ids = more;
+                room = room ? 2 * room : 16;
+            }
+            ids[(*n)++] = (uint64_t)json_integer_value(id);
+        }
+    }
+    if (ids)
+        qsort(ids, *n, sizeof(*ids), cmp_u64);
+    return ids;
+}
+
+void
+ew_bottleneck_refine(const uint64_t *ids, size_t n, uint64_t id, struct ew_flow_summary *r)
+{
+    struct ew_path_verdict *p;
+
+    if (!n || !r->has_path || !bsearch(&id, ids, n, sizeof(*ids), cmp_u64))
+        return;
+    p = &r->path[r->v.main_dir];
+    if (p->aqm != EW_AQM_CLASSIC)
+        return;
+    p->aqm = EW_AQM_DUALQ_CLASSIC;
+    snprintf(p->reason, EW_REASON_LEN,
+             "%llu marks at %.1f ms of queueing delay on average, while ECT(1) flows through the "
+             "same bottleneck are marked at a shallow queue: a DualQ's classic queue",
+             (unsigned long long)p->marks, p->qdelay_at_marks_ms);
 }

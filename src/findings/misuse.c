@@ -759,11 +759,14 @@ c_classic_aqm_under_l4s(const struct ctx *c, int d, struct ew_finding *x)
         return false;
     x->first_frame = h->first_ce_frame ? h->first_ce_frame : h->first_ace_change_frame;
     x->count = p.marks;
+    /* the harm is a throughput share: the L4S:classic ratio of flows that
+     * share this bottleneck is in the report's bottlenecks (bottleneck.c),
+     * which a finding on one flow cannot see */
     return say(x,
-               "this L4S flow is CE-marked at %.1f ms of queueing delay, the signature of a "
-               "classic single-queue AQM: there it pushes classic flows sharing the queue aside; "
-               "the sender should fall back to classic behaviour",
-               p.qdelay_at_marks_ms);
+               "this L4S flow is CE-marked at %.1f ms of queueing delay, %.2f times per RTT: a "
+               "classic single-queue AQM, where it can starve classic flows (the harm: "
+               "bottlenecks' L4S:classic throughput); it should fall back to classic",
+               p.qdelay_at_marks_ms, p.ce_per_rtt > 0 ? p.ce_per_rtt : 0);
 }
 
 /* counters of the feedback on d: judged only where AccECN was seen negotiated */

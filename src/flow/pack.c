@@ -132,6 +132,37 @@ ring_rel(uint8_t *in, bool back)
     }
 }
 
+/* the timestamp loops of both halves (struct ew_tsloop): the pending
+ * TSvals' times and the peak-rate window's start relative to the flow's
+ * last packet, the TSvals to the newest seen (or back) */
+static void
+tsloop_rel(uint8_t *in, uint64_t last_ns, bool back)
+{
+    for (size_t d = 0; d < 2; d++) {
+        uint8_t *h = in + offsetof(struct ew_infer, half) + d * sizeof(struct ew_half);
+        uint8_t *l = h + offsetof(struct ew_half, ts);
+        uint8_t *w = h + offsetof(struct ew_half, rwin_start);
+        uint32_t newest, q;
+        uint64_t t;
+
+        memcpy(&newest, l + offsetof(struct ew_tsloop, newest), sizeof(newest));
+        for (size_t i = 0; i < EW_TS_PENDING; i++) {
+            uint8_t *ts = l + offsetof(struct ew_tsloop, pend_ts) + i * sizeof(int64_t);
+            uint8_t *v = l + offsetof(struct ew_tsloop, pend_val) + i * sizeof(uint32_t);
+
+            memcpy(&t, ts, sizeof(t));
+            memcpy(&q, v, sizeof(q));
+            t = back ? unrel(t, last_ns) : rel(t, last_ns);
+            q = back ? unrel32(q, newest) : rel32(q, newest);
+            memcpy(ts, &t, sizeof(t));
+            memcpy(v, &q, sizeof(q));
+        }
+        memcpy(&t, w, sizeof(t));
+        t = back ? unrel(t, last_ns) : rel(t, last_ns);
+        memcpy(w, &t, sizeof(t));
+    }
+}
+
 /* the 64-bit members at `at` taken relative to base (or back) */
 static void
 members_rel(uint8_t *bytes, const size_t *at, size_t n, uint64_t base, bool back)
@@ -289,6 +320,7 @@ ew_flow_pack(const struct ew_flow *f, uint8_t *out)
     if (tcp) {
         memcpy(ib, f->inf, sizeof(inf));
         ring_rel(ib, false); /* before the times it is relative to are */
+        tsloop_rel(ib, (uint64_t)f->last_ns, false);
         members_rel(ib, inf_times, COUNT(inf_times), (uint64_t)f->first_ns, false);
         members_rel(ib, inf_frames, COUNT(inf_frames), f->first_frame, false);
         len += put_words(inf, EW_PACK_INF_WORDS, out + len);
@@ -318,6 +350,7 @@ ew_flow_unpack(const uint8_t *in, size_t len, struct ew_flow *f, struct ew_infer
         members_rel(ib, inf_times, COUNT(inf_times), (uint64_t)f->first_ns, true);
         members_rel(ib, inf_frames, COUNT(inf_frames), f->first_frame, true);
         ring_rel(ib, true);
+        tsloop_rel(ib, (uint64_t)f->last_ns, true);
         f->inf = infer;
     } else {
         f->inf = (struct ew_infer *)(uintptr_t)&ew_infer_none;

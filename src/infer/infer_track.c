@@ -82,6 +82,19 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
             h->first_data_ecn_set = true;
         }
         h->data_last_ns = ts;
+        /* the peak rate, window by window */
+        if (h->data_pkts == 0 || ts < h->rwin_start) {
+            h->rwin_start = ts;
+            h->rwin_bytes = 0;
+        } else if (ts - h->rwin_start >= EW_INF_RATE_WINDOW_NS) {
+            uint64_t kbps = (uint64_t)h->rwin_bytes * 8000000 / (uint64_t)(ts - h->rwin_start);
+
+            if (kbps > h->peak_kbps)
+                h->peak_kbps = kbps > UINT32_MAX ? UINT32_MAX : (uint32_t)kbps;
+            h->rwin_start = ts;
+            h->rwin_bytes = 0;
+        }
+        h->rwin_bytes += t->payload;
         h->last_data_ecn = ecn;
         h->last_data_frame = frame;
         if (h->ece_acks > 0)
@@ -170,6 +183,76 @@ mark_delay(struct ew_half *h)
     h->qd_marks_sum_us += qd;
     if (qd > h->qd_marks_max_us)
         h->qd_marks_max_us = qd;
+}
+
+/* TCP timestamps (RFC 7323 §3), timed as pping/ePPing do. A packet of
+ * direction `out` whose TSval is new (above every TSval seen that way) is
+ * noted, spaced at least an eighth of the loop's smoothed RTT apart so that
+ * EW_TS_PENDING slots span a round trip; the first packet of the other
+ * direction whose TSecr equals a noted TSval closes that loop. Echoes of
+ * older values drop the pending ones they pass: a TSval the far end never
+ * echoed exactly (it echoes the earliest unacknowledged segment's) gives no
+ * sample. */
+static bool
+ts_after(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) > 0;
+}
+
+static void
+ts_sample(struct ew_tsloop *l, int64_t rtt)
+{
+    uint32_t ex;
+
+    if (l->samples == 0 || rtt < l->min)
+        l->min = rtt;
+    l->srtt = l->samples == 0 ? rtt : l->srtt + (rtt - l->srtt) / EW_INF_SRTT_GAIN_DIV;
+    l->last = rtt;
+    l->samples++;
+    ex = (uint32_t)((rtt - l->min) / 1000);
+    l->excess_sum_us += ex;
+    if (ex > l->excess_max_us)
+        l->excess_max_us = ex;
+}
+
+/* t's TSecr read against the TSvals the other direction's loop holds */
+static void
+ts_echo(struct ew_tsloop *l, uint32_t tsecr, int64_t ts)
+{
+    while (l->count) {
+        uint32_t v = l->pend_val[l->head];
+
+        if (ts_after(v, tsecr))
+            return; /* echoes something older than every pending TSval */
+        if (v == tsecr && ts >= l->pend_ts[l->head])
+            ts_sample(l, ts - l->pend_ts[l->head]);
+        l->head = (uint8_t)((l->head + 1) % EW_TS_PENDING);
+        l->count--;
+        if (v == tsecr)
+            return;
+    }
+}
+
+/* t's TSval, the first time it is seen this way */
+static void
+ts_note(struct ew_tsloop *l, uint32_t tsval, int64_t ts)
+{
+    int64_t last;
+
+    if (l->newest_set && !ts_after(tsval, l->newest))
+        return;
+    l->newest = tsval;
+    l->newest_set = true;
+    if (l->count == EW_TS_PENDING)
+        return;
+    last = l->count ? l->pend_ts[(l->head + l->count - 1) % EW_TS_PENDING] : INT64_MIN;
+    if (l->count == 0 || ts - last >= l->srtt / EW_INF_RTT_SPACING_DIV) {
+        unsigned i = (l->head + l->count) % EW_TS_PENDING;
+
+        l->pend_val[i] = tsval;
+        l->pend_ts[i] = ts;
+        l->count++;
+    }
 }
 
 /* The segment's header read as feedback on the other direction's data (r),
@@ -487,9 +570,29 @@ ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uin
                              (in->synack_dir_set && f->hs.neg_accecn)))
         in->accecn_mode = true;
 
+    /* RFC 7323 §3.2: TSecr is valid only with ACK set; echoes first, so
+     * that a CE packet below is paired with its own sample */
+    if (t->has_ts) {
+        if (ack)
+            ts_echo(&in->half[dir ^ 1].ts, t->tsecr, ts);
+        ts_note(&in->half[dir].ts, t->tsval, ts);
+    }
     account_arrival(&in->half[dir], pkt, kind, frame, ts);
     if (syn && ack && t->acc.present)
         option_baseline(&in->half[dir ^ 1], t);
+    /* CE on d's packets as they pass: the queue they crossed upstream of
+     * here shows in the loop to d's sender (its TSvals echoed by d) */
+    if ((pkt->ecn & EW_ECN_MASK) == EW_ECN_CE && t->payload > 0 && !syn &&
+        in->half[dir ^ 1].ts.samples) {
+        const struct ew_tsloop *up = &in->half[dir ^ 1].ts;
+        struct ew_half *h = &in->half[dir];
+        uint32_t ex = (uint32_t)((up->last - up->min) / 1000);
+
+        h->ce_up_sum_us += ex;
+        h->ce_up_n++;
+        if (ex > h->ce_up_max_us)
+            h->ce_up_max_us = ex;
+    }
     if (ack && !syn) {
         uint32_t mss = f->dir[dir ^ 1].max_payload;
 

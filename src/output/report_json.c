@@ -114,16 +114,34 @@ handshake_rtt(const struct ew_flow *f)
     return 0;
 }
 
+/* a timestamp loop (struct ew_tsloop): a round trip from the capture point
+ * to one end and back, timed by TSval and its first echo */
+static void
+tsloop_write(struct jw *w, const char *k, const struct ew_tsloop *l)
+{
+    jw_key(w, k);
+    jw_object_begin(w);
+    kuint(w, "samples", l->samples);
+    if (l->samples) {
+        jw_kreal(w, "min_ms", ms(l->min));
+        jw_kreal(w, "srtt_ms", ms(l->srtt));
+        jw_kreal(w, "excess_mean_ms",
+                 (double)(int64_t)((double)l->excess_sum_us / l->samples) / 1000.0);
+    }
+    jw_object_end(w);
+}
+
 /* RTT of d's data against its ACKs, as timed at the capture point (near the
- * receiver this is only the receiver's ACK delay), and CE marks per RTT,
- * using the handshake RTT when there is one */
+ * receiver this is only the receiver's ACK delay), the two timestamp loops
+ * (to d's receiver and to d's sender, each from the capture point), and CE
+ * marks per RTT, using the end-to-end RTT (ew_infer_path_rtt) */
 static void
 rtt_write(struct jw *w, const struct ew_flow *f, int d)
 {
     const struct ew_half *h = &f->inf->half[d];
     uint64_t ce = h->ce_seen > h->cep_reported ? h->ce_seen : h->cep_reported;
     int64_t dur = h->data_last_ns - h->data_first_ns;
-    int64_t rtt = handshake_rtt(f) ? handshake_rtt(f) : h->rtt_srtt;
+    int64_t rtt = ew_infer_path_rtt(f, d);
 
     jw_key(w, "rtt");
     jw_object_begin(w);
@@ -132,6 +150,10 @@ rtt_write(struct jw *w, const struct ew_flow *f, int d)
         jw_kreal(w, "min_ms", ms(h->rtt_min));
         jw_kreal(w, "srtt_ms", ms(h->rtt_srtt));
         jw_kreal(w, "last_ms", ms(h->rtt_last));
+    }
+    if (f->inf->half[d].ts.samples || f->inf->half[d ^ 1].ts.samples) {
+        tsloop_write(w, "ts_to_receiver", &f->inf->half[d].ts);
+        tsloop_write(w, "ts_to_sender", &f->inf->half[d ^ 1].ts);
     }
     if (dur > 0 && rtt > 0 && h->data_pkts > 1)
         jw_kreal(w, "ce_per_rtt",
@@ -165,6 +187,8 @@ path_write(struct jw *w, const struct ew_path_verdict *pv)
     opt_ms(w, "qdelay_at_marks_ms", p.qdelay_at_marks_ms);
     opt_ms(w, "qdelay_mean_ms", p.qdelay_mean_ms);
     opt_ms(w, "qdelay_max_ms", p.qdelay_max_ms);
+    jw_kstring(w, "qdelay_from", p.qdelay_from);
+    opt_ms(w, "serialisation_ms", p.serialisation_ms);
     jw_object_end(w);
 }
 

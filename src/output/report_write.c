@@ -7,15 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecnwatch/bottleneck.h"
+#include "ecnwatch/conclude.h"
 #include "ecnwatch/jw.h"
 #include "ecnwatch/outfile.h"
 #include "ecnwatch/thread.h"
 
 /* the flows refs[from, to) as members of w's open array (room: for the
  * packed ones) */
+/* the classic flows of DualQ-looking bottlenecks (ew_bottleneck_refine) */
+struct dualq_set {
+    const uint64_t *ids;
+    size_t n;
+};
+
 static void
 flows_range(struct jw *w, const struct ew_analyzer *an, const uint32_t *refs, size_t from,
-            size_t to, struct ew_flow_summary *r, struct ew_flow_room *room)
+            size_t to, struct ew_flow_summary *r, struct ew_flow_room *room,
+            const struct dualq_set *dq)
 {
     size_t i;
 
@@ -23,6 +32,7 @@ flows_range(struct jw *w, const struct ew_analyzer *an, const uint32_t *refs, si
         const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
 
         ew_flow_conclude(f, EW_REPORT_CONCLUDE, r);
+        ew_bottleneck_refine(dq->ids, dq->n, f->id, r);
         ew_report_flow_write(w, an, f, r);
     }
 }
@@ -46,6 +56,7 @@ struct flows_job {
     const struct ew_analyzer *an;
     const uint32_t *refs;
     size_t n;
+    struct dualq_set dq;
     struct jw at; /* the caller's writer as it was inside the array, before any flow */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -80,7 +91,7 @@ flows_helper(void *arg)
             break;
         f = r && room ? open_memstream(&mem, &len) : NULL;
         if (f && jw_init_inside(&c, &j->at, f, false) == 0) {
-            flows_range(&c, j->an, j->refs, k * FLOW_CHUNK, to, r, room);
+            flows_range(&c, j->an, j->refs, k * FLOW_CHUNK, to, r, room, &j->dq);
             if (jw_finish(&c) == 0)
                 state = PART_READY;
         }
@@ -100,7 +111,7 @@ flows_helper(void *arg)
 
 /* the flows of the report, as the array at w's place */
 static int
-flows_write(struct jw *w, const struct ew_analyzer *an)
+flows_write(struct jw *w, const struct ew_analyzer *an, const struct dualq_set *dq)
 {
     struct ew_flowtab_stats st;
     uint32_t *refs;
@@ -127,6 +138,7 @@ flows_write(struct jw *w, const struct ew_analyzer *an)
     j.an = an;
     j.refs = refs;
     j.n = n;
+    j.dq = *dq;
     j.at = *w; /* its state only: the helper never writes through it */
     if (n >= 4 * FLOW_CHUNK && ew_spare_processor() &&
         pthread_mutex_init(&j.mu, NULL) == 0) {
@@ -143,7 +155,7 @@ flows_write(struct jw *w, const struct ew_analyzer *an)
         struct part *pt;
 
         if (!helper || k % 2 == 0) {
-            flows_range(w, an, refs, k * FLOW_CHUNK, to, r, room);
+            flows_range(w, an, refs, k * FLOW_CHUNK, to, r, room, dq);
             continue;
         }
         pt = &j.part[h++ % PARTS];
@@ -155,7 +167,7 @@ flows_write(struct jw *w, const struct ew_analyzer *an)
             jw_raw(w, pt->mem, pt->len);
             jw_members_placed(w);
         } else {
-            flows_range(w, an, refs, k * FLOW_CHUNK, to, r, room);
+            flows_range(w, an, refs, k * FLOW_CHUNK, to, r, room, dq);
         }
         free(pt->mem);
         pt->mem = NULL;
@@ -189,14 +201,18 @@ ew_report_dump(FILE *out, const struct ew_analyzer *an, json_t *root)
     const char *key;
     json_t *v;
     int rc = 0;
+    struct dualq_set dq = {NULL, 0};
+    uint64_t *dq_ids;
 
     if (jw_init(&w, out, 2, 10) != 0)
         return -1;
+    dq_ids = ew_bottleneck_dualq_classics(json_object_get(root, "bottlenecks"), &dq.n);
+    dq.ids = dq_ids;
     jw_object_begin(&w);
     json_object_foreach(root, key, v) {
         jw_key(&w, key);
         if (!strcmp(key, "flows") && json_is_null(v)) {
-            if (flows_write(&w, an) != 0)
+            if (flows_write(&w, an, &dq) != 0)
                 rc = -1;
         } else {
             jw_json(&w, v);
@@ -208,6 +224,7 @@ ew_report_dump(FILE *out, const struct ew_analyzer *an, json_t *root)
     jw_raw(&w, "\n", 1);
     if (jw_finish(&w) != 0)
         rc = -1;
+    free(dq_ids);
     return rc;
 }
 

@@ -13,6 +13,10 @@
  * over the first 40 segments; marks only come once it has); by default 6 ms
  * for classic schemes and 0.8 ms for DCTCP and Prague.
  * --mark-p P sets the AQM's marking probability once the queue is up.
+ * --ts 1 puts RFC 7323 timestamps on every segment (1 ms clocks; a receiver
+ * echoes the earliest unacknowledged segment's TSval, RFC 7323 §4.3).
+ * --gap MS spaces the data segments MS apart (default 0.5 ms: 23 Mbit/s);
+ * at 2.4 ms a segment, as on a 5 Mbit/s link.
  * --pair dualq|single writes two flows at once through one bottleneck, a
  * Prague-like ECT(1) flow and a classic ECT(0) flow: a DualQ (the L4S flow
  * at 0.8 ms, marked often; the classic flow at 12 ms, marked rarely) or one
@@ -85,6 +89,8 @@ struct rec {
     bool accecn_opt;
     uint32_t e0b, ceb, e1b;
     bool mss_opt;
+    bool ts_opt;    /* RFC 7323 timestamps: NOP, NOP, TS */
+    uint32_t tsval, tsecr;
     uint16_t cport; /* the flow's client port */
     uint64_t order; /* creation order, to keep equal times stable */
 };
@@ -143,7 +149,16 @@ struct cfg {
     uint32_t ect0_prefix; /* bytes of a first ECT(0) write (0: none) */
     bool ect1_syn;
     bool ack_ect1;
+    bool ts;          /* --ts: RFC 7323 timestamps on every segment */
+    int64_t gap_ns;   /* --gap MS: time between data segments (the link rate) */
 };
+
+/* a host's timestamp clock: 1 ms ticks, as Linux's */
+static uint32_t
+ts_clock(int64_t t)
+{
+    return (uint32_t)(t / 1000000);
+}
 
 /* the initial EE1B: RFC 9768 §3.2.1 starts it at 1, the 2021 L4S kernel at 0 */
 static bool prerfc_opt;
@@ -240,11 +255,13 @@ struct receiver {
     uint8_t prev_ecn;
     bool fed_back;        /* a feedback segment has been sent */
     unsigned opts;        /* AccECN options sent */
+    uint32_t ts_recent;   /* RFC 7323 §4.3: TSval of the earliest segment not yet ACKed */
 };
 
 struct sender {
     bool cwr_pending;
     int64_t last_cwr_ts;
+    uint32_t ts_recent;   /* the latest ACK's TSval */
 };
 
 static void
@@ -289,6 +306,9 @@ send_ack(const struct cfg *c, struct receiver *rv, int64_t t, uint32_t server_se
             rv->queue_esce = false;
         }
     }
+    a.ts_opt = c->ts;
+    a.tsval = ts_clock(t);
+    a.tsecr = rv->ts_recent;
     /* receiver-side time; the sender sees it one way later */
     a.ts = c->at_sender ? t + OWD_NS : t;
     emit(&a);
@@ -298,10 +318,13 @@ send_ack(const struct cfg *c, struct receiver *rv, int64_t t, uint32_t server_se
 /* a data segment arrives at the receiver at time t with codepoint ecn */
 static void
 receive(const struct cfg *c, struct receiver *rv, int64_t t, uint32_t seq, uint32_t len,
-        uint8_t ecn, bool cwr, uint32_t server_seq)
+        uint8_t ecn, bool cwr, uint32_t server_seq, uint32_t tsval)
 {
     enum scheme s = c->s;
     bool immediate = false, ce = ecn == CE;
+
+    if (rv->unacked == 0)
+        rv->ts_recent = tsval;
 
     if (s == S_DCTCP) {
         /* RFC 8257 §3.2: at a CE state change, ACK what came before with the old
@@ -369,6 +392,7 @@ sender_sees_acks(const struct cfg *c, struct sender *sd, size_t *next_ack, int64
         }
         if (arrive > now)
             break;
+        sd->ts_recent = r->tsval;
         if (!is_accecn(c->s) && c->fault != F_NOCWR && (r->flags & F_ECE) && !(r->flags & F_SYN) &&
             now - sd->last_cwr_ts > 2 * OWD_NS)
             sd->cwr_pending = true;
@@ -400,7 +424,8 @@ generate(const struct cfg *c)
     struct rec r;
     int i;
 
-    /* handshake */
+    /* handshake: the flow's records from the first on */
+    cur_cport = c->cport;
     memset(&r, 0, sizeof(r));
     r.from_client = 1;
     r.flags = F_SYN;
@@ -414,6 +439,8 @@ generate(const struct cfg *c)
     r.accecn_opt = c->fault == F_SYNOPT;
     r.e0b = r.e1b = 1;
     r.ts = c->at_sender ? t0 : t0 + OWD_NS;
+    r.ts_opt = c->ts;
+    r.tsval = ts_clock(t0);
     emit(&r);
 
     memset(&r, 0, sizeof(r));
@@ -439,6 +466,9 @@ generate(const struct cfg *c)
     r.ecn = syn_cp;
     r.mss_opt = true;
     r.ts = c->at_sender ? t0 + 2 * OWD_NS : t0 + OWD_NS;
+    r.ts_opt = c->ts;
+    r.tsval = ts_clock(t0 + OWD_NS);
+    r.tsecr = ts_clock(t0);
     emit(&r);
 
     memset(&r, 0, sizeof(r));
@@ -457,6 +487,10 @@ generate(const struct cfg *c)
     r.ack = sseq + 1;
     r.ecn = is_accecn(s) ? (c->ect0_prefix ? ECT0 : scp) : (s == S_DCTCP ? ECT0 : NOT_ECT);
     r.ts = c->at_sender ? t0 + 2 * OWD_NS : t0 + 3 * OWD_NS;
+    r.ts_opt = c->ts;
+    r.tsval = ts_clock(t0 + 2 * OWD_NS);
+    r.tsecr = ts_clock(t0 + OWD_NS);
+    sd.ts_recent = r.tsecr;
     emit(&r);
 
     cseq += 1;
@@ -468,10 +502,10 @@ generate(const struct cfg *c)
     rv.prev_ecn = NOT_ECT;
     prerfc_opt = c->prerfc;
 
-    t = t0 + 2 * OWD_NS + GAP_NS;
-    cur_cport = c->cport;
+    t = t0 + 2 * OWD_NS + c->gap_ns;
+
     mark_override = c->mark_p;
-    for (i = 0; i < c->segments; i++, t += GAP_NS) {
+    for (i = 0; i < c->segments; i++, t += c->gap_ns) {
         uint8_t arrived, cp = (i == 0 && c->ect0_prefix) ? ECT0 : scp;
         uint32_t len = (i == 0 && c->ect0_prefix) ? c->ect0_prefix : MSS;
         /* the standing queue builds over 40 segments, then breathes between 90
@@ -502,9 +536,12 @@ generate(const struct cfg *c)
         if (!c->at_sender)
             r.ecn = arrived;
         r.ts = c->at_sender ? t : t + OWD_NS + q;
+        r.ts_opt = c->ts;
+        r.tsval = ts_clock(t);
+        r.tsecr = sd.ts_recent;
         emit(&r);
         receive(c, &rv, t + OWD_NS + q, cseq, len, arrived, (r.flags & F_CWR) && !is_accecn(s),
-                sseq);
+                sseq, r.tsval);
         cseq += len;
     }
     if (rv.unacked)
@@ -517,7 +554,10 @@ generate(const struct cfg *c)
     r.seq = cseq;
     r.ack = sseq;
     r.ecn = NOT_ECT;
-    r.ts = c->at_sender ? t + GAP_NS : t + GAP_NS + OWD_NS + qd;
+    r.ts = c->at_sender ? t + c->gap_ns : t + c->gap_ns + OWD_NS + qd;
+    r.ts_opt = c->ts;
+    r.tsval = ts_clock(t + c->gap_ns);
+    r.tsecr = sd.ts_recent;
     emit(&r);
 }
 
@@ -608,6 +648,17 @@ write_pcap(FILE *out, const struct cfg *c)
             a[11] = (uint8_t)r->e0b;
             optlen += 12;
         }
+        if (r->ts_opt) {
+            uint8_t *a = th + 20 + optlen;
+
+            a[0] = 1;
+            a[1] = 1;
+            a[2] = 8;
+            a[3] = 10;
+            put32(a + 4, r->tsval);
+            put32(a + 8, r->tsecr);
+            optlen += 12;
+        }
         iplen = 20 + 20 + optlen + r->payload;
         ip[0] = 0x45;
         ip[1] = r->ecn;
@@ -641,7 +692,8 @@ write_pcap(FILE *out, const struct cfg *c)
 int
 main(int argc, char **argv)
 {
-    struct cfg c = {.segments = 400, .qdelay_ns = -1, .mark_p = -1, .cport = 40000};
+    struct cfg c = {.segments = 400, .qdelay_ns = -1, .mark_p = -1, .cport = 40000,
+                    .gap_ns = GAP_NS};
     const char *pair = NULL;
     const char *out_path;
     FILE *out;
@@ -697,6 +749,10 @@ main(int argc, char **argv)
             c.mark_p = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--ce-burst"))
             ce_burst = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--gap"))
+            c.gap_ns = (int64_t)(atof(argv[i + 1]) * 1e6);
+        else if (!strcmp(argv[i], "--ts"))
+            c.ts = atoi(argv[i + 1]) != 0;
         else if (!strcmp(argv[i], "--pair"))
             pair = argv[i + 1];
         else if (!strcmp(argv[i], "--ect0-prefix")) {

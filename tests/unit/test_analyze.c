@@ -5,6 +5,8 @@
 
 #include "ecnwatch/analyze.h"
 #include "ecnwatch/ecn.h"
+#include "ecnwatch/flow.h"
+#include "ecnwatch/infer.h"
 #include "suites.h"
 
 enum { CLI = 0, SRV = 1 };
@@ -228,6 +230,67 @@ test_non_ip_and_undecodable_counted(void)
     ew_analyzer_free(&an);
 }
 
+/* a TCP packet with RFC 7323 timestamps */
+static void
+ts_pkt(struct ew_pkt *p, int from, uint16_t flags, uint32_t seq, uint32_t payload, uint32_t tsval,
+       uint32_t tsecr)
+{
+    tcp_pkt(p, from, flags, seq, payload, EW_ECN_ECT_0);
+    p->u.tcp.has_ts = true;
+    p->u.tcp.tsval = tsval;
+    p->u.tcp.tsecr = tsecr;
+}
+
+/* Timestamps timed as pping does (RFC 7323 §3): the first packet with a new
+ * TSval one way against the first packet coming back that echoes it. A TSval
+ * seen again is not timed again, an echo seen again gives no second sample,
+ * an echo of a later value drops the pending ones it passes without a sample,
+ * a TSval sooner than an eighth of the loop's RTT after the last one noted
+ * is not noted, and an ACK-less TSecr is not read (RFC 7323 §3.2). */
+static void
+test_ts_loops(void)
+{
+    struct ew_analyzer an;
+    struct ew_pkt p;
+    struct ew_flow *f;
+    const struct ew_tsloop *l;
+    const int64_t ms = 1000000;
+
+    init(&an);
+    ts_pkt(&p, CLI, EW_TCP_SYN, 100, 0, 1000, 0);
+    ew_analyzer_frame(&an, &p, 0);
+    ts_pkt(&p, SRV, EW_TCP_SYN | EW_TCP_ACK, 7000, 0, 50, 1000);
+    ew_analyzer_frame(&an, &p, 20 * ms); /* 20 ms: client -> server -> here */
+    ts_pkt(&p, CLI, EW_TCP_ACK, 101, 1000, 1000, 50);
+    ew_analyzer_frame(&an, &p, 20 * ms); /* TSval 1000 again: not timed again */
+    ts_pkt(&p, SRV, EW_TCP_ACK, 7001, 0, 51, 1000);
+    ew_analyzer_frame(&an, &p, 40 * ms); /* a second echo of 1000: no sample */
+    ts_pkt(&p, CLI, EW_TCP_ACK, 1101, 1000, 1001, 51);
+    ew_analyzer_frame(&an, &p, 41 * ms); /* noted */
+    ts_pkt(&p, CLI, EW_TCP_ACK, 2101, 1000, 1002, 51);
+    ew_analyzer_frame(&an, &p, 42 * ms); /* 1 ms later, under 20/8: not noted */
+    ts_pkt(&p, SRV, EW_TCP_ACK, 7001, 0, 52, 1002);
+    ew_analyzer_frame(&an, &p, 66 * ms); /* passes 1001 without a sample */
+    ts_pkt(&p, CLI, EW_TCP_ACK, 3101, 1000, 1030, 52);
+    ew_analyzer_frame(&an, &p, 70 * ms);
+    ts_pkt(&p, SRV, 0, 7001, 0, 53, 1030);
+    ew_analyzer_frame(&an, &p, 95 * ms); /* no ACK flag: TSecr not valid */
+    ts_pkt(&p, SRV, EW_TCP_ACK, 7001, 0, 54, 1030);
+    ew_analyzer_frame(&an, &p, 96 * ms); /* 26 ms, 6 above the minimum */
+    f = only_flow(&an);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    l = &f->inf->half[f->client_dir].ts;
+    CU_ASSERT_EQUAL(l->samples, 2);
+    CU_ASSERT_EQUAL(l->min, 20 * ms);
+    CU_ASSERT_EQUAL(l->last, 26 * ms);
+    CU_ASSERT_EQUAL(l->excess_max_us, 6000);
+    /* the server's TSvals, echoed by the client: 0, 1 and 4 ms */
+    l = &f->inf->half[f->client_dir ^ 1].ts;
+    CU_ASSERT_EQUAL(l->samples, 3);
+    CU_ASSERT_EQUAL(l->min, 0);
+    ew_analyzer_free(&an);
+}
+
 int
 ew_test_register_analyze(void)
 {
@@ -236,6 +299,7 @@ ew_test_register_analyze(void)
     if (!s)
         return -1;
     if (!CU_add_test(s, "segment kinds and the client", test_kinds_and_client) ||
+        !CU_add_test(s, "timestamp loops, as pping times them", test_ts_loops) ||
         !CU_add_test(s, "sequence wrap is not a retransmission", test_seq_wrap_not_retransmission) ||
         !CU_add_test(s, "handshake table", test_negotiation_table) ||
         !CU_add_test(s, "SYN-ACK only: unseen, client known",
