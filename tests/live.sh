@@ -244,6 +244,10 @@ check "the -o report matches the traffic" jq_true "$tmp/live.json" \
         ([.flows[] | select(.proto == "tcp" and .server.port == 5201)][0] |
             .negotiation == "rfc3168" and .c2s.ecn.ect0 > 10 and .verdict == "classic") and
         ([.flows[] | select(.proto == "udp")][0] | .c2s.ecn.ect1 > 10 and .c2s.ecn.ect0 == 0)'
+# the capture's own loss, from pcap_stats (Linux reports the interface's too)
+check "the -o report of a live capture has its loss: totals.capture" jq_true "$tmp/live.json" \
+    '.totals.capture.received >= .totals.frames and .totals.capture.dropped >= 0 and
+        (.totals.capture.interface_dropped | type) == "number"'
 tm kill-server 2>/dev/null
 
 # --- the view at three terminal sizes: 80x24, 200x60, 60x15 (the smallest
@@ -320,7 +324,7 @@ else
     header_whole() { # FILE WIDTH
         local h
         h=$(head -1 "$1" | sed 's/ *$//')
-        [ "${#h}" -le "$2" ] && echo "$h" | grep -qE '^ ecnwatch s0(  (PAUSED|filter "[^"]*"|[0-9]+ pkts|[0-9]+ pkt/s|(-|[0-9.]+[kMG]?) bit/s|drops \??[0-9]+|flows [0-9]+|sort: [a-zA-Z0-9() ]+))*$' &&
+        [ "${#h}" -le "$2" ] && echo "$h" | grep -qE '^ ecnwatch s0(  (PAUSED|filter "[^"]*"|[0-9]+ pkts|[0-9]+ pkt/s|(-|[0-9.]+[kMG]?) bit/s|drops \??[0-9]+|flows [0-9]+|sort: (packets|CE share|ECT\(1\) share|last active|first seen|bit rate)))*$' &&
             return 0
         why="the header is '$h'"
         return 1
@@ -421,7 +425,7 @@ why=""
 if [ "$st" = 0 ] && json_ok "$tmp/live.ndjson" &&
     [ "$(jq -c . "$tmp/live.ndjson" 2>/dev/null | wc -l)" = "$(wc -l <"$tmp/live.ndjson")" ] &&
     jq_true "$tmp/live.ndjson" 'any(.[]; .event == "flow_update") and .[-1].event == "summary" and
-        .[-1].source.interrupted == true' -s &&
+        .[-1].source.interrupted == true and .[-1].totals.capture.received >= .[-1].totals.frames' -s &&
     jq_true "$tmp/nd.json" '.source.interrupted == true and (.flows | length) >= 2'; then
     ok "$name"
 else

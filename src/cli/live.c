@@ -323,6 +323,17 @@ live_finish(struct live *l, bool interrupted)
     }
     if (interrupted)
         l->src.interrupted = true;
+    {
+        struct ew_capture_loss loss;
+
+        if (ew_capture_loss(l->cap, &loss) == 0) {
+            l->src.have_loss = true;
+            l->src.loss_received = loss.received;
+            l->src.loss_dropped = loss.dropped;
+            l->src.loss_ifdropped = loss.ifdropped;
+            l->src.loss_ifdrop_known = loss.ifdrop_known;
+        }
+    }
     if (l->streaming && l->have_an) {
         ew_stream_finish(&l->stream, &l->src);
         if (l->stream.error && l->status == 0)
@@ -346,8 +357,15 @@ live_finish(struct live *l, bool interrupted)
             l->status = 1;
         }
     }
-    if (!l->ui && !l->streaming && l->have_an)
-        fprintf(stderr, "ecnwatch: %" PRIu64 " frames\n", l->an.tot.frames);
+    if (!l->ui && !l->streaming && l->have_an) {
+        if (l->src.loss_dropped || l->src.loss_ifdropped)
+            fprintf(stderr,
+                    "ecnwatch: %" PRIu64 " frames; the capture lost %" PRIu64
+                    " (kernel buffer) and %" PRIu64 " (interface)\n",
+                    l->an.tot.frames, l->src.loss_dropped, l->src.loss_ifdropped);
+        else
+            fprintf(stderr, "ecnwatch: %" PRIu64 " frames\n", l->an.tot.frames);
+    }
 }
 
 static void
