@@ -248,6 +248,9 @@ check "the -o report matches the traffic" jq_true "$tmp/live.json" \
 check "the -o report of a live capture has its loss: totals.capture" jq_true "$tmp/live.json" \
     '.totals.capture.received >= .totals.frames and .totals.capture.dropped >= 0 and
         (.totals.capture.interface_dropped | type) == "number"'
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+check "the -o report of a live capture validates against the schema" \
+    bounded 60 python3 "$ROOT/tests/schema_validate.py" "$ROOT/man/ecnwatch-report.schema.json" "$tmp/live.json"
 tm kill-server 2>/dev/null
 
 # --- the view at three terminal sizes: 80x24, 200x60, 60x15 (the smallest
