@@ -640,7 +640,7 @@ draw_detail(struct ew_ui *ui, const struct ew_snap_row *r, const struct ew_flow 
     item(&hl, 1, 0, "verdict %s", ew_verdict_name[vp->verdict]);
     if (f->key.l4 == EW_L4_TCP)
         item(&hl, 2, 0, "neg %s%s", ew_neg_name[vp->neg], vp->neg_inferred ? "?" : "");
-    item(&hl, 3, 0, "%s", ew_vantage_name[vp->vantage]);
+    item(&hl, 3, 0, "vantage %s", ew_vantage_name[vp->vantage]);
     color_on(ui, C_HEAD);
     mvhline(y, 0, ' ', cols);
     draw_line(ui, &hl, y++, 1, cols - 2);
