@@ -447,6 +447,36 @@ live_views_agree() {
 }
 check "live: the stream's flow ends and the -o report agree on every flow's verdict and findings" live_views_agree
 
+# --- the capture's own loss: ecnwatch stopped (SIGSTOP) with a small kernel
+# buffer while a capture's worth of frames arrives must miss some, and say so
+# in the -o report, the NDJSON summary and on standard error
+name="a lossy capture says so: totals.capture.dropped > 0 (report, summary), a line on stderr"
+begin "$name"
+ip netns exec "$NS_S" "$EW" -i s0 -B 64 --interval 0.5 -o "$tmp/loss.json" >"$tmp/loss.ndjson" 2>"$tmp/loss.err" &
+lpid=$!
+bg="$bg $lpid"
+why=""
+if wait_dropped 20 $lpid; then
+    kill -STOP $lpid
+    for i in 1 2 3; do
+        bounded 30 ip netns exec "$NS_C" python3 "$tmp/replay.py" "$BLEACH" c0 >"$tmp/replay.out" 2>&1 ||
+            why="replay: $(head -c 200 "$tmp/replay.out")"
+    done
+    kill -CONT $lpid
+    sleep 1
+    kill -TERM $lpid 2>/dev/null
+fi
+wait_rc 20 $lpid
+st=$rc
+if [ "$st" = 0 ] && [ -z "$why" ] &&
+    jq_true "$tmp/loss.json" '.totals.capture.dropped > 0 and .totals.capture.received >= .totals.frames' &&
+    jq_true "$tmp/loss.ndjson" '.[-1].event == "summary" and .[-1].totals.capture.dropped > 0' -s &&
+    grep -qE "^ecnwatch: capture loss: of [0-9]+ packets the kernel received, [1-9][0-9]* dropped by its buffer" "$tmp/loss.err"; then
+    ok "$name"
+else
+    bad "$name (exit $st; $why): $(jq -c .totals.capture "$tmp/loss.json" 2>&1 | head -c 200) $(head -c 300 "$tmp/loss.err" | tr '\n' ' ')"
+fi
+
 # -c stops after N packets
 begin "-c 20 stops after 20 packets"
 ip netns exec "$NS_S" "$EW" -i s0 -c 20 -o "$tmp/c.json" >/dev/null 2>"$tmp/c.err" &

@@ -357,15 +357,14 @@ live_finish(struct live *l, bool interrupted)
             l->status = 1;
         }
     }
-    if (!l->ui && !l->streaming && l->have_an) {
-        if (l->src.loss_dropped || l->src.loss_ifdropped)
-            fprintf(stderr,
-                    "ecnwatch: %" PRIu64 " frames; the capture lost %" PRIu64
-                    " (kernel buffer) and %" PRIu64 " (interface)\n",
-                    l->an.tot.frames, l->src.loss_dropped, l->src.loss_ifdropped);
-        else
-            fprintf(stderr, "ecnwatch: %" PRIu64 " frames\n", l->an.tot.frames);
-    }
+    if (!l->ui && !l->streaming && l->have_an)
+        fprintf(stderr, "ecnwatch: %" PRIu64 " frames\n", l->an.tot.frames);
+    /* the summary's line of the capture's loss, however the capture was shown */
+    if (l->src.loss_dropped || l->src.loss_ifdropped)
+        fprintf(stderr,
+                "ecnwatch: capture loss: of %" PRIu64 " packets the kernel received, %" PRIu64
+                " dropped by its buffer and %" PRIu64 " by the interface (raise -B)\n",
+                l->src.loss_received, l->src.loss_dropped, l->src.loss_ifdropped);
 }
 
 static void
