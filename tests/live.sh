@@ -403,7 +403,16 @@ else
         bad "sizes 60: p shows PAUSED whole: $why: $(head -1 "$tmp/z60p.txt")"
     show "60x15, paused" "$tmp/z60p.txt"
     check "sizes 60: the server ports are whole" port_whole "$tmp/z60p.txt"
-    keys p q
+    keys p
+    detail60() { grep -q "^ #[0-9]* tcp 10\.200\.1\.2:34950>10\.200\.2\.2:5001" "$1" && grep -q "verdict accecn_classic" "$1" && [ "$(wc -L <"$1")" -le 60 ]; }
+    begin "sizes 60: the detail pane fits 60 columns"
+    keys / 5 0 0 1 Enter
+    sleep 0.3
+    keys Enter
+    wait_screen 10 "$tmp/z60d.txt" detail60 && ok "sizes 60: the detail pane fits 60 columns" ||
+        bad "sizes 60: the detail pane fits 60 columns: $why ($(wc -L <"$tmp/z60d.txt") columns)"
+    show "60x15, detail" "$tmp/z60d.txt"
+    keys Enter q
     wait_screen 15 "$tmp/z9.txt" exited
     begin "sizes: q exits with status 0"
     grep -q "EXITED 0" "$tmp/z9.txt" && ok "sizes: q exits with status 0" || bad "sizes: q exits with status 0: $(flat "$tmp/z9.txt")"

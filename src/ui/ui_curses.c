@@ -278,6 +278,32 @@ draw_line(struct ew_ui *ui, const struct line *l, int y, int x, int width)
     }
 }
 
+/* l's items in their order, whole, two spaces apart, from (y, x): an item
+ * that does not fit goes to the next line, up to line end (each line
+ * cleared across the screen first). Returns the next free line. */
+static int
+draw_items(const struct line *l, int y, int x, int width, int end)
+{
+    int used = 0, i;
+
+    if (y >= end)
+        return y;
+    mvhline(y, 0, ' ', getmaxx(stdscr));
+    for (i = 0; i < l->n; i++) {
+        int w = (int)strlen(l->text[i]);
+
+        if (used && used + 2 + w > width) {
+            if (++y >= end)
+                return y;
+            mvhline(y, 0, ' ', getmaxx(stdscr));
+            used = 0;
+        }
+        mvaddnstr(y, x + used + (used ? 2 : 0), l->text[i], width - used - (used ? 2 : 0));
+        used += w + (used ? 2 : 0);
+    }
+    return y + 1;
+}
+
 /* Words of text from (y, x), at most width columns a line (later lines
  * indented by indent), until line end; a word longer than a line is split.
  * Returns the next free line. */
@@ -642,8 +668,7 @@ draw_detail(struct ew_ui *ui, const struct ew_snap_row *r, const struct ew_flow 
         item(&hl, 2, 0, "neg %s%s", ew_neg_name[vp->neg], vp->neg_inferred ? "?" : "");
     item(&hl, 3, 0, "vantage %s", ew_vantage_name[vp->vantage]);
     color_on(ui, C_HEAD);
-    mvhline(y, 0, ' ', cols);
-    draw_line(ui, &hl, y++, 1, cols - 2);
+    y = draw_items(&hl, y, 1, cols - 2, y + 2 < end ? y + 2 : end);
     color_off(ui, C_HEAD);
     y = wrap(y, 1, cols - 2, 2, end, vp->reason);
     for (dn = 0; dn < 2 && y < end; dn++) {
@@ -664,7 +689,11 @@ draw_detail(struct ew_ui *ui, const struct ew_snap_row *r, const struct ew_flow 
     if (y < end) {
         fmt_si(r->bps, rate, sizeof(rate));
         fmt_si(r->pps, a, sizeof(a));
-        put(y++, 1, "rate %s bit/s  %s pkt/s (both directions, last interval)", rate, a);
+        struct line ratel = {0};
+
+        item(&ratel, 0, 0, "rate %s bit/s  %s pkt/s", rate, a);
+        item(&ratel, 1, 0, "(both directions, last interval)");
+        draw_line(ui, &ratel, y++, 1, cols - 2);
     }
     if (y < end) {
         put(y, 1, "CE share   ");
