@@ -244,6 +244,181 @@ check "the -o report matches the traffic" jq_true "$tmp/live.json" \
         ([.flows[] | select(.proto == "tcp" and .server.port == 5201)][0] |
             .negotiation == "rfc3168" and .c2s.ecn.ect0 > 10 and .verdict == "classic") and
         ([.flows[] | select(.proto == "udp")][0] | .c2s.ecn.ect1 > 10 and .c2s.ecn.ect0 == 0)'
+# the capture's own loss, from pcap_stats (Linux reports the interface's too)
+check "the -o report of a live capture has its loss: totals.capture" jq_true "$tmp/live.json" \
+    '.totals.capture.received >= .totals.frames and .totals.capture.dropped >= 0 and
+        (.totals.capture.interface_dropped | type) == "number"'
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+check "the -o report of a live capture validates against the schema" \
+    bounded 60 python3 "$ROOT/tests/schema_validate.py" "$ROOT/man/ecnwatch-report.schema.json" "$tmp/live.json"
+tm kill-server 2>/dev/null
+
+# --- the view at three terminal sizes: 80x24, 200x60, 60x15 (the smallest
+# it is made for). Real traffic (TCP to 5201, UDP), a ping (an ICMP flow),
+# and a bundled capture sent onto the link (an AccECN flow to port 5001
+# whose two bleaching findings make a long verdict beside a findings count).
+# Each screen is printed into the log.
+show() { echo "     --- $1:"; sed 's/^/     | /' "$2"; }
+# the pcap's frames, sent as they are on an interface (AF_PACKET); prints
+# how many
+cat >"$tmp/replay.py" <<'PY'
+import socket, struct, sys, time
+f = open(sys.argv[1], "rb")
+magic = struct.unpack("<I", f.read(24)[:4])[0]
+e = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[2], 0))
+n = 0
+while True:
+    rh = f.read(16)
+    if len(rh) < 16:
+        break
+    incl = struct.unpack(e + "IIII", rh)[2]
+    s.send(f.read(incl))
+    n += 1
+    if n % 50 == 0:
+        time.sleep(0.005)
+print(n)
+PY
+# ICMP echo requests (no ping on every machine): ping.py ADDRESS COUNT
+cat >"$tmp/ping.py" <<'PY'
+import socket, struct, sys, time
+def csum(b):
+    v = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    v = (v >> 16) + (v & 0xFFFF)
+    return ~(v + (v >> 16)) & 0xFFFF
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+for i in range(int(sys.argv[2])):
+    m = struct.pack("!BBHHH", 8, 0, 0, 0x1234, i) + b"ecnwatch" * 4
+    s.sendto(m[:2] + struct.pack("!H", csum(m)) + m[4:], (sys.argv[1], 0))
+    time.sleep(0.2)
+PY
+BLEACH=$(cd "$(dirname "$0")/.." && pwd)/captures/bleach-accecn-client.pcap
+# the sentence of its SYN's finding (the same whatever the timing)
+syn_finding="the SYN left here ECT(0) but the server reports it arrived Not-ECT: a device between this point and the server clears the ECN field"
+tm kill-server 2>/dev/null
+begin "sizes: starting the view at 80x24"
+tm new-session -d -s "$TM" -x 80 -y 24 \
+    "ip netns exec $NS_S timeout --foreground -k 5 300 $EW -i s0 --interval 0.5; echo EXITED \$?; sleep 600" ||
+    bad "sizes: tmux new-session failed"
+header_up() { grep -q "ecnwatch s0" "$1"; }
+if ! wait_screen 20 "$tmp/z0.txt" header_up; then
+    bad "sizes: the view did not start: $why"
+else
+    ( traffic 14 ) >"$tmp/ztraffic.out" 2>&1 &
+    ztp=$!
+    bg="$bg $ztp"
+    wait_port 30 5201 "$NS_S" >/dev/null 2>&1
+    sleep 1
+    bounded 30 ip netns exec "$NS_C" python3 "$tmp/replay.py" "$BLEACH" c0 >"$tmp/replay.out" 2>&1 ||
+        bad "sizes: replaying $(basename "$BLEACH"): $(head -c 200 "$tmp/replay.out")"
+    bounded 20 ip netns exec "$NS_C" python3 "$tmp/ping.py" 10.77.0.2 3 >"$tmp/ping.out" 2>&1 ||
+        bad "sizes: ICMP echo: $(head -c 200 "$tmp/ping.out")"
+    # every flow and a rate on screen
+    z_all() {
+        grep -q "10\.77\.0\.2:5201" "$1" && grep -q "10\.200\.2\.2:5001" "$1" &&
+            grep -q "10\.77\.0\.1>10\.77\.0\.2" "$1" && grep -qE "[0-9.]+[kMG] bit/s" "$1"
+    }
+    begin "sizes: 80x24 shows every flow and a bit rate"
+    wait_screen 20 "$tmp/z80.txt" z_all && ok "sizes: 80x24 shows every flow and a bit rate" ||
+        bad "sizes: 80x24 shows every flow and a bit rate: $why"
+    show "80x24" "$tmp/z80.txt"
+    # the header: items whole, two spaces apart, within the width
+    header_whole() { # FILE WIDTH
+        local h
+        h=$(head -1 "$1" | sed 's/ *$//')
+        [ "${#h}" -le "$2" ] && echo "$h" | grep -qE '^ ecnwatch s0(  (PAUSED|filter "[^"]*"|[0-9]+ pkts|[0-9]+ pkt/s|(-|[0-9.]+[kMG]?) bit/s|drops \??[0-9]+|flows [0-9]+|sort: (packets|CE share|ECT\(1\) share|last active|first seen|bit rate)))*$' &&
+            return 0
+        why="the header is '$h'"
+        return 1
+    }
+    check "sizes 80: the header's items are whole" header_whole "$tmp/z80.txt" 80
+    port_whole() { grep -qE "10\.77\.0\.2:5201( |$)" "$1" && grep -qE "10\.200\.2\.2:5001( |$)" "$1" && return 0; why="$(grep -E '5201|500' "$1" | head -2 | tr -s ' \n' '  ')"; return 1; }
+    check "sizes 80: the server ports are whole (:5201, :5001)" port_whole "$tmp/z80.txt"
+    verdict_apart() {
+        grep "10\.200\.2\.2:5001" "$1" | grep -qE " accecn_classic +2( |$)" && return 0
+        why="the row: $(grep "10\.200\.2\.2:5001" "$1" | tr -s ' ' ' ')"
+        return 1
+    }
+    check "sizes 80: the verdict accecn_classic and its 2 findings stand apart" verdict_apart "$tmp/z80.txt"
+    proto_col() {
+        grep "10\.77\.0\.2:5201" "$1" | grep -qw tcp && grep "10\.77\.0\.2:6001" "$1" | grep -qw udp &&
+            grep "10\.77\.0\.1>10\.77\.0\.2" "$1" | grep -qw icmp && return 0
+        why="$(grep "10\.77\.0\." "$1" | tr -s ' ' ' ' | tr '\n' '|')"
+        return 1
+    }
+    check "sizes 80: the protocol column says tcp, udp, icmp" proto_col "$tmp/z80.txt"
+    flow_rate() {
+        grep "10\.77\.0\.2:5201" "$1" | grep -qE " [0-9.]+[kMG] " && grep -q "BIT/S" "$1" && return 0
+        why="$(grep -E "BIT|5201" "$1" | tr -s ' ' ' ' | tr '\n' '|')"
+        return 1
+    }
+    check "sizes 80: the TCP flow's bit rate has a unit (BIT/S column)" flow_rate "$tmp/z80.txt"
+    check "sizes 80: fits 80 columns" test "$(wc -L <"$tmp/z80.txt")" -le 80
+    # the filter text in the header; the detail pane's RTT range, and a
+    # finding's sentence whole, wrapped
+    filter_shown() { head -1 "$1" | grep -q 'filter "5201"'; }
+    begin "sizes 80: the filter text is shown"
+    keys / 5 2 0 1 Enter
+    wait_screen 10 "$tmp/z80f.txt" filter_shown && ok "sizes 80: the filter text is shown" ||
+        bad "sizes 80: the filter text is shown: $why: $(head -1 "$tmp/z80f.txt")"
+    rtt_range() { grep -qE "^ RTT .*[0-9.]+(us|ms)\.\.[0-9.]+(us|ms)" "$1"; }
+    begin "sizes 80: the RTT sparkline's lowest and highest values are printed"
+    keys Enter
+    wait_screen 10 "$tmp/z80d.txt" rtt_range && ok "sizes 80: the RTT sparkline's lowest and highest values are printed" ||
+        bad "sizes 80: the RTT range: $why: $(grep RTT "$tmp/z80d.txt")"
+    show "80x24, detail of the TCP flow" "$tmp/z80d.txt"
+    # the pane's lines joined: the sentence is there whole
+    joined() { sed -n '/^ ! /,$p' "$1" | sed 's/^ *//; s/ *$//' | tr '\n' ' '; }
+    finding_whole() { joined "$1" | grep -qF "$syn_finding"; }
+    begin "sizes 80: a finding's sentence wraps whole in the detail pane"
+    keys / 5 0 0 1 Enter
+    wait_screen 10 "$tmp/z80g.txt" finding_whole && ok "sizes 80: a finding's sentence wraps whole in the detail pane" ||
+        bad "sizes 80: the finding's sentence: $why: $(joined "$tmp/z80g.txt" | head -c 300)"
+    show "80x24, detail of the AccECN flow" "$tmp/z80g.txt"
+    keys Enter / Enter
+
+    # 200x60: the rows use the width
+    begin "sizes 200: rows use more than 80 columns"
+    tm resize-window -t "$TM" -x 200 -y 60 2>/dev/null
+    wide_rows() { [ "$(grep -E "10\.77\.0\.2:5201" "$1" | sed 's/ *$//' | wc -L)" -gt 80 ] && ! head -1 "$1" | grep -q 'filter "'; }
+    wait_screen 10 "$tmp/z200.txt" wide_rows && ok "sizes 200: rows use more than 80 columns" ||
+        bad "sizes 200: rows use more than 80 columns: $why: $(grep 5201 "$tmp/z200.txt" | sed 's/ *$//' | wc -L) columns"
+    show "200x60" "$tmp/z200.txt"
+    check "sizes 200: the server ports are whole" port_whole "$tmp/z200.txt"
+    check "sizes 200: the header's items are whole" header_whole "$tmp/z200.txt" 200
+    check "sizes 200: the verdict and the findings count stand apart" verdict_apart "$tmp/z200.txt"
+
+    # 60x15: the header whole, PAUSED whole after p, nothing past 60 columns
+    begin "sizes 60: the header's items are whole"
+    tm resize-window -t "$TM" -x 60 -y 15 2>/dev/null
+    narrow() { [ "$(head -1 "$1" | sed 's/ *$//' | wc -L)" -le 60 ] && grep -q "ecnwatch s0" "$1" && [ "$(wc -L <"$1")" -le 60 ]; }
+    wait_screen 10 "$tmp/z60.txt" narrow || bad "sizes 60: the view at 60 columns: $why"
+    show "60x15" "$tmp/z60.txt"
+    check "sizes 60: the header's items are whole" header_whole "$tmp/z60.txt" 60
+    paused() { head -1 "$1" | grep -qE "(^|  )PAUSED(  | *$)" && header_whole "$1" 60; }
+    begin "sizes 60: p shows PAUSED whole"
+    keys p
+    wait_screen 10 "$tmp/z60p.txt" paused && ok "sizes 60: p shows PAUSED whole" ||
+        bad "sizes 60: p shows PAUSED whole: $why: $(head -1 "$tmp/z60p.txt")"
+    show "60x15, paused" "$tmp/z60p.txt"
+    check "sizes 60: the server ports are whole" port_whole "$tmp/z60p.txt"
+    keys p
+    detail60() { grep -q "^ #[0-9]* tcp 10\.200\.1\.2:34950>10\.200\.2\.2:5001" "$1" && grep -q "verdict accecn_classic" "$1" && [ "$(wc -L <"$1")" -le 60 ]; }
+    begin "sizes 60: the detail pane fits 60 columns"
+    keys / 5 0 0 1 Enter
+    sleep 0.3
+    keys Enter
+    wait_screen 10 "$tmp/z60d.txt" detail60 && ok "sizes 60: the detail pane fits 60 columns" ||
+        bad "sizes 60: the detail pane fits 60 columns: $why ($(wc -L <"$tmp/z60d.txt") columns)"
+    show "60x15, detail" "$tmp/z60d.txt"
+    keys Enter q
+    wait_screen 15 "$tmp/z9.txt" exited
+    begin "sizes: q exits with status 0"
+    grep -q "EXITED 0" "$tmp/z9.txt" && ok "sizes: q exits with status 0" || bad "sizes: q exits with status 0: $(flat "$tmp/z9.txt")"
+    wait_rc 60 "$ztp"
+    [ "$rc" = 0 ] || bad "sizes: the traffic: $(head -c 300 "$tmp/ztraffic.out" | tr '\n' ' ')"
+fi
 tm kill-server 2>/dev/null
 
 # --- NDJSON when standard output is not a terminal; SIGTERM ends it cleanly
@@ -262,7 +437,7 @@ why=""
 if [ "$st" = 0 ] && json_ok "$tmp/live.ndjson" &&
     [ "$(jq -c . "$tmp/live.ndjson" 2>/dev/null | wc -l)" = "$(wc -l <"$tmp/live.ndjson")" ] &&
     jq_true "$tmp/live.ndjson" 'any(.[]; .event == "flow_update") and .[-1].event == "summary" and
-        .[-1].source.interrupted == true' -s &&
+        .[-1].source.interrupted == true and .[-1].totals.capture.received >= .[-1].totals.frames' -s &&
     jq_true "$tmp/nd.json" '.source.interrupted == true and (.flows | length) >= 2'; then
     ok "$name"
 else
@@ -280,6 +455,36 @@ live_views_agree() {
     [ "$a" = "$b" ] || { why="stream '$(echo $a)', report '$(echo $b)'"; return 1; }
 }
 check "live: the stream's flow ends and the -o report agree on every flow's verdict and findings" live_views_agree
+
+# --- the capture's own loss: ecnwatch stopped (SIGSTOP) with a small kernel
+# buffer while a capture's worth of frames arrives must miss some, and say so
+# in the -o report, the NDJSON summary and on standard error
+name="a lossy capture says so: totals.capture.dropped > 0 (report, summary), a line on stderr"
+begin "$name"
+ip netns exec "$NS_S" "$EW" -i s0 -B 64 --interval 0.5 -o "$tmp/loss.json" >"$tmp/loss.ndjson" 2>"$tmp/loss.err" &
+lpid=$!
+bg="$bg $lpid"
+why=""
+if wait_dropped 20 $lpid; then
+    kill -STOP $lpid
+    for i in 1 2 3; do
+        bounded 30 ip netns exec "$NS_C" python3 "$tmp/replay.py" "$BLEACH" c0 >"$tmp/replay.out" 2>&1 ||
+            why="replay: $(head -c 200 "$tmp/replay.out")"
+    done
+    kill -CONT $lpid
+    sleep 1
+    kill -TERM $lpid 2>/dev/null
+fi
+wait_rc 20 $lpid
+st=$rc
+if [ "$st" = 0 ] && [ -z "$why" ] &&
+    jq_true "$tmp/loss.json" '.totals.capture.dropped > 0 and .totals.capture.received >= .totals.frames' &&
+    jq_true "$tmp/loss.ndjson" '.[-1].event == "summary" and .[-1].totals.capture.dropped > 0' -s &&
+    grep -qE "^ecnwatch: capture loss: of [0-9]+ packets the kernel received, [1-9][0-9]* dropped by its buffer" "$tmp/loss.err"; then
+    ok "$name"
+else
+    bad "$name (exit $st; $why): $(jq -c .totals.capture "$tmp/loss.json" 2>&1 | head -c 200) $(head -c 300 "$tmp/loss.err" | tr '\n' ' ')"
+fi
 
 # -c stops after N packets
 begin "-c 20 stops after 20 packets"

@@ -72,7 +72,7 @@ LABEL = r'[a-zA-Z_][a-zA-Z0-9_]*'
 VALUE = r'"(?:[^"\\\n]|\\[\\"n])*"'
 SAMPLE = re.compile(r'^(%s)(\{(?:%s=%s(?:,%s=%s)*,?)?\})? (\S+)$' % (NAME, LABEL, VALUE, LABEL, VALUE))
 PAIR = re.compile(r'(%s)=(%s)' % (LABEL, VALUE))
-FAMILIES = """ecnwatch_info ecnwatch_frames_total ecnwatch_packets_total ecnwatch_undecodable_frames_total
+FAMILIES = """ecnwatch_info ecnwatch_frames_total ecnwatch_packets_total ecnwatch_bytes_total ecnwatch_undecodable_frames_total
 ecnwatch_truncated_frames_total ecnwatch_flows_total ecnwatch_flows_active ecnwatch_flows_held
 ecnwatch_flows_evicted_total ecnwatch_flows_evaluated ecnwatch_flows ecnwatch_flows_by_negotiation
 ecnwatch_misuse_flows""".split()
@@ -215,6 +215,19 @@ r_counts() {
     return 1
 }
 check "-r: the capture's counts (2198 frames, 24 CE, 1 classic flow), no capture counters" r_counts
+# the bytes by codepoint add up to the IP bytes of the JSON report's flows
+# (both read the IP length), and the CE bytes are the CE packets' (24 full
+# segments of 1500 bytes in this capture)
+r_bytes() {
+    local n e0 e1 ce flows
+    num n "$OFF" 'ecnwatch_bytes_total{codepoint="not_ect"}' && num e0 "$OFF" 'ecnwatch_bytes_total{codepoint="ect0"}' &&
+        num e1 "$OFF" 'ecnwatch_bytes_total{codepoint="ect1"}' && num ce "$OFF" 'ecnwatch_bytes_total{codepoint="ce"}' || return 1
+    flows=$("$EW" -r captures/rfc3168-ce-server.pcap --json 2>/dev/null | jq '[.flows[] | .c2s.bytes + .s2c.bytes] | add')
+    [ "$((n + e0 + e1 + ce))" = "$flows" ] && [ "$ce" = 36000 ] && [ "$e1" = 0 ] && return 0
+    why="bytes $n $e0 $e1 $ce (sum $((n + e0 + e1 + ce))), the report's flows $flows"
+    return 1
+}
+check "-r: ecnwatch_bytes_total by codepoint adds up to the report's flow bytes; 36000 CE bytes" r_bytes
 if command -v promtool >/dev/null; then
     begin "promtool check metrics: clean (-r)"
     if [ ! -s "$OFF" ]; then
@@ -421,6 +434,20 @@ codepoints() {
     return 1
 }
 check "ECT(1) and ECT(0) packets counted" codepoints
+# every ECT(1) packet of the traffic is one UDP datagram of 800 bytes: 828
+# IP bytes (traffic.py); the ECT(0) bytes are the TCP transfer's, more than
+# a kilobyte a packet on average
+bytes_counted() {
+    local e1 b1 e0 b0
+    answered && num e1 "$S1" 'ecnwatch_packets_total{codepoint="ect1"}' &&
+        num b1 "$S1" 'ecnwatch_bytes_total{codepoint="ect1"}' &&
+        num e0 "$S1" 'ecnwatch_packets_total{codepoint="ect0"}' &&
+        num b0 "$S1" 'ecnwatch_bytes_total{codepoint="ect0"}' || return 1
+    [ "$b1" = "$((e1 * 828))" ] && [ "$b0" -gt "$((e0 * 1000))" ] && return 0
+    why="$(grep -E '^ecnwatch_(bytes|packets)_total' "$S1" | tr '\n' ' ')"
+    return 1
+}
+check "bytes by codepoint: 828 per ECT(1) datagram, the TCP transfer's in ECT(0)" bytes_counted
 flows_frames() {
     local fl fr
     answered && num fl "$S1" ecnwatch_flows_total && num fr "$S1" ecnwatch_frames_total || return 1

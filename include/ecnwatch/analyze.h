@@ -24,6 +24,7 @@ struct ew_totals {
     uint64_t invalid;      /* frames with an invalid-header event */
     uint64_t ecn[4];
     uint64_t events[EW_EV_COUNT];
+    uint64_t ecn_bytes[4]; /* IP bytes (as the IP header states them) by codepoint */
 };
 
 struct ew_analyzer_cfg {

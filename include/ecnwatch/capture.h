@@ -4,6 +4,7 @@
 #ifndef ECNWATCH_CAPTURE_H
 #define ECNWATCH_CAPTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +60,15 @@ int ew_capture_dispatch(struct ew_capture *cap, int budget,
                         char *errbuf, size_t errlen);
 /* kernel counters of a live capture: received, dropped; -1 when unknown */
 int ew_capture_stats(struct ew_capture *cap, uint64_t *received, uint64_t *dropped);
+/* The same counters apart: the packets the kernel received for the
+ * capture, those its buffer dropped (ps_drop), and those the interface or
+ * its driver dropped (ps_ifdrop), which only Linux reports (ifdrop_known).
+ * 0, or -1 when unknown (a file, or pcap_stats failed). */
+struct ew_capture_loss {
+    uint64_t received, dropped, ifdropped;
+    bool ifdrop_known;
+};
+int ew_capture_loss(struct ew_capture *cap, struct ew_capture_loss *out);
 /* the link type of the first interface (each frame says its own) */
 enum ew_link ew_capture_link(const struct ew_capture *cap);
 const char *ew_capture_link_name(const struct ew_capture *cap);

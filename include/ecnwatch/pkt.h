@@ -160,5 +160,8 @@ ew_pkt_has_event(const struct ew_pkt *p, enum ew_event ev)
 
 extern const char *const ew_event_name[EW_EV_COUNT];
 extern const char *const ew_link_name[EW_LINK_COUNT];
+/* the IANA keyword of a common IP protocol number in lower case ("tcp",
+ * "icmp", "ipv6-icmp", "sctp", "gre", "esp", ...), NULL for the others */
+const char *ew_ip_proto_name(unsigned proto);
 
 #endif /* ECNWATCH_PKT_H */

@@ -30,6 +30,10 @@ struct ew_report_src {
     bool truncated;       /* the capture ended mid-record */
     bool interrupted;     /* stopped by a signal */
     uint64_t packet_limit; /* -c, 0 when none */
+    /* a live capture's own loss, from pcap_stats at the end (totals.capture) */
+    bool have_loss;
+    bool loss_ifdrop_known;
+    uint64_t loss_received, loss_dropped, loss_ifdropped;
 };
 
 struct jw;

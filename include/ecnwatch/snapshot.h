@@ -25,6 +25,7 @@ enum ew_snap_sort {
     EW_SNAP_SORT_ECT1,   /* ECT(1) share of the list direction */
     EW_SNAP_SORT_RECENT, /* last packet */
     EW_SNAP_SORT_ID,     /* first seen */
+    EW_SNAP_SORT_RATE,   /* bit rate over the last interval (ew_snapshot_rates) */
     EW_SNAP_SORT_COUNT,
 };
 
@@ -41,6 +42,9 @@ struct ew_snap_row {
     uint64_t id;
     int64_t last_ns;
     uint64_t pkts;          /* both directions */
+    uint64_t bytes;         /* IP bytes, both directions */
+    float bps, pps;         /* bits and packets per second, both directions, over the
+                             * last interval; -1 unknown (ew_snapshot_rates) */
     double ce, e1;          /* CE and ECT(1) shares of the list direction's packets */
     struct ew_flow_key key;
     uint32_t ref;           /* for ew_flowtab_view(): valid until the table changes */
@@ -79,13 +83,40 @@ int ew_snapshot_build(struct ew_snapshot *s, const struct ew_analyzer *an, size_
                       unsigned what);
 void ew_snapshot_free(struct ew_snapshot *s);
 
+/* Every flow's counters at one moment, ordered by id: what the rates
+ * between two moments are taken from. The allocation is kept. */
+struct ew_snap_count {
+    uint64_t id, bytes, pkts;
+};
+struct ew_snap_counts {
+    struct ew_snap_count *c;
+    size_t n, cap;
+    int64_t t_ns;         /* when they were taken (the caller's clock) */
+    uint64_t bytes, pkts; /* all IP packets of the capture */
+    bool taken;
+};
+#define EW_SNAP_COUNTS_INIT {NULL, 0, 0, 0, 0, 0, false}
+
+/* Take every held flow's counters at t_ns. 0, or -1 out of memory (then
+ * nothing is taken). */
+int ew_snap_counts_take(struct ew_snap_counts *c, const struct ew_analyzer *an, int64_t t_ns);
+void ew_snap_counts_free(struct ew_snap_counts *c);
+/* Rates per second between two takes a (earlier) and b: a flow found in b
+ * gets (b - a) / (b.t - a.t), a flow new since a counting from zero; a row
+ * not in b, or with a or b not taken, gets -1. The rows must still be in id
+ * order (before a sort). */
+void ew_snapshot_rates(struct ew_snapshot *s, const struct ew_snap_counts *a,
+                       const struct ew_snap_counts *b);
+
 /* Keep the rows that match text (lower case; "" keeps all), in their order.
  * Returns how many. */
 size_t ew_snapshot_filter(struct ew_snapshot *s, const char *text);
 void ew_snapshot_sort(struct ew_snapshot *s, enum ew_snap_sort key);
 
 /* the live view's filter: text is found in "client>server proto
- * negotiation verdict ect1-meaning-of-the-main-direction", in lower case */
+ * negotiation verdict ect1-meaning-of-the-main-direction ip-protocol-name"
+ * (the last as the live view's PROTO column names it: "icmp", "sctp"...),
+ * in lower case */
 bool ew_snap_row_matches(const struct ew_snap_row *r, const char *text);
 /* "client:port>server:port" ("client>server" without ports) */
 void ew_snap_endpoints(const struct ew_snap_row *r, char *buf, size_t len);

@@ -6,6 +6,8 @@
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/pkt.h"
 
+#include <stddef.h>
+
 const char *const ew_ecn_name[4] = {"Not-ECT", "ECT(1)", "ECT(0)", "CE"};
 const char *const ew_ecn_key[4] = {"not_ect", "ect1", "ect0", "ce"};
 
@@ -41,3 +43,31 @@ const char *const ew_link_name[EW_LINK_COUNT] = {
     [EW_LINK_NULL] = "NULL",       [EW_LINK_LOOP] = "LOOP",     [EW_LINK_PPP] = "PPP",
     [EW_LINK_CHDLC] = "C_HDLC",    [EW_LINK_IPOIB] = "IPOIB",   [EW_LINK_UNSUPPORTED] = "unsupported",
 };
+
+const char *
+ew_ip_proto_name(unsigned proto)
+{
+    /* IANA "Assigned Internet Protocol Numbers", keywords in lower case */
+    switch (proto) {
+    case 1: return "icmp";
+    case 2: return "igmp";
+    case 4: return "ipv4";
+    case 6: return "tcp";
+    case 17: return "udp";
+    case 33: return "dccp";
+    case 41: return "ipv6";
+    case 46: return "rsvp";
+    case 47: return "gre";
+    case 50: return "esp";
+    case 51: return "ah";
+    case 58: return "ipv6-icmp";
+    case 89: return "ospf";
+    case 103: return "pim";
+    case 112: return "vrrp";
+    case 115: return "l2tp";
+    case 132: return "sctp";
+    case 136: return "udplite";
+    case 137: return "mpls-in-ip";
+    default: return NULL;
+    }
+}

@@ -323,6 +323,17 @@ live_finish(struct live *l, bool interrupted)
     }
     if (interrupted)
         l->src.interrupted = true;
+    {
+        struct ew_capture_loss loss;
+
+        if (ew_capture_loss(l->cap, &loss) == 0) {
+            l->src.have_loss = true;
+            l->src.loss_received = loss.received;
+            l->src.loss_dropped = loss.dropped;
+            l->src.loss_ifdropped = loss.ifdropped;
+            l->src.loss_ifdrop_known = loss.ifdrop_known;
+        }
+    }
     if (l->streaming && l->have_an) {
         ew_stream_finish(&l->stream, &l->src);
         if (l->stream.error && l->status == 0)
@@ -348,6 +359,12 @@ live_finish(struct live *l, bool interrupted)
     }
     if (!l->ui && !l->streaming && l->have_an)
         fprintf(stderr, "ecnwatch: %" PRIu64 " frames\n", l->an.tot.frames);
+    /* the summary's line of the capture's loss, however the capture was shown */
+    if (l->src.loss_dropped || l->src.loss_ifdropped)
+        fprintf(stderr,
+                "ecnwatch: capture loss: of %" PRIu64 " packets the kernel received, %" PRIu64
+                " dropped by its buffer and %" PRIu64 " by the interface (raise -B)\n",
+                l->src.loss_received, l->src.loss_dropped, l->src.loss_ifdropped);
 }
 
 static void

@@ -295,6 +295,7 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
     }
     tot->ip_packets++;
     tot->ecn[pkt->ecn & EW_ECN_MASK]++;
+    tot->ecn_bytes[pkt->ecn & EW_ECN_MASK] += pkt->ip_len;
 
     if (pre && pre->valid) {
         dir = pre->dir;

@@ -863,6 +863,23 @@ ew_capture_stats(struct ew_capture *cap, uint64_t *received, uint64_t *dropped)
     return 0;
 }
 
+int
+ew_capture_loss(struct ew_capture *cap, struct ew_capture_loss *out)
+{
+    struct pcap_stat st;
+
+    memset(out, 0, sizeof(*out));
+    if (!cap->live || pcap_stats(cap->p, &st) != 0)
+        return -1;
+    out->received = st.ps_recv;
+    out->dropped = st.ps_drop;
+    out->ifdropped = st.ps_ifdrop;
+#ifdef __linux__
+    out->ifdrop_known = true; /* elsewhere libpcap leaves ps_ifdrop at 0 */
+#endif
+    return 0;
+}
+
 enum ew_link
 ew_capture_link(const struct ew_capture *cap)
 {

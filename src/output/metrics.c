@@ -165,6 +165,12 @@ emit(struct sink *s, const struct ew_analyzer *an, const struct ew_metrics_flows
     for (i = 0; i < 4; i++)
         labelled(s, "ecnwatch_packets_total", "codepoint", ew_ecn_key[cp_order[i]],
                  t->ecn[cp_order[i]]);
+    family(s, "ecnwatch_bytes_total", "counter",
+           "IP bytes (header and payload, as the IP header states the length) by the ECN "
+           "codepoint of their IP header; a bit rate is 8 * rate() of it.");
+    for (i = 0; i < 4; i++)
+        labelled(s, "ecnwatch_bytes_total", "codepoint", ew_ecn_key[cp_order[i]],
+                 t->ecn_bytes[cp_order[i]]);
     family(s, "ecnwatch_undecodable_frames_total", "counter",
            "Frames without a usable IP header (cut short or invalid below IP).");
     sample(s, "ecnwatch_undecodable_frames_total", t->undecodable);

@@ -452,6 +452,15 @@ ew_report_head(const struct ew_analyzer *an, const struct ew_report_src *src)
         if (an->series)
             json_object_set_new(tot, "timeseries_refused", jint(an->series->refused));
     }
+    if (src->have_loss) {
+        json_t *cap = json_object();
+
+        json_object_set_new(cap, "received", jint(src->loss_received));
+        json_object_set_new(cap, "dropped", jint(src->loss_dropped));
+        json_object_set_new(cap, "interface_dropped",
+                            src->loss_ifdrop_known ? jint(src->loss_ifdropped) : json_null());
+        json_object_set_new(tot, "capture", cap);
+    }
     json_object_set_new(root, "totals", tot);
 
     flows = json_null();

@@ -150,6 +150,12 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
                 "Other: %" PRIu64 " non-IP, %" PRIu64 " undecodable, %" PRIu64
                 " truncated, %" PRIu64 " invalid\n",
                 t->non_ip, t->undecodable, t->truncated, t->invalid);
+    if (src->have_loss && (src->loss_dropped || src->loss_ifdropped))
+        fprintf(out,
+                "Capture loss: of %" PRIu64 " packets the kernel received, %" PRIu64
+                " dropped by its buffer and %" PRIu64
+                " by the interface before ecnwatch read them (raise -B)\n",
+                src->loss_received, src->loss_dropped, src->loss_ifdropped);
     if (st.evicted)
         fprintf(out, "Flow table full: %" PRIu64 " flows evicted (raise --max-flows)\n",
                 st.evicted);

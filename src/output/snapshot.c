@@ -11,12 +11,13 @@
 #include "ecnwatch/format.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/negotiation.h"
+#include "ecnwatch/pkt.h"
 
 _Static_assert(EW_FLOW_FINDINGS_MAX <= UINT8_MAX, "a row counts its findings in a byte");
 _Static_assert(EW_V_UNKNOWN <= UINT8_MAX && EW_NEG_NA <= INT8_MAX && EW_AQM_DUALQ_CLASSIC <= UINT8_MAX,
                "a row keeps its verdict, negotiation and aqm in a byte");
 /* compact: a full table of rows in a few megabytes */
-_Static_assert(sizeof(struct ew_snap_row) <= 112, "a row stays about a hundred bytes");
+_Static_assert(sizeof(struct ew_snap_row) <= 128, "a row stays about a hundred bytes");
 
 int
 ew_snap_list_dir(const struct ew_flow *f)
@@ -52,16 +53,18 @@ bool
 ew_snap_row_matches(const struct ew_snap_row *r, const char *text)
 {
     char ends[128], hay[512];
+    const char *pn = ew_ip_proto_name(r->key.proto);
     size_t i;
 
     if (!text[0])
         return true;
     ew_snap_endpoints(r, ends, sizeof(ends));
-    snprintf(hay, sizeof(hay), "%s %s %s %s %s", ends,
+    snprintf(hay, sizeof(hay), "%s %s %s %s %s %s", ends,
              r->key.l4 == EW_L4_TCP   ? "tcp"
              : r->key.l4 == EW_L4_UDP ? "udp"
                                       : "other",
-             ew_neg_name[r->neg], ew_verdict_name[r->verdict], ew_ect1_name[r->ect1[r->main_dir]]);
+             ew_neg_name[r->neg], ew_verdict_name[r->verdict], ew_ect1_name[r->ect1[r->main_dir]],
+             pn ? pn : "-");
     for (i = 0; hay[i]; i++)
         hay[i] = (char)tolower((unsigned char)hay[i]);
     return strstr(hay, text) != NULL;
@@ -81,6 +84,8 @@ fill_row(struct ew_snap_row *r, uint32_t ref, const struct ew_flow *f,
     r->id = f->id;
     r->last_ns = f->last_ns;
     r->pkts = f->dir[0].packets + f->dir[1].packets;
+    r->bytes = f->dir[0].bytes + f->dir[1].bytes;
+    r->bps = r->pps = -1;
     r->ce = ds->packets ? (double)ds->ecn[EW_ECN_CE] / (double)ds->packets : 0;
     r->e1 = ds->packets ? (double)ds->ecn[EW_ECN_ECT_1] / (double)ds->packets : 0;
     r->key = f->key;
@@ -174,6 +179,100 @@ ew_snapshot_filter(struct ew_snapshot *s, const char *text)
     return m;
 }
 
+int
+ew_snap_counts_take(struct ew_snap_counts *c, const struct ew_analyzer *an, int64_t t_ns)
+{
+    struct ew_flowtab_stats st;
+    struct ew_flow_room *room;
+    uint32_t *refs;
+    size_t n, i;
+    int k;
+
+    ew_flowtab_get_stats(an->tab, &st);
+    c->taken = false;
+    c->n = 0;
+    if (st.in_table > c->cap || !c->c) {
+        size_t cap = st.in_table + st.in_table / 4 + 16;
+        struct ew_snap_count *nc = realloc(c->c, cap * sizeof(*nc));
+
+        if (!nc)
+            return -1;
+        c->c = nc;
+        c->cap = cap;
+    }
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    room = malloc(sizeof(*room));
+    if (!refs || !room) {
+        free(refs);
+        free(room);
+        return -1;
+    }
+    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
+    for (i = 0; i < n && i < c->cap; i++) {
+        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
+
+        c->c[c->n].id = f->id;
+        c->c[c->n].bytes = f->dir[0].bytes + f->dir[1].bytes;
+        c->c[c->n++].pkts = f->dir[0].packets + f->dir[1].packets;
+    }
+    free(refs);
+    free(room);
+    c->bytes = 0;
+    for (k = 0; k < 4; k++)
+        c->bytes += an->tot.ecn_bytes[k];
+    c->pkts = an->tot.ip_packets;
+    c->t_ns = t_ns;
+    c->taken = true;
+    return 0;
+}
+
+void
+ew_snap_counts_free(struct ew_snap_counts *c)
+{
+    free(c->c);
+    *c = (struct ew_snap_counts)EW_SNAP_COUNTS_INIT;
+}
+
+/* the count of flow id in c (ordered by id), or NULL */
+static const struct ew_snap_count *
+count_of(const struct ew_snap_counts *c, uint64_t id)
+{
+    size_t lo = 0, hi = c->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (c->c[mid].id == id)
+            return &c->c[mid];
+        if (c->c[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+void
+ew_snapshot_rates(struct ew_snapshot *s, const struct ew_snap_counts *a,
+                  const struct ew_snap_counts *b)
+{
+    double dt = a->taken && b->taken ? (double)(b->t_ns - a->t_ns) / 1e9 : 0;
+    size_t i;
+
+    for (i = 0; i < s->n; i++) {
+        struct ew_snap_row *r = &s->rows[i];
+        const struct ew_snap_count *cb = dt > 0 ? count_of(b, r->id) : NULL;
+        const struct ew_snap_count *ca = cb ? count_of(a, r->id) : NULL;
+        uint64_t b0 = ca ? ca->bytes : 0, p0 = ca ? ca->pkts : 0;
+
+        r->bps = r->pps = -1;
+        if (!cb || cb->bytes < b0 || cb->pkts < p0)
+            continue;
+        r->bps = (float)((double)(cb->bytes - b0) * 8 / dt);
+        r->pps = (float)((double)(cb->pkts - p0) / dt);
+    }
+}
+
 /* the comparisons of the sort keys: descending, then by id */
 static int
 by_id(const void *x, const void *y)
@@ -223,13 +322,23 @@ by_recent(const void *x, const void *y)
     return by_id(x, y);
 }
 
+static int
+by_rate(const void *x, const void *y)
+{
+    const struct ew_snap_row *a = x, *b = y;
+
+    if (a->bps != b->bps)
+        return a->bps > b->bps ? -1 : 1;
+    return by_packets(x, y);
+}
+
 void
 ew_snapshot_sort(struct ew_snapshot *s, enum ew_snap_sort key)
 {
     static int (*const cmp[EW_SNAP_SORT_COUNT])(const void *, const void *) = {
         [EW_SNAP_SORT_PACKETS] = by_packets, [EW_SNAP_SORT_CE] = by_ce,
         [EW_SNAP_SORT_ECT1] = by_ect1,       [EW_SNAP_SORT_RECENT] = by_recent,
-        [EW_SNAP_SORT_ID] = by_id,
+        [EW_SNAP_SORT_ID] = by_id,           [EW_SNAP_SORT_RATE] = by_rate,
     };
 
     if (s->n > 1)

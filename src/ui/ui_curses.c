@@ -1,9 +1,15 @@
-/* ui_curses.c - the live view (see ui.h). It stays readable at 80x24: one
- * header line, one totals line, a table of flows, an optional detail pane
- * for the selected flow, and a key line. Each redraw builds one snapshot of
- * the table (snapshot.h); the list, its filter and sort and the counts read
- * its rows, and only the detail pane reads the selected flow's conclusion
- * in words. */
+/* ui_curses.c - the live view (see ui.h). It uses the whole terminal, and
+ * stays readable down to 60x15: one header line, one totals line, a table of
+ * flows, an optional detail pane for the selected flow, and a key line. The
+ * header, totals and key lines are made of items that are shown whole or
+ * not at all, the most important first; the table's columns take the width
+ * of what they show, and when the terminal is too narrow for all of them the
+ * least important go, so that the endpoints are cut only when nothing is
+ * left to give way. Each redraw builds one snapshot of the table
+ * (snapshot.h); the list, its filter and sort and the counts read its rows,
+ * and only the detail pane reads the selected flow's conclusion in words.
+ * Rates are taken at each refresh (ew_ui_sample) from every flow's counters,
+ * by the monotonic wall clock: per second over the last interval. */
 #include "ecnwatch/ui.h"
 
 #include <ctype.h>
@@ -13,19 +19,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ecnwatch/conclude.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/misuse.h"
+#include "ecnwatch/pkt.h"
 #include "ecnwatch/snapshot.h"
 #include "ecnwatch/ui_hist.h"
 
 static const char *const sort_name[EW_SNAP_SORT_COUNT] = {
     [EW_SNAP_SORT_PACKETS] = "packets", [EW_SNAP_SORT_CE] = "CE share",
     [EW_SNAP_SORT_ECT1] = "ECT(1) share", [EW_SNAP_SORT_RECENT] = "last active",
-    [EW_SNAP_SORT_ID] = "first seen"};
+    [EW_SNAP_SORT_ID] = "first seen", [EW_SNAP_SORT_RATE] = "bit rate"};
 
 enum { C_HEAD = 1, C_CE, C_ECT1, C_WARN, C_DIM, C_OK };
 
@@ -50,6 +58,9 @@ struct ew_ui {
     /* the table as rows, rebuilt at every redraw; the allocations are kept */
     struct ew_snapshot snap;
     struct ew_flow_room *room; /* the selected flow, unpacked when packed */
+    /* every flow's counters at the last two refreshes, for the rates */
+    struct ew_snap_counts cnt[2];
+    int cur; /* cnt[cur] is the latest */
 };
 
 struct ew_ui *
@@ -65,6 +76,7 @@ ew_ui_start(void)
     }
     ui->active = true;
     ui->snap = (struct ew_snapshot)EW_SNAPSHOT_INIT;
+    ui->cnt[0] = ui->cnt[1] = (struct ew_snap_counts)EW_SNAP_COUNTS_INIT;
     cbreak();
     noecho();
     nonl();
@@ -96,6 +108,8 @@ ew_ui_stop(struct ew_ui *ui)
         ui->active = false;
     }
     ew_snapshot_free(&ui->snap);
+    ew_snap_counts_free(&ui->cnt[0]);
+    ew_snap_counts_free(&ui->cnt[1]);
     free(ui->room);
     free(ui);
 }
@@ -107,6 +121,7 @@ ew_ui_reset(struct ew_ui *ui)
     ui->nvisible = 0;
     ui->sel = ui->top = 0;
     ui->sel_id = 0;
+    ui->cnt[0].taken = ui->cnt[1].taken = false; /* the flows and their ids start again */
 }
 
 /* room for a packed flow, kept across redraws; NULL out of memory */
@@ -122,6 +137,13 @@ void
 ew_ui_sample(struct ew_ui *ui, const struct ew_analyzer *an)
 {
     uint64_t want[EW_HIST_FLOWS + 1];
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ui->cur ^= 1;
+    if (ew_snap_counts_take(&ui->cnt[ui->cur], an,
+                            (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec) != 0)
+        ui->cnt[ui->cur ^ 1].taken = false; /* out of memory: no rates until two takes */
 
     memcpy(want, ui->visible, (size_t)ui->nvisible * sizeof(want[0]));
     want[ui->nvisible] = ui->sel_id;
@@ -147,25 +169,6 @@ put(int y, int x, const char *fmt, ...)
     mvaddnstr(y, x, buf, cols - x);
 }
 
-/* the same at the cursor */
-static void
-putc_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void
-putc_(const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    int y, x;
-
-    getyx(stdscr, y, x);
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    if (x < getmaxx(stdscr))
-        mvaddnstr(y, x, buf, getmaxx(stdscr) - x);
-}
-
 static void
 color_on(struct ew_ui *ui, int pair)
 {
@@ -180,22 +183,176 @@ color_off(struct ew_ui *ui, int pair)
         attroff(COLOR_PAIR(pair));
 }
 
-/* a sparkline of a share (num/den per second) or of a raw series, in ASCII so
- * that any terminal shows it */
+/* ------------------------------------------------------------ numbers */
+
+/* a rate with an SI prefix in at most 6 characters: "850", "12.3k", "1.5M";
+ * "-" when unknown (negative) */
 static void
-spark(int y, int x, int width, const struct ew_hist *h, const uint16_t *num, const uint16_t *den,
-      const uint32_t *raw)
+fmt_si(double v, char *buf, size_t len)
 {
-    static const char levels[] = "_.-=+*#@";
-    uint32_t max = 1;
+    if (v < 0)
+        snprintf(buf, len, "-");
+    else if (v < 999.5)
+        snprintf(buf, len, "%.0f", v);
+    else if (v < 999.95e3)
+        snprintf(buf, len, "%.1fk", v / 1e3);
+    else if (v < 999.95e6)
+        snprintf(buf, len, "%.1fM", v / 1e6);
+    else
+        snprintf(buf, len, "%.1fG", v / 1e9);
+}
+
+/* a duration in microseconds: "42us", "3.25ms", "48.1ms", "210ms" */
+static void
+fmt_us(double us, char *buf, size_t len)
+{
+    if (us < 999.5)
+        snprintf(buf, len, "%.0fus", us);
+    else if (us < 9995)
+        snprintf(buf, len, "%.2fms", us / 1e3);
+    else if (us < 99950)
+        snprintf(buf, len, "%.1fms", us / 1e3);
+    else
+        snprintf(buf, len, "%.0fms", us / 1e3);
+}
+
+/* ------------------------------------------------- lines made of items */
+
+/* A line of items, each shown whole or not at all: the items are taken in
+ * order of importance while they fit, and shown in their own order. */
+#define LINE_ITEMS 16
+struct line {
+    char text[LINE_ITEMS][160];
+    int prio[LINE_ITEMS]; /* 0 first */
+    int color[LINE_ITEMS];
+    int n;
+};
+
+static void
+item(struct line *l, int prio, int color, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void
+item(struct line *l, int prio, int color, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (l->n >= LINE_ITEMS)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(l->text[l->n], sizeof(l->text[0]), fmt, ap);
+    va_end(ap);
+    l->prio[l->n] = prio;
+    l->color[l->n++] = color;
+}
+
+/* draw l at line y from column x, two spaces between items, within width */
+static void
+draw_line(struct ew_ui *ui, const struct line *l, int y, int x, int width)
+{
+    bool shown[LINE_ITEMS] = {false};
+    int used = 0, p, i, maxp = 0;
+
+    for (i = 0; i < l->n; i++)
+        if (l->prio[i] > maxp)
+            maxp = l->prio[i];
+    for (p = 0; p <= maxp; p++)
+        for (i = 0; i < l->n; i++) {
+            int w = (int)strlen(l->text[i]) + (used ? 2 : 0);
+
+            if (l->prio[i] == p && used + w <= width) {
+                shown[i] = true;
+                used += w;
+            }
+        }
+    move(y, x);
+    for (i = 0, used = 0; i < l->n; i++) {
+        if (!shown[i])
+            continue;
+        if (used++)
+            addstr("  ");
+        if (l->color[i])
+            color_on(ui, l->color[i]);
+        addstr(l->text[i]);
+        if (l->color[i])
+            color_off(ui, l->color[i]);
+    }
+}
+
+/* l's items in their order, whole, two spaces apart, from (y, x): an item
+ * that does not fit goes to the next line, up to line end (each line
+ * cleared across the screen first). Returns the next free line. */
+static int
+draw_items(const struct line *l, int y, int x, int width, int end)
+{
+    int used = 0, i;
+
+    if (y >= end)
+        return y;
+    mvhline(y, 0, ' ', getmaxx(stdscr));
+    for (i = 0; i < l->n; i++) {
+        int w = (int)strlen(l->text[i]);
+
+        if (used && used + 2 + w > width) {
+            if (++y >= end)
+                return y;
+            mvhline(y, 0, ' ', getmaxx(stdscr));
+            used = 0;
+        }
+        mvaddnstr(y, x + used + (used ? 2 : 0), l->text[i], width - used - (used ? 2 : 0));
+        used += w + (used ? 2 : 0);
+    }
+    return y + 1;
+}
+
+/* Words of text from (y, x), at most width columns a line (later lines
+ * indented by indent), until line end; a word longer than a line is split.
+ * Returns the next free line. */
+static int
+wrap(int y, int x, int width, int indent, int end, const char *text)
+{
+    const char *p = text;
+    int w = width;
+
+    while (*p == ' ')
+        p++;
+    while (*p && y < end && w > 0) {
+        int n = 0, last_space = -1;
+
+        while (p[n] && n < w) {
+            if (p[n] == ' ')
+                last_space = n;
+            n++;
+        }
+        if (p[n] && p[n] != ' ' && last_space > 0)
+            n = last_space;
+        mvaddnstr(y++, x, p, n);
+        p += n;
+        while (*p == ' ')
+            p++;
+        if (y == end)
+            break;
+        if (x + indent < getmaxx(stdscr) && w == width) {
+            x += indent;
+            w = width - indent;
+        }
+    }
+    return y;
+}
+
+/* ------------------------------------------------------------ sparklines */
+
+static const char levels[] = "_.-=+*#@";
+
+/* a sparkline of a share (num/den per second), in ASCII so that any
+ * terminal shows it; a second without packets is blank */
+static void
+spark_share(int y, int x, int width, const struct ew_hist *h, const uint16_t *num,
+            const uint16_t *den)
+{
     int i, n = h ? h->n : 0, start;
 
     if (n > width)
         n = width;
-    if (raw)
-        for (i = 0; i < n; i++)
-            if (raw[(h->pos + EW_HIST_LEN - n + i) % EW_HIST_LEN] > max)
-                max = raw[(h->pos + EW_HIST_LEN - n + i) % EW_HIST_LEN];
     start = width - n;
     move(y, x);
     for (i = 0; i < width; i++) {
@@ -203,16 +360,284 @@ spark(int y, int x, int width, const struct ew_hist *h, const uint16_t *num, con
 
         if (i >= start) {
             int k = (h->pos + EW_HIST_LEN - n + (i - start)) % EW_HIST_LEN;
-            double v = raw ? (double)raw[k] / max : den[k] ? (double)num[k] / den[k] : 0;
-            int lvl = (int)(v * 7 + 0.999);
 
-            c = levels[lvl < 0 ? 0 : lvl > 7 ? 7 : lvl];
-            if (!raw && den[k] == 0)
-                c = ' ';
+            if (den[k]) {
+                int lvl = (int)((double)num[k] / den[k] * 7 + 0.999);
+
+                c = levels[lvl < 0 ? 0 : lvl > 7 ? 7 : lvl];
+            }
         }
         addch((chtype)(unsigned char)c);
     }
 }
+
+/* The RTT of the last width seconds, drawn from the lowest to the highest
+ * value shown, which *lo and *hi return (0 and 0: none). The height spans
+ * at least a tenth of the highest value: a spread smaller than that (noise
+ * on a short path) stays low instead of swinging full scale. */
+static void
+spark_rtt(int y, int x, int width, const struct ew_hist *h, uint32_t *lo, uint32_t *hi)
+{
+    int i, n = h ? h->n : 0, start;
+    double span;
+
+    if (n > width)
+        n = width;
+    start = width - n;
+    *lo = *hi = 0;
+    for (i = 0; i < n; i++) {
+        uint32_t v = h->s_rtt_us[(h->pos + EW_HIST_LEN - n + i) % EW_HIST_LEN];
+
+        if (v && (!*lo || v < *lo))
+            *lo = v;
+        if (v > *hi)
+            *hi = v;
+    }
+    span = (double)(*hi - *lo);
+    if (span < *hi / 10.0)
+        span = *hi / 10.0;
+    move(y, x);
+    for (i = 0; i < width; i++) {
+        char c = ' ';
+
+        if (i >= start) {
+            uint32_t v = h->s_rtt_us[(h->pos + EW_HIST_LEN - n + (i - start)) % EW_HIST_LEN];
+
+            if (v) {
+                int lvl = span > 0 ? (int)((double)(v - *lo) / span * 7 + 0.5) : 0;
+
+                c = levels[lvl < 0 ? 0 : lvl > 7 ? 7 : lvl];
+            }
+        }
+        addch((chtype)(unsigned char)c);
+    }
+}
+
+/* ------------------------------------------------------------ the table */
+
+enum col {
+    COL_ID,
+    COL_PROTO,
+    COL_ENDS,
+    COL_BPS,
+    COL_PPS,
+    COL_NEG,
+    COL_D,
+    COL_E1,
+    COL_CE,
+    COL_FB,
+    COL_ECT1,
+    COL_VERDICT,
+    COL_NF,
+    COL_COUNT
+};
+
+/* The columns: heading, alignment, and the order in which they give way to
+ * a narrow terminal (1 first; 0 never). */
+static const struct {
+    const char *head;
+    bool right;
+    int give_way;
+} colspec[COL_COUNT] = {
+    [COL_ID] = {"ID", true, 0},       [COL_PROTO] = {"PROTO", false, 7},
+    [COL_ENDS] = {"CLIENT>SERVER", false, 0},
+    [COL_BPS] = {"BIT/S", true, 8},   [COL_PPS] = {"PKT/S", true, 1},
+    [COL_NEG] = {"NEG", false, 6},    [COL_D] = {"D", false, 4},
+    [COL_E1] = {"E1%", true, 5},      [COL_CE] = {"CE%", true, 9},
+    [COL_FB] = {"FB", false, 2},      [COL_ECT1] = {"ECT1", false, 3},
+    [COL_VERDICT] = {"VERDICT", false, 0}, [COL_NF] = {"!", false, 0},
+};
+
+struct layout {
+    int w[COL_COUNT]; /* 0: not shown */
+    int x[COL_COUNT];
+    int width;        /* of a whole row */
+};
+
+static const char *
+proto_of(const struct ew_snap_row *r, char *buf, size_t len)
+{
+    const char *n = ew_ip_proto_name(r->key.proto);
+
+    if (n)
+        return n;
+    snprintf(buf, len, "ip-%u", r->key.proto);
+    return buf;
+}
+
+static const char *
+share(double v, char *buf, size_t len)
+{
+    snprintf(buf, len, v >= 0.9995 ? "%.0f" : "%.1f", v * 100);
+    return buf;
+}
+
+/* the text of row r's cell c in buf */
+static const char *
+cell(const struct ew_snap_row *r, enum col c, char *buf, size_t len)
+{
+    switch (c) {
+    case COL_ID:
+        snprintf(buf, len, "%" PRIu64, r->id);
+        return buf;
+    case COL_PROTO:
+        return proto_of(r, buf, len);
+    case COL_ENDS:
+        ew_snap_endpoints(r, buf, len);
+        return buf;
+    case COL_BPS:
+        fmt_si(r->bps, buf, len);
+        return buf;
+    case COL_PPS:
+        fmt_si(r->pps, buf, len);
+        return buf;
+    case COL_NEG:
+        return r->key.l4 == EW_L4_TCP ? ew_neg_name[r->neg] : "-";
+    case COL_D:
+        return r->dir == r->client_dir ? ">" : "<";
+    case COL_E1:
+        return share(r->e1, buf, len);
+    case COL_CE:
+        return share(r->ce, buf, len);
+    case COL_FB:
+        return ew_fb_name[r->fb[r->dir]];
+    case COL_ECT1:
+        return ect1_short[r->ect1[r->dir]];
+    case COL_VERDICT:
+        return ew_verdict_name[r->verdict];
+    case COL_NF:
+        if (!r->nf)
+            return "";
+        snprintf(buf, len, "%u", (unsigned)r->nf);
+        return buf;
+    default:
+        return "";
+    }
+}
+
+/* The columns for the rows on screen in cols columns: each as wide as its
+ * widest cell; while the row is too wide the next column in give-way order
+ * goes; then the endpoints shrink. */
+static void
+layout_rows(struct layout *lo, const struct ew_snap_row *rows, size_t n, int cols)
+{
+    char buf[128];
+    int c, total, nshown;
+    size_t i;
+
+    for (c = 0; c < COL_COUNT; c++) {
+        lo->w[c] = (int)strlen(colspec[c].head);
+        for (i = 0; i < n; i++) {
+            int w = (int)strlen(cell(&rows[i], (enum col)c, buf, sizeof(buf)));
+
+            if (w > lo->w[c])
+                lo->w[c] = w;
+        }
+    }
+    for (;;) {
+        int worst = -1;
+
+        total = 0;
+        nshown = 0;
+        for (c = 0; c < COL_COUNT; c++)
+            if (lo->w[c]) {
+                total += lo->w[c];
+                nshown++;
+            }
+        total += nshown - 1;
+        if (total <= cols)
+            break;
+        for (c = 0; c < COL_COUNT; c++)
+            if (lo->w[c] && colspec[c].give_way &&
+                (worst < 0 || colspec[c].give_way < colspec[worst].give_way))
+                worst = c;
+        if (worst < 0)
+            break;
+        lo->w[worst] = 0;
+    }
+    if (total > cols) {
+        int w = lo->w[COL_ENDS] - (total - cols);
+
+        if (w < 13)
+            w = 13;
+        total -= lo->w[COL_ENDS] - w;
+        lo->w[COL_ENDS] = w;
+    }
+    lo->width = total;
+    for (c = 0, total = 0; c < COL_COUNT; c++) {
+        lo->x[c] = total;
+        if (lo->w[c])
+            total += lo->w[c] + 1;
+    }
+}
+
+/* text in a cell of width w at (y, x); endpoints too long keep their end
+ * (the server) and begin with ".." */
+static void
+put_cell(int y, int x, int w, bool right, const char *text)
+{
+    int len = (int)strlen(text), cols = getmaxx(stdscr);
+
+    if (x >= cols)
+        return;
+    if (len > w) {
+        mvaddnstr(y, x, "..", w < 2 ? w : 2);
+        if (w > 2)
+            mvaddnstr(y, x + 2, text + len - (w - 2), cols - x - 2);
+        return;
+    }
+    mvaddnstr(y, x + (right ? w - len : 0), text, cols - x - (right ? w - len : 0));
+}
+
+static void
+draw_table_head(const struct layout *lo, int y)
+{
+    int c;
+
+    attron(A_BOLD);
+    for (c = 0; c < COL_COUNT; c++)
+        if (lo->w[c])
+            put_cell(y, lo->x[c], lo->w[c], colspec[c].right, colspec[c].head);
+    attroff(A_BOLD);
+}
+
+/* one flow of the list at line y */
+static void
+draw_row(struct ew_ui *ui, const struct layout *lo, const struct ew_snap_row *r, int y, bool sel,
+         int maxx)
+{
+    bool ended = (r->flags & EW_SNAP_ENDED) != 0;
+    char buf[128];
+    int c;
+
+    if (sel) {
+        attron(A_REVERSE);
+        mvhline(y, 0, ' ', maxx);
+    }
+    if (ended)
+        color_on(ui, C_DIM);
+    for (c = 0; c < COL_COUNT; c++) {
+        int pair = 0;
+
+        if (!lo->w[c])
+            continue;
+        if (!sel && c == COL_CE && r->ce > 0)
+            pair = C_CE;
+        if (!sel && c == COL_NF)
+            pair = C_WARN;
+        if (pair)
+            color_on(ui, pair);
+        put_cell(y, lo->x[c], lo->w[c], colspec[c].right, cell(r, (enum col)c, buf, sizeof(buf)));
+        if (pair)
+            color_off(ui, pair);
+    }
+    if (ended)
+        color_off(ui, C_DIM);
+    if (sel)
+        attroff(A_REVERSE);
+}
+
+/* ------------------------------------------------------------ the detail */
 
 /* the selected flow: its row, and the flow itself for the sentences of its
  * conclusion, its evidence and its counters */
@@ -224,69 +649,101 @@ draw_detail(struct ew_ui *ui, const struct ew_snap_row *r, const struct ew_flow 
     const struct ew_flow_verdict *vp = &sum.v;
     const struct ew_finding *fnd = sum.fnd;
     const struct ew_evidence *ev = sum.ev;
-    char ends[128];
+    char ends[128], pb[16], rate[16], a[16], b[16], c[16], d[16];
+    struct line hl = {0};
     size_t nf, ne, i;
-    int y = y0, d, end = y0 + rows;
+    int y = y0, dn, end = y0 + rows;
     const struct ew_hist *h = ew_hist_get(&ui->hist, f->id);
-    int sw = cols - 16 > EW_HIST_LEN ? EW_HIST_LEN : cols - 16;
+    int sw = cols - 12 - 34 > EW_HIST_LEN ? EW_HIST_LEN : cols - 12 - 34;
 
+    if (sw < 8)
+        sw = cols - 12 - 16 > 8 ? cols - 12 - 16 : 8;
     ew_flow_conclude(f, EW_CONCLUDE_WORDS | EW_CONCLUDE_EVIDENCE, &sum);
     nf = sum.nf;
     ne = sum.nev;
     ew_snap_endpoints(r, ends, sizeof(ends));
+    item(&hl, 0, 0, "#%" PRIu64 " %s %s", f->id, proto_of(r, pb, sizeof(pb)), ends);
+    item(&hl, 1, 0, "verdict %s", ew_verdict_name[vp->verdict]);
+    if (f->key.l4 == EW_L4_TCP)
+        item(&hl, 2, 0, "neg %s%s", ew_neg_name[vp->neg], vp->neg_inferred ? "?" : "");
+    item(&hl, 3, 0, "vantage %s", ew_vantage_name[vp->vantage]);
     color_on(ui, C_HEAD);
-    mvhline(y, 0, ' ', cols);
-    put(y++, 0, " #%" PRIu64 " %s %s  neg %s%s  verdict %s  %s", f->id,
-             f->key.l4 == EW_L4_TCP ? "tcp" : f->key.l4 == EW_L4_UDP ? "udp" : "ip", ends,
-             ew_neg_name[vp->neg], vp->neg_inferred ? "?" : "", ew_verdict_name[vp->verdict],
-             ew_vantage_name[vp->vantage]);
+    y = draw_items(&hl, y, 1, cols - 2, y + 2 < end ? y + 2 : end);
     color_off(ui, C_HEAD);
-    if (y < end)
-        put(y++, 1, "%.*s", cols - 2, vp->reason);
-    for (d = 0; d < 2 && y < end; d++) {
-        int dd = d == 0 ? f->client_dir : f->client_dir ^ 1;
+    y = wrap(y, 1, cols - 2, 2, end, vp->reason);
+    for (dn = 0; dn < 2 && y < end; dn++) {
+        int dd = dn == 0 ? f->client_dir : f->client_dir ^ 1;
         const struct ew_dir_stats *s = &f->dir[dd];
         double p = s->packets ? 100.0 / (double)s->packets : 0;
+        char text[256];
 
-        put(y++, 1, "%s %7" PRIu64 " pkts Not-ECT %3.0f%% ECT(0) %3.0f%% ECT(1) %3.0f%% CE %4.1f%% %s %s",
-                 d == 0 ? "c2s" : "s2c", s->packets, p * (double)s->ecn[EW_ECN_NOT_ECT],
+        snprintf(text, sizeof(text),
+                 "%s %" PRIu64 " pkts  Not-ECT %.0f%% ECT(0) %.0f%% ECT(1) %.0f%% CE %.1f%%  "
+                 "feedback %s  ECT(1) as %s",
+                 dn == 0 ? "c2s" : "s2c", s->packets, p * (double)s->ecn[EW_ECN_NOT_ECT],
                  p * (double)s->ecn[EW_ECN_ECT_0], p * (double)s->ecn[EW_ECN_ECT_1],
                  p * (double)s->ecn[EW_ECN_CE], ew_fb_name[vp->dir[dd].feedback],
                  ew_ect1_name[vp->dir[dd].ect1]);
+        y = wrap(y, 1, cols - 2, 4, end, text);
     }
-    if (y < end && sw > 8) {
+    if (y < end) {
+        fmt_si(r->bps, rate, sizeof(rate));
+        fmt_si(r->pps, a, sizeof(a));
+        struct line ratel = {0};
+
+        item(&ratel, 0, 0, "rate %s bit/s  %s pkt/s", rate, a);
+        item(&ratel, 1, 0, "(both directions, last interval)");
+        draw_line(ui, &ratel, y++, 1, cols - 2);
+    }
+    if (y < end) {
         put(y, 1, "CE share   ");
         color_on(ui, C_CE);
-        spark(y++, 12, sw, h, h ? h->s_ce : NULL, h ? h->s_pkts : NULL, NULL);
+        spark_share(y++, 12, sw, h, h ? h->s_ce : NULL, h ? h->s_pkts : NULL);
         color_off(ui, C_CE);
     }
-    if (y < end && sw > 8) {
+    if (y < end) {
         put(y, 1, "ECT1 share ");
         color_on(ui, C_ECT1);
-        spark(y++, 12, sw, h, h ? h->s_e1 : NULL, h ? h->s_pkts : NULL, NULL);
+        spark_share(y++, 12, sw, h, h ? h->s_e1 : NULL, h ? h->s_pkts : NULL);
         color_off(ui, C_ECT1);
     }
-    if (y < end && sw > 8) {
+    if (y < end) {
         const struct ew_half *hf = &f->inf->half[r->dir];
+        struct line rl = {0};
+        uint32_t lo, hi;
 
         put(y, 1, "RTT        ");
-        spark(y, 12, sw, h, NULL, NULL, h ? h->s_rtt_us : NULL);
-        if (hf->rtt_samples)
-            put(y, 13 + sw, "%.1f/%.1f ms", (double)hf->rtt_min / 1e6,
-                     (double)hf->rtt_srtt / 1e6);
-        y++;
+        spark_rtt(y, 12, sw, h, &lo, &hi);
+        if (hi) {
+            fmt_us(lo, a, sizeof(a));
+            fmt_us(hi, b, sizeof(b));
+            item(&rl, 0, 0, "%s..%s", a, b);
+        } else {
+            item(&rl, 0, 0, "no RTT yet");
+        }
+        if (hf->rtt_samples) {
+            fmt_us((double)hf->rtt_min / 1e3, c, sizeof(c));
+            fmt_us((double)hf->rtt_srtt / 1e3, d, sizeof(d));
+            item(&rl, 1, 0, "min %s srtt %s", c, d);
+        }
+        draw_line(ui, &rl, y++, 13 + sw, cols - 14 - sw);
     }
     for (i = 0; i < nf && y < end; i++) {
-        color_on(ui, C_WARN);
-        put(y++, 1, "! %s %s %s: %.*s", ew_misuse_name[fnd[i].kind],
+        char text[600];
+
+        snprintf(text, sizeof(text), "! %s %s %s: %s", ew_misuse_name[fnd[i].kind],
                  fnd[i].dir == f->client_dir ? "c2s" : "s2c",
-                 ew_confidence_name[fnd[i].confidence], cols - 40 > 0 ? cols - 40 : 0,
-                 fnd[i].detail);
+                 ew_confidence_name[fnd[i].confidence], fnd[i].detail);
+        color_on(ui, C_WARN);
+        y = wrap(y, 1, cols - 2, 2, end, text);
         color_off(ui, C_WARN);
     }
-    for (i = 0; i < ne && y < end; i++)
-        put(y++, 1, "frame %-7" PRIu64 " %.*s", ev[i].frame, cols - 16 > 0 ? cols - 16 : 0,
-                 ev[i].note);
+    for (i = 0; i < ne && y < end; i++) {
+        char text[400];
+
+        snprintf(text, sizeof(text), "frame %" PRIu64 " %s", ev[i].frame, ev[i].note);
+        y = wrap(y, 1, cols - 2, 2, end, text);
+    }
 }
 
 static void
@@ -298,6 +755,7 @@ draw_help(int rows, int cols)
         "  Up/Down j/k   select a flow      PgUp/PgDn Home/End",
         "  Enter, d      detail pane: verdict, evidence, misuse, sparklines",
         "  s / S         next / previous sort key",
+        "  r             sort by bit rate",
         "  /             filter (text in endpoints, proto, negotiation,",
         "                verdict); an empty filter shows all",
         "  p             pause the display (capture goes on)",
@@ -305,10 +763,15 @@ draw_help(int rows, int cols)
         "  Ctrl-L        redraw",
         "  h, ?          this help (any key closes it)",
         "  q             quit (the -o report is written)",
+        "",
+        "Rates (BIT/S, PKT/S, the header's bit/s) are per second of wall",
+        "clock over the last refresh interval, both directions of a flow.",
     };
     int n = (int)(sizeof(lines) / sizeof(lines[0])), w = 70, i;
     int y = (rows - n - 2) / 2, x = (cols - w) / 2;
 
+    if (w > cols)
+        w = cols;
     if (y < 0)
         y = 0;
     if (x < 0)
@@ -327,77 +790,46 @@ draw_top(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_stat
          uint64_t nfind, int maxx)
 {
     const struct ew_totals *t = &an->tot;
+    const struct ew_snap_counts *now = &ui->cnt[ui->cur], *was = &ui->cnt[ui->cur ^ 1];
     struct ew_flowtab_stats fs;
     double tp = t->ip_packets ? 100.0 / (double)t->ip_packets : 0;
+    struct line hl = {0}, tl = {0};
+    char rate[16];
 
     ew_flowtab_get_stats(an->tab, &fs);
+    if (now->taken && was->taken && now->t_ns > was->t_ns && now->bytes >= was->bytes)
+        fmt_si((double)(now->bytes - was->bytes) * 8 / ((double)(now->t_ns - was->t_ns) / 1e9),
+               rate, sizeof(rate));
+    else
+        snprintf(rate, sizeof(rate), "-");
+    item(&hl, 0, 0, "ecnwatch %s", st->iface);
+    if (ui->paused)
+        item(&hl, 0, 0, "PAUSED");
+    if (ui->filter[0]) {
+        /* the filter text whole where it fits, else its start */
+        if ((int)strlen(ui->filter) + 10 <= maxx - 16 - (ui->paused ? 8 : 0))
+            item(&hl, 1, 0, "filter \"%s\"", ui->filter);
+        else
+            item(&hl, 1, 0, "filter \"%.*s~\"", maxx / 3 > 1 ? maxx / 3 : 1, ui->filter);
+    }
+    item(&hl, 5, 0, "%" PRIu64 " pkts", st->frames);
+    item(&hl, 4, 0, "%.0f pkt/s", st->pkts_per_s);
+    item(&hl, 2, 0, "%s bit/s", rate);
+    item(&hl, 3, 0, "drops %s%" PRIu64, st->drops_known ? "" : "?", st->kernel_drops);
+    item(&hl, 2, 0, "flows %" PRIu64, fs.created);
+    item(&hl, 3, 0, "sort: %s", sort_name[ui->sort]);
     color_on(ui, C_HEAD);
     mvhline(0, 0, ' ', maxx);
-    put(0, 0, " ecnwatch %s  %" PRIu64 " pkts  %.0f pkt/s  drops %s%" PRIu64 "  flows %" PRIu64
-                   "  sort: %s%s%s",
-             st->iface, st->frames, st->pkts_per_s, st->drops_known ? "" : "?",
-             st->kernel_drops, fs.created, sort_name[ui->sort], ui->paused ? "  PAUSED" : "",
-             ui->filter[0] ? "  filtered" : "");
+    draw_line(ui, &hl, 0, 1, maxx - 1);
     color_off(ui, C_HEAD);
-    put(1, 0, " Not-ECT %5.1f%%  ECT(0) %5.1f%%  ", tp * (double)t->ecn[EW_ECN_NOT_ECT],
-             tp * (double)t->ecn[EW_ECN_ECT_0]);
-    color_on(ui, C_ECT1);
-    putc_("ECT(1) %5.1f%%  ", tp * (double)t->ecn[EW_ECN_ECT_1]);
-    color_off(ui, C_ECT1);
-    color_on(ui, C_CE);
-    putc_("CE %5.1f%%", tp * (double)t->ecn[EW_ECN_CE]);
-    color_off(ui, C_CE);
-    if (nfind) {
-        color_on(ui, C_WARN);
-        putc_("  misuse: %" PRIu64, nfind);
-        color_off(ui, C_WARN);
-    }
-    attron(A_BOLD);
-    put(2, 0, "%4s %-28s %-7s %1s %4s %4s %-7s %-5s %-9s%s", "ID", "CLIENT>SERVER", "NEG", "D",
-             "E1%", "CE%", "FB", "ECT1", "VERDICT", "!");
-    attroff(A_BOLD);
-}
 
-/* one flow of the list at line y */
-static void
-draw_row(struct ew_ui *ui, const struct ew_snap_row *r, int y, bool sel, int maxx)
-{
-    bool ended = (r->flags & EW_SNAP_ENDED) != 0;
-    char ends[128];
-
-    ew_snap_endpoints(r, ends, sizeof(ends));
-    if (sel)
-        attron(A_REVERSE);
-    if (ended)
-        color_on(ui, C_DIM);
-    put(y, 0, r->e1 >= 0.9995 ? "%4" PRIu64 " %-28.28s %-7s %1s %4.0f " :
-                                "%4" PRIu64 " %-28.28s %-7s %1s %4.1f ",
-        r->id, ends, r->key.l4 == EW_L4_TCP ? ew_neg_name[r->neg] : "-",
-        r->dir == r->client_dir ? ">" : "<", r->e1 * 100);
-    if (r->ce > 0 && !sel)
-        color_on(ui, C_CE);
-    putc_(r->ce >= 0.9995 ? "%4.0f" : "%4.1f", r->ce * 100);
-    if (r->ce > 0 && !sel)
-        color_off(ui, C_CE);
-    putc_(" %-7s %-5s %-9.9s", ew_fb_name[r->fb[r->dir]], ect1_short[r->ect1[r->dir]],
-          ew_verdict_name[r->verdict]);
-    if (r->nf) {
-        if (!sel)
-            color_on(ui, C_WARN);
-        putc_("%u", (unsigned)r->nf);
-        if (!sel)
-            color_off(ui, C_WARN);
-    }
-    if (ended)
-        color_off(ui, C_DIM);
-    if (sel) {
-        int cy, cx;
-
-        getyx(stdscr, cy, cx);
-        if (cx < maxx)
-            mvhline(cy, cx, ' ', maxx - cx);
-        attroff(A_REVERSE);
-    }
+    item(&tl, 0, 0, "Not-ECT %.1f%%", tp * (double)t->ecn[EW_ECN_NOT_ECT]);
+    item(&tl, 0, 0, "ECT(0) %.1f%%", tp * (double)t->ecn[EW_ECN_ECT_0]);
+    item(&tl, 0, C_ECT1, "ECT(1) %.1f%%", tp * (double)t->ecn[EW_ECN_ECT_1]);
+    item(&tl, 0, C_CE, "CE %.1f%%", tp * (double)t->ecn[EW_ECN_CE]);
+    if (nfind)
+        item(&tl, 1, C_WARN, "misuse: %" PRIu64, nfind);
+    draw_line(ui, &tl, 1, 1, maxx - 1);
 }
 
 /* keep the selection on the same flow across refreshes, and in view */
@@ -441,13 +873,38 @@ count_findings(const struct ew_analyzer *an, const struct ew_snapshot *snap)
     return nfind;
 }
 
+static void
+draw_keys(struct ew_ui *ui, int y, int maxx)
+{
+    struct line kl = {0};
+
+    color_on(ui, C_HEAD);
+    mvhline(y, 0, ' ', maxx);
+    if (ui->editing) {
+        put(y, 0, " filter: %s_", ui->edit);
+    } else {
+        item(&kl, 0, 0, "q quit");
+        item(&kl, 1, 0, "s/S sort");
+        item(&kl, 2, 0, "r by rate");
+        item(&kl, 1, 0, "/ filter");
+        item(&kl, 1, 0, "Enter detail");
+        item(&kl, 1, 0, "p pause");
+        item(&kl, 3, 0, "c clear");
+        item(&kl, 0, 0, "h help");
+        item(&kl, 4, 0, "rates: per second of wall clock over the last interval");
+        draw_line(ui, &kl, y, 1, maxx - 1);
+    }
+    color_off(ui, C_HEAD);
+}
+
 void
 ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_status *st)
 {
     struct ew_snapshot *snap;
     const struct ew_snap_row *rows;
     struct ew_flow_room *room;
-    size_t n;
+    struct layout lo;
+    size_t n, shown;
     int maxy, maxx, table_h, y;
 
     if (!ui || !ui->active)
@@ -457,6 +914,7 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
     /* the one snapshot of this redraw: the list, the filter and the counts */
     if (!room || ew_snapshot_build(snap, an, SIZE_MAX, 0) != 0)
         snap->n = 0;
+    ew_snapshot_rates(snap, &ui->cnt[ui->cur ^ 1], &ui->cnt[ui->cur]);
     getmaxyx(stdscr, maxy, maxx);
     erase();
     draw_top(ui, an, st, count_findings(an, snap), maxx);
@@ -471,25 +929,21 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
     if (table_h < 1)
         table_h = 1;
     follow_selection(ui, rows, n, table_h);
+    shown = n - (size_t)ui->top < (size_t)table_h ? n - (size_t)ui->top : (size_t)table_h;
+    layout_rows(&lo, rows + ui->top, shown, maxx);
+    draw_table_head(&lo, 2);
     ui->nvisible = 0;
-    for (y = 0; y < table_h && ui->top + y < (int)n; y++) {
+    for (y = 0; y < (int)shown; y++) {
         const struct ew_snap_row *r = &rows[ui->top + y];
 
         if (ui->nvisible < EW_HIST_FLOWS)
             ui->visible[ui->nvisible++] = r->id;
-        draw_row(ui, r, 3 + y, ui->top + y == ui->sel, maxx);
+        draw_row(ui, &lo, r, 3 + y, ui->top + y == ui->sel, maxx);
     }
     if (ui->detail && n)
         draw_detail(ui, &rows[ui->sel], ew_flowtab_view(an->tab, rows[ui->sel].ref, room),
                     3 + table_h, maxy - 4 - table_h, maxx);
-
-    color_on(ui, C_HEAD);
-    mvhline(maxy - 1, 0, ' ', maxx);
-    if (ui->editing)
-        put(maxy - 1, 0, " filter: %s_", ui->edit);
-    else
-        put(maxy - 1, 0, " q quit  s sort  / filter  Enter detail  p pause  c clear  h help");
-    color_off(ui, C_HEAD);
+    draw_keys(ui, maxy - 1, maxx);
     if (ui->help)
         draw_help(maxy, maxx);
     refresh();
@@ -560,6 +1014,9 @@ handle_key(struct ew_ui *ui, int ch)
         return EW_UI_HANDLED | EW_UI_REDRAW;
     case 's':
         ui->sort = (enum ew_snap_sort)((ui->sort + 1) % EW_SNAP_SORT_COUNT);
+        return EW_UI_HANDLED | EW_UI_REDRAW;
+    case 'r':
+        ui->sort = EW_SNAP_SORT_RATE;
         return EW_UI_HANDLED | EW_UI_REDRAW;
     case 'S':
         ui->sort = (enum ew_snap_sort)((ui->sort + EW_SNAP_SORT_COUNT - 1) % EW_SNAP_SORT_COUNT);

@@ -675,6 +675,73 @@ test_empty(void)
 }
 
 static char *
+text_with(const struct ew_analyzer *an, const struct ew_report_src *src)
+{
+    char *m = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&m, &n);
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    ew_report_text(fp, an, src, 10);
+    fclose(fp);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    return m;
+}
+
+/* A live capture's own loss (pcap_stats) is in totals.capture, and a line
+ * of the text summary when any packet was dropped: a lossy capture does not
+ * look clean. A file's report has no such member. */
+static void
+test_capture_loss(void)
+{
+    struct ew_analyzer an;
+    struct ew_report_src src = {.kind = "interface", .name = "eth0", .linktype = "EN10MB",
+                                .have_loss = true, .loss_received = 1000, .loss_dropped = 7,
+                                .loss_ifdropped = 2, .loss_ifdrop_known = true};
+    json_t *r, *cap;
+    char *text;
+    size_t len;
+
+    init(&an, 4);
+    text = report_of(&an, &src, &len);
+    r = parse(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL(check_contract(r, 0), 0);
+    cap = json_object_get(json_object_get(r, "totals"), "capture");
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(cap, "received")), 1000);
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(cap, "dropped")), 7);
+    CU_ASSERT_EQUAL(json_integer_value(json_object_get(cap, "interface_dropped")), 2);
+    json_decref(r);
+    free(text);
+    text = text_with(&an, &src);
+    CU_ASSERT_PTR_NOT_NULL(strstr(text, "Capture loss: of 1000 packets the kernel received, 7 "
+                                        "dropped by its buffer and 2 by the interface"));
+    free(text);
+    /* where the platform does not report the interface's drops: null */
+    src.loss_ifdrop_known = false;
+    text = report_of(&an, &src, &len);
+    r = parse(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    cap = json_object_get(json_object_get(r, "totals"), "capture");
+    CU_ASSERT_TRUE(json_is_null(json_object_get(cap, "interface_dropped")));
+    json_decref(r);
+    free(text);
+    /* nothing lost: the members, but no line */
+    src.loss_dropped = src.loss_ifdropped = 0;
+    text = text_with(&an, &src);
+    CU_ASSERT_PTR_NULL(strstr(text, "Capture loss"));
+    free(text);
+    /* a file */
+    text = report_of(&an, &src_file, &len);
+    r = parse(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_PTR_NULL(json_object_get(json_object_get(r, "totals"), "capture"));
+    json_decref(r);
+    free(text);
+    ew_analyzer_free(&an);
+}
+
+static char *
 text_of(const struct ew_analyzer *an, size_t max_flows)
 {
     char *m = NULL;
@@ -1127,7 +1194,8 @@ ew_test_register_report(void)
         !CU_add_test(s, "report file: whole, mode, nothing else", test_write_file) ||
         !CU_add_test(s, "report file: failures leave nothing", test_write_file_failures) ||
         !CU_add_test(s, "report on a full device", test_dump_full_device) ||
-        !CU_add_test(s, "a flow alone is the report's", test_flow_alone))
+        !CU_add_test(s, "a flow alone is the report's", test_flow_alone) ||
+        !CU_add_test(s, "a live capture's loss in the totals and the text", test_capture_loss))
         return -1;
     return 0;
 }

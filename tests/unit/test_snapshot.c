@@ -322,6 +322,82 @@ test_filter(void)
 
 /* more flows than the budget: every k-th by id; the allocation is kept
  * while the table's size stays near it */
+/* the rates between two takes of the counters: per second of the takes'
+ * clock, a new flow counted from zero, unknown (-1) without two takes or
+ * for a flow newer than the last take; sorting by rate puts the busiest
+ * first */
+static const struct ew_snap_row *
+row_of(const struct ew_snapshot *s, uint64_t id)
+{
+    size_t i;
+
+    for (i = 0; i < s->n; i++)
+        if (s->rows[i].id == id)
+            return &s->rows[i];
+    return NULL;
+}
+
+static void
+test_rates(void)
+{
+    struct ew_snapshot s = EW_SNAPSHOT_INIT;
+    struct ew_snap_counts a = EW_SNAP_COUNTS_INIT, b = EW_SNAP_COUNTS_INIT;
+    const struct ew_snap_row *r;
+    struct ew_analyzer an;
+    struct ew_pkt p;
+    uint64_t bytes2 = 0;
+    size_t i;
+
+    feed(&an, 16);
+    CU_ASSERT_FATAL(ew_snap_counts_take(&a, &an, 1000000000) == 0);
+    CU_ASSERT_EQUAL(a.n, 4);
+    CU_ASSERT_EQUAL(a.pkts, an.tot.ip_packets);
+    CU_ASSERT_FATAL(ew_snapshot_build(&s, &an, SIZE_MAX, 0) == 0);
+    ew_snapshot_rates(&s, &b, &a); /* b not taken: no rates */
+    for (i = 0; i < s.n; i++)
+        CU_ASSERT(s.rows[i].bps < 0 && s.rows[i].pps < 0);
+    for (i = 0; i < a.n; i++)
+        if (a.c[i].id == 2)
+            bytes2 = a.c[i].bytes;
+    CU_ASSERT(bytes2 > 0);
+    /* two seconds later: 10 more datagrams on flow 2, a new flow 5 */
+    for (i = 0; i < 10; i++) {
+        pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 800, EW_ECN_ECT_1);
+        ew_analyzer_frame(&an, &p, 2000);
+    }
+    pkt(&p, EW_L4_UDP, CLI, 50002, 0, 0, 100, EW_ECN_ECT_0);
+    ew_analyzer_frame(&an, &p, 2001);
+    CU_ASSERT_FATAL(ew_snap_counts_take(&b, &an, 3000000000) == 0);
+    /* and a flow 6 after the take */
+    pkt(&p, EW_L4_UDP, CLI, 50003, 0, 0, 100, EW_ECN_ECT_0);
+    ew_analyzer_frame(&an, &p, 2002);
+    CU_ASSERT_FATAL(ew_snapshot_build(&s, &an, SIZE_MAX, 0) == 0);
+    ew_snapshot_rates(&s, &a, &b);
+    r = row_of(&s, 2);
+    CU_ASSERT_FATAL(r != NULL);
+    CU_ASSERT_DOUBLE_EQUAL(r->pps, 5.0, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(r->bps, (double)(r->bytes - bytes2) * 8 / 2, 1e-3);
+    CU_ASSERT(r->bps > 0);
+    r = row_of(&s, 1);
+    CU_ASSERT_FATAL(r != NULL);
+    CU_ASSERT(r->bps == 0 && r->pps == 0);
+    r = row_of(&s, 5);
+    CU_ASSERT_FATAL(r != NULL);
+    CU_ASSERT_DOUBLE_EQUAL(r->pps, 0.5, 1e-6);
+    CU_ASSERT_DOUBLE_EQUAL(r->bps, (double)r->bytes * 8 / 2, 1e-3);
+    r = row_of(&s, 6);
+    CU_ASSERT_FATAL(r != NULL);
+    CU_ASSERT(r->bps < 0);
+    ew_snapshot_sort(&s, EW_SNAP_SORT_RATE);
+    CU_ASSERT_EQUAL(s.rows[0].id, 2);
+    CU_ASSERT_EQUAL(s.rows[1].id, 5);
+    CU_ASSERT_EQUAL(s.rows[s.n - 1].id, 6);
+    ew_snap_counts_free(&a);
+    ew_snap_counts_free(&b);
+    ew_snapshot_free(&s);
+    ew_analyzer_free(&an);
+}
+
 static void
 test_budget(void)
 {
@@ -405,6 +481,7 @@ ew_test_register_snapshot(void)
         !CU_add_test(s, "a QUIC flow's row has the QUIC rule's verdict", test_quic_rule) ||
         !CU_add_test(s, "the live list's sort keys", test_sort) ||
         !CU_add_test(s, "the live list's filter", test_filter) ||
+        !CU_add_test(s, "rates between two takes of the counters", test_rates) ||
         !CU_add_test(s, "more flows than the budget: an even sample", test_budget) ||
         !CU_add_test(s, "the rows follow the table's size", test_grow_shrink))
         return -1;
