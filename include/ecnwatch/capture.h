@@ -57,6 +57,8 @@ int ew_capture_dispatch(struct ew_capture *cap, int budget,
 /* kernel counters of a live capture: received, dropped; -1 when unknown */
 int ew_capture_stats(struct ew_capture *cap, uint64_t *received, uint64_t *dropped);
 enum ew_link ew_capture_link(const struct ew_capture *cap);
+/* libpcap's link type (DLT_) and snapshot length, for writing the frames again */
+void ew_capture_format(const struct ew_capture *cap, int *dlt, int *snaplen);
 const char *ew_capture_link_name(const struct ew_capture *cap);
 /* On EW_CAP_BROKEN, errbuf says why. */
 enum ew_cap_next ew_capture_next(struct ew_capture *cap, struct ew_frame *fr, char *errbuf,

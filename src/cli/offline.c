@@ -22,6 +22,7 @@
 #include "ecnwatch/outfile.h"
 #include "ecnwatch/plots.h"
 #include "ecnwatch/reader.h"
+#include "ecnwatch/savefile.h"
 #include "ecnwatch/report.h"
 #include "ecnwatch/series.h"
 #include "ecnwatch/stream.h"
@@ -55,6 +56,7 @@ struct read_ctx {
     struct ew_hop *hop;       /* match against the capture upstream, or NULL */
     struct ew_index *up;
     struct ew_report_src *src;
+    struct ew_savefile *save; /* -w, or NULL */
 };
 
 /* Frames read ahead of their accounting: each is copied out of the reader's
@@ -75,6 +77,8 @@ account_frame(struct read_ctx *rc, const struct ew_rframe *a)
     const uint8_t *payload = NULL;
     size_t plen = 0;
 
+    if (rc->save)
+        ew_savefile_frame(rc->save, &a->fr);
     if (rc->an) {
         ew_analyzer_frame_prepared(rc->an, &a->pkt, a->fr.ts_ns, &a->pre);
         if (rc->stream)
@@ -259,6 +263,14 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
         rc->src->filter = rc->cfg->filter;
         rc->src->packet_limit = rc->cfg->count;
     }
+    if (first && rc->cfg->write_file) {
+        rc->save = ew_savefile_open(rc->cfg->write_file, cap, err, sizeof(err));
+        if (!rc->save) {
+            fprintf(stderr, "ecnwatch: %s\n", err);
+            ew_capture_close(cap);
+            return EW_EXIT_OUTPUT;
+        }
+    }
     if (reader_thread_worth(path))
         r = ew_reader_start(cap, ew_capture_link(cap), rc->cfg->count, rc->an);
     if (r)
@@ -273,6 +285,13 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
                 strcmp(path, "-") ? path : "standard input", re.frames, re.err);
     }
     ew_capture_close(cap);
+    /* the packets read are kept, also from a capture cut short */
+    if (rc->save && ew_savefile_close(rc->save, true, err, sizeof(err)) != 0) {
+        rc->save = NULL;
+        fprintf(stderr, "ecnwatch: %s\n", err);
+        return EW_EXIT_OUTPUT;
+    }
+    rc->save = NULL;
     if (re.nomem) {
         fprintf(stderr, "ecnwatch: out of memory reading %s\n", path);
         return EW_EXIT_INPUT;
@@ -443,6 +462,7 @@ check_outputs(const struct ew_offline_cfg *cfg)
     char err[EW_ERRBUF_SIZE];
 
     if ((cfg->out_file && ew_outfile_check(cfg->out_file, "report", err, sizeof(err)) != 0) ||
+        (cfg->write_file && ew_outfile_check(cfg->write_file, "packets", err, sizeof(err)) != 0) ||
         (cfg->metrics_file &&
          ew_outfile_check(cfg->metrics_file, "metrics", err, sizeof(err)) != 0) ||
         (cfg->plot_dir && ew_plots_prepare(cfg->plot_dir, err, sizeof(err)) != 0)) {

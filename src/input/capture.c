@@ -8,6 +8,7 @@
  * back to libpcap at its offset, so that what follows, and every message,
  * is libpcap's own. */
 #include "ecnwatch/capture.h"
+#include "ecnwatch/decompress.h"
 
 #include <errno.h>
 #include <pcap/pcap.h>
@@ -49,6 +50,7 @@ struct ew_capture {
     bool have_prog;
     uint64_t number;         /* frames read from the file so far */
     FILE *fp;   /* the file libpcap reads (offline) */
+    struct ew_unzip *uz; /* a gzip or xz capture's decompression, or NULL */
     struct fast *fast; /* NULL: every record through libpcap */
     bool live;
     bool micro; /* timestamps in microseconds (live, no nanosecond support) */
@@ -225,7 +227,8 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
 {
     char pcerr[PCAP_ERRBUF_SIZE] = "";
     struct ew_capture *cap;
-    FILE *fp;
+    struct ew_unzip *uz;
+    FILE *fp, *zfp;
     pcap_t *p;
     int dlt;
 
@@ -245,11 +248,26 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
             return EW_CAP_ERR_INPUT;
         }
     }
-    p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, pcerr);
-    if (!p) {
+    /* a gzip or xz capture is decompressed as libpcap reads it */
+    zfp = ew_unzip_open(fp, &uz);
+    if (!zfp) {
         if (fp != stdin)
             fclose(fp);
-        if (strstr(pcerr, "unknown file format") || strstr(pcerr, "truncated") ||
+        snprintf(errbuf, errlen, "%s: out of memory for decompression", display_name(path));
+        return EW_CAP_ERR_INPUT;
+    }
+    fp = zfp;
+    p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, pcerr);
+    if (!p) {
+        const char *zerr = ew_unzip_error(uz);
+
+        if (zerr) /* the compressed stream fails before the capture's header */
+            snprintf(errbuf, errlen, "%s: %s", display_name(path), zerr);
+        if (fp != stdin)
+            fclose(fp); /* uz and zerr with it */
+        if (zerr)
+            ;
+        else if (strstr(pcerr, "unknown file format") || strstr(pcerr, "truncated") ||
             pcerr[0] == '\0')
             snprintf(errbuf, errlen, "%s: not a pcap or pcapng capture (%s)", display_name(path),
                      pcerr[0] ? pcerr : "empty file");
@@ -264,6 +282,7 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
         return EW_CAP_ERR_INPUT;
     }
     cap->p = p;
+    cap->uz = uz;
     dlt = pcap_datalink(p);
     cap->link_name = pcap_datalink_val_to_name(dlt);
     if (map_link(dlt, &cap->link) != 0) {
@@ -473,6 +492,13 @@ ew_capture_link(const struct ew_capture *cap)
     return cap->link;
 }
 
+void
+ew_capture_format(const struct ew_capture *cap, int *dlt, int *snaplen)
+{
+    *dlt = pcap_datalink(cap->p);
+    *snaplen = pcap_snapshot(cap->p);
+}
+
 const char *
 ew_capture_link_name(const struct ew_capture *cap)
 {
@@ -530,7 +556,8 @@ read_next(struct ew_capture *cap, struct ew_frame *fr, char *errbuf, size_t errl
     }
     if (rc == PCAP_ERROR_BREAK)
         return EW_CAP_END;
-    snprintf(errbuf, errlen, "%s", pcap_geterr(cap->p));
+    snprintf(errbuf, errlen, "%s",
+             ew_unzip_error(cap->uz) ? ew_unzip_error(cap->uz) : pcap_geterr(cap->p));
     return EW_CAP_BROKEN;
 }
 
