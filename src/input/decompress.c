@@ -155,6 +155,7 @@ static ssize_t
 cookie_read(void *arg, char *buf, size_t size)
 {
     struct ew_unzip *u = arg;
+    ssize_t n, got;
 
     if (u->err[0]) {
         errno = EIO;
@@ -162,7 +163,11 @@ cookie_read(void *arg, char *buf, size_t size)
     }
     if (size == 0)
         return 0;
-    return u->kind == GZIP ? read_gzip(u, buf, size) : read_xz(u, buf, size);
+    n = u->kind == GZIP ? read_gzip(u, buf, size) : read_xz(u, buf, size);
+    /* what the failing step still produced (the last bytes before a bad
+     * check value) is given first; the next read fails */
+    got = u->kind == GZIP ? (char *)u->z.next_out - buf : (char *)u->x.next_out - buf;
+    return n < 0 && got > 0 ? got : n;
 }
 
 static int
