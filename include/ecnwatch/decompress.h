@@ -14,10 +14,12 @@
 struct ew_unzip;
 
 /* When fp's next byte begins a gzip (1f 8b) or an xz (fd 37 7a 58 5a 00)
- * stream: a FILE that reads the decompressed bytes, which takes fp (closing
- * it closes fp), and in *z its state. Otherwise fp itself, nothing read from
- * it, and *z NULL. NULL when out of memory (fp is left open). */
-FILE *ew_unzip_open(FILE *fp, struct ew_unzip **z);
+ * stream: in *zfp a FILE that reads the decompressed bytes, which takes fp
+ * (closing it closes fp), and in *z its state. Otherwise *zfp is fp itself,
+ * nothing read from it, and *z NULL. 0; or an errno (fp left open, *zfp is
+ * fp): no memory, or the first byte could not be read (EINTR: a signal came
+ * while waiting for a pipe's first byte). */
+int ew_unzip_open(FILE *fp, FILE **zfp, struct ew_unzip **z);
 
 /* Why the decompressed stream stopped short, as one line ("gzip: corrupt
  * data (invalid block type)", "xz: the compressed stream ends early"), or

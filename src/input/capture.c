@@ -230,7 +230,7 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
     struct ew_unzip *uz;
     FILE *fp, *zfp;
     pcap_t *p;
-    int dlt;
+    int dlt, e;
 
     *out = NULL;
     if (strcmp(path, "-") == 0) {
@@ -249,11 +249,11 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
         }
     }
     /* a gzip or xz capture is decompressed as libpcap reads it */
-    zfp = ew_unzip_open(fp, &uz);
-    if (!zfp) {
+    e = ew_unzip_open(fp, &zfp, &uz);
+    if (e != 0) {
         if (fp != stdin)
             fclose(fp);
-        snprintf(errbuf, errlen, "%s: out of memory for decompression", display_name(path));
+        snprintf(errbuf, errlen, "%s: %s", display_name(path), strerror(e));
         return EW_CAP_ERR_INPUT;
     }
     fp = zfp;

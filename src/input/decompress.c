@@ -185,8 +185,8 @@ cookie_close(void *arg)
     return rc;
 }
 
-FILE *
-ew_unzip_open(FILE *fp, struct ew_unzip **z)
+int
+ew_unzip_open(FILE *fp, FILE **zfp, struct ew_unzip **z)
 {
     static const lzma_stream init = LZMA_STREAM_INIT;
     cookie_io_functions_t io = {.read = cookie_read, .close = cookie_close};
@@ -195,27 +195,30 @@ ew_unzip_open(FILE *fp, struct ew_unzip **z)
     int c = getc(fp);
 
     *z = NULL;
+    *zfp = fp;
+    if (c == EOF && ferror(fp))
+        return errno ? errno : EIO; /* also a signal while waiting on a pipe */
     if (c == EOF)
-        return fp; /* an empty file is for libpcap to name; a read error too */
+        return 0; /* an empty file: for libpcap to name */
     ungetc(c, fp);
     if (c != 0x1f && c != 0xfd)
-        return fp;
+        return 0;
     u = calloc(1, sizeof(*u));
     if (!u)
-        return NULL;
+        return ENOMEM;
     u->raw = fp;
     u->kind = c == 0x1f ? GZIP : XZ;
     if (u->kind == GZIP) {
         /* 15 + 16: a gzip header and trailer, with the largest window */
         if (inflateInit2(&u->z, 15 + 16) != Z_OK) {
             free(u);
-            return NULL;
+            return ENOMEM;
         }
     } else {
         u->x = init;
         if (lzma_stream_decoder(&u->x, EW_XZ_MEMLIMIT, LZMA_CONCATENATED) != LZMA_OK) {
             free(u);
-            return NULL;
+            return ENOMEM;
         }
     }
     out = fopencookie(u, "rb", io);
@@ -225,10 +228,11 @@ ew_unzip_open(FILE *fp, struct ew_unzip **z)
         else
             lzma_end(&u->x);
         free(u);
-        return NULL;
+        return ENOMEM;
     }
     *z = u;
-    return out;
+    *zfp = out;
+    return 0;
 }
 
 const char *
