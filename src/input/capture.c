@@ -263,16 +263,14 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
 
         if (zerr) /* the compressed stream fails before the capture's header */
             snprintf(errbuf, errlen, "%s: %s", display_name(path), zerr);
-        if (fp != stdin)
-            fclose(fp); /* uz and zerr with it */
-        if (zerr)
-            ;
         else if (strstr(pcerr, "unknown file format") || strstr(pcerr, "truncated") ||
             pcerr[0] == '\0')
             snprintf(errbuf, errlen, "%s: not a pcap or pcapng capture (%s)", display_name(path),
                      pcerr[0] ? pcerr : "empty file");
         else
             snprintf(errbuf, errlen, "%s: %s", display_name(path), pcerr);
+        if (fp != stdin)
+            fclose(fp); /* uz with it */
         return EW_CAP_ERR_INPUT;
     }
     cap = calloc(1, sizeof(*cap));
