@@ -36,9 +36,9 @@ SANFLAGS =
 OPT ?= -O2
 endif
 
-PKGS = libpcap jansson ncursesw libmicrohttpd libcrypto
+PKGS = libpcap jansson ncursesw libmicrohttpd libcrypto zlib liblzma
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -ljansson -lncursesw -lmicrohttpd -lcrypto)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -ljansson -lncursesw -lmicrohttpd -lcrypto -lz -llzma)
 CUNIT_LIBS := $(shell pkg-config --libs cunit 2>/dev/null || echo -lcunit)
 
 WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \

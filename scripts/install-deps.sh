@@ -2,7 +2,7 @@
 # install-deps.sh - install the Debian packages that building and testing
 # ecnwatch need, when any is missing. Run as root on Debian 12 (apt-get).
 set -eu
-PKGS="build-essential pkg-config libpcap-dev libjansson-dev libncurses-dev libcunit1-dev libmicrohttpd-dev libssl-dev curl
+PKGS="build-essential pkg-config libpcap-dev libjansson-dev libncurses-dev libcunit1-dev libmicrohttpd-dev libssl-dev zlib1g-dev liblzma-dev curl
       tshark jq gzip tmux python3 iproute2 util-linux procps chromium python3-jsonschema man-db time
       clang libclang-rt-14-dev prometheus"
 missing=""

@@ -32,11 +32,11 @@ expect() {
         bad "$name: $why"
     elif [ "$want" != 0 ] && [ -z "$pat" ]; then
         bad "$name: exit $want is expected without the error it must print"
-    elif [ -n "$pat" ] && ! grep -qE "$pat" "$tmp/err"; then
+    elif [ -n "$pat" ] && ! grep -qE -- "$pat" "$tmp/err"; then
         bad "$name: stderr '$(head -c 200 "$tmp/err")' lacks /$pat/"
     elif [ -n "$pat" ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; then
         bad "$name: error is not one line: $(head -c 400 "$tmp/err")"
-    elif [ -n "$opat" ] && ! grep -qE "$opat" "$tmp/out"; then
+    elif [ -n "$opat" ] && ! grep -qE -- "$opat" "$tmp/out"; then
         bad "$name: standard output '$(head -c 200 "$tmp/out" | tr '\n' ' ')' lacks /$opat/"
     else
         ok "$name"
@@ -367,5 +367,135 @@ if pre "ecngen relink raw" "$GEN_EW" relink raw captures/udp-ect-client.pcap "$t
     }
     check "mergecap of two link types: every frame read, each flow as apart" mixed
 fi
+
+# --- tcpdump's habits (tcpdump(8)): -n, -D, -w, -F, compressed captures
+# -n is accepted and changes nothing: ecnwatch never resolves names
+n_same() { ew_json "$tmp/n.json" -r "$CAP" --json --hash-seed 1 -n && same_report "$tmp/a.json" "$tmp/n.json"; }
+check "-n is accepted and changes nothing" n_same
+# -D lists as tcpdump -D does: "1.NAME ..." lines, the loopback among them
+expect "-D lists the interfaces -> 0" 0 "" "^1\.[^ ]+" -- "$EW" -D
+check "-D names the loopback as tcpdump does" grep -qE '^[0-9]+\.lo .*Loopback' "$tmp/out"
+# -c is in frames in --help as in the man page
+expect "--help: -c counts frames, as ecnwatch(1) says" 0 "" "-c N +stop after N frames" -- "$EW" --help
+
+# gzip and xz captures read directly, recognised by their first bytes, also
+# on standard input: the plain file's report, byte for byte (the same name:
+# each copy is read from a folder of its own)
+mkdir -p "$tmp/plain" "$tmp/gz" "$tmp/xz" "$tmp/named"
+cp "$CAP" "$tmp/plain/c.pcap"
+EWA=$(readlink -f "$EW")
+compressed_same() { # compressed_same DIR: DIR/c.pcap (compressed) reads as the plain one
+    (cd "$tmp/plain" && run_ew 0 "$tmp/plain.json" "$tmp/plain.err" "$EWA" -r c.pcap --json --hash-seed 1) ||
+        { why="the plain file: exit status or time"; return 1; }
+    (cd "$1" && run_ew 0 "$tmp/z.json" "$tmp/z.err" "$EWA" -r c.pcap --json --hash-seed 1) ||
+        { why="the compressed file: exit $(head -c 200 "$tmp/z.err")"; return 1; }
+    same_report "$tmp/plain.json" "$tmp/z.json" || return 1
+    [ ! -s "$tmp/z.err" ] || { why="stderr: $(head -c 200 "$tmp/z.err")"; return 1; }
+}
+if pre "gzip -c" sh -c "gzip -c '$CAP' >'$tmp/gz/c.pcap'" && pre "xz -c" sh -c "xz -c '$CAP' >'$tmp/xz/c.pcap'"; then
+    check "a gzip capture (named .pcap) gives the plain file's report" compressed_same "$tmp/gz"
+    check "an xz capture (named .pcap) gives the plain file's report" compressed_same "$tmp/xz"
+    cp "$tmp/gz/c.pcap" "$tmp/named/c.pcap.gz"
+    cp "$tmp/xz/c.pcap" "$tmp/named/c.pcap.xz"
+    report "a .pcap.gz file reads" "$tmp/gzn.json" '.source.name | endswith("c.pcap.gz")' -r "$tmp/named/c.pcap.gz" --json
+    report "a .pcap.xz file reads" "$tmp/xzn.json" '.totals.frames == 2198 and .source.truncated == false' -r "$tmp/named/c.pcap.xz" --json
+    stdin_xz() {
+        run_ew 0 "$tmp/sx.json" "$tmp/sx.err" "$EW" -r - --json --hash-seed 1 <"$tmp/xz/c.pcap" || return 1
+        sed 's|"name":"-"|"name":"c.pcap"|; s|"name": "-"|"name": "c.pcap"|' "$tmp/sx.json" >"$tmp/sx2.json"
+        same_report "$tmp/plain.json" "$tmp/sx2.json"
+    }
+    check "-r - reads an xz stream from standard input" stdin_xz
+    stdin_gz() {
+        run_ew 0 "$tmp/sg.json" "$tmp/sg.err" "$EW" -r - --json --hash-seed 1 <"$tmp/gz/c.pcap" || return 1
+        jq_true "$tmp/sg.json" '.source.name == "-" and .totals.frames == 2198 and .source.truncated == false'
+    }
+    check "-r - reads a gzip stream from standard input" stdin_gz
+    # a corrupt stream: its check value (the gzip trailer's CRC-32) broken, so
+    # that every frame decompresses and the failure comes at the end, as a
+    # cut capture's does: exit 0, truncated, one warning line naming the file
+    python3 - "$tmp/gz/c.pcap" "$tmp/crc.pcap.gz" "$tmp/hdr.pcap.gz" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+c = bytearray(d); c[-8] ^= 0xff
+open(sys.argv[2], 'wb').write(c)
+h = bytearray(d); h[3] = 0xe0   # reserved FLG bits (RFC 1952 2.3.1): not a gzip stream zlib reads
+open(sys.argv[3], 'wb').write(h)
+PY
+    expect "a gzip stream with a bad check value: exit 0, one warning line" 0 \
+        "warning: .*crc.pcap.gz: .*gzip: corrupt data \(incorrect data check\)" -- "$EW" -r "$tmp/crc.pcap.gz" --json
+    check "... and the report says truncated" jq_true "$tmp/out" '.source.truncated == true and .totals.frames == 2198'
+    expect "a gzip stream corrupt before the capture header -> 3, one line" 3 \
+        "hdr.pcap.gz: gzip: corrupt data" -- "$EW" -r "$tmp/hdr.pcap.gz"
+    head -c $(($(wc -c <"$tmp/xz/c.pcap") / 2)) "$tmp/xz/c.pcap" >"$tmp/cut.pcap.xz"
+    expect "an xz stream cut short: exit 0 as a cut capture, one warning line" 0 \
+        "warning: .*cut.pcap.xz: capture ends mid-record .*xz: the compressed stream ends early" -- "$EW" -r "$tmp/cut.pcap.xz" -q
+    head -c 40 "$tmp/gz/c.pcap" >"$tmp/cut40.gz"
+    expect "a gzip stream cut inside the capture header -> 3, one line" 3 \
+        "cut40.gz: gzip: the compressed stream ends early" -- "$EW" -r "$tmp/cut40.gz"
+    printf '\x1f\x00 not gzip at all' >"$tmp/notgz.pcap"
+    expect "a file that starts like gzip and is not -> 3, one line" 3 "notgz.pcap: gzip: " -- "$EW" -r "$tmp/notgz.pcap"
+fi
+
+# -w: the frames read (after the filter, up to -c) as a pcap file, re-read
+# by ecnwatch and by tshark: the same frames
+w_same() {
+    run_ew 0 "$tmp/w.out" "$tmp/w.err" "$EW" -r "$CAP" -q -w "$tmp/w.pcap" || return 1
+    ew_json "$tmp/w.json" -r "$tmp/w.pcap" --json || return 1
+    jq_true "$tmp/w.json" '.totals.frames == 2198 and .source.linktype == "EN10MB"' || return 1
+    command -v tshark >/dev/null || { why="tshark is not installed"; return 1; }
+    n=$(bounded 60 tshark -r "$tmp/w.pcap" -T fields -e frame.number 2>/dev/null | wc -l)
+    [ "$n" = 2198 ] || { why="tshark reads $n frames of the -w file"; return 1; }
+}
+check "-w writes every frame read: ecnwatch and tshark read 2198" w_same
+w_filtered() {
+    run_ew 0 "$tmp/wf.out" "$tmp/wf.err" "$EW" -r "$tmp/named/c.pcap.gz" -q -c 500 -w "$tmp/wf.pcap" src host 10.200.2.2 || return 1
+    ew_json "$tmp/wf.json" -r "$tmp/wf.pcap" --json || return 1
+    jq_true "$tmp/wf.json" '.totals.frames == 500 and .totals.ecn == ([.flows[0].s2c.ecn] | .[0])' || return 1
+    n=$(bounded 60 tshark -r "$tmp/wf.pcap" -T fields -e frame.number 2>/dev/null | wc -l)
+    [ "$n" = 500 ] || { why="tshark reads $n frames"; return 1; }
+}
+check "-w keeps what the filter and -c let through (of a .gz)" w_filtered
+w_stdout() {
+    bounded "$EW_CMD_TIMEOUT" "$EW" -r "$CAP" -q -c 42 -w - 2>"$tmp/ws.err" >"$tmp/ws.pcap" || { why="exit $?"; return 1; }
+    ew_json "$tmp/ws.json" -r - --json <"$tmp/ws.pcap" && jq_true "$tmp/ws.json" '.totals.frames == 42'
+}
+check "-w - writes the packets to standard output" w_stdout
+expect "-w - with the summary on standard output -> 2" 2 "-w - writes the packets to standard output" -- "$EW" -r "$CAP" -w -
+expect "-w into a missing folder -> 4, before reading" 4 "nodir/w.pcap: cannot write the packets" -- "$EW" -r "$CAP" -q -w "$tmp/nodir/w.pcap"
+expect "-w with two captures -> 2" 2 "-w writes the packets of one capture" -- "$EW" -r "$CAP" -r "$CAP" -q -w "$tmp/w2.pcap"
+w_replaced() { # an old file is replaced whole, no temporary file left
+    echo old >"$tmp/wr.pcap"
+    run_ew 0 "$tmp/wr.out" "$tmp/wr.err" "$EW" -r "$CAP" -q -c 10 -w "$tmp/wr.pcap" || return 1
+    ew_json "$tmp/wr.json" -r "$tmp/wr.pcap" --json && jq_true "$tmp/wr.json" '.totals.frames == 10' || return 1
+    if ls -a "$tmp" | grep -q '^\.ecnwatch'; then why="left: $(ls -a "$tmp" | grep '^\.ecnwatch')"; return 1; fi
+}
+check "-w replaces a file whole and leaves no temporary file" w_replaced
+
+# -F: the filter from a file, as tcpdump reads it ('#' comments, lines)
+printf '# the server'"'"'s packets\nsrc host\n   10.200.2.2   # its address\n' >"$tmp/filter.txt"
+f_same() {
+    ew_json "$tmp/fi.json" -r "$CAP" --json --hash-seed 1 src host 10.200.2.2 || return 1
+    ew_json "$tmp/ff.json" -r "$CAP" --json --hash-seed 1 -F "$tmp/filter.txt" || return 1
+    jq_true "$tmp/ff.json" '.totals.frames == 791 and .source.filter == "src host 10.200.2.2"' || return 1
+    cmp -s "$tmp/fi.json" "$tmp/ff.json" || { why="$(cmp "$tmp/fi.json" "$tmp/ff.json" 2>&1)"; return 1; }
+}
+check "-F FILE gives the report of the same filter inline" f_same
+expect "-F with a filter on the command line too -> 2" 2 "-F .*filter.txt gives the filter expression" -- "$EW" -r "$CAP" -F "$tmp/filter.txt" tcp
+expect "-F of a missing file -> 2, one line" 2 "-F .*nofilter.txt: No such file or directory" -- "$EW" -r "$CAP" -F "$tmp/nofilter.txt"
+printf 'tcp port nonsense\n' >"$tmp/badfilter.txt"
+expect "-F of a bad expression -> 2" 2 "bad filter expression 'tcp port nonsense'" -- "$EW" -r "$CAP" -F "$tmp/badfilter.txt"
+
+# --fail-on: a typo suggests the nearest kind (edit distance); a word near
+# none gets the list's pointer instead
+expect "--fail-on typo suggests the kind" 2 "unknown misuse kind 'bleching'; did you mean 'bleaching'\?" -- "$EW" -r "$CAP" --fail-on bleching
+expect "--fail-on typo in the second kind" 2 "'ce_unmarkd'; did you mean 'ce_unmarked'\?" -- "$EW" -r "$CAP" --fail-on remarking,ce_unmarkd
+expect "--fail-on far from any kind: no guess" 2 "unknown misuse kind 'xyzzy' \(see ecnwatch\(1\)" -- "$EW" -r "$CAP" --fail-on xyzzy
+expect "--fail-on names the kinds found" 1 "--fail-on matched: bleaching \(1 flow\)" -- "$EW" -r captures/bleach-accecn-client.pcap -q --fail-on bleaching
+
+# --metrics: ":PORT" and "localhost:PORT" are addresses (refused here only
+# because -r serves no metrics), a bad port still is not
+expect "--metrics :9109 is an address" 2 "--metrics serves a live capture" -- "$EW" -r "$CAP" --metrics :9109
+expect "--metrics localhost:9109 is an address" 2 "--metrics serves a live capture" -- "$EW" -r "$CAP" --metrics localhost:9109
+expect "--metrics :0 -> bad port" 2 "bad value ':0' for --metrics: want a port" -- "$EW" -r "$CAP" --metrics :0
 
 finish cli

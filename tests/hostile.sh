@@ -128,7 +128,25 @@ hostile time-backwards 0 '.totals.frames == 10 and .totals.ip_packets == 10 and 
     .totals.flows_expired == 0 and (.flows[0].c2s.packets + .flows[0].s2c.packets) == 10'
 hostile pcapng-unknown-block 0 '.source.truncated == false and .source.linktype == "EN10MB" and
     .totals.frames == 1 and .totals.ip_packets == 1 and .totals.flows == 1'
-hostile pcapng-bad-length 0 '.source.truncated == true and .totals.frames == 0'
+# a pcapng that breaks the format's rules is invalid, not cut: exit 3, one
+# line saying so, and the report of what was read before is still written
+# (pcapng §4.3: a packet names an interface its IDBs describe; §3.1: a block's
+# length fits the file, here 2 GB claimed)
+hostile pcapng-bad-length 3 'bad-length.pcap: invalid capture after 0 frames: pcapng block at offset 48 claims'
+hostile pcapng-undeclared-if 3 'undeclared-if.pcap: invalid capture after 0 frames: packet block at offset 48 for interface 1'
+invalid_line() { # invalid_line KIND: one line naming the file, "invalid capture"
+    bounded "$EW_CMD_TIMEOUT" "$GEN" hostile "$1" "$tmp/inv.pcapng" || return 1
+    run_ew 3 "$tmp/inv.out" "$tmp/inv.err" "$EW" -r "$tmp/inv.pcapng" -q || return 1
+    [ "$(wc -l <"$tmp/inv.err")" = 1 ] && grep -q "inv.pcapng: invalid capture after 0 frames" "$tmp/inv.err" ||
+        { why="stderr: $(head -c 200 "$tmp/inv.err")"; return 1; }
+    # the report of what was read is still written
+    run_ew 3 "$tmp/inv.json" "$tmp/inv.err" "$EW" -r "$tmp/inv.pcapng" --json || return 1
+    jq_true "$tmp/inv.json" '.source.truncated == true and .totals.frames == 0' || return 1
+    # from standard input libpcap reads it: its words, the same outcome
+    run_ew 3 "$tmp/inv.out" "$tmp/inv.err" sh -c "'$EW' -r - -q <'$tmp/inv.pcapng'" || return 1
+    grep -q "standard input: invalid capture" "$tmp/inv.err" || { why="stdin: $(head -c 200 "$tmp/inv.err")"; return 1; }
+}
+check "pcapng-undeclared-if: 'invalid capture' and the report, from a file and from standard input" invalid_line pcapng-undeclared-if
 hostile pcapng-huge-time 0 '.totals.frames == 1 and .totals.ip_packets == 1 and
     (.source.first_time | startswith("2096-"))'
 # pcapng §4.2: each interface its own link type (mergecap writes them so):

@@ -503,6 +503,64 @@ else
     bad "-c 20 (exit $st; start: $started; $why): $(jq -c .totals "$tmp/c.json" 2>&1 | head -c 200 | tr '\n' ' ') $(head -c 200 "$tmp/c.err" | tr '\n' ' ')"
 fi
 
+# -w, --timeseries, --plot and --fail-on live, on a capture with a known
+# finding replayed onto the link (captures/bleach-accecn-client.pcap: one
+# flow whose ECT marks are bleached, the finding "bleaching"): the packets
+# kept as they pass (re-read: the same frames), the series in the -o report,
+# the plots written when capture stops, and --fail-on's line naming the kind
+REPLAY_CAP=$(cd "$(dirname "$0")/.." && pwd)/captures/bleach-accecn-client.pcap
+replay() { # replay PCAP IFACE: each frame of a classic pcap file sent on IFACE
+    python3 - "$1" "$2" <<'PY'
+import socket, struct, sys, time
+d = open(sys.argv[1], 'rb').read()
+assert struct.unpack('<I', d[:4])[0] == 0xa1b2c3d4, "a little-endian microsecond pcap"
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[2], 0))
+off, n = 24, 0
+while off + 16 <= len(d):
+    caplen = struct.unpack('<I', d[off + 8:off + 12])[0]
+    s.send(d[off + 16:off + 16 + caplen])
+    off += 16 + caplen
+    n += 1
+    if n % 200 == 0:
+        time.sleep(0.005)  # the capture buffer is large; this keeps the veth queue short
+PY
+}
+begin "live -w, --timeseries, --plot, --fail-on"
+ip netns exec "$NS_S" "$EW" -i s0 -c 2746 -w "$tmp/lw.pcap" --timeseries --plot "$tmp/lplots" \
+    -o "$tmp/lw.json" --fail-on bleaching,remarking tcp >/dev/null 2>"$tmp/lw.err" &
+wpid=$!
+bg="$bg $wpid"
+why=""
+wait_dropped 20 $wpid && { bounded 60 ip netns exec "$NS_C" bash -c "$(declare -f replay); replay '$REPLAY_CAP' c0" \
+    >"$tmp/replay.out" 2>&1 || why="the replay failed: $(head -c 200 "$tmp/replay.out")"; }
+started=${why:-ok}
+wait_rc 30 $wpid
+wst=$rc
+why=""
+live_w() {
+    local n
+    jq_true "$tmp/lw.json" '.totals.frames == 2746' || return 1
+    ew_json "$tmp/lwr.json" -r "$tmp/lw.pcap" --json || return 1
+    jq_true "$tmp/lwr.json" '.totals.frames == 2746 and .source.linktype == "EN10MB"' || return 1
+    n=$(bounded 60 tshark -r "$tmp/lw.pcap" -T fields -e frame.number 2>/dev/null | wc -l)
+    [ "$n" = 2746 ] || { why="tshark reads $n frames of the -w file"; return 1; }
+}
+check "live -w keeps the 2746 frames captured (ecnwatch and tshark re-read them; start: $started)" live_w
+check "live --timeseries: the -o report's flow has its series" jq_true "$tmp/lw.json" \
+    '[.flows[] | select(.timeseries)] | length == 1'
+live_plots() {
+    [ -s "$tmp/lplots/index.html" ] && ls "$tmp/lplots"/flow-*.svg >/dev/null 2>&1 ||
+        { why="no index.html or flow SVG in the --plot folder: $(ls "$tmp/lplots" 2>&1 | head -c 200)"; return 1; }
+}
+check "live --plot: written when capture stops" live_plots
+live_fail_on() {
+    [ "$wst" = 1 ] || { why="exit $wst, want 1: $(head -c 300 "$tmp/lw.err" | tr '\n' ' ')"; return 1; }
+    grep -qE "^ecnwatch: --fail-on matched: bleaching \(1 flow\)$" "$tmp/lw.err" ||
+        { why="stderr: $(head -c 300 "$tmp/lw.err" | tr '\n' ' ')"; return 1; }
+}
+check "live --fail-on names the kind found (bleaching, 1 flow)" live_fail_on
+
 # --- capture errors, one line each with the documented status
 err() { # err NAME STATUS PATTERN -- command
     local name=$1 want=$2 pat=$3

@@ -56,7 +56,8 @@ expect() {
 }
 
 # usage errors need no namespace: one line, exit 2
-for a in 9109 127.0.0.1 127.0.0.1:0 127.0.0.1:70000 localhost:9109 ::1:9109 '[::1]' 1.2.3:80 ''; do
+# (localhost:PORT and :PORT are addresses: 127.0.0.1 and 0.0.0.0, served below)
+for a in 9109 127.0.0.1 127.0.0.1:0 127.0.0.1:70000 localhost: :0 :x ::1:9109 '[::1]' 1.2.3:80 ''; do
     expect "--metrics '$a' -> 2" 2 "bad value '.*' for --metrics: " -- "$EW" -i lo --metrics "$a"
 done
 expect "--metrics with -r -> 2" 2 "with -r use --metrics-file" -- \
@@ -627,21 +628,40 @@ else
 fi
 kill -TERM $heldpid 2>/dev/null
 wait_bounded 20 $heldpid
-begin "a wildcard --metrics address: a warning on standard error"
-ip netns exec "$NS_S" "$EW" -i s0 -q --metrics "0.0.0.0:$PORT" >/dev/null 2>"$tmp/wild.err" &
-wildpid=$!
-bg="$bg $wildpid"
-end=$((SECONDS + 20))
-while [ $SECONDS -lt $end ] && ! grep -q warning "$tmp/wild.err" 2>/dev/null; do
-    kill -0 $wildpid 2>/dev/null || break
-    sleep 0.1
+# a wildcard address, also as the exporters spell it (":PORT"): a warning
+for spec in "0.0.0.0:$PORT" ":$PORT"; do
+    begin "a wildcard --metrics address ($spec): a warning on standard error"
+    ip netns exec "$NS_S" "$EW" -i s0 -q --metrics "$spec" >/dev/null 2>"$tmp/wild.err" &
+    wildpid=$!
+    bg="$bg $wildpid"
+    end=$((SECONDS + 20))
+    while [ $SECONDS -lt $end ] && ! grep -q warning "$tmp/wild.err" 2>/dev/null; do
+        kill -0 $wildpid 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -TERM $wildpid 2>/dev/null
+    wait_bounded 20 $wildpid
+    if grep -q '^ecnwatch: warning: --metrics 0.0.0.0:'"$PORT"' serves the metrics on every address' "$tmp/wild.err"; then
+        ok "a wildcard --metrics address ($spec): a warning on standard error"
+    else
+        bad "a wildcard --metrics address ($spec): no warning: $(oneline "$tmp/wild.err")"
+    fi
 done
-kill -TERM $wildpid 2>/dev/null
-wait_bounded 20 $wildpid
-if grep -q '^ecnwatch: warning: --metrics 0.0.0.0:'"$PORT"' serves the metrics on every address' "$tmp/wild.err"; then
-    ok "a wildcard --metrics address: a warning on standard error"
+# localhost:PORT is 127.0.0.1:PORT: served there, with no warning
+begin "--metrics localhost:$PORT serves 127.0.0.1"
+ip netns exec "$NS_S" "$EW" -i s0 -q --metrics "localhost:$PORT" >/dev/null 2>"$tmp/lh.err" &
+lhpid=$!
+bg="$bg $lhpid"
+code=000
+if wait_port 20 "$PORT" "$NS_S"; then
+    code=$(scrape /metrics "$tmp/lh.txt")
+fi
+kill -TERM $lhpid 2>/dev/null
+wait_bounded 20 $lhpid
+if [ "$code" = 200 ] && grep -q '^ecnwatch_frames_total' "$tmp/lh.txt" && ! grep -q warning "$tmp/lh.err"; then
+    ok "--metrics localhost:$PORT serves 127.0.0.1"
 else
-    bad "a wildcard --metrics address: no warning: $(oneline "$tmp/wild.err")"
+    bad "--metrics localhost:$PORT: HTTP $code; stderr: $(oneline "$tmp/lh.err")"
 fi
 
 # IPv6 loopback; a port in use is exit 3 with one line

@@ -22,8 +22,10 @@ enum ew_cap_next {
     EW_CAP_FRAME = 1, /* a frame was returned */
     EW_CAP_END = 0,   /* end of the capture */
     EW_CAP_BROKEN = -1, /* the file ended mid-record or could not be read further */
-    EW_CAP_REFUSED = -2 /* the rest cannot be read as it is given (errbuf says why): an
+    EW_CAP_REFUSED = -2, /* the rest cannot be read as it is given (errbuf says why): an
                            input error, not a cut capture */
+    EW_CAP_INVALID = -3 /* the file breaks its format's rules (errbuf says which): not a
+                           cut capture either */
 };
 
 struct ew_capture;
@@ -71,6 +73,8 @@ struct ew_capture_loss {
 int ew_capture_loss(struct ew_capture *cap, struct ew_capture_loss *out);
 /* the link type of the first interface (each frame says its own) */
 enum ew_link ew_capture_link(const struct ew_capture *cap);
+/* libpcap's link type (DLT_) and snapshot length, for writing the frames again */
+void ew_capture_format(const struct ew_capture *cap, int *dlt, int *snaplen);
 const char *ew_capture_link_name(const struct ew_capture *cap);
 /* On EW_CAP_BROKEN, errbuf says why. */
 enum ew_cap_next ew_capture_next(struct ew_capture *cap, struct ew_frame *fr, char *errbuf,

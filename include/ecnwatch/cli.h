@@ -39,7 +39,11 @@ struct ew_options {
     bool interval_set;
     bool timeseries;
     const char *plot_dir;
-    const char *metrics_listen; /* --metrics ADDR:PORT */
+    const char *metrics_listen; /* --metrics ADDR:PORT (":PORT" and "localhost:PORT" spelt out) */
+    char metrics_spec[128];     /* where a spelt-out --metrics is kept */
+    bool list_ifaces;           /* -D */
+    const char *write_file;     /* -w FILE: the packets read, as pcap */
+    const char *filter_file;    /* -F FILE: the filter expression */
     const char *metrics_file;
     bool json;
     bool ndjson;

@@ -24,6 +24,10 @@ struct ew_live_cfg {
     double interval_s;      /* refresh and stream interval */
     const char *metrics_listen; /* --metrics ADDR:PORT, or NULL */
     const char *metrics_file;   /* --metrics-file PATH, or NULL */
+    const char *write_file;     /* -w: the frames captured, as pcap; or NULL */
+    bool timeseries;            /* per-flow time series (the -o report, the events) */
+    const char *plot_dir;       /* --plot DIR, written when capture stops; or NULL */
+    double series_interval_s;   /* the time series' first bin width */
     struct ew_analyzer_cfg an;
 };
 

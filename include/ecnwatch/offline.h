@@ -30,6 +30,7 @@ struct ew_offline_cfg {
     const char *plot_dir;     /* --plot DIR, or NULL */
     double series_interval_s; /* the time series' first bin width */
     const char *metrics_file; /* --metrics-file PATH, or NULL */
+    const char *write_file;   /* -w: the first capture's frames read, as pcap; or NULL */
     struct ew_analyzer_cfg an;
 };
 

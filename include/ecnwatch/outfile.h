@@ -20,6 +20,7 @@
 #ifndef ECNWATCH_OUTFILE_H
 #define ECNWATCH_OUTFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -38,5 +39,21 @@ int ew_outfile_write(const char *path, ew_outfile_fill fill, void *arg, const ch
  * an unnamed file in the folder; a device or FIFO must be writable (it is
  * not opened: closing a FIFO would end its reader's input). 0, or -1 with err set as ew_outfile_write sets it. */
 int ew_outfile_check(const char *path, const char *what, char *err, size_t errlen);
+
+/* A file written as it is produced (-w: the packets, as they are read), by
+ * the same policy: "-" is standard output; a device, FIFO or socket is
+ * opened now and written in place; a new or regular file is written into an
+ * unnamed (or temporary) file in its folder and given the path only by
+ * ew_outfile_close(), so that a reader sees the old file or the whole new
+ * one, and a process killed while writing leaves nothing behind.
+ * NULL on failure, with err set as ew_outfile_write sets it. */
+struct ew_outfile;
+struct ew_outfile *ew_outfile_open(const char *path, const char *what, char *err,
+                                   size_t errlen);
+/* where to write: a descriptor owned by the ew_outfile (dup it to fdopen it) */
+int ew_outfile_fd(const struct ew_outfile *f);
+/* With commit: flushed to disk and given the path (a file to replace); 0,
+ * or -1 with err set. Without: the path is left as it was. f is freed. */
+int ew_outfile_close(struct ew_outfile *f, bool commit, char *err, size_t errlen);
 
 #endif /* ECNWATCH_OUTFILE_H */

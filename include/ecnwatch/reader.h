@@ -43,6 +43,8 @@ struct ew_rframe {
 enum ew_reader_end {
     EW_READER_END,     /* the end of the file, or the frame limit */
     EW_READER_BROKEN,  /* the file ends mid-record or could not be read: err says why */
+    EW_READER_REFUSED, /* the rest cannot be read as given (EW_CAP_REFUSED): err says why */
+    EW_READER_INVALID, /* the file breaks its format's rules (EW_CAP_INVALID): err says which */
     EW_READER_NOMEM,   /* no memory for a frame's copy */
     EW_READER_STOPPED, /* ew_reader_stop() */
 };

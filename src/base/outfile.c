@@ -292,3 +292,137 @@ ew_outfile_check(const char *path, const char *what, char *err, size_t errlen)
     }
     return 0;
 }
+
+/* the streaming writer: what ew_outfile_open made, for ew_outfile_close */
+struct ew_outfile {
+    enum target_kind kind;
+    int fd;
+    char *path;  /* as given, for messages */
+    char *file;  /* T_REPLACE: the file to replace */
+    char *dir;   /* T_REPLACE: its folder */
+    char *tmp;   /* T_REPLACE without O_TMPFILE: the temporary file's name */
+    const char *what;
+};
+
+static void
+outfile_free(struct ew_outfile *f)
+{
+    if (f->fd >= 0)
+        close(f->fd);
+    free(f->path);
+    free(f->file);
+    free(f->dir);
+    free(f->tmp);
+    free(f);
+}
+
+struct ew_outfile *
+ew_outfile_open(const char *path, const char *what, char *err, size_t errlen)
+{
+    struct ew_outfile *f = calloc(1, sizeof(*f));
+    int e;
+
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot write the %s: %s", path, what, strerror(ENOMEM));
+        return NULL;
+    }
+    f->fd = -1;
+    f->what = what;
+    f->path = strdup(path);
+    e = f->path ? target_of(path, &f->kind, &f->file) : ENOMEM;
+    if (!e) {
+        switch (f->kind) {
+        case T_STDOUT:
+            f->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
+            break;
+        case T_IN_PLACE:
+            f->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+            break;
+        case T_REPLACE:
+            f->dir = folder_of(f->file);
+            if (!f->dir) {
+                errno = ENOMEM;
+                break;
+            }
+            f->fd = open_unnamed(f->dir);
+            if (f->fd < 0 && no_tmpfile(errno)) {
+                mode_t um;
+                size_t tlen = strlen(f->dir) + 64;
+
+                /* a named temporary file, given the mode any new file gets */
+                f->tmp = malloc(tlen);
+                if (!f->tmp) {
+                    errno = ENOMEM;
+                    break;
+                }
+                snprintf(f->tmp, tlen, "%s/.ecnwatch.XXXXXX", f->dir);
+                f->fd = mkstemp(f->tmp);
+                if (f->fd < 0) {
+                    free(f->tmp);
+                    f->tmp = NULL;
+                    break;
+                }
+                um = umask(0);
+                umask(um);
+                if (fchmod(f->fd, 0666 & ~um) != 0) {
+                    e = errno;
+                    unlink(f->tmp);
+                    close(f->fd);
+                    f->fd = -1;
+                    errno = e;
+                }
+            }
+            break;
+        }
+        if (f->fd < 0)
+            e = errno ? errno : EIO;
+    }
+    if (e) {
+        snprintf(err, errlen, "%s: cannot write the %s: %s", path, what, strerror(e));
+        if (f->tmp && f->fd >= 0)
+            unlink(f->tmp);
+        outfile_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+int
+ew_outfile_fd(const struct ew_outfile *f)
+{
+    return f->fd;
+}
+
+int
+ew_outfile_close(struct ew_outfile *f, bool commit, char *err, size_t errlen)
+{
+    int e = 0;
+
+    if (f->kind == T_REPLACE) {
+        if (commit && fsync(f->fd) != 0)
+            e = errno;
+        if (commit && !e && f->tmp) {
+            if (rename(f->tmp, f->file) != 0)
+                e = errno;
+        } else if (commit && !e) {
+            size_t tlen = strlen(f->dir) + 64;
+            char *name = malloc(tlen);
+
+            e = name ? link_unnamed(f->fd, f->dir, name, tlen) : ENOMEM;
+            if (!e && rename(name, f->file) != 0) {
+                e = errno;
+                unlink(name);
+            }
+            free(name);
+        }
+        if ((e || !commit) && f->tmp)
+            unlink(f->tmp);
+    }
+    if (f->fd >= 0 && close(f->fd) != 0 && commit && !e && f->kind != T_STDOUT)
+        e = errno;
+    f->fd = -1;
+    if (e)
+        snprintf(err, errlen, "%s: cannot write the %s: %s", f->path, f->what, strerror(e));
+    outfile_free(f);
+    return e ? -1 : 0;
+}

@@ -4,6 +4,7 @@
 #include "ecnwatch/cli.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <sys/random.h>
 #include <sys/types.h>
 
+#include "ecnwatch/ifaces.h"
 #include "ecnwatch/metrics.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/pathcmp.h"
@@ -33,15 +35,20 @@ enum {
     OPT_METRICS_FILE,
 };
 
+/* a filter file (-F) is read whole: at most this many bytes */
+#define FILTER_FILE_MAX (1u << 20)
+
 static void
 usage(FILE *out)
 {
     fprintf(out,
             "Usage: ecnwatch -r FILE [-r FILE...] [options] [filter expression]\n"
             "       ecnwatch -i INTERFACE [options] [filter expression]\n"
+            "       ecnwatch -D\n"
             "Report what ECN is doing in a capture: codepoints, feedback, verdicts, misuse.\n"
             "\n"
-            "  -r FILE             read a pcap or pcapng capture; '-' reads standard input;\n"
+            "  -r FILE             read a pcap or pcapng capture, also gzip or xz compressed;\n"
+            "                      '-' reads standard input;\n"
             "                      several -r: the same traffic captured along its path\n"
             "                      (upstream first): ECN changes between them are located\n"
             "  -i IFACE            capture live: a terminal view, or NDJSON when standard\n"
@@ -49,15 +56,22 @@ usage(FILE *out)
             "  -s SNAPLEN          live: bytes kept per packet (default 192; 0 = all)\n"
             "  -B KIB              live: kernel buffer size in KiB\n"
             "  -Z USER             live: drop to USER once the capture is open (default nobody)\n"
+            "  -D                  list the interfaces -i can capture on, and exit\n"
+            "  -w FILE             write the packets read (after the filter, up to -c) to FILE\n"
+            "                      as a pcap capture; a new or regular FILE appears whole at\n"
+            "                      the end; '-' is standard output\n"
+            "  -F FILE             read the filter expression from FILE\n"
+            "  -n                  accepted for tcpdump's sake: ecnwatch never resolves names\n"
             "  --interval SEC      time-series bins (default 0.1); live: refresh (default 1)\n"
-            "  --timeseries        per-flow time series in the JSON report\n"
-            "  --plot DIR          an SVG per flow (throughput, RTT, CE, ECT(1)) and an index\n"
+            "  --timeseries        per-flow time series in the JSON report (live: -o, events)\n"
+            "  --plot DIR          an SVG per flow (throughput, RTT, CE, ECT(1)) and an index;\n"
+            "                      live: written when capture stops\n"
             "  --json              write the JSON report to standard output\n"
             "  --ndjson            stream events, one JSON object per line: findings as found,\n"
             "                      flow ends, a summary\n"
             "  --max-output SIZE   NDJSON: no event but the summary past SIZE bytes (k, M, G)\n"
             "  -o FILE             write the JSON report to FILE (atomically)\n"
-            "  -c N                stop after N packets\n"
+            "  -c N                stop after N frames\n"
             "  -q                  no human summary (with -o)\n"
             "  --max-flows N       flows held at once (default 65536); overflow is counted\n"
             "  --hot-flows N       flows kept unpacked, the most recently active (default 65536)\n"
@@ -66,12 +80,13 @@ usage(FILE *out)
             "  --text-flows N      flows listed in the human summary (default 50)\n"
             "  --fail-on KINDS     exit 1 when any listed misuse kind is found (comma-separated, or any)\n"
             "  --metrics ADDR:PORT live: serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+            "                      (:PORT is 0.0.0.0:PORT, localhost:PORT is 127.0.0.1:PORT)\n"
             "  --metrics-file PATH the same metrics written to PATH (atomically) each interval;\n"
             "                      with -r once at the end\n"
             "  -h, --help          this help\n"
             "  -V, --version       the version\n"
             "\n"
-            "Trailing words are a libpcap filter expression, as tcpdump takes it.\n"
+            "Trailing words (or -F FILE) are a libpcap filter expression, as tcpdump takes it.\n"
             "Exit status: 0 done, 1 --fail-on matched, 2 bad usage or filter, 3 input unreadable,\n"
             "4 report unwritable.\n"
             "See ecnwatch(1) and ecnwatch-report(5).\n");
@@ -136,6 +151,74 @@ parse_double(const char *s, double *out)
     return errno || *end ? -1 : 0;
 }
 
+/* Levenshtein distance between a and b, both at most 80 bytes */
+static size_t
+edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), i, j;
+    size_t row[81];
+
+    if (la > 80 || lb > 80)
+        return SIZE_MAX;
+    for (j = 0; j <= lb; j++)
+        row[j] = j;
+    for (i = 1; i <= la; i++) {
+        size_t diag = row[0];
+
+        row[0] = i;
+        for (j = 1; j <= lb; j++) {
+            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[lb];
+}
+
+/* The valid kind (or "any") nearest to a mistyped one, when near enough to
+ * be what was meant: at most a third of its letters wrong, at least two
+ * allowed; the first of the nearest when two are as near. NULL when none. */
+static const char *
+nearest_kind(const char *typed)
+{
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX, d, len = strlen(typed), limit = len / 3 > 2 ? len / 3 : 2;
+    int k;
+
+    for (k = 0; k <= EW_MU_COUNT; k++) {
+        const char *name = k < EW_MU_COUNT ? ew_misuse_name[k] : "any";
+
+        d = edit_distance(typed, name);
+        if (d < best_d) {
+            best_d = d;
+            best = name;
+        }
+    }
+    return best_d <= limit ? best : NULL;
+}
+
+/* --metrics spellings of exporters and URLs: ":PORT" is every IPv4 address
+ * (0.0.0.0, warned about as such when bound), "localhost:PORT" the loopback
+ * address; the rest as given */
+static const char *
+metrics_spelling(const char *spec, char *buf, size_t len)
+{
+    if (spec[0] == ':') {
+        snprintf(buf, len, "0.0.0.0%s", spec);
+        return buf;
+    }
+    if (!strncmp(spec, "localhost:", 10)) {
+        snprintf(buf, len, "127.0.0.1%s", spec + 9);
+        return buf;
+    }
+    return spec;
+}
+
 static void
 defaults(struct ew_options *o)
 {
@@ -183,6 +266,19 @@ parse_option(int c, char **argv, struct ew_options *o)
     case 'Z':
         o->user = optarg;
         break;
+    case 'D':
+        o->list_ifaces = true;
+        break;
+    case 'n':
+        break; /* ecnwatch prints addresses and ports as numbers, always */
+    case 'w':
+        if (!*optarg)
+            return bad_value("-w", optarg, "a file name, or - for standard output");
+        o->write_file = optarg;
+        break;
+    case 'F':
+        o->filter_file = optarg;
+        break;
     case OPT_INTERVAL:
         if (parse_double(optarg, &o->interval_s) != 0 || !(o->interval_s >= 0.001) ||
             o->interval_s > 3600)
@@ -199,10 +295,11 @@ parse_option(int c, char **argv, struct ew_options *o)
         struct sockaddr_storage ss;
         socklen_t sslen;
         char why[160];
+        const char *spec = metrics_spelling(optarg, o->metrics_spec, sizeof(o->metrics_spec));
 
-        if (ew_metrics_parse_addr(optarg, &ss, &sslen, why, sizeof(why)) != 0)
+        if (ew_metrics_parse_addr(spec, &ss, &sslen, why, sizeof(why)) != 0)
             return bad_value("--metrics", optarg, why);
-        o->metrics_listen = optarg;
+        o->metrics_listen = spec;
         break;
     }
     case OPT_METRICS_FILE:
@@ -255,13 +352,22 @@ parse_option(int c, char **argv, struct ew_options *o)
         o->text_flows = (size_t)v;
         break;
     case OPT_FAIL_ON: {
-        char bad[80];
+        char bad[80] = "";
+        const char *near;
 
         if (ew_misuse_parse_list(optarg, &o->fail_on, bad, sizeof(bad)) != 0) {
-            fprintf(stderr,
-                    "ecnwatch: --fail-on: unknown misuse kind '%s' (see ecnwatch(1) for the "
-                    "list, or use 'any')\n",
-                    bad);
+            if (!bad[0])
+                fprintf(stderr, "ecnwatch: --fail-on: no misuse kind given (see ecnwatch(1) "
+                                "for the list, or use 'any')\n");
+            else if ((near = nearest_kind(bad)) != NULL)
+                fprintf(stderr, "ecnwatch: --fail-on: unknown misuse kind '%s'; did you mean "
+                                "'%s'?\n",
+                        bad, near);
+            else
+                fprintf(stderr,
+                        "ecnwatch: --fail-on: unknown misuse kind '%s' (see ecnwatch(1) for the "
+                        "list, or use 'any')\n",
+                        bad);
             return EW_EXIT_USAGE;
         }
         break;
@@ -307,11 +413,96 @@ check_combination(const struct ew_options *o)
         fprintf(stderr, "ecnwatch: -r and -i cannot be used together\n");
         return EW_EXIT_USAGE;
     }
+    if (o->write_file && o->nfiles > 1) {
+        fprintf(stderr, "ecnwatch: -w writes the packets of one capture; with several -r, "
+                        "give one -r\n");
+        return EW_EXIT_USAGE;
+    }
+    if (o->write_file && !strcmp(o->write_file, "-") &&
+        (o->json || o->ndjson || (o->out_file && !strcmp(o->out_file, "-")) ||
+         (!o->iface && !o->quiet))) {
+        fprintf(stderr, "ecnwatch: -w - writes the packets to standard output: nothing else "
+                        "can go there (add -q; -o FILE writes the report to a file)\n");
+        return EW_EXIT_USAGE;
+    }
     if (o->metrics_listen && !o->iface) {
         fprintf(stderr, "ecnwatch: --metrics serves a live capture (-i); with -r use "
                         "--metrics-file\n");
         return EW_EXIT_USAGE;
     }
+    return -1;
+}
+
+/* -F FILE: the filter expression read from FILE, as tcpdump reads it ('#'
+ * starts a comment to the end of the line), its spaces and line ends made
+ * single spaces, so that the report names the filter as if typed on one
+ * line. -1 to go on, or an exit status. */
+static int
+read_filter_file(struct ew_options *o)
+{
+    FILE *fp = fopen(o->filter_file, "r");
+    size_t n = 0, room = 4096, out = 0;
+    bool comment = false, space = false;
+    char *text;
+    int c;
+
+    if (!fp) {
+        fprintf(stderr, "ecnwatch: -F %s: %s\n", o->filter_file, strerror(errno));
+        return EW_EXIT_USAGE;
+    }
+    text = malloc(room);
+    while (text && (c = getc(fp)) != EOF) {
+        if (++n > FILTER_FILE_MAX) {
+            fprintf(stderr, "ecnwatch: -F %s: a filter file is at most %u bytes\n",
+                    o->filter_file, FILTER_FILE_MAX);
+            free(text);
+            fclose(fp);
+            return EW_EXIT_USAGE;
+        }
+        if (c == '#')
+            comment = true;
+        if (c == '\n')
+            comment = false;
+        if (comment)
+            continue;
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            space = out > 0;
+            continue;
+        }
+        if (out + 2 >= room) {
+            char *t = realloc(text, room * 2);
+
+            if (!t) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = t;
+            room *= 2;
+        }
+        if (space)
+            text[out++] = ' ';
+        space = false;
+        text[out++] = (char)c;
+    }
+    if (!text) {
+        fclose(fp);
+        fprintf(stderr, "ecnwatch: out of memory\n");
+        return EW_EXIT_USAGE;
+    }
+    if (ferror(fp)) {
+        fprintf(stderr, "ecnwatch: -F %s: %s\n", o->filter_file, strerror(errno ? errno : EIO));
+        free(text);
+        fclose(fp);
+        return EW_EXIT_USAGE;
+    }
+    fclose(fp);
+    text[out] = '\0';
+    if (out == 0) {
+        free(text); /* an empty expression: every packet, as with none */
+        return -1;
+    }
+    o->filter = text;
     return -1;
 }
 
@@ -322,6 +513,14 @@ join_filter(int argc, char **argv, struct ew_options *o)
     size_t len = 0;
     int i;
 
+    if (o->filter_file && optind < argc) {
+        fprintf(stderr, "ecnwatch: -F %s gives the filter expression: no other can follow "
+                        "the options ('%s')\n",
+                o->filter_file, argv[optind]);
+        return EW_EXIT_USAGE;
+    }
+    if (o->filter_file)
+        return read_filter_file(o);
     if (optind >= argc)
         return -1;
     for (i = optind; i < argc; i++)
@@ -366,11 +565,14 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
 
     defaults(o);
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":r:i:s:B:Z:o:c:qhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":r:i:s:B:Z:o:c:w:F:DnqhV", longopts, NULL)) != -1) {
         rc = parse_option(c, argv, o);
         if (rc >= 0)
             return rc;
     }
+    /* -D lists and ends, as tcpdump -D does, whatever else is given */
+    if (o->list_ifaces)
+        return ew_ifaces_list(stdout) == 0 ? EW_EXIT_DONE : EW_EXIT_INPUT;
     rc = check_combination(o);
     if (rc >= 0)
         return rc;

@@ -19,11 +19,17 @@
 #include "ecnwatch/exporter.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/outfile.h"
+#include "ecnwatch/plots.h"
 #include "ecnwatch/report.h"
+#include "ecnwatch/savefile.h"
+#include "ecnwatch/series.h"
 #include "ecnwatch/stream.h"
 #include "ecnwatch/ui.h"
 
 #define DISPATCH_BUDGET 512 /* frames per read, so that keys stay responsive */
+
+/* flow directions with a time series, at most (each EW_SERIES_BINS bins), as offline */
+#define SERIES_MAX 1024
 
 struct live {
     const struct ew_live_cfg *cfg;
@@ -38,6 +44,8 @@ struct live {
     struct ew_capture *cap;
     struct ew_ui *ui;
     struct ew_exporter *mx;
+    struct ew_savefile *save;  /* -w, or NULL */
+    struct ew_series_pool series; /* --timeseries, --plot: allocated once, bounded */
     struct ew_report_src src;
     int interval_ms;
     int status;                /* exit status so far */
@@ -76,6 +84,8 @@ on_frame(void *arg, const struct ew_frame *fr)
 
     if (l->limit_reached)
         return;
+    if (l->save)
+        ew_savefile_frame(l->save, fr);
     ew_dissect_frame(l->link, fr->data, fr->caplen, fr->wirelen, &pkt);
     ew_analyzer_frame(&l->an, &pkt, fr->ts_ns);
     if (l->streaming)
@@ -123,6 +133,14 @@ setup_analyzer(struct live *l)
     if (ew_analyzer_init(&l->an, &cfg) != 0)
         return -1;
     l->have_an = true;
+    /* a clear ('c') starts the series over with the flows */
+    ew_series_pool_free(&l->series);
+    if ((l->cfg->timeseries || l->cfg->plot_dir) &&
+        ew_series_pool_init(&l->series, SERIES_MAX,
+                            (int64_t)(l->cfg->series_interval_s * 1e9)) != 0)
+        return -1;
+    if (l->series.s)
+        l->an.series = &l->series;
     ew_stream_bind(&l->stream, &l->an);
     return 0;
 }
@@ -134,7 +152,9 @@ static int
 live_start(struct live *l)
 {
     const struct ew_live_cfg *cfg = l->cfg;
-    bool tty = isatty(STDOUT_FILENO) && !cfg->ndjson;
+    /* -w - has standard output for the packets: no view, no events there */
+    bool save_stdout = cfg->write_file && !strcmp(cfg->write_file, "-");
+    bool tty = isatty(STDOUT_FILENO) && !cfg->ndjson && !save_stdout;
     int rc;
 
     rc = ew_capture_open_live(cfg->iface, cfg->snaplen, cfg->buffer_kib, cfg->filter, &l->cap,
@@ -160,7 +180,10 @@ live_start(struct live *l)
      * not found unwritable when the capture stops */
     if ((cfg->out_file && ew_outfile_check(cfg->out_file, "report", l->err, sizeof(l->err)) != 0) ||
         (cfg->metrics_file &&
-         ew_outfile_check(cfg->metrics_file, "metrics", l->err, sizeof(l->err)) != 0)) {
+         ew_outfile_check(cfg->metrics_file, "metrics", l->err, sizeof(l->err)) != 0) ||
+        (cfg->plot_dir && ew_plots_prepare(cfg->plot_dir, l->err, sizeof(l->err)) != 0) ||
+        (cfg->write_file &&
+         !(l->save = ew_savefile_open(cfg->write_file, l->cap, l->err, sizeof(l->err))))) {
         fprintf(stderr, "ecnwatch: %s\n", l->err);
         return 4;
     }
@@ -171,7 +194,7 @@ live_start(struct live *l)
     l->src.filter = cfg->filter;
     l->src.packet_limit = cfg->count;
     /* -o - writes the report to standard output at the end: no events there */
-    l->streaming = !tty && !(cfg->out_file && !strcmp(cfg->out_file, "-"));
+    l->streaming = !tty && !(cfg->out_file && !strcmp(cfg->out_file, "-")) && !save_stdout;
     ew_stream_init(&l->stream, stdout, (int64_t)l->interval_ms * 1000000, true);
     ew_stream_limit(&l->stream, cfg->max_output);
     if (setup_analyzer(l) != 0) {
@@ -213,6 +236,10 @@ live_refresh(struct live *l, int64_t now, bool *draw)
         ew_stream_packet(&l->stream, wall_ns());
         if (l->stream.error)
             return false;
+    }
+    if (l->save && ew_savefile_flush(l->save, l->err, sizeof(l->err)) != 0) {
+        fprintf(stderr, "ecnwatch: %s\n", l->err);
+        return false;
     }
     if (l->ui) {
         ew_ui_sample(l->ui, &l->an);
@@ -339,6 +366,15 @@ live_finish(struct live *l, bool interrupted)
         if (l->stream.error && l->status == 0)
             l->status = 4;
     }
+    /* the packets captured are kept, whatever else failed */
+    if (l->save) {
+        if (ew_savefile_close(l->save, true, l->err, sizeof(l->err)) != 0) {
+            fprintf(stderr, "ecnwatch: %s\n", l->err);
+            if (l->status == 0)
+                l->status = 4;
+        }
+        l->save = NULL;
+    }
     if (cfg->out_file && l->have_an) {
         json_t *root = ew_report_head(&l->an, &l->src);
 
@@ -349,11 +385,17 @@ live_finish(struct live *l, bool interrupted)
         }
         json_decref(root);
     }
+    if (cfg->plot_dir && l->have_an &&
+        ew_plots_write(&l->an, cfg->plot_dir, l->err, sizeof(l->err)) != 0) {
+        fprintf(stderr, "ecnwatch: %s\n", l->err);
+        if (l->status == 0)
+            l->status = 4;
+    }
     if (l->status == 0 && cfg->fail_on && l->have_an) {
         struct ew_fail_on fo;
 
         if (ew_fail_on_eval(&l->an, NULL, 0, cfg->fail_on, &fo)) {
-            fprintf(stderr, "ecnwatch: --fail-on matched\n");
+            ew_fail_on_print(stderr, &fo);
             l->status = 1;
         }
     }
@@ -374,8 +416,12 @@ live_close(struct live *l)
         ew_ui_stop(l->ui);
     l->ui = NULL;
     ew_exporter_close(l->mx);
+    if (l->save) /* a start that failed after -w was opened: nothing to keep */
+        ew_savefile_close(l->save, false, l->err, sizeof(l->err));
+    l->save = NULL;
     if (l->have_an)
         ew_analyzer_free(&l->an);
+    ew_series_pool_free(&l->series);
     ew_capture_close(l->cap);
 }
 

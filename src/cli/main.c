@@ -64,6 +64,10 @@ run_live(const struct ew_options *o)
     lc.interval_s = o->interval_s;
     lc.metrics_listen = o->metrics_listen;
     lc.metrics_file = o->metrics_file;
+    lc.write_file = o->write_file;
+    lc.timeseries = o->timeseries;
+    lc.plot_dir = o->plot_dir;
+    lc.series_interval_s = o->interval_set ? o->interval_s : SERIES_INTERVAL_DEFAULT;
     analyzer_cfg(o, &lc.an);
     catch_signals();
     return ew_live_run(&lc, &stop_requested);
@@ -90,6 +94,7 @@ run_offline(const struct ew_options *o)
     fc.plot_dir = o->plot_dir;
     fc.series_interval_s = o->interval_set ? o->interval_s : SERIES_INTERVAL_DEFAULT;
     fc.metrics_file = o->metrics_file;
+    fc.write_file = o->write_file;
     analyzer_cfg(o, &fc.an);
     catch_signals();
     return ew_offline_run(&fc, &stop_requested);

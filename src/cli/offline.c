@@ -22,6 +22,7 @@
 #include "ecnwatch/outfile.h"
 #include "ecnwatch/plots.h"
 #include "ecnwatch/reader.h"
+#include "ecnwatch/savefile.h"
 #include "ecnwatch/report.h"
 #include "ecnwatch/series.h"
 #include "ecnwatch/stream.h"
@@ -35,6 +36,7 @@
 struct offline {
     const struct ew_offline_cfg *cfg;
     volatile sig_atomic_t *stop;
+    bool invalid; /* a capture broke its format's rules: exit 3 after the outputs */
     struct ew_report_src src;
     struct ew_analyzer an;
     bool have_an;
@@ -55,6 +57,8 @@ struct read_ctx {
     struct ew_hop *hop;       /* match against the capture upstream, or NULL */
     struct ew_index *up;
     struct ew_report_src *src;
+    struct ew_savefile *save; /* -w, or NULL */
+    bool invalid;             /* set: the capture broke its format's rules */
 };
 
 /* Frames read ahead of their accounting: each is copied out of the reader's
@@ -75,6 +79,8 @@ account_frame(struct read_ctx *rc, const struct ew_rframe *a)
     const uint8_t *payload = NULL;
     size_t plen = 0;
 
+    if (rc->save)
+        ew_savefile_frame(rc->save, &a->fr);
     if (rc->an) {
         ew_analyzer_frame_prepared(rc->an, &a->pkt, a->fr.ts_ns, &a->pre);
         if (rc->stream)
@@ -97,6 +103,7 @@ struct read_end {
     uint64_t frames;
     bool broken;
     bool refused; /* the capture cannot be read on as given: an input error */
+    bool invalid; /* the file breaks its format's rules */
     bool nomem;
     char err[EW_ERRBUF_SIZE];
 };
@@ -139,6 +146,10 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
         }
         if (nx == EW_CAP_REFUSED) {
             re->refused = true;
+            break;
+        }
+        if (nx == EW_CAP_INVALID) {
+            re->invalid = true;
             break;
         }
         e = (int)(frames % AHEAD);
@@ -211,6 +222,12 @@ read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re)
     case EW_READER_BROKEN:
         re->broken = true;
         break;
+    case EW_READER_REFUSED:
+        re->refused = true;
+        break;
+    case EW_READER_INVALID:
+        re->invalid = true;
+        break;
     case EW_READER_NOMEM:
         re->nomem = true;
         break;
@@ -263,6 +280,14 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
         rc->src->filter = rc->cfg->filter;
         rc->src->packet_limit = rc->cfg->count;
     }
+    if (first && rc->cfg->write_file) {
+        rc->save = ew_savefile_open(rc->cfg->write_file, cap, err, sizeof(err));
+        if (!rc->save) {
+            fprintf(stderr, "ecnwatch: %s\n", err);
+            ew_capture_close(cap);
+            return EW_EXIT_OUTPUT;
+        }
+    }
     if (reader_thread_worth(path))
         r = ew_reader_start(cap, ew_capture_link(cap), rc->cfg->count, rc->an);
     if (r)
@@ -274,6 +299,16 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
         fprintf(stderr, "ecnwatch: %s\n", re.err);
         return EW_EXIT_INPUT;
     }
+    if (re.invalid) {
+        /* not a cut file: the format's rules are broken. What was read
+         * before is still reported, and the exit status says the input
+         * could not be read */
+        if (first)
+            rc->src->truncated = true;
+        fprintf(stderr, "ecnwatch: %s: invalid capture after %" PRIu64 " frames: %s\n",
+                strcmp(path, "-") ? path : "standard input", re.frames, re.err);
+        rc->invalid = true;
+    }
     if (re.broken) {
         if (first)
             rc->src->truncated = true;
@@ -282,6 +317,13 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
                 strcmp(path, "-") ? path : "standard input", re.frames, re.err);
     }
     ew_capture_close(cap);
+    /* the packets read are kept, also from a capture cut short */
+    if (rc->save && ew_savefile_close(rc->save, true, err, sizeof(err)) != 0) {
+        rc->save = NULL;
+        fprintf(stderr, "ecnwatch: %s\n", err);
+        return EW_EXIT_OUTPUT;
+    }
+    rc->save = NULL;
     if (re.nomem) {
         fprintf(stderr, "ecnwatch: out of memory reading %s\n", path);
         return EW_EXIT_INPUT;
@@ -353,6 +395,8 @@ read_all(struct offline *off)
         };
 
         rc = read_capture(&ctx, cfg->files[i], i == 0);
+        if (ctx.invalid)
+            off->invalid = true;
         if (rc != 0)
             return rc;
         if (i > 0) {
@@ -455,6 +499,7 @@ check_outputs(const struct ew_offline_cfg *cfg)
     char err[EW_ERRBUF_SIZE];
 
     if ((cfg->out_file && ew_outfile_check(cfg->out_file, "report", err, sizeof(err)) != 0) ||
+        (cfg->write_file && ew_outfile_check(cfg->write_file, "packets", err, sizeof(err)) != 0) ||
         (cfg->metrics_file &&
          ew_outfile_check(cfg->metrics_file, "metrics", err, sizeof(err)) != 0) ||
         (cfg->plot_dir && ew_plots_prepare(cfg->plot_dir, err, sizeof(err)) != 0)) {
@@ -499,6 +544,9 @@ ew_offline_run(const struct ew_offline_cfg *cfg, volatile sig_atomic_t *stop)
         status = read_all(&off);
     if (status == EW_EXIT_DONE)
         status = write_outputs(&off);
+    /* what was read is written; the status says the input was invalid */
+    if (status == EW_EXIT_DONE && off.invalid)
+        status = EW_EXIT_INPUT;
     if (status == EW_EXIT_DONE && cfg->fail_on) {
         struct ew_fail_on r;
 

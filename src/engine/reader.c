@@ -166,7 +166,9 @@ reader_main(void *arg)
         if (nx == EW_CAP_END)
             break;
         if (nx != EW_CAP_FRAME) {
-            end = EW_READER_BROKEN;
+            end = nx == EW_CAP_INVALID   ? EW_READER_INVALID
+                  : nx == EW_CAP_REFUSED ? EW_READER_REFUSED
+                                         : EW_READER_BROKEN;
             break;
         }
         if (fr.caplen >= EW_READER_BUDGET / 2) { /* libpcap never gives one */
@@ -328,7 +330,10 @@ ew_reader_finish(struct ew_reader *r, uint64_t *frames, size_t *peak_bytes, char
     if (peak_bytes)
         *peak_bytes = r->peak_bytes;
     if (err && errlen)
-        snprintf(err, errlen, "%s", end == EW_READER_BROKEN ? r->err : "");
+        snprintf(err, errlen, "%s",
+                 end == EW_READER_BROKEN || end == EW_READER_REFUSED || end == EW_READER_INVALID
+                     ? r->err
+                     : "");
     free(r->bytes);
     pthread_cond_destroy(&r->cv);
     pthread_mutex_destroy(&r->mu);

@@ -18,6 +18,7 @@
  * compiled once per link type. From standard input, which cannot be read
  * twice, libpcap reads it, and a second link type is refused with one line. */
 #include "ecnwatch/capture.h"
+#include "ecnwatch/decompress.h"
 
 #include <errno.h>
 #include <pcap/pcap.h>
@@ -85,6 +86,7 @@ struct ew_capture {
     bool have_prog;
     uint64_t number;         /* frames read from the file so far */
     FILE *fp;   /* the file libpcap reads (offline) */
+    struct ew_unzip *uz; /* a gzip or xz capture's decompression, or NULL */
     struct fast *fast; /* NULL: every record through libpcap */
     struct ng *ng;     /* a pcapng file read here; NULL otherwise */
     const char *filter; /* the filter expression (offline), for other link types */
@@ -484,7 +486,7 @@ ng_next(struct ew_capture *cap, struct ew_frame *fr, bool *pass, char *errbuf, s
             if (magic != 0x1a2b3c4du && magic != 0x4d3c2b1au) {
                 snprintf(errbuf, errlen, "no byte-order magic in the section header at offset %llu",
                          (unsigned long long)at);
-                return EW_CAP_BROKEN;
+                return EW_CAP_INVALID;
             }
             g->swap = magic == 0x4d3c2b1au;
             ng_drop_ifs(g);
@@ -495,7 +497,7 @@ ng_next(struct ew_capture *cap, struct ew_frame *fr, bool *pass, char *errbuf, s
         if (total < 12 + pre || total % 4 != 0 || total > NG_MAX_BLOCK) {
             snprintf(errbuf, errlen, "pcapng block at offset %llu claims %u bytes",
                      (unsigned long long)at, (unsigned)total);
-            return EW_CAP_BROKEN;
+            return EW_CAP_INVALID;
         }
         body = total - 12 - pre;
         if (body > g->bufcap) {
@@ -516,13 +518,13 @@ ng_next(struct ew_capture *cap, struct ew_frame *fr, bool *pass, char *errbuf, s
         if (ng32(g, tail) != total) {
             snprintf(errbuf, errlen, "pcapng block at offset %llu ends with another length",
                      (unsigned long long)at);
-            return EW_CAP_BROKEN;
+            return EW_CAP_INVALID;
         }
         if (pre) {
             if (body < 2 || ng16(g, g->buf) != 1) {
                 snprintf(errbuf, errlen, "section at offset %llu is not pcapng version 1",
                          (unsigned long long)at);
-                return EW_CAP_BROKEN;
+                return EW_CAP_INVALID;
             }
             continue;
         }
@@ -535,7 +537,7 @@ ng_next(struct ew_capture *cap, struct ew_frame *fr, bool *pass, char *errbuf, s
             if (body < 20) {
                 snprintf(errbuf, errlen, "packet block at offset %llu of %u bytes",
                          (unsigned long long)at, (unsigned)total);
-                return EW_CAP_BROKEN;
+                return EW_CAP_INVALID;
             }
             ifid = type == NG_EPB ? ng32(g, g->buf) : ng16(g, g->buf);
             ts = (uint64_t)ng32(g, g->buf + 4) << 32 | ng32(g, g->buf + 8);
@@ -545,13 +547,13 @@ ng_next(struct ew_capture *cap, struct ew_frame *fr, bool *pass, char *errbuf, s
             if (caplen > body - dat) {
                 snprintf(errbuf, errlen, "packet block at offset %llu claims %u captured bytes",
                          (unsigned long long)at, (unsigned)caplen);
-                return EW_CAP_BROKEN;
+                return EW_CAP_INVALID;
             }
         } else if (type == NG_SPB) {
             if (body < 4) {
                 snprintf(errbuf, errlen, "simple packet block at offset %llu of %u bytes",
                          (unsigned long long)at, (unsigned)total);
-                return EW_CAP_BROKEN;
+                return EW_CAP_INVALID;
             }
             ifid = 0;
             ts = 0; /* it has none */
@@ -566,7 +568,7 @@ ng_next(struct ew_capture *cap, struct ew_frame *fr, bool *pass, char *errbuf, s
         if (ifid >= g->nif) {
             snprintf(errbuf, errlen, "packet block at offset %llu for interface %u, of %zu described",
                      (unsigned long long)at, (unsigned)ifid, g->nif);
-            return EW_CAP_BROKEN;
+            return EW_CAP_INVALID;
         }
         f = &g->ifs[ifid];
         if (caplen > FAST_MAX_SNAPLEN)
@@ -616,9 +618,10 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
 {
     char pcerr[PCAP_ERRBUF_SIZE] = "";
     struct ew_capture *cap;
-    FILE *fp;
+    struct ew_unzip *uz;
+    FILE *fp, *zfp;
     pcap_t *p;
-    int dlt;
+    int dlt, e;
 
     *out = NULL;
     if (strcmp(path, "-") == 0) {
@@ -636,16 +639,29 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
             return EW_CAP_ERR_INPUT;
         }
     }
-    p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, pcerr);
-    if (!p) {
+    /* a gzip or xz capture is decompressed as libpcap reads it */
+    e = ew_unzip_open(fp, &zfp, &uz);
+    if (e != 0) {
         if (fp != stdin)
             fclose(fp);
-        if (strstr(pcerr, "unknown file format") || strstr(pcerr, "truncated") ||
+        snprintf(errbuf, errlen, "%s: %s", display_name(path), strerror(e));
+        return EW_CAP_ERR_INPUT;
+    }
+    fp = zfp;
+    p = pcap_fopen_offline_with_tstamp_precision(fp, PCAP_TSTAMP_PRECISION_NANO, pcerr);
+    if (!p) {
+        const char *zerr = ew_unzip_error(uz);
+
+        if (zerr) /* the compressed stream fails before the capture's header */
+            snprintf(errbuf, errlen, "%s: %s", display_name(path), zerr);
+        else if (strstr(pcerr, "unknown file format") || strstr(pcerr, "truncated") ||
             pcerr[0] == '\0')
             snprintf(errbuf, errlen, "%s: not a pcap or pcapng capture (%s)", display_name(path),
                      pcerr[0] ? pcerr : "empty file");
         else
             snprintf(errbuf, errlen, "%s: %s", display_name(path), pcerr);
+        if (fp != stdin)
+            fclose(fp); /* uz with it */
         return EW_CAP_ERR_INPUT;
     }
     cap = calloc(1, sizeof(*cap));
@@ -655,6 +671,7 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
         return EW_CAP_ERR_INPUT;
     }
     cap->p = p;
+    cap->uz = uz;
     dlt = pcap_datalink(p);
     cap->link_name = pcap_datalink_val_to_name(dlt);
     if (map_link(dlt, &cap->link) != 0) {
@@ -886,6 +903,13 @@ ew_capture_link(const struct ew_capture *cap)
     return cap->link;
 }
 
+void
+ew_capture_format(const struct ew_capture *cap, int *dlt, int *snaplen)
+{
+    *dlt = pcap_datalink(cap->p);
+    *snaplen = pcap_snapshot(cap->p);
+}
+
 const char *
 ew_capture_link_name(const struct ew_capture *cap)
 {
@@ -960,7 +984,14 @@ read_next(struct ew_capture *cap, struct ew_frame *fr, char *errbuf, size_t errl
                  "file, not on standard input", cap->name, pcap_geterr(cap->p));
         return EW_CAP_REFUSED;
     }
-    snprintf(errbuf, errlen, "%s", pcap_geterr(cap->p));
+    snprintf(errbuf, errlen, "%s",
+             ew_unzip_error(cap->uz) ? ew_unzip_error(cap->uz) : pcap_geterr(cap->p));
+    /* libpcap's words for a pcapng file that breaks the format's rules (its
+     * sf-pcapng.c), not one cut short */
+    if (!ew_unzip_error(cap->uz) &&
+        (strstr(errbuf, "no Interface Description Block") ||
+         strstr(errbuf, "pcapng dump file has a length")))
+        return EW_CAP_INVALID;
     return EW_CAP_BROKEN;
 }
 

@@ -367,7 +367,8 @@ pcapng_file(FILE *fp, const char *kind)
         if (ng_block(fp, 0x0BAD0001, junk, sizeof(junk)) != 0)
             return -1;
     }
-    put32le(b, 0); /* interface */
+    /* pcapng §4.3: interface 1 of a file that describes one (0) */
+    put32le(b, !strcmp(kind, "pcapng-undeclared-if") ? 1 : 0); /* interface */
     put32le(b + 4, (uint32_t)(ts >> 32));
     put32le(b + 8, (uint32_t)ts);
     put32le(b + 12, (uint32_t)n);
@@ -488,6 +489,7 @@ static const char *const hostile_kinds[] = {
     "pcapng-unknown-block", /* SHB, IDB, block type 0x0BAD0001, EPB */
     "pcapng-bad-length",    /* an EPB claiming a length past the end of the file */
     "pcapng-huge-time",     /* an EPB at 2^62 seconds */
+    "pcapng-undeclared-if", /* an EPB of an interface no IDB describes */
     "pcapng-two-links",     /* interfaces of three link types, one not decoded */
     "link-unsupported",     /* link type 105 (IEEE 802.11) */
     "ipv4-ihl-small",       /* IHL 4 */
