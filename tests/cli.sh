@@ -357,10 +357,10 @@ if pre "ecngen relink raw" "$GEN_EW" relink raw captures/udp-ect-client.pcap "$t
     pre "mergecap of Ethernet and raw IP" mergecap -w "$tmp/mixed.pcapng" captures/rfc3168-ce-client.pcap "$tmp/raw.pcap"; then
     mixed() {
         local want got
-        ew_json "$tmp/a.json" -r captures/rfc3168-ce-client.pcap --json || return 1
-        ew_json "$tmp/b.json" -r "$tmp/raw.pcap" --json || return 1
+        ew_json "$tmp/mix-a.json" -r captures/rfc3168-ce-client.pcap --json || return 1
+        ew_json "$tmp/mix-b.json" -r "$tmp/raw.pcap" --json || return 1
         ew_json "$tmp/m.json" -r "$tmp/mixed.pcapng" --json || return 1
-        want=$(jq -sc '[.[].flows[] | [.proto, .client.port, .server.port, .c2s.ecn, .s2c.ecn, .verdict]] | sort' "$tmp/a.json" "$tmp/b.json")
+        want=$(jq -sc '[.[].flows[] | [.proto, .client.port, .server.port, .c2s.ecn, .s2c.ecn, .verdict]] | sort' "$tmp/mix-a.json" "$tmp/mix-b.json")
         got=$(jq -c '[.flows[] | [.proto, .client.port, .server.port, .c2s.ecn, .s2c.ecn, .verdict]] | sort' "$tmp/m.json")
         [ -n "$want" ] && [ "$want" = "$got" ] || { why="flows differ: merged $got, apart $want"; return 1; }
         jq_true "$tmp/m.json" '.totals.frames == 3033 and .totals.undecodable == 0 and .source.truncated == false'
