@@ -72,7 +72,8 @@ TOOLS += $(BUILD)/replay_dissect $(BUILD)/replay_pipeline $(BUILD)/replay_quic $
 
 .PHONY: all tools test test-build check golden deps clean install uninstall fuzz fuzz-smoke fuzz-build bench
 
-all: $(BIN)
+# tcpgen too: the README's examples write captures with it
+all: $(BIN) $(BUILD)/tcpgen
 
 $(BIN): $(LIB_OBJ) $(MAIN_OBJ)
 	$(say) LD $@

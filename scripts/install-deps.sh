@@ -1,10 +1,32 @@
 #!/usr/bin/env bash
-# install-deps.sh - install the Debian packages that building and testing
-# ecnwatch need, when any is missing. Run as root on Debian 12 (apt-get).
+# install-deps.sh [--runtime | --list] - install the Debian packages that
+# building, running and testing ecnwatch need, when any is missing. Run as
+# root on Debian 12 (apt-get).
+#   (no option)  everything: building and running, and the tests
+#   --runtime    only what building and running ecnwatch needs
+#   --list       print both lists and install nothing
 set -eu
-PKGS="build-essential pkg-config libpcap-dev libjansson-dev libncurses-dev libcunit1-dev libmicrohttpd-dev libssl-dev zlib1g-dev liblzma-dev curl
-      tshark jq gzip tmux python3 iproute2 util-linux procps chromium python3-jsonschema man-db time
-      clang libclang-rt-14-dev prometheus"
+# building and running: a compiler, the libraries ecnwatch links
+RUNTIME="build-essential pkg-config libpcap-dev libjansson-dev libncurses-dev libmicrohttpd-dev
+         libssl-dev zlib1g-dev liblzma-dev"
+# the tests only: the unit test framework, the tools the suites drive and
+# compare against (tshark, jq, curl, tmux, Prometheus), the headless browser
+# the plots are rendered in (chromium, large), clang for the fuzzers
+TEST="libcunit1-dev curl tshark jq gzip xz-utils tmux python3 iproute2 util-linux procps man-db time
+      python3-jsonschema chromium clang libclang-rt-14-dev prometheus"
+case ${1:-} in
+--list)
+    echo "runtime:" $RUNTIME
+    echo "test:" $TEST
+    exit 0
+    ;;
+--runtime) PKGS=$RUNTIME ;;
+"") PKGS="$RUNTIME $TEST" ;;
+*)
+    echo "install-deps: unknown option '$1' (--runtime, --list, or none)" >&2
+    exit 2
+    ;;
+esac
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -191,6 +191,9 @@ suite threads 1800 bash tests/threads.sh "$plain"
 # once: make install and uninstall into a temporary DESTDIR, man pages, bash completion
 suite install 600 bash tests/install.sh "$plain"
 
+# once: every "$ COMMAND" example of the README prints what the README shows
+suite readme 300 bash tests/readme.sh "$plain"
+
 # once: the source files' dependencies, read from the objects: no cycle
 suite deps 300 bash tests/deps.sh "$plain"
 
@@ -199,7 +202,7 @@ if [ $CHECK = 0 ]; then
     suite standin 2400 bash tests/standin.sh "$plain"
 else
     suite standin 2400 bash tests/standin.sh "$plain" \
-        cli views inference misuse path pathdiag quic outputs hostile schema tshark flood threads install
+        cli views inference misuse path pathdiag quic outputs hostile schema tshark flood threads install readme
 fi
 
 # once: each libFuzzer harness for a short while, when clang can build them
