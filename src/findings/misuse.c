@@ -1106,6 +1106,22 @@ cmp_finding(const void *a, const void *b)
     return (x->dir > y->dir) - (x->dir < y->dir);
 }
 
+/* any ECT or CE packet, or any ECE, CWR or AE bit, in either direction */
+static bool
+tcp_has_ecn(const struct ew_flow *f)
+{
+    int d;
+
+    for (d = 0; d < 2; d++) {
+        const struct ew_dir_stats *x = &f->dir[d];
+
+        if (x->ecn[EW_ECN_ECT_0] || x->ecn[EW_ECN_ECT_1] || x->ecn[EW_ECN_CE] || x->ece ||
+            x->cwr || x->ae)
+            return true;
+    }
+    return false;
+}
+
 size_t
 ew_misuse_find(const struct ew_flow *f, const struct ew_flow_verdict *v, struct ew_finding *out,
                size_t room)
@@ -1117,6 +1133,12 @@ ew_misuse_find(const struct ew_flow *f, const struct ew_flow_verdict *v, struct 
 
     if (f->key.l4 == EW_L4_TCP) {
         int c2s = f->client_dir;
+
+        /* every rule needs an ECN codepoint or an ECN header bit somewhere
+         * on the flow: a flow with neither (most non-ECN flows) has none to
+         * find, and the 36 rows are not walked for it */
+        if (!tcp_has_ecn(f))
+            return 0;
 
         for (i = 0; i < nrules; i++)
             if (rules[i].where == AT_SYN || rules[i].where == AT_SYNACK)
