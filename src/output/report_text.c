@@ -198,7 +198,11 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
             snprintf(se, sizeof(se), "%s:%u", b, sp);
         }
         fputc('\n', out);
-        if (f->key.l4 == EW_L4_NONE)
+        if (f->key.l4 == EW_L4_NONE && ew_ip_proto_name(f->key.proto))
+            /* TCP or UDP here is a header that could not be decoded */
+            fprintf(out, "#%" PRIu64 " %s%s  %s -> %s\n", f->id, ew_ip_proto_name(f->key.proto),
+                    f->key.proto == 6 || f->key.proto == 17 ? " (header not decoded)" : "", ce, se);
+        else if (f->key.l4 == EW_L4_NONE)
             fprintf(out, "#%" PRIu64 " ip-proto %u  %s -> %s\n", f->id, f->key.proto, ce, se);
         else
             fprintf(out, "#%" PRIu64 " %s  %s -> %s", f->id, ew_report_proto_name(f), ce, se);
