@@ -33,6 +33,12 @@ def main():
             return None
         return s
 
+    def dropped(i):
+        nonlocal closed
+        conns[i].close()
+        conns[i] = None
+        closed += 1
+
     while time.monotonic() < end:
         now = time.monotonic()
         for i in range(n):
@@ -50,9 +56,7 @@ def main():
                 except BlockingIOError:
                     pass
                 except OSError:
-                    s.close()
-                    conns[i] = None
-                    closed += 1
+                    dropped(i)
                     continue
             # a closed connection reads as end of stream
             try:
@@ -61,9 +65,7 @@ def main():
             except BlockingIOError:
                 pass
             except OSError:
-                s.close()
-                conns[i] = None
-                closed += 1
+                dropped(i)
         time.sleep(max(0.0, 1.0 - (time.monotonic() - now)))
     print("holdconns: %d open at the end, %d closed by the server" % (sum(c is not None for c in conns), closed))
 

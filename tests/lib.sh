@@ -171,6 +171,20 @@ wait_port() { # wait_port SECONDS PORT [NETNS]
     return 1
 }
 
+# wait_http SECONDS NETNS URL PID: until URL answers 200 from inside NETNS, PID
+# (the server) ends, or SECONDS pass; the last HTTP status in $code
+wait_http() {
+    local end=$((SECONDS + $1))
+    code=000
+    while [ $SECONDS -lt $end ]; do
+        code=$(bounded 10 ip netns exec "$2" curl -s -m 2 -o /dev/null -w '%{http_code}' "$3")
+        [ "$code" = 200 ] && return 0
+        kill -0 "$4" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+
 finish() { # finish NAME
     begin "(finished)"
     echo "$1: $pass passed, $fail failed"

@@ -594,15 +594,7 @@ begin "300 held connections from one address: scrapes from another answered ever
 ip netns exec "$NS_S" "$EW" -i s0 -q --interval 0.5 --metrics "127.0.0.1:$PORT" >/dev/null 2>"$tmp/held.err" &
 heldpid=$!
 bg="$bg $heldpid"
-code=000
-end=$((SECONDS + 30))
-while [ $SECONDS -lt $end ]; do
-    code=$(bounded 10 ip netns exec "$NS_S" curl -s -m 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")
-    [ "$code" = 200 ] && break
-    kill -0 $heldpid 2>/dev/null || break
-    sleep 0.1
-done
-if [ "$code" != 200 ]; then
+if ! wait_http 30 "$NS_S" "http://127.0.0.1:$PORT/metrics" $heldpid; then
     bad "held connections: the endpoint never answered: $(oneline "$tmp/held.err")"
 else
     bounded 60 ip netns exec "$NS_S" python3 "$HOLD" 127.0.0.1 127.0.0.1 "$PORT" 300 36 >"$tmp/hold.out" 2>&1 &

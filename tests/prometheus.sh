@@ -56,15 +56,7 @@ begin "ecnwatch serves /metrics live in the namespace"
 ip netns exec "$NS" "$EW" -i lo -q --interval 0.5 --metrics "127.0.0.1:$PORT" >/dev/null 2>"$tmp/ew.err" &
 ewpid=$!
 bg="$bg $ewpid"
-code=000
-end=$((SECONDS + 30))
-while [ $SECONDS -lt $end ]; do
-    code=$(bounded 10 ip netns exec "$NS" curl -s -m 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")
-    [ "$code" = 200 ] && break
-    kill -0 $ewpid 2>/dev/null || break
-    sleep 0.2
-done
-if [ "$code" != 200 ]; then
+if ! wait_http 30 "$NS" "http://127.0.0.1:$PORT/metrics" $ewpid; then
     bad "ecnwatch serves /metrics: HTTP $code: $(head -c 200 "$tmp/ew.err")"
     finish prometheus
     exit
