@@ -809,7 +809,7 @@ test_text_summary(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "\n#2 udp  10.0.0.9:50000 -> 10.0.0.1:80\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "\n    c2s          5     0.0%     0.0%   100.0%     0.0%\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "\n#4 udp  [2001:db8::9]:5353 -> [2001:db8::1]:80\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(t, "\n#5 ip-proto 47  10.0.0.9 -> 10.0.0.1\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "\n#5 gre  10.0.0.9 -> 10.0.0.1\n"));
     free(t);
 
     for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {

@@ -1,0 +1,29 @@
+/* pcapng.h - inside the capture layer (capture.c): the pcapng block reader
+ * and the link types decoded. */
+#ifndef ECNWATCH_PCAPNG_H
+#define ECNWATCH_PCAPNG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "ecnwatch/capture.h"
+#include "ecnwatch/pkt.h"
+
+/* The libpcap link type dlt as ecnwatch decodes it: 0, or -1 when it is not. */
+int ew_link_from_dlt(int dlt, enum ew_link *out);
+
+struct ew_ng;
+
+/* Read the regular pcapng file behind fp from its first block; NULL when fp
+ * is not one (not a regular file, not pcapng) or memory is short: then
+ * libpcap reads it. */
+struct ew_ng *ew_ng_open(FILE *fp);
+/* The next frame, with its interface's link type; *pass: the filter (NULL:
+ * none) passes it. EW_CAP_INVALID for a file that breaks the format's rules,
+ * EW_CAP_BROKEN for one cut short (errbuf says where). */
+enum ew_cap_next ew_ng_next(struct ew_ng *g, const char *filter, struct ew_frame *fr, bool *pass,
+                            char *errbuf, size_t errlen);
+void ew_ng_free(struct ew_ng *g);
+
+#endif /* ECNWATCH_PCAPNG_H */
