@@ -54,7 +54,7 @@ DISSECT_SRC = $(wildcard dissectors/*.c)
 # src/ holds one folder per stage of the pipeline (README.md, "Layout"; tests/layers).
 # Every source but the programs' own is the library the tools and tests link.
 CORE_SRC = $(filter-out $(MAIN_SRC),$(sort $(wildcard src/*/*.c)))
-MAIN_SRC = src/cli/main.c src/cli/live.c src/ui/ui_curses.c src/output/exporter.c
+MAIN_SRC = src/cli/main.c src/cli/live.c src/ui/ui_curses.c src/ui/ui_draw.c src/output/exporter.c
 TEST_SRC = $(wildcard tests/unit/*.c)
 
 DISSECT_OBJ = $(DISSECT_SRC:%.c=$(BUILD)/%.o)

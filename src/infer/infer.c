@@ -5,7 +5,13 @@
  * state infer_track.c keeps as packets pass; infer_path.c reads the same
  * state for the path. Facts and section numbers: RFC 3168, RFC 8257
  * (DCTCP), RFC 9768 (AccECN), RFC 9330/9331 (L4S), draft-morton-tsvwg-sce
- * and draft-grimes-tcpm-tcpsce. */
+ * and draft-grimes-tcpm-tcpsce.
+ *
+ * About 750 lines, over the usual 600, for a reason: the rules decide in one
+ * order (negotiation, then feedback, then ECT(1)'s meaning, then the
+ * verdict), each next to the RFC sentence it implements and each reading
+ * what the one before concluded; split, the order would be scattered over
+ * files that all need the others' intermediate results. */
 #include "ecnwatch/infer.h"
 
 #include <stdarg.h>

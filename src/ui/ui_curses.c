@@ -9,7 +9,12 @@
  * (snapshot.h); the list, its filter and sort and the counts read its rows,
  * and only the detail pane reads the selected flow's conclusion in words.
  * Rates are taken at each refresh (ew_ui_sample) from every flow's counters,
- * by the monotonic wall clock: per second over the last interval. */
+ * by the monotonic wall clock: per second over the last interval.
+ *
+ * About 800 lines, over the usual 600, for a reason: the table, the detail
+ * pane, the header and the keys all read and change the one view state
+ * (struct ew_ui: selection, scroll, sort, filter, pause, the snapshot); the
+ * drawing pieces that need none of it are in ui_draw.c. */
 #include "ecnwatch/ui.h"
 
 #include <ctype.h>
@@ -28,6 +33,7 @@
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/pkt.h"
 #include "ecnwatch/snapshot.h"
+#include "ecnwatch/ui_draw.h"
 #include "ecnwatch/ui_hist.h"
 
 static const char *const sort_name[EW_SNAP_SORT_COUNT] = {
@@ -150,269 +156,6 @@ ew_ui_sample(struct ew_ui *ui, const struct ew_analyzer *an)
     ew_hist_sample(&ui->hist, an, want, ui->nvisible + 1);
 }
 
-/* print at (y, x), clipped to the screen's width */
-static void
-put(int y, int x, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void
-put(int y, int x, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    int cols = getmaxx(stdscr);
-
-    if (x >= cols)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    mvaddnstr(y, x, buf, cols - x);
-}
-
-static void
-color_on(struct ew_ui *ui, int pair)
-{
-    if (ui->color)
-        attron(COLOR_PAIR(pair));
-}
-
-static void
-color_off(struct ew_ui *ui, int pair)
-{
-    if (ui->color)
-        attroff(COLOR_PAIR(pair));
-}
-
-/* ------------------------------------------------------------ numbers */
-
-/* a rate with an SI prefix in at most 6 characters: "850", "12.3k", "1.5M";
- * "-" when unknown (negative) */
-static void
-fmt_si(double v, char *buf, size_t len)
-{
-    if (v < 0)
-        snprintf(buf, len, "-");
-    else if (v < 999.5)
-        snprintf(buf, len, "%.0f", v);
-    else if (v < 999.95e3)
-        snprintf(buf, len, "%.1fk", v / 1e3);
-    else if (v < 999.95e6)
-        snprintf(buf, len, "%.1fM", v / 1e6);
-    else
-        snprintf(buf, len, "%.1fG", v / 1e9);
-}
-
-/* a duration in microseconds: "42us", "3.25ms", "48.1ms", "210ms" */
-static void
-fmt_us(double us, char *buf, size_t len)
-{
-    if (us < 999.5)
-        snprintf(buf, len, "%.0fus", us);
-    else if (us < 9995)
-        snprintf(buf, len, "%.2fms", us / 1e3);
-    else if (us < 99950)
-        snprintf(buf, len, "%.1fms", us / 1e3);
-    else
-        snprintf(buf, len, "%.0fms", us / 1e3);
-}
-
-/* ------------------------------------------------- lines made of items */
-
-/* A line of items, each shown whole or not at all: the items are taken in
- * order of importance while they fit, and shown in their own order. */
-#define LINE_ITEMS 16
-struct line {
-    char text[LINE_ITEMS][160];
-    int prio[LINE_ITEMS]; /* 0 first */
-    int color[LINE_ITEMS];
-    int n;
-};
-
-static void
-item(struct line *l, int prio, int color, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void
-item(struct line *l, int prio, int color, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (l->n >= LINE_ITEMS)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(l->text[l->n], sizeof(l->text[0]), fmt, ap);
-    va_end(ap);
-    l->prio[l->n] = prio;
-    l->color[l->n++] = color;
-}
-
-/* draw l at line y from column x, two spaces between items, within width */
-static void
-draw_line(struct ew_ui *ui, const struct line *l, int y, int x, int width)
-{
-    bool shown[LINE_ITEMS] = {false};
-    int used = 0, p, i, maxp = 0;
-
-    for (i = 0; i < l->n; i++)
-        if (l->prio[i] > maxp)
-            maxp = l->prio[i];
-    for (p = 0; p <= maxp; p++)
-        for (i = 0; i < l->n; i++) {
-            int w = (int)strlen(l->text[i]) + (used ? 2 : 0);
-
-            if (l->prio[i] == p && used + w <= width) {
-                shown[i] = true;
-                used += w;
-            }
-        }
-    move(y, x);
-    for (i = 0, used = 0; i < l->n; i++) {
-        if (!shown[i])
-            continue;
-        if (used++)
-            addstr("  ");
-        if (l->color[i])
-            color_on(ui, l->color[i]);
-        addstr(l->text[i]);
-        if (l->color[i])
-            color_off(ui, l->color[i]);
-    }
-}
-
-/* l's items in their order, whole, two spaces apart, from (y, x): an item
- * that does not fit goes to the next line, up to line end (each line
- * cleared across the screen first). Returns the next free line. */
-static int
-draw_items(const struct line *l, int y, int x, int width, int end)
-{
-    int used = 0, i;
-
-    if (y >= end)
-        return y;
-    mvhline(y, 0, ' ', getmaxx(stdscr));
-    for (i = 0; i < l->n; i++) {
-        int w = (int)strlen(l->text[i]);
-
-        if (used && used + 2 + w > width) {
-            if (++y >= end)
-                return y;
-            mvhline(y, 0, ' ', getmaxx(stdscr));
-            used = 0;
-        }
-        mvaddnstr(y, x + used + (used ? 2 : 0), l->text[i], width - used - (used ? 2 : 0));
-        used += w + (used ? 2 : 0);
-    }
-    return y + 1;
-}
-
-/* Words of text from (y, x), at most width columns a line (later lines
- * indented by indent), until line end; a word longer than a line is split.
- * Returns the next free line. */
-static int
-wrap(int y, int x, int width, int indent, int end, const char *text)
-{
-    const char *p = text;
-    int w = width;
-
-    while (*p == ' ')
-        p++;
-    while (*p && y < end && w > 0) {
-        int n = 0, last_space = -1;
-
-        while (p[n] && n < w) {
-            if (p[n] == ' ')
-                last_space = n;
-            n++;
-        }
-        if (p[n] && p[n] != ' ' && last_space > 0)
-            n = last_space;
-        mvaddnstr(y++, x, p, n);
-        p += n;
-        while (*p == ' ')
-            p++;
-        if (y == end)
-            break;
-        if (x + indent < getmaxx(stdscr) && w == width) {
-            x += indent;
-            w = width - indent;
-        }
-    }
-    return y;
-}
-
-/* ------------------------------------------------------------ sparklines */
-
-static const char levels[] = "_.-=+*#@";
-
-/* a sparkline of a share (num/den per second), in ASCII so that any
- * terminal shows it; a second without packets is blank */
-static void
-spark_share(int y, int x, int width, const struct ew_hist *h, const uint16_t *num,
-            const uint16_t *den)
-{
-    int i, n = h ? h->n : 0, start;
-
-    if (n > width)
-        n = width;
-    start = width - n;
-    move(y, x);
-    for (i = 0; i < width; i++) {
-        char c = ' ';
-
-        if (i >= start) {
-            int k = (h->pos + EW_HIST_LEN - n + (i - start)) % EW_HIST_LEN;
-
-            if (den[k]) {
-                int lvl = (int)((double)num[k] / den[k] * 7 + 0.999);
-
-                c = levels[lvl < 0 ? 0 : lvl > 7 ? 7 : lvl];
-            }
-        }
-        addch((chtype)(unsigned char)c);
-    }
-}
-
-/* The RTT of the last width seconds, drawn from the lowest to the highest
- * value shown, which *lo and *hi return (0 and 0: none). The height spans
- * at least a tenth of the highest value: a spread smaller than that (noise
- * on a short path) stays low instead of swinging full scale. */
-static void
-spark_rtt(int y, int x, int width, const struct ew_hist *h, uint32_t *lo, uint32_t *hi)
-{
-    int i, n = h ? h->n : 0, start;
-    double span;
-
-    if (n > width)
-        n = width;
-    start = width - n;
-    *lo = *hi = 0;
-    for (i = 0; i < n; i++) {
-        uint32_t v = h->s_rtt_us[(h->pos + EW_HIST_LEN - n + i) % EW_HIST_LEN];
-
-        if (v && (!*lo || v < *lo))
-            *lo = v;
-        if (v > *hi)
-            *hi = v;
-    }
-    span = (double)(*hi - *lo);
-    if (span < *hi / 10.0)
-        span = *hi / 10.0;
-    move(y, x);
-    for (i = 0; i < width; i++) {
-        char c = ' ';
-
-        if (i >= start) {
-            uint32_t v = h->s_rtt_us[(h->pos + EW_HIST_LEN - n + (i - start)) % EW_HIST_LEN];
-
-            if (v) {
-                int lvl = span > 0 ? (int)((double)(v - *lo) / span * 7 + 0.5) : 0;
-
-                c = levels[lvl < 0 ? 0 : lvl > 7 ? 7 : lvl];
-            }
-        }
-        addch((chtype)(unsigned char)c);
-    }
-}
-
 /* ------------------------------------------------------------ the table */
 
 enum col {
@@ -486,10 +229,10 @@ cell(const struct ew_snap_row *r, enum col c, char *buf, size_t len)
         ew_snap_endpoints(r, buf, len);
         return buf;
     case COL_BPS:
-        fmt_si(r->bps, buf, len);
+        ew_draw_fmt_si(r->bps, buf, len);
         return buf;
     case COL_PPS:
-        fmt_si(r->pps, buf, len);
+        ew_draw_fmt_si(r->pps, buf, len);
         return buf;
     case COL_NEG:
         return r->key.l4 == EW_L4_TCP ? ew_neg_name[r->neg] : "-";
@@ -615,7 +358,7 @@ draw_row(struct ew_ui *ui, const struct layout *lo, const struct ew_snap_row *r,
         mvhline(y, 0, ' ', maxx);
     }
     if (ended)
-        color_on(ui, C_DIM);
+        ew_draw_color_on(ui->color, C_DIM);
     for (c = 0; c < COL_COUNT; c++) {
         int pair = 0;
 
@@ -626,13 +369,13 @@ draw_row(struct ew_ui *ui, const struct layout *lo, const struct ew_snap_row *r,
         if (!sel && c == COL_NF)
             pair = C_WARN;
         if (pair)
-            color_on(ui, pair);
+            ew_draw_color_on(ui->color, pair);
         put_cell(y, lo->x[c], lo->w[c], colspec[c].right, cell(r, (enum col)c, buf, sizeof(buf)));
         if (pair)
-            color_off(ui, pair);
+            ew_draw_color_off(ui->color, pair);
     }
     if (ended)
-        color_off(ui, C_DIM);
+        ew_draw_color_off(ui->color, C_DIM);
     if (sel)
         attroff(A_REVERSE);
 }
@@ -662,15 +405,15 @@ draw_detail(struct ew_ui *ui, const struct ew_snap_row *r, const struct ew_flow 
     nf = sum.nf;
     ne = sum.nev;
     ew_snap_endpoints(r, ends, sizeof(ends));
-    item(&hl, 0, 0, "#%" PRIu64 " %s %s", f->id, proto_of(r, pb, sizeof(pb)), ends);
-    item(&hl, 1, 0, "verdict %s", ew_verdict_name[vp->verdict]);
+    ew_draw_item(&hl, 0, 0, "#%" PRIu64 " %s %s", f->id, proto_of(r, pb, sizeof(pb)), ends);
+    ew_draw_item(&hl, 1, 0, "verdict %s", ew_verdict_name[vp->verdict]);
     if (f->key.l4 == EW_L4_TCP)
-        item(&hl, 2, 0, "neg %s%s", ew_neg_name[vp->neg], vp->neg_inferred ? "?" : "");
-    item(&hl, 3, 0, "vantage %s", ew_vantage_name[vp->vantage]);
-    color_on(ui, C_HEAD);
-    y = draw_items(&hl, y, 1, cols - 2, y + 2 < end ? y + 2 : end);
-    color_off(ui, C_HEAD);
-    y = wrap(y, 1, cols - 2, 2, end, vp->reason);
+        ew_draw_item(&hl, 2, 0, "neg %s%s", ew_neg_name[vp->neg], vp->neg_inferred ? "?" : "");
+    ew_draw_item(&hl, 3, 0, "vantage %s", ew_vantage_name[vp->vantage]);
+    ew_draw_color_on(ui->color, C_HEAD);
+    y = ew_draw_items(&hl, y, 1, cols - 2, y + 2 < end ? y + 2 : end);
+    ew_draw_color_off(ui->color, C_HEAD);
+    y = ew_draw_wrap(y, 1, cols - 2, 2, end, vp->reason);
     for (dn = 0; dn < 2 && y < end; dn++) {
         int dd = dn == 0 ? f->client_dir : f->client_dir ^ 1;
         const struct ew_dir_stats *s = &f->dir[dd];
@@ -684,49 +427,49 @@ draw_detail(struct ew_ui *ui, const struct ew_snap_row *r, const struct ew_flow 
                  p * (double)s->ecn[EW_ECN_ECT_0], p * (double)s->ecn[EW_ECN_ECT_1],
                  p * (double)s->ecn[EW_ECN_CE], ew_fb_name[vp->dir[dd].feedback],
                  ew_ect1_name[vp->dir[dd].ect1]);
-        y = wrap(y, 1, cols - 2, 4, end, text);
+        y = ew_draw_wrap(y, 1, cols - 2, 4, end, text);
     }
     if (y < end) {
-        fmt_si(r->bps, rate, sizeof(rate));
-        fmt_si(r->pps, a, sizeof(a));
+        ew_draw_fmt_si(r->bps, rate, sizeof(rate));
+        ew_draw_fmt_si(r->pps, a, sizeof(a));
         struct line ratel = {0};
 
-        item(&ratel, 0, 0, "rate %s bit/s  %s pkt/s", rate, a);
-        item(&ratel, 1, 0, "(both directions, last interval)");
-        draw_line(ui, &ratel, y++, 1, cols - 2);
+        ew_draw_item(&ratel, 0, 0, "rate %s bit/s  %s pkt/s", rate, a);
+        ew_draw_item(&ratel, 1, 0, "(both directions, last interval)");
+        ew_draw_line(ui->color, &ratel, y++, 1, cols - 2);
     }
     if (y < end) {
-        put(y, 1, "CE share   ");
-        color_on(ui, C_CE);
-        spark_share(y++, 12, sw, h, h ? h->s_ce : NULL, h ? h->s_pkts : NULL);
-        color_off(ui, C_CE);
+        ew_draw_put(y, 1, "CE share   ");
+        ew_draw_color_on(ui->color, C_CE);
+        ew_draw_spark_share(y++, 12, sw, h, h ? h->s_ce : NULL, h ? h->s_pkts : NULL);
+        ew_draw_color_off(ui->color, C_CE);
     }
     if (y < end) {
-        put(y, 1, "ECT1 share ");
-        color_on(ui, C_ECT1);
-        spark_share(y++, 12, sw, h, h ? h->s_e1 : NULL, h ? h->s_pkts : NULL);
-        color_off(ui, C_ECT1);
+        ew_draw_put(y, 1, "ECT1 share ");
+        ew_draw_color_on(ui->color, C_ECT1);
+        ew_draw_spark_share(y++, 12, sw, h, h ? h->s_e1 : NULL, h ? h->s_pkts : NULL);
+        ew_draw_color_off(ui->color, C_ECT1);
     }
     if (y < end) {
         const struct ew_half *hf = &f->inf->half[r->dir];
         struct line rl = {0};
         uint32_t lo, hi;
 
-        put(y, 1, "RTT        ");
-        spark_rtt(y, 12, sw, h, &lo, &hi);
+        ew_draw_put(y, 1, "RTT        ");
+        ew_draw_spark_rtt(y, 12, sw, h, &lo, &hi);
         if (hi) {
-            fmt_us(lo, a, sizeof(a));
-            fmt_us(hi, b, sizeof(b));
-            item(&rl, 0, 0, "%s..%s", a, b);
+            ew_draw_fmt_us(lo, a, sizeof(a));
+            ew_draw_fmt_us(hi, b, sizeof(b));
+            ew_draw_item(&rl, 0, 0, "%s..%s", a, b);
         } else {
-            item(&rl, 0, 0, "no RTT yet");
+            ew_draw_item(&rl, 0, 0, "no RTT yet");
         }
         if (hf->rtt_samples) {
-            fmt_us((double)hf->rtt_min / 1e3, c, sizeof(c));
-            fmt_us((double)hf->rtt_srtt / 1e3, d, sizeof(d));
-            item(&rl, 1, 0, "min %s srtt %s", c, d);
+            ew_draw_fmt_us((double)hf->rtt_min / 1e3, c, sizeof(c));
+            ew_draw_fmt_us((double)hf->rtt_srtt / 1e3, d, sizeof(d));
+            ew_draw_item(&rl, 1, 0, "min %s srtt %s", c, d);
         }
-        draw_line(ui, &rl, y++, 13 + sw, cols - 14 - sw);
+        ew_draw_line(ui->color, &rl, y++, 13 + sw, cols - 14 - sw);
     }
     for (i = 0; i < nf && y < end; i++) {
         char text[600];
@@ -734,15 +477,15 @@ draw_detail(struct ew_ui *ui, const struct ew_snap_row *r, const struct ew_flow 
         snprintf(text, sizeof(text), "! %s %s %s: %s", ew_misuse_name[fnd[i].kind],
                  fnd[i].dir == f->client_dir ? "c2s" : "s2c",
                  ew_confidence_name[fnd[i].confidence], fnd[i].detail);
-        color_on(ui, C_WARN);
-        y = wrap(y, 1, cols - 2, 2, end, text);
-        color_off(ui, C_WARN);
+        ew_draw_color_on(ui->color, C_WARN);
+        y = ew_draw_wrap(y, 1, cols - 2, 2, end, text);
+        ew_draw_color_off(ui->color, C_WARN);
     }
     for (i = 0; i < ne && y < end; i++) {
         char text[400];
 
         snprintf(text, sizeof(text), "frame %" PRIu64 " %s", ev[i].frame, ev[i].note);
-        y = wrap(y, 1, cols - 2, 2, end, text);
+        y = ew_draw_wrap(y, 1, cols - 2, 2, end, text);
     }
 }
 
@@ -779,7 +522,7 @@ draw_help(int rows, int cols)
     for (i = -1; i <= n; i++) {
         mvhline(y + 1 + i, x, ' ', w);
         if (i >= 0 && i < n)
-            put(y + 1 + i, x + 2, "%.*s", w - 4, lines[i]);
+            ew_draw_put(y + 1 + i, x + 2, "%.*s", w - 4, lines[i]);
     }
 }
 
@@ -798,38 +541,38 @@ draw_top(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_stat
 
     ew_flowtab_get_stats(an->tab, &fs);
     if (now->taken && was->taken && now->t_ns > was->t_ns && now->bytes >= was->bytes)
-        fmt_si((double)(now->bytes - was->bytes) * 8 / ((double)(now->t_ns - was->t_ns) / 1e9),
+        ew_draw_fmt_si((double)(now->bytes - was->bytes) * 8 / ((double)(now->t_ns - was->t_ns) / 1e9),
                rate, sizeof(rate));
     else
         snprintf(rate, sizeof(rate), "-");
-    item(&hl, 0, 0, "ecnwatch %s", st->iface);
+    ew_draw_item(&hl, 0, 0, "ecnwatch %s", st->iface);
     if (ui->paused)
-        item(&hl, 0, 0, "PAUSED");
+        ew_draw_item(&hl, 0, 0, "PAUSED");
     if (ui->filter[0]) {
         /* the filter text whole where it fits, else its start */
         if ((int)strlen(ui->filter) + 10 <= maxx - 16 - (ui->paused ? 8 : 0))
-            item(&hl, 1, 0, "filter \"%s\"", ui->filter);
+            ew_draw_item(&hl, 1, 0, "filter \"%s\"", ui->filter);
         else
-            item(&hl, 1, 0, "filter \"%.*s~\"", maxx / 3 > 1 ? maxx / 3 : 1, ui->filter);
+            ew_draw_item(&hl, 1, 0, "filter \"%.*s~\"", maxx / 3 > 1 ? maxx / 3 : 1, ui->filter);
     }
-    item(&hl, 5, 0, "%" PRIu64 " pkts", st->frames);
-    item(&hl, 4, 0, "%.0f pkt/s", st->pkts_per_s);
-    item(&hl, 2, 0, "%s bit/s", rate);
-    item(&hl, 3, 0, "drops %s%" PRIu64, st->drops_known ? "" : "?", st->kernel_drops);
-    item(&hl, 2, 0, "flows %" PRIu64, fs.created);
-    item(&hl, 3, 0, "sort: %s", sort_name[ui->sort]);
-    color_on(ui, C_HEAD);
+    ew_draw_item(&hl, 5, 0, "%" PRIu64 " pkts", st->frames);
+    ew_draw_item(&hl, 4, 0, "%.0f pkt/s", st->pkts_per_s);
+    ew_draw_item(&hl, 2, 0, "%s bit/s", rate);
+    ew_draw_item(&hl, 3, 0, "drops %s%" PRIu64, st->drops_known ? "" : "?", st->kernel_drops);
+    ew_draw_item(&hl, 2, 0, "flows %" PRIu64, fs.created);
+    ew_draw_item(&hl, 3, 0, "sort: %s", sort_name[ui->sort]);
+    ew_draw_color_on(ui->color, C_HEAD);
     mvhline(0, 0, ' ', maxx);
-    draw_line(ui, &hl, 0, 1, maxx - 1);
-    color_off(ui, C_HEAD);
+    ew_draw_line(ui->color, &hl, 0, 1, maxx - 1);
+    ew_draw_color_off(ui->color, C_HEAD);
 
-    item(&tl, 0, 0, "Not-ECT %.1f%%", tp * (double)t->ecn[EW_ECN_NOT_ECT]);
-    item(&tl, 0, 0, "ECT(0) %.1f%%", tp * (double)t->ecn[EW_ECN_ECT_0]);
-    item(&tl, 0, C_ECT1, "ECT(1) %.1f%%", tp * (double)t->ecn[EW_ECN_ECT_1]);
-    item(&tl, 0, C_CE, "CE %.1f%%", tp * (double)t->ecn[EW_ECN_CE]);
+    ew_draw_item(&tl, 0, 0, "Not-ECT %.1f%%", tp * (double)t->ecn[EW_ECN_NOT_ECT]);
+    ew_draw_item(&tl, 0, 0, "ECT(0) %.1f%%", tp * (double)t->ecn[EW_ECN_ECT_0]);
+    ew_draw_item(&tl, 0, C_ECT1, "ECT(1) %.1f%%", tp * (double)t->ecn[EW_ECN_ECT_1]);
+    ew_draw_item(&tl, 0, C_CE, "CE %.1f%%", tp * (double)t->ecn[EW_ECN_CE]);
     if (nfind)
-        item(&tl, 1, C_WARN, "misuse: %" PRIu64, nfind);
-    draw_line(ui, &tl, 1, 1, maxx - 1);
+        ew_draw_item(&tl, 1, C_WARN, "misuse: %" PRIu64, nfind);
+    ew_draw_line(ui->color, &tl, 1, 1, maxx - 1);
 }
 
 /* keep the selection on the same flow across refreshes, and in view */
@@ -878,23 +621,23 @@ draw_keys(struct ew_ui *ui, int y, int maxx)
 {
     struct line kl = {0};
 
-    color_on(ui, C_HEAD);
+    ew_draw_color_on(ui->color, C_HEAD);
     mvhline(y, 0, ' ', maxx);
     if (ui->editing) {
-        put(y, 0, " filter: %s_", ui->edit);
+        ew_draw_put(y, 0, " filter: %s_", ui->edit);
     } else {
-        item(&kl, 0, 0, "q quit");
-        item(&kl, 1, 0, "s/S sort");
-        item(&kl, 2, 0, "r by rate");
-        item(&kl, 1, 0, "/ filter");
-        item(&kl, 1, 0, "Enter detail");
-        item(&kl, 1, 0, "p pause");
-        item(&kl, 3, 0, "c clear");
-        item(&kl, 0, 0, "h help");
-        item(&kl, 4, 0, "rates: per second of wall clock over the last interval");
-        draw_line(ui, &kl, y, 1, maxx - 1);
+        ew_draw_item(&kl, 0, 0, "q quit");
+        ew_draw_item(&kl, 1, 0, "s/S sort");
+        ew_draw_item(&kl, 2, 0, "r by rate");
+        ew_draw_item(&kl, 1, 0, "/ filter");
+        ew_draw_item(&kl, 1, 0, "Enter detail");
+        ew_draw_item(&kl, 1, 0, "p pause");
+        ew_draw_item(&kl, 3, 0, "c clear");
+        ew_draw_item(&kl, 0, 0, "h help");
+        ew_draw_item(&kl, 4, 0, "rates: per second of wall clock over the last interval");
+        ew_draw_line(ui->color, &kl, y, 1, maxx - 1);
     }
-    color_off(ui, C_HEAD);
+    ew_draw_color_off(ui->color, C_HEAD);
 }
 
 void

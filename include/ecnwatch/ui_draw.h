@@ -1,0 +1,35 @@
+/* ui_draw.h - the live view's drawing pieces (ui_draw.c): text clipped to
+ * the screen, lines of items shown whole or not at all, wrapped sentences,
+ * numbers with units, and ASCII sparklines. ncurses must be started. */
+#ifndef ECNWATCH_UI_DRAW_H
+#define ECNWATCH_UI_DRAW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ecnwatch/ui_hist.h"
+
+/* A line of items, each shown whole or not at all: the items are taken in
+ * order of importance while they fit, and shown in their own order. */
+#define LINE_ITEMS 16
+struct line {
+    char text[LINE_ITEMS][160];
+    int prio[LINE_ITEMS]; /* 0 first */
+    int color[LINE_ITEMS];
+    int n;
+};
+
+void ew_draw_put(int y, int x, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void ew_draw_color_on(bool color, int pair);
+void ew_draw_color_off(bool color, int pair);
+void ew_draw_fmt_si(double v, char *buf, size_t len);
+void ew_draw_fmt_us(double us, char *buf, size_t len);
+void ew_draw_item(struct line *l, int prio, int color, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void ew_draw_line(bool color, const struct line *l, int y, int x, int width);
+int ew_draw_items(const struct line *l, int y, int x, int width, int end);
+int ew_draw_wrap(int y, int x, int width, int indent, int end, const char *text);
+void ew_draw_spark_share(int y, int x, int width, const struct ew_hist *h, const uint16_t *num, const uint16_t *den);
+void ew_draw_spark_rtt(int y, int x, int width, const struct ew_hist *h, uint32_t *lo, uint32_t *hi);
+
+#endif /* ECNWATCH_UI_DRAW_H */
