@@ -54,6 +54,18 @@ def cls(el, c):
 def texts(el, c):
     return ["".join(e.itertext()) for e in cls(el, c)]
 panels = {g.get("id"): g for g in cls(r, "panel")}
+def ys_of(g, name):
+    # the y of every point of the line called name in panel g
+    ys = set()
+    for e in cls(g, "series"):
+        if e.get("data-name") != name: continue
+        if e.tag == NS + "circle": ys.add(e.get("cy"))
+        else: ys |= set(pt.split(",")[1] for pt in e.get("points").split())
+    return ys
+def at_value(g, v):
+    # the y of the gridline of the y tick labelled v
+    for ln, t in zip(cls(g, "grid-y"), texts(g, "tick-y")):
+        if float(t.split()[0]) == v: return ln.get("y1")
 def why(msg):
     print(msg)
     sys.exit(1)
@@ -104,7 +116,7 @@ check "quicgen missing: each panel has y ticks with units, a gridline a tick, ti
 # the panels of more than one line say which is which
 legend() {
     svg_true "$tmp/l4s/flow-1.svg" '
-for pid, want in (("c2s-marks", ["CE seen here", "marks fed back"]), ("c2s-codepoints", ["ECT(1) share", "CE share"])):
+for pid, want in (("c2s-marks", ["CE seen here", "marks fed back"]), ("c2s-codepoints", ["ECT(1) share", "ECT(0) share", "CE share"])):
     g = panels.get(pid)
     if g is None: why("no panel " + pid)
     lg = cls(g, "legend")
@@ -151,17 +163,20 @@ if not (h[0].startswith("c2s (client to server): 192.0.2.1:50000 ") and h[1].sta
     why("directions %r" % h)
 for d in ("c2s", "s2c"):
     if d + "-throughput" not in panels: why("no throughput panel for " + d)
+# the client sends ECT(0), the server Not-ECT: 100 % and 0 % ECT(0)
+for d, want in (("c2s", 100), ("s2c", 0)):
+    g = panels[d + "-codepoints"]
+    ys = ys_of(g, "ECT(0) share")
+    at = at_value(g, want)
+    if not ys or ys != {at}: why("%s: ECT(0) share drawn at %r, want %d %% (y %s)" % (d, sorted(ys), want, at))
 ' || return 1
     plot udp "$C/udp-ect-client.pcap" || return 1
     svg_true "$tmp/udp/flow-1.svg" '
 h = texts(r, "direction")
 if len(h) != 1 or not h[0].startswith("c2s (client to server): 10.200.1.2:56301 "): why("directions %r" % h)
 g = panels["c2s-codepoints"]
-pl = [p for p in g.iter(NS + "polyline")]
-if not pl: why("no ECT(1) line")
-ys = set(pt.split(",")[1] for pt in pl[0].get("points").split())
-top = min(float(e.get("y1")) for e in cls(g, "grid-y"))
-if ys != {"%.1f" % top}: why("the ECT(1) share of an all-ECT(1) sender is not 100%% throughout: %r" % sorted(ys))
+ys = ys_of(g, "ECT(1) share")
+if ys != {at_value(g, 100)}: why("the ECT(1) share of an all-ECT(1) sender is not 100%% throughout: %r" % sorted(ys))
 '
 }
 check "both directions of a bidirectional UDP flow are drawn; a one-way ECT(1) flow from its sender" directions

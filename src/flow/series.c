@@ -75,6 +75,7 @@ merge(struct ew_series *s)
         a.pkts = add16(a.pkts, b.pkts);
         a.ce = add16(a.ce, b.ce);
         a.e1 = add16(a.e1, b.e1);
+        a.e0 = add16(a.e0, b.e0);
         a.marks = add16(a.marks, b.marks);
         if (b.rtt_min_us && (!a.rtt_min_us || b.rtt_min_us < a.rtt_min_us))
             a.rtt_min_us = b.rtt_min_us;
@@ -125,6 +126,8 @@ ew_series_packet(struct ew_series_pool *p, struct ew_flow *f, int dir, const str
         s->b[k].ce = add16(s->b[k].ce, 1);
     if ((pkt->ecn & EW_ECN_MASK) == EW_ECN_ECT_1)
         s->b[k].e1 = add16(s->b[k].e1, 1);
+    if ((pkt->ecn & EW_ECN_MASK) == EW_ECN_ECT_0)
+        s->b[k].e0 = add16(s->b[k].e0, 1);
     /* what the feedback on this direction says, as it arrives (the other
      * direction's packets carry it; both directions' packets pass here) */
     marks = h->cep_reported > h->ece_runs ? h->cep_reported : h->ece_runs;
@@ -259,7 +262,7 @@ ew_series_write(struct jw *w, const char *key, const struct ew_series_pool *p,
 
 #define SVG_W 1000
 #define LEFT 84
-#define RIGHT 16
+#define RIGHT 24
 #define PLOT_W (SVG_W - LEFT - RIGHT)
 #define PANEL_TOP 18 /* the panel's title above the plot area */
 #define PLOT_H 84
@@ -401,15 +404,15 @@ svg_panel(FILE *out, const char *id, int y0, const char *title, const char *unit
              * nothing */
             if ((k == 0 || (ln[i].has && !ln[i].has[k - 1])) &&
                 (k + 1 >= s->n || (ln[i].has && !ln[i].has[k + 1]))) {
-                fprintf(out, "<circle class=\"series\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" "
-                             "fill=\"%s\"/>\n",
-                        x, y, ln[i].color);
+                fprintf(out, "<circle class=\"series\" data-name=\"%s\" cx=\"%.1f\" "
+                             "cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
+                        ln[i].name, x, y, ln[i].color);
                 continue;
             }
             if (!open)
-                fprintf(out, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" "
-                             "stroke-width=\"1.6\"%s%s%s points=\"",
-                        ln[i].color, ln[i].dash ? " stroke-dasharray=\"" : "",
+                fprintf(out, "<polyline class=\"series\" data-name=\"%s\" fill=\"none\" "
+                             "stroke=\"%s\" stroke-width=\"1.6\"%s%s%s points=\"",
+                        ln[i].name, ln[i].color, ln[i].dash ? " stroke-dasharray=\"" : "",
                         ln[i].dash ? ln[i].dash : "", ln[i].dash ? "\"" : "");
             fprintf(out, "%s%.1f,%.1f", open ? " " : "", x, y);
             open = true;
@@ -449,7 +452,7 @@ svg_direction(FILE *out, const struct ew_series *s, const struct ew_flow *f, int
               const struct svg_time *t, double off_s, int y0)
 {
     double tput[EW_SERIES_BINS], rtt[EW_SERIES_BINS], qd[EW_SERIES_BINS], ce[EW_SERIES_BINS];
-    double mk[EW_SERIES_BINS], e1s[EW_SERIES_BINS], ces[EW_SERIES_BINS];
+    double mk[EW_SERIES_BINS], e1s[EW_SERIES_BINS], e0s[EW_SERIES_BINS], ces[EW_SERIES_BINS];
     bool hasrtt[EW_SERIES_BINS];
     double w_s = (double)s->width / 1e9, mt = 0, rmin = 0, rmax = 0, qmax = 0, mmax = 0;
     const char *tag = d == f->client_dir ? "c2s" : "s2c";
@@ -465,6 +468,7 @@ svg_direction(FILE *out, const struct ew_series *s, const struct ew_flow *f, int
         ce[i] = bn->ce;
         mk[i] = bn->marks;
         e1s[i] = bn->pkts ? 100.0 * bn->e1 / bn->pkts : 0;
+        e0s[i] = bn->pkts ? 100.0 * bn->e0 / bn->pkts : 0;
         ces[i] = bn->pkts ? 100.0 * bn->ce / bn->pkts : 0;
         if (tput[i] > mt)
             mt = tput[i];
@@ -533,11 +537,13 @@ svg_direction(FILE *out, const struct ew_series *s, const struct ew_flow *f, int
         y += PANEL_H;
     }
     {
-        struct svg_line l[2] = {{"ECT(1) share", "#17becf", NULL, e1s, NULL},
+        /* Not-ECT is what is left of 100 % */
+        struct svg_line l[3] = {{"ECT(1) share", "#17becf", NULL, e1s, NULL},
+                                {"ECT(0) share", "#8c564b", "2,2", e0s, NULL},
                                 {"CE share", "#d62728", "5,3", ces, NULL}};
 
         snprintf(id, sizeof(id), "%s-codepoints", tag);
-        svg_panel(out, id, y, "ECN codepoints, share of packets", "%", 0, 100, 0, t, l, 2, s,
+        svg_panel(out, id, y, "ECN codepoints, share of packets (Not-ECT: the rest)", "%", 0, 100, 0, t, l, 3, s,
                   off_s, true);
         y += PANEL_H + XLABEL_H;
     }
