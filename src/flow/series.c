@@ -286,8 +286,11 @@ struct svg_time {
 static double
 ffloor(double x)
 {
-    double i = (double)(int64_t)x;
+    double i;
 
+    if (!(fabs(x) < 1e18))
+        return x; /* an integer already, or not a number */
+    i = (double)(int64_t)x;
     return i > x ? i - 1 : i;
 }
 
@@ -298,7 +301,7 @@ nice_step(double range, int target)
     double raw, mag = 1, norm;
     int k;
 
-    if (!(range > 0) || !isfinite(range) || range > 1e15 || range < 1e-9)
+    if (!(range > 0) || !isfinite(range) || range < 1e-9)
         return 1;
     raw = range / target;
     for (k = 0; k < 40 && mag * 10 <= raw; k++)
@@ -356,6 +359,12 @@ svg_panel(FILE *out, const char *id, int y0, const char *title, const char *unit
     if (ymax <= ymin)
         ymax = ymin + step;
     ticks = (int)((ymax - ymin) / step + 0.5);
+    if (!(ticks >= 1 && ticks <= 20)) { /* only when the numbers are absurd */
+        ymin = lo;
+        ymax = hi > lo ? hi : lo + 1;
+        ticks = 4;
+        step = (ymax - ymin) / 4;
+    }
     dec = decimals(step);
     fprintf(out, "<g class=\"panel\" id=\"%s\" transform=\"translate(0,%d)\">\n", id, y0);
     fprintf(out, "<text class=\"title\" x=\"%d\" y=\"13\" font-size=\"13\" %s "
@@ -591,6 +600,10 @@ ew_series_svg(const struct ew_series_pool *p, const struct ew_flow *f, FILE *out
     t.span_s = (double)(t1 - t0) / 1e9;
     t.step_s = nice_step(t.span_s, 8);
     t.nticks = (int)(t.span_s / t.step_s + 1e-9);
+    if (!(t.nticks >= 0 && t.nticks <= 40)) {
+        t.nticks = 8;
+        t.step_s = t.span_s / 8;
+    }
     /* the height: 5 panels a direction (3 without RTT samples) */
     h = 30;
     for (d = 0; d < 2; d++) {
