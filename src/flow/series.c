@@ -465,7 +465,7 @@ svg_direction(FILE *out, const struct ew_series *s, const struct ew_flow *f, int
     bool hasrtt[EW_SERIES_BINS];
     double w_s = (double)s->width / 1e9, mt = 0, rmin = 0, rmax = 0, qmax = 0, mmax = 0;
     const char *tag = d == f->client_dir ? "c2s" : "s2c";
-    char a[64], b[64], id[32], title[160], unit[48];
+    char a[80], b[80], id[32], title[160], unit[48];
     int i, y = y0, nrtt = 0;
 
     for (i = 0; i < s->n; i++) {
@@ -500,15 +500,24 @@ svg_direction(FILE *out, const struct ew_series *s, const struct ew_flow *f, int
     }
     ew_addr_str(d == EW_DIR_LO_HI ? f->key.lo : f->key.hi, f->key.family, a, sizeof(a));
     ew_addr_str(d == EW_DIR_LO_HI ? f->key.hi : f->key.lo, f->key.family, b, sizeof(b));
+    /* addresses with the port where the protocol has one */
+    if (f->key.proto == 6 || f->key.proto == 17 || f->key.proto == 132) {
+        char pa[64], pb[64];
+
+        memcpy(pa, a, sizeof(pa));
+        memcpy(pb, b, sizeof(pb));
+        pa[sizeof(pa) - 1] = pb[sizeof(pb) - 1] = '\0';
+        snprintf(a, sizeof(a), f->key.family == 6 ? "[%s]:%u" : "%s:%u", pa,
+                 d == EW_DIR_LO_HI ? f->key.port_lo : f->key.port_hi);
+        snprintf(b, sizeof(b), f->key.family == 6 ? "[%s]:%u" : "%s:%u", pb,
+                 d == EW_DIR_LO_HI ? f->key.port_hi : f->key.port_lo);
+    }
     fprintf(out, "<text class=\"direction\" x=\"%d\" y=\"%d\" font-size=\"14\" %s "
-                 "font-weight=\"bold\">%s (%s): %s%s%s:%u &#8594; %s%s%s:%u, %llu packets, "
-                 "%.0f ms bins</text>\n",
+                 "font-weight=\"bold\">%s (%s): %s &#8594; %s, %llu packet%s, %.0f ms "
+                 "bins</text>\n",
             LEFT, y + 18, FONT, tag, d == f->client_dir ? "client to server" : "server to client",
-            f->key.family == 6 ? "[" : "", a, f->key.family == 6 ? "]" : "",
-            d == EW_DIR_LO_HI ? f->key.port_lo : f->key.port_hi, f->key.family == 6 ? "[" : "",
-            b, f->key.family == 6 ? "]" : "",
-            d == EW_DIR_LO_HI ? f->key.port_hi : f->key.port_lo,
-            (unsigned long long)f->dir[d].packets, w_s * 1000);
+            a, b, (unsigned long long)f->dir[d].packets, f->dir[d].packets == 1 ? "" : "s",
+            w_s * 1000);
     y += DIR_HEAD;
     {
         struct svg_line l = {"throughput", "#1f77b4", NULL, tput, NULL};
@@ -566,6 +575,7 @@ ew_series_svg(const struct ew_series_pool *p, const struct ew_flow *f, FILE *out
     int order[2], nd = 0, d, i, h;
     int64_t t0 = 0, t1 = 0;
     struct svg_time t;
+    char proto[24];
 
     if (!p->s)
         return -1;
@@ -605,6 +615,10 @@ ew_series_svg(const struct ew_series_pool *p, const struct ew_flow *f, FILE *out
         t.step_s = t.span_s / 8;
     }
     /* the height: 5 panels a direction (3 without RTT samples) */
+    if (f->key.proto == 6 || f->key.proto == 17)
+        snprintf(proto, sizeof(proto), "%s", f->key.proto == 6 ? "TCP" : "UDP");
+    else
+        snprintf(proto, sizeof(proto), "IP protocol %u", f->key.proto);
     h = 30;
     for (d = 0; d < 2; d++) {
         bool rtt = false;
@@ -620,9 +634,9 @@ ew_series_svg(const struct ew_series_pool *p, const struct ew_flow *f, FILE *out
                  "preserveAspectRatio=\"xMidYMin meet\">\n"
                  "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
                  "<text class=\"flow\" x=\"%d\" y=\"20\" font-size=\"15\" %s>flow %llu "
-                 "(%s), %.3f s from its first packet</text>\n",
+                 "(%s) over %.3f s, from its first packet</text>\n",
             SVG_W, h, LEFT, FONT, (unsigned long long)f->id,
-            f->key.proto == 6 ? "TCP" : f->key.proto == 17 ? "UDP" : "IP", t.span_s);
+            proto, t.span_s);
     h = 30;
     for (i = 0; i < 2; i++) {
         d = order[i];
