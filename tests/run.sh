@@ -119,6 +119,8 @@ for build in "$@"; do
     suite misuse 600 bash tests/misuse.sh "$build"
     suite path 600 bash tests/path.sh "$build/ecnwatch"
     suite pathdiag 900 bash tests/pathdiag.sh "$build"
+    # the plots: ticks, units, gridlines, legends, directions, width; rendered
+    suite plots 600 bash tests/plots.sh "$build"
 
     # QUIC: generated Initial exchanges, their ECN counts validated (RFC 9000 §13.4.2.1)
     suite quic 600 bash tests/quic.sh "$build"
@@ -202,7 +204,7 @@ if [ $CHECK = 0 ]; then
     suite standin 2400 bash tests/standin.sh "$plain"
 else
     suite standin 2400 bash tests/standin.sh "$plain" \
-        cli views inference misuse path pathdiag quic outputs hostile schema tshark flood threads install readme
+        cli views inference misuse path pathdiag plots quic outputs hostile schema tshark flood threads install readme
 fi
 
 # once: each libFuzzer harness for a short while, when clang can build them

@@ -1,5 +1,5 @@
 /* series.h - per-flow time series (--timeseries, --plot): for each direction,
- * bins of packet time holding packets, bytes, CE and ECT(1) packets, marks fed
+ * bins of packet time holding packets, bytes, CE, ECT(1) and ECT(0) packets, marks fed
  * back and the lowest RTT seen. Memory is bounded: series come from a pool
  * allocated once (EW_SERIES_BINS bins each, at most max_series series); when
  * a series runs out of bins, neighbouring bins merge and the interval doubles.
@@ -17,6 +17,7 @@
 struct ew_bin {
     uint32_t bytes;
     uint16_t pkts, ce, e1, marks;
+    uint16_t e0;         /* ECT(0) packets (the plots' codepoint panel) */
     uint32_t rtt_min_us; /* 0: no sample in this bin */
 };
 

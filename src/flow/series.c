@@ -75,6 +75,7 @@ merge(struct ew_series *s)
         a.pkts = add16(a.pkts, b.pkts);
         a.ce = add16(a.ce, b.ce);
         a.e1 = add16(a.e1, b.e1);
+        a.e0 = add16(a.e0, b.e0);
         a.marks = add16(a.marks, b.marks);
         if (b.rtt_min_us && (!a.rtt_min_us || b.rtt_min_us < a.rtt_min_us))
             a.rtt_min_us = b.rtt_min_us;
@@ -125,6 +126,8 @@ ew_series_packet(struct ew_series_pool *p, struct ew_flow *f, int dir, const str
         s->b[k].ce = add16(s->b[k].ce, 1);
     if ((pkt->ecn & EW_ECN_MASK) == EW_ECN_ECT_1)
         s->b[k].e1 = add16(s->b[k].e1, 1);
+    if ((pkt->ecn & EW_ECN_MASK) == EW_ECN_ECT_0)
+        s->b[k].e0 = add16(s->b[k].e0, 1);
     /* what the feedback on this direction says, as it arrives (the other
      * direction's packets carry it; both directions' packets pass here) */
     marks = h->cep_reported > h->ece_runs ? h->cep_reported : h->ece_runs;
@@ -248,115 +251,398 @@ ew_series_write(struct jw *w, const char *key, const struct ew_series_pool *p,
 
 /* ------------------------------------------------------------------ SVG */
 
-#define SVG_W 900
-#define PANEL_H 120
-#define LEFT 70
-#define RIGHT 20
+/* The picture a person pastes into a bug report, drawn the way flent draws
+ * its plots: for each direction that carries data (TCP: payload; other
+ * protocols: any packet), five panels on one time axis (throughput, RTT on
+ * an axis from near its minimum, queueing delay, CE seen here against marks
+ * fed back, ECN codepoint shares), each with round ticks, gridlines, units
+ * and a legend where it holds more than one line. The SVG has a viewBox and
+ * width="100%", so it follows the page it is shown on. Only fixed-format
+ * numbers are printed: the same capture gives the same bytes. */
 
-static void
-panel(FILE *out, int y0, const char *title, const char *unit, const double *v, const bool *has,
-      int n, double vmax, const char *color, int64_t width_ns)
+#define SVG_W 1000
+#define LEFT 84
+#define RIGHT 24
+#define PLOT_W (SVG_W - LEFT - RIGHT)
+#define PANEL_TOP 18 /* the panel's title above the plot area */
+#define PLOT_H 84
+#define PANEL_H (PANEL_TOP + PLOT_H + 10)
+#define XLABEL_H 18
+#define DIR_HEAD 26
+#define FONT "font-family=\"sans-serif\""
+
+struct svg_line {
+    const char *name, *color, *dash;
+    const double *v;
+    const bool *has;
+};
+
+struct svg_time {
+    double span_s, step_s; /* the axis from 0 to span_s, a tick every step_s */
+    int nticks;
+};
+
+/* floor without libm (the binary does not link it); |x| < 2^63 here */
+static double
+ffloor(double x)
 {
-    int i, plot_w = SVG_W - LEFT - RIGHT;
-    bool open = false;
+    double i;
 
-    if (vmax <= 0)
-        vmax = 1;
-    fprintf(out, "<g transform=\"translate(0,%d)\">\n", y0);
-    fprintf(out, "<rect x=\"%d\" y=\"10\" width=\"%d\" height=\"%d\" fill=\"#fafafa\" "
-                 "stroke=\"#999\"/>\n",
-            LEFT, plot_w, PANEL_H - 30);
-    fprintf(out, "<text x=\"%d\" y=\"8\" font-size=\"12\" font-family=\"sans-serif\">%s (%s), "
-                 "max %.3g</text>\n",
-            LEFT, title, unit, vmax);
-    fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", color);
-    for (i = 0; i < n; i++) {
-        double x = LEFT + (n > 1 ? (double)i * plot_w / (n - 1) : 0);
-        double y = 10 + (PANEL_H - 30) * (1 - v[i] / vmax);
+    if (!(fabs(x) < 1e18))
+        return x; /* an integer already, or not a number */
+    i = (double)(int64_t)x;
+    return i > x ? i - 1 : i;
+}
 
-        if (!has[i]) {
-            if (open)
-                fprintf(out, "\"/>\n<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
-                             "points=\"", color);
-            open = false;
-            continue;
-        }
-        fprintf(out, "%.1f,%.1f ", x, y);
-        open = true;
+/* a round step (1, 2 or 5 times a power of ten) giving about target steps */
+static double
+nice_step(double range, int target)
+{
+    double raw, mag = 1, norm;
+    int k;
+
+    if (!(range > 0) || !isfinite(range) || range < 1e-9)
+        return 1;
+    raw = range / target;
+    for (k = 0; k < 40 && mag * 10 <= raw; k++)
+        mag *= 10;
+    for (k = 0; k < 40 && mag > raw; k++)
+        mag /= 10;
+    norm = raw / mag;
+    return (norm <= 1.0 ? 1 : norm <= 2.0 ? 2 : norm <= 5.0 ? 5 : 10) * mag;
+}
+
+/* decimals that show a multiple of step exactly */
+static int
+decimals(double step)
+{
+    double m = 1;
+    int d = 0;
+
+    while (d < 6 && fabs(step * m - ffloor(step * m + 0.5)) > 1e-6 * m) {
+        d++;
+        m *= 10;
     }
-    fprintf(out, "\"/>\n");
-    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"10\" font-family=\"sans-serif\">0</text>\n",
-            LEFT - 12, PANEL_H - 20);
-    (void)width_ns;
+    return d;
+}
+
+static double
+xpos(const struct svg_time *t, double s)
+{
+    return LEFT + (t->span_s > 0 ? s / t->span_s : 0) * PLOT_W;
+}
+
+/* one panel at y0: title, y ticks and gridlines from lo to hi (rounded out
+ * to the step), vertical gridlines at the time ticks, the lines, a legend
+ * when there is more than one line; x tick labels below when xlabels */
+static void
+svg_panel(FILE *out, const char *id, int y0, const char *title, const char *unit, double lo,
+          double hi, double min_step, const struct svg_time *t, const struct svg_line *ln,
+          int nl, const struct ew_series *s, double off_s, bool xlabels)
+{
+    double step, ymin, ymax, y, w_s = (double)s->width / 1e9;
+    int i, k, dec, ticks;
+
+    if (!(hi > lo) && lo == 0) {
+        hi = 1; /* nothing to draw: an axis from 0 to 1 */
+    } else if (!(hi > lo)) {
+        double pad = fabs(lo) * 0.05 > 0.05 ? fabs(lo) * 0.05 : 0.05;
+
+        hi = lo + pad;
+        lo = lo - pad < 0 && lo >= 0 ? 0 : lo - pad;
+    }
+    step = nice_step(hi - lo, 4);
+    if (step < min_step)
+        step = min_step;
+    ymin = ffloor(lo / step + 1e-9) * step;
+    ymax = -ffloor(-hi / step + 1e-9) * step;
+    if (ymax <= ymin)
+        ymax = ymin + step;
+    ticks = (int)((ymax - ymin) / step + 0.5);
+    if (!(ticks >= 1 && ticks <= 20)) { /* only when the numbers are absurd */
+        ymin = lo;
+        ymax = hi > lo ? hi : lo + 1;
+        ticks = 4;
+        step = (ymax - ymin) / 4;
+    }
+    dec = decimals(step);
+    fprintf(out, "<g class=\"panel\" id=\"%s\" transform=\"translate(0,%d)\">\n", id, y0);
+    fprintf(out, "<text class=\"title\" x=\"%d\" y=\"13\" font-size=\"13\" %s "
+                 "font-weight=\"bold\">%s</text>\n",
+            LEFT, FONT, title);
+    fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fcfcfc\" "
+                 "stroke=\"#888\"/>\n",
+            LEFT, PANEL_TOP, PLOT_W, PLOT_H);
+    for (k = 0; k <= ticks; k++) {
+        double v = ymin + k * step;
+
+        y = PANEL_TOP + PLOT_H * (1 - (v - ymin) / (ymax - ymin));
+        fprintf(out, "<line class=\"grid-y\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+                     "stroke=\"#ddd\" stroke-width=\"1\"/>\n",
+                LEFT, y, LEFT + PLOT_W, y);
+        fprintf(out, "<text class=\"tick-y\" x=\"%d\" y=\"%.1f\" font-size=\"11\" %s "
+                     "text-anchor=\"end\">%.*f %s</text>\n",
+                LEFT - 5, y + 4, FONT, dec, v, unit);
+    }
+    for (k = 0; k <= t->nticks; k++) {
+        double x = xpos(t, k * t->step_s);
+
+        fprintf(out, "<line class=\"grid-x\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+                     "stroke=\"#ddd\" stroke-width=\"1\"/>\n",
+                x, PANEL_TOP, x, PANEL_TOP + PLOT_H);
+        if (xlabels)
+            fprintf(out, "<text class=\"tick-x\" x=\"%.1f\" y=\"%d\" font-size=\"11\" %s "
+                         "text-anchor=\"middle\">%.*f s</text>\n",
+                    x, PANEL_TOP + PLOT_H + 14, FONT, decimals(t->step_s), k * t->step_s);
+    }
+    for (i = 0; i < nl; i++) {
+        bool open = false;
+
+        for (k = 0; k < s->n; k++) {
+            double x = xpos(t, off_s + (k + 0.5) * w_s), v;
+
+            if (ln[i].has && !ln[i].has[k]) {
+                if (open)
+                    fprintf(out, "\"/>\n");
+                open = false;
+                continue;
+            }
+            v = ln[i].v[k] < ymin ? ymin : ln[i].v[k] > ymax ? ymax : ln[i].v[k];
+            y = PANEL_TOP + PLOT_H * (1 - (v - ymin) / (ymax - ymin));
+            /* a point with no neighbour is a dot, a line of one point shows
+             * nothing */
+            if ((k == 0 || (ln[i].has && !ln[i].has[k - 1])) &&
+                (k + 1 >= s->n || (ln[i].has && !ln[i].has[k + 1]))) {
+                fprintf(out, "<circle class=\"series\" data-name=\"%s\" cx=\"%.1f\" "
+                             "cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
+                        ln[i].name, x, y, ln[i].color);
+                continue;
+            }
+            if (!open)
+                fprintf(out, "<polyline class=\"series\" data-name=\"%s\" fill=\"none\" "
+                             "stroke=\"%s\" stroke-width=\"1.6\"%s%s%s points=\"",
+                        ln[i].name, ln[i].color, ln[i].dash ? " stroke-dasharray=\"" : "",
+                        ln[i].dash ? ln[i].dash : "", ln[i].dash ? "\"" : "");
+            fprintf(out, "%s%.1f,%.1f", open ? " " : "", x, y);
+            open = true;
+        }
+        if (open)
+            fprintf(out, "\"/>\n");
+    }
+    if (nl > 1) {
+        int lx = LEFT + PLOT_W - 150 * nl + 6;
+
+        fprintf(out, "<g class=\"legend\">\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\" "
+                     "fill=\"white\" fill-opacity=\"0.85\" stroke=\"#bbb\"/>\n",
+                lx - 6, PANEL_TOP + 3, 150 * nl - 4);
+        for (i = 0; i < nl; i++)
+            fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
+                         "stroke-width=\"2\"%s%s%s/><text x=\"%d\" y=\"%d\" font-size=\"11\" "
+                         "%s>%s</text>\n",
+                    lx + 150 * i, PANEL_TOP + 12, lx + 150 * i + 20, PANEL_TOP + 12, ln[i].color,
+                    ln[i].dash ? " stroke-dasharray=\"" : "", ln[i].dash ? ln[i].dash : "",
+                    ln[i].dash ? "\"" : "", lx + 150 * i + 25, PANEL_TOP + 16, FONT, ln[i].name);
+        fprintf(out, "</g>\n");
+    }
     fprintf(out, "</g>\n");
+}
+
+/* the direction's data worth a picture: TCP payload, or any packet of
+ * another protocol (both sides of a UDP exchange carry its data) */
+static bool
+carries_data(const struct ew_flow *f, int d)
+{
+    return f->key.proto == 6 ? f->dir[d].payload_bytes > 0 : f->dir[d].packets > 0;
+}
+
+/* one direction's five panels from y0; the height used */
+static int
+svg_direction(FILE *out, const struct ew_series *s, const struct ew_flow *f, int d,
+              const struct svg_time *t, double off_s, int y0)
+{
+    double tput[EW_SERIES_BINS], rtt[EW_SERIES_BINS], qd[EW_SERIES_BINS], ce[EW_SERIES_BINS];
+    double mk[EW_SERIES_BINS], e1s[EW_SERIES_BINS], e0s[EW_SERIES_BINS], ces[EW_SERIES_BINS];
+    bool hasrtt[EW_SERIES_BINS];
+    double w_s = (double)s->width / 1e9, mt = 0, rmin = 0, rmax = 0, qmax = 0, mmax = 0;
+    const char *tag = d == f->client_dir ? "c2s" : "s2c";
+    char a[80], b[80], id[32], title[160], unit[48];
+    int i, y = y0, nrtt = 0;
+
+    for (i = 0; i < s->n; i++) {
+        const struct ew_bin *bn = &s->b[i];
+
+        tput[i] = (double)bn->bytes * 8 / w_s / 1e6;
+        hasrtt[i] = bn->rtt_min_us != 0;
+        rtt[i] = bn->rtt_min_us / 1000.0;
+        ce[i] = bn->ce;
+        mk[i] = bn->marks;
+        e1s[i] = bn->pkts ? 100.0 * bn->e1 / bn->pkts : 0;
+        e0s[i] = bn->pkts ? 100.0 * bn->e0 / bn->pkts : 0;
+        ces[i] = bn->pkts ? 100.0 * bn->ce / bn->pkts : 0;
+        if (tput[i] > mt)
+            mt = tput[i];
+        if (ce[i] > mmax)
+            mmax = ce[i];
+        if (mk[i] > mmax)
+            mmax = mk[i];
+        if (hasrtt[i]) {
+            if (!nrtt || rtt[i] < rmin)
+                rmin = rtt[i];
+            if (!nrtt || rtt[i] > rmax)
+                rmax = rtt[i];
+            nrtt++;
+        }
+    }
+    for (i = 0; i < s->n; i++) {
+        qd[i] = hasrtt[i] ? rtt[i] - rmin : 0;
+        if (qd[i] > qmax)
+            qmax = qd[i];
+    }
+    ew_addr_str(d == EW_DIR_LO_HI ? f->key.lo : f->key.hi, f->key.family, a, sizeof(a));
+    ew_addr_str(d == EW_DIR_LO_HI ? f->key.hi : f->key.lo, f->key.family, b, sizeof(b));
+    /* addresses with the port where the protocol has one */
+    if (f->key.proto == 6 || f->key.proto == 17 || f->key.proto == 132) {
+        char pa[64], pb[64];
+
+        memcpy(pa, a, sizeof(pa));
+        memcpy(pb, b, sizeof(pb));
+        pa[sizeof(pa) - 1] = pb[sizeof(pb) - 1] = '\0';
+        snprintf(a, sizeof(a), f->key.family == 6 ? "[%s]:%u" : "%s:%u", pa,
+                 d == EW_DIR_LO_HI ? f->key.port_lo : f->key.port_hi);
+        snprintf(b, sizeof(b), f->key.family == 6 ? "[%s]:%u" : "%s:%u", pb,
+                 d == EW_DIR_LO_HI ? f->key.port_hi : f->key.port_lo);
+    }
+    fprintf(out, "<text class=\"direction\" x=\"%d\" y=\"%d\" font-size=\"14\" %s "
+                 "font-weight=\"bold\">%s (%s): %s &#8594; %s, %llu packet%s, %.0f ms "
+                 "bins</text>\n",
+            LEFT, y + 18, FONT, tag, d == f->client_dir ? "client to server" : "server to client",
+            a, b, (unsigned long long)f->dir[d].packets, f->dir[d].packets == 1 ? "" : "s",
+            w_s * 1000);
+    y += DIR_HEAD;
+    {
+        struct svg_line l = {"throughput", "#1f77b4", NULL, tput, NULL};
+
+        snprintf(id, sizeof(id), "%s-throughput", tag);
+        svg_panel(out, id, y, "throughput (payload)", "Mbit/s", 0, mt, 0, t, &l, 1, s, off_s, false);
+        y += PANEL_H;
+    }
+    if (nrtt) {
+        struct svg_line l = {"RTT", "#2ca02c", NULL, rtt, hasrtt};
+        struct svg_line q = {"queueing delay", "#ff7f0e", NULL, qd, hasrtt};
+
+        snprintf(id, sizeof(id), "%s-rtt", tag);
+        snprintf(title, sizeof(title), "RTT, lowest per bin (flow minimum %.3f ms)", rmin);
+        svg_panel(out, id, y, title, "ms", rmin, rmax, 0, t, &l, 1, s, off_s, false);
+        y += PANEL_H;
+        snprintf(id, sizeof(id), "%s-qdelay", tag);
+        svg_panel(out, id, y, "queueing delay (RTT less the flow minimum)", "ms", 0, qmax, 0, t, &q,
+                  1, s, off_s, false);
+        y += PANEL_H;
+    } else {
+        fprintf(out, "<text class=\"note\" x=\"%d\" y=\"%d\" font-size=\"12\" %s fill=\"#555\">"
+                     "no RTT sample in this direction: no RTT or queueing delay panel</text>\n",
+                LEFT, y + 13, FONT);
+        y += 22;
+    }
+    {
+        struct svg_line l[2] = {{"CE seen here", "#d62728", NULL, ce, NULL},
+                                {"marks fed back", "#9467bd", "5,3", mk, NULL}};
+
+        snprintf(id, sizeof(id), "%s-marks", tag);
+        snprintf(title, sizeof(title), "CE marks per %.0f ms interval", w_s * 1000);
+        snprintf(unit, sizeof(unit), "marks");
+        svg_panel(out, id, y, title, unit, 0, mmax, 1, t, l, 2, s, off_s, false);
+        y += PANEL_H;
+    }
+    {
+        /* Not-ECT is what is left of 100 % */
+        struct svg_line l[3] = {{"ECT(1) share", "#17becf", NULL, e1s, NULL},
+                                {"ECT(0) share", "#8c564b", "2,2", e0s, NULL},
+                                {"CE share", "#d62728", "5,3", ces, NULL}};
+
+        snprintf(id, sizeof(id), "%s-codepoints", tag);
+        svg_panel(out, id, y, "ECN codepoints, share of packets (Not-ECT: the rest)", "%", 0, 100, 0, t, l, 3, s,
+                  off_s, true);
+        y += PANEL_H + XLABEL_H;
+    }
+    return y - y0;
 }
 
 int
 ew_series_svg(const struct ew_series_pool *p, const struct ew_flow *f, FILE *out)
 {
-    const struct ew_series *s;
-    double tput[EW_SERIES_BINS], rtt[EW_SERIES_BINS], ce[EW_SERIES_BINS], e1[EW_SERIES_BINS];
-    bool all[EW_SERIES_BINS], hasrtt[EW_SERIES_BINS];
-    double mt = 0, mr = 0;
-    int d, i, n, plot_w = SVG_W - LEFT - RIGHT, h = 4 * PANEL_H + 60;
-    char ends[160], a[64], b[64];
-    double w;
+    const struct ew_series *s[2] = {NULL, NULL};
+    int order[2], nd = 0, d, i, h;
+    int64_t t0 = 0, t1 = 0;
+    struct svg_time t;
+    char proto[24];
 
     if (!p->s)
         return -1;
-    /* the direction with more data */
-    d = f->dir[f->client_dir ^ 1].payload_bytes > f->dir[f->client_dir].payload_bytes
-            ? f->client_dir ^ 1
-            : f->client_dir;
-    if (!f->series[d])
-        d ^= 1;
-    if (!f->series[d])
-        return -1;
-    s = &p->s[f->series[d] - 1];
-    n = s->n;
-    w = (double)s->width / 1e9;
-    for (i = 0; i < n; i++) {
-        const struct ew_bin *bn = &s->b[i];
-
-        tput[i] = (double)bn->bytes * 8 / w / 1e6;
-        rtt[i] = bn->rtt_min_us / 1000.0;
-        hasrtt[i] = bn->rtt_min_us != 0;
-        ce[i] = bn->pkts ? 100.0 * bn->ce / bn->pkts : 0;
-        e1[i] = bn->pkts ? 100.0 * bn->e1 / bn->pkts : 0;
-        all[i] = true;
-        if (tput[i] > mt)
-            mt = tput[i];
-        if (rtt[i] > mr)
-            mr = rtt[i];
+    /* c2s first, then s2c: each direction that carries data */
+    order[0] = f->client_dir;
+    order[1] = f->client_dir ^ 1;
+    for (i = 0; i < 2; i++) {
+        d = order[i];
+        if (f->series[d] && p->s[f->series[d] - 1].n && carries_data(f, d))
+            s[d] = &p->s[f->series[d] - 1];
     }
-    ew_addr_str(d == EW_DIR_LO_HI ? f->key.lo : f->key.hi, f->key.family, a, sizeof(a));
-    ew_addr_str(d == EW_DIR_LO_HI ? f->key.hi : f->key.lo, f->key.family, b, sizeof(b));
-    snprintf(ends, sizeof(ends), "flow %llu: %s:%u to %s:%u", (unsigned long long)f->id, a,
-             d == EW_DIR_LO_HI ? f->key.port_lo : f->key.port_hi, b,
-             d == EW_DIR_LO_HI ? f->key.port_hi : f->key.port_lo);
+    if (!s[0] && !s[1]) {
+        /* no data either way (a handshake, pure ACKs): the direction with
+         * more packets */
+        d = f->dir[f->client_dir ^ 1].packets > f->dir[f->client_dir].packets ? f->client_dir ^ 1
+                                                                               : f->client_dir;
+        if (!f->series[d])
+            d ^= 1;
+        if (!f->series[d])
+            return -1;
+        s[d] = &p->s[f->series[d] - 1];
+    }
+    for (d = 0; d < 2; d++) {
+        if (!s[d])
+            continue;
+        if (!nd || s[d]->t0 < t0)
+            t0 = s[d]->t0;
+        if (!nd || s[d]->t0 + s[d]->n * s[d]->width > t1)
+            t1 = s[d]->t0 + s[d]->n * s[d]->width;
+        nd++;
+    }
+    t.span_s = (double)(t1 - t0) / 1e9;
+    t.step_s = nice_step(t.span_s, 8);
+    t.nticks = (int)(t.span_s / t.step_s + 1e-9);
+    if (!(t.nticks >= 0 && t.nticks <= 40)) {
+        t.nticks = 8;
+        t.step_s = t.span_s / 8;
+    }
+    /* the height: 5 panels a direction (3 without RTT samples) */
+    if (f->key.proto == 6 || f->key.proto == 17)
+        snprintf(proto, sizeof(proto), "%s", f->key.proto == 6 ? "TCP" : "UDP");
+    else
+        snprintf(proto, sizeof(proto), "IP protocol %u", f->key.proto);
+    h = 30;
+    for (d = 0; d < 2; d++) {
+        bool rtt = false;
+
+        if (!s[d])
+            continue;
+        for (i = 0; i < s[d]->n && !rtt; i++)
+            rtt = s[d]->b[i].rtt_min_us != 0;
+        h += DIR_HEAD + (rtt ? 5 : 3) * PANEL_H + XLABEL_H + (rtt ? 0 : 22) + 10;
+    }
     fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                 "viewBox=\"0 0 %d %d\">\n"
+                 "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"100%%\" "
+                 "preserveAspectRatio=\"xMidYMin meet\">\n"
                  "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-                 "<text x=\"%d\" y=\"20\" font-size=\"14\" font-family=\"sans-serif\">%s, "
-                 "%.0f ms bins</text>\n",
-            SVG_W, h, SVG_W, h, LEFT, ends, w * 1000);
-    panel(out, 30, "throughput", "Mbit/s", tput, all, n, mt * 1.1, "#1f77b4", s->width);
-    panel(out, 30 + PANEL_H, "RTT", "ms, lowest per bin", rtt, hasrtt, n, mr * 1.1, "#2ca02c",
-          s->width);
-    panel(out, 30 + 2 * PANEL_H, "CE share", "%", ce, all, n, 100, "#d62728", s->width);
-    panel(out, 30 + 3 * PANEL_H, "ECT(1) share", "%", e1, all, n, 100, "#17becf", s->width);
-    /* marks as ticks over the CE panel: every bin with CE seen or fed back */
-    for (i = 0; i < n; i++) {
-        double x = LEFT + (n > 1 ? (double)i * plot_w / (n - 1) : 0);
-
-        if (s->b[i].ce || s->b[i].marks)
-            fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" "
-                         "stroke-width=\"1\"/>\n",
-                    x, 30 + 2 * PANEL_H + 10, x, 30 + 2 * PANEL_H + 18);
+                 "<text class=\"flow\" x=\"%d\" y=\"20\" font-size=\"15\" %s>flow %llu "
+                 "(%s) over %.3f s, from its first packet</text>\n",
+            SVG_W, h, LEFT, FONT, (unsigned long long)f->id,
+            proto, t.span_s);
+    h = 30;
+    for (i = 0; i < 2; i++) {
+        d = order[i];
+        if (s[d])
+            h += svg_direction(out, s[d], f, d, &t, (double)(s[d]->t0 - t0) / 1e9, h) + 10;
     }
-    fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" font-family=\"sans-serif\">time: 0 to "
-                 "%.1f s</text>\n</svg>\n",
-            LEFT, h - 8, (double)n * w);
+    fprintf(out, "</svg>\n");
     return ferror(out) ? -1 : 0;
 }

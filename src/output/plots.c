@@ -37,10 +37,20 @@ index_cb(void *arg, FILE *out)
     struct plot_arg *a = arg;
     size_t i;
 
-    fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>ecnwatch plots"
-                 "</title></head>\n<body style=\"font-family: sans-serif\">\n<h1>ecnwatch: "
-                 "flows over time</h1>\n<table>\n<tr><th>flow</th><th>endpoints</th>"
-                 "<th>verdict</th><th>path</th></tr>\n");
+    /* the plots follow the page: one a row, two side by side on a page
+     * wide enough for both at a readable size */
+    fprintf(out, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
+                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                 "<title>ecnwatch plots</title>\n<style>\n"
+                 "body { font-family: sans-serif; margin: 1em; }\n"
+                 "table { border-collapse: collapse; }\n"
+                 "th, td { padding: 0.2em 0.6em; text-align: left; border-bottom: 1px solid #ddd; }\n"
+                 ".plots { display: grid; gap: 1em; "
+                 "grid-template-columns: repeat(auto-fill, minmax(min(100%%, 860px), 1fr)); }\n"
+                 ".plots figure { margin: 0; }\n"
+                 ".plots img { width: 100%%; height: auto; display: block; }\n"
+                 "</style></head>\n<body>\n<h1>ecnwatch: flows over time</h1>\n<table>\n"
+                 "<tr><th>flow</th><th>endpoints</th><th>verdict</th><th>path</th></tr>\n");
     for (i = 0; i < a->n; i++) {
         const struct ew_flow *f = ew_flowtab_view(a->an->tab, a->refs[i], a->room);
         struct ew_flow_summary sum;
@@ -57,15 +67,17 @@ index_cb(void *arg, FILE *out)
                 f->key.port_hi, ew_verdict_name[sum.v.verdict],
                 ew_aqm_name[sum.path[sum.v.main_dir].aqm]);
     }
-    fprintf(out, "</table>\n");
+    fprintf(out, "</table>\n<div class=\"plots\">\n");
     for (i = 0; i < a->n; i++) {
         const struct ew_flow *f = ew_flowtab_view(a->an->tab, a->refs[i], a->room);
 
         if (f->series[0] || f->series[1])
-            fprintf(out, "<p><img src=\"flow-%llu.svg\" alt=\"flow %llu\"></p>\n",
+            fprintf(out, "<figure id=\"flow-%llu\"><a href=\"flow-%llu.svg\"><img "
+                         "src=\"flow-%llu.svg\" alt=\"flow %llu over time\"></a></figure>\n",
+                    (unsigned long long)f->id, (unsigned long long)f->id,
                     (unsigned long long)f->id, (unsigned long long)f->id);
     }
-    fprintf(out, "</body></html>\n");
+    fprintf(out, "</div>\n</body></html>\n");
     return ferror(out) ? -1 : 0;
 }
 
