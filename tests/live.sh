@@ -26,6 +26,7 @@ bg="" # the background processes started here
 tm() { bounded 10 tmux -S "$tmp/tmux.sock" -f /dev/null "$@"; }
 cleanup() {
     local p
+    [ "$BASHPID" = "$$" ] || return 0 # the suite's own shell only, never a subshell
     trap - EXIT INT TERM HUP
     tm kill-server 2>/dev/null
     for p in $bg; do kill -TERM "$p" 2>/dev/null; done

@@ -22,6 +22,9 @@ bg=""             # the background processes started here
 netns=""          # the namespaces made here
 cleanup() {
     local p ns
+    # only the suite's own shell cleans up: a subshell that ends must not
+    # remove the namespaces and files the suite still uses
+    [ "$BASHPID" = "$$" ] || return 0
     trap - EXIT INT TERM HUP
     for p in $bg; do kill -TERM "$p" 2>/dev/null; done
     for ns in $netns; do bounded 5 ip netns pids "$ns" 2>/dev/null | xargs -r kill -TERM 2>/dev/null; done

@@ -22,6 +22,7 @@ PORT=$((21000 + $$ % 20000))
 PPORT=$((PORT + 1))
 bg=""
 cleanup() {
+    [ "$BASHPID" = "$$" ] || return 0 # the suite's own shell only, never a subshell
     for p in $bg; do kill -TERM "$p" 2>/dev/null; done
     sleep 0.5
     for p in $bg; do kill -KILL "$p" 2>/dev/null; done
