@@ -63,7 +63,10 @@ for start, end in reversed(blocks):
         if not matches(want, got):  # a shortened example that still holds stays as it is
             out_lines[start + 1:end] = got
         continue
-    if got and matches(want, got):
+    if got and matches(want, got) and "build/" not in cmd:
+        # as shown, but it runs no binary of the build: not a check of ecnwatch
+        print("     README: $ %s: as shown (runs nothing that was built)" % cmd)
+    elif got and matches(want, got):
         passed += 1
         print("ok   README: $ %s" % cmd)
     else:
