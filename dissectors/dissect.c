@@ -21,6 +21,18 @@ is_vlan_tpid(uint16_t t)
     return t == ETHERTYPE_8021Q || t == ETHERTYPE_8021AD || t == ETHERTYPE_QINQ_OLD;
 }
 
+/* an EtherType that is IP goes on; anything else is counted non-IP */
+static void
+ip_or_other(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    if (type == ETHERTYPE_IPV4 || type == ETHERTYPE_IPV6) {
+        ew_dissect_ip(c, type, pkt, fs);
+        return;
+    }
+    ew_pkt_event(pkt, EW_EV_NON_IP);
+    pkt->status = EW_PKT_NON_IP;
+}
+
 /* Walk up to EW_VLAN_MAX_DEPTH tags, then hand IP to the network layer. */
 static void
 dissect_ethertype(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uint8_t *fs)
@@ -42,12 +54,7 @@ dissect_ethertype(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uin
         }
         pkt->vlan_id[pkt->vlan_depth++] = (uint16_t)(tci & 0x0fff);
     }
-    if (type == ETHERTYPE_IPV4 || type == ETHERTYPE_IPV6) {
-        ew_dissect_ip(c, type, pkt, fs);
-        return;
-    }
-    ew_pkt_event(pkt, EW_EV_NON_IP);
-    pkt->status = EW_PKT_NON_IP;
+    ip_or_other(c, type, pkt, fs);
 }
 
 static void
@@ -141,18 +148,6 @@ link_null(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs, int network_o
         return;
     }
     ew_dissect_ip(c, type, pkt, fs);
-}
-
-/* an EtherType that is IP goes on; anything else is counted non-IP */
-static void
-ip_or_other(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uint8_t *fs)
-{
-    if (type == ETHERTYPE_IPV4 || type == ETHERTYPE_IPV6) {
-        ew_dissect_ip(c, type, pkt, fs);
-        return;
-    }
-    ew_pkt_event(pkt, EW_EV_NON_IP);
-    pkt->status = EW_PKT_NON_IP;
 }
 
 static void
