@@ -65,6 +65,9 @@ _Static_assert(sizeof(struct ew_entry) == 72, "an entry is 72 bytes: the key and
 _Static_assert((EW_PACK_MAX + GRANULE - 1) / GRANULE <= 255, "a granule count fits the entry's byte");
 
 #define PICKED 8
+/* hot records remembered as fetched: a flow that alternates with three others
+ * finds its lines in the cache still */
+#define EW_FETCHED_RECENT 4
 
 struct ew_flowtab {
     struct ew_entry *ent;    /* max_flows entries, allocated once */
@@ -84,6 +87,11 @@ struct ew_flowtab {
      * coming packet, so that their lines are fetched before they are packed */
     uint32_t picked[PICKED];
     uint32_t picked_head, picked_n;
+    /* the hot records whose lines were fetched for the latest frames (+ 1):
+     * a flow's next packet most often follows close behind its last one,
+     * its lines still in the cache */
+    uint32_t fetched[EW_FETCHED_RECENT];
+    uint32_t fetched_at;
     /* the flow ew_flowtab_get() last returned, and its entry */
     const struct ew_flow *got;
     uint32_t got_ref;
@@ -665,6 +673,7 @@ ew_flowtab_prefetch_flow(struct ew_flowtab *t, uint32_t h, size_t len, bool inf)
 {
     const struct ew_slot *s = probe(t, h);
     const char *e;
+    unsigned i;
 
     if (!s)
         return;
@@ -685,6 +694,10 @@ ew_flowtab_prefetch_flow(struct ew_flowtab *t, uint32_t h, size_t len, bool inf)
         }
         return;
     }
+    for (i = 0; i < EW_FETCHED_RECENT; i++)
+        if (t->fetched[i] == s->hot)
+            return;
+    t->fetched[t->fetched_at++ % EW_FETCHED_RECENT] = s->hot;
     prefetch_lines(&t->hot[s->hot - 1], len);
     if (inf) { /* the hot parts only: the evidence frames are written once */
         prefetch_lines(&t->inf[s->hot - 1], offsetof(struct ew_infer, half) + EW_HALF_HOT_BYTES);
