@@ -1,9 +1,12 @@
 /* report_write.c - the JSON report written out: the head's members, the
  * flows one at a time (in two threads when there are many), and the
  * atomic report file. */
+#define _GNU_SOURCE /* fopencookie */
 #include "ecnwatch/report.h"
 
 #include <pthread.h>
+#include <stdio.h>
+#include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +67,46 @@ struct flows_job {
     bool quit;
 };
 
+/* A chunk written into memory: a stream whose writes (the writer's whole
+ * buffers, at most JW_BUF bytes each) are appended to a growing array. An
+ * open_memstream() stream copied them byte by byte, which cost the helper
+ * as much as the flows it wrote. */
+struct membuf {
+    char *p;
+    size_t len, cap;
+};
+
+static ssize_t
+membuf_write(void *cookie, const char *buf, size_t n)
+{
+    struct membuf *m = cookie;
+
+    if (n > m->cap - m->len) {
+        size_t cap = m->cap ? m->cap : 65536;
+        char *np;
+
+        while (cap - m->len < n)
+            cap *= 2;
+        np = realloc(m->p, cap);
+        if (!np)
+            return 0; /* an error, to the stream */
+        m->p = np;
+        m->cap = cap;
+    }
+    memcpy(m->p + m->len, buf, n);
+    m->len += n;
+    return (ssize_t)n;
+}
+
+static FILE *
+membuf_open(struct membuf *m)
+{
+    static const cookie_io_functions_t io = {NULL, membuf_write, NULL, NULL};
+
+    memset(m, 0, sizeof(*m));
+    return fopencookie(m, "w", io);
+}
+
 static void *
 flows_helper(void *arg)
 {
@@ -75,8 +118,7 @@ flows_helper(void *arg)
     for (h = 0, k = 1; k * FLOW_CHUNK < j->n; h++, k += 2) {
         struct part *pt = &j->part[h % PARTS];
         size_t to = (k + 1) * FLOW_CHUNK < j->n ? (k + 1) * FLOW_CHUNK : j->n;
-        char *mem = NULL;
-        size_t len = 0;
+        struct membuf mb;
         FILE *f;
         struct jw c;
         int state = PART_FAILED;
@@ -89,7 +131,7 @@ flows_helper(void *arg)
         pthread_mutex_unlock(&j->mu);
         if (quit)
             break;
-        f = r && room ? open_memstream(&mem, &len) : NULL;
+        f = r && room ? membuf_open(&mb) : NULL;
         if (f && jw_init_inside(&c, &j->at, f, false) == 0) {
             flows_range(&c, j->an, j->refs, k * FLOW_CHUNK, to, r, room, &j->dq);
             if (jw_finish(&c) == 0)
@@ -98,8 +140,8 @@ flows_helper(void *arg)
         if (f && fclose(f) != 0)
             state = PART_FAILED;
         pthread_mutex_lock(&j->mu);
-        pt->mem = mem;
-        pt->len = len;
+        pt->mem = f ? mb.p : NULL;
+        pt->len = f ? mb.len : 0;
         pt->state = state;
         pthread_cond_broadcast(&j->cv);
         pthread_mutex_unlock(&j->mu);
