@@ -204,6 +204,12 @@ ng_time(const struct ng_if *f, uint64_t t)
 
         sec = t >> e;
         frac_ns = e > 32 ? ((frac >> (e - 32)) * 1000000000u) >> 32 : (frac * 1000000000u) >> e;
+    } else if (f->exp == 6) { /* microseconds, the default: constant divisors */
+        sec = t / 1000000u;
+        frac_ns = t % 1000000u * 1000u;
+    } else if (f->exp == 9) {
+        sec = t / 1000000000u;
+        frac_ns = t % 1000000000u;
     } else {
         unsigned e = f->exp > 19 ? 19 : f->exp;
 
