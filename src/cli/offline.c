@@ -188,10 +188,10 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
 /* the capture read and decoded by the reader thread; the flow of a frame a
  * few ahead is looked up in the index, and one nearer's record fetched */
 #ifndef THREAD_SLOT_AHEAD
-#define THREAD_SLOT_AHEAD 2
+#define THREAD_SLOT_AHEAD 4
 #endif
 #ifndef THREAD_FLOW_AHEAD
-#define THREAD_FLOW_AHEAD 1
+#define THREAD_FLOW_AHEAD 2
 #endif
 static void
 read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re)
