@@ -378,7 +378,8 @@ live_finish(struct live *l, bool interrupted)
     if (cfg->out_file && l->have_an) {
         json_t *root = ew_report_head(&l->an, &l->src);
 
-        if (ew_report_write_file(&l->an, root, cfg->out_file, l->err, sizeof(l->err)) != 0) {
+        if (ew_report_write_file(&l->an, root, NULL, cfg->out_file, l->err, sizeof(l->err)) !=
+            0) {
             fprintf(stderr, "ecnwatch: %s\n", l->err);
             if (l->status == 0)
                 l->status = 4;

@@ -195,7 +195,8 @@ flows_write(struct jw *w, const struct ew_analyzer *an, const struct dualq_set *
 }
 
 int
-ew_report_dump(FILE *out, const struct ew_analyzer *an, json_t *root)
+ew_report_dump(FILE *out, const struct ew_analyzer *an, json_t *root,
+               const struct ew_report_path *path)
 {
     struct jw w;
     const char *key;
@@ -220,6 +221,10 @@ ew_report_dump(FILE *out, const struct ew_analyzer *an, json_t *root)
         if (rc != 0 || jw_error(&w))
             break;
     }
+    if (path && path->ncaptures > 1 && rc == 0) {
+        jw_key(&w, "path");
+        ew_report_path_write(&w, path);
+    }
     jw_object_end(&w);
     jw_raw(&w, "\n", 1);
     if (jw_finish(&w) != 0)
@@ -231,6 +236,7 @@ ew_report_dump(FILE *out, const struct ew_analyzer *an, json_t *root)
 struct report_fill {
     const struct ew_analyzer *an;
     json_t *root;
+    const struct ew_report_path *path;
 };
 
 static int
@@ -238,14 +244,15 @@ report_fill(void *arg, FILE *out)
 {
     const struct report_fill *r = arg;
 
-    return ew_report_dump(out, r->an, r->root);
+    return ew_report_dump(out, r->an, r->root, r->path);
 }
 
 int
-ew_report_write_file(const struct ew_analyzer *an, json_t *root, const char *path, char *errbuf,
+ew_report_write_file(const struct ew_analyzer *an, json_t *root,
+                     const struct ew_report_path *rpath, const char *path, char *errbuf,
                      size_t errlen)
 {
-    struct report_fill r = {an, root};
+    struct report_fill r = {an, root, rpath};
 
     return ew_outfile_write(path, report_fill, &r, "report", errbuf, errlen);
 }

@@ -141,7 +141,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the report as --json writes it (before the stream ends the flows) */
     root = ew_report_head(&an, &src);
     mem = open_memstream(&text, &text_len);
-    if (!root || !mem || ew_report_dump(mem, &an, root) != 0 || fclose(mem) != 0)
+    if (!root || !mem || ew_report_dump(mem, &an, root, NULL) != 0 || fclose(mem) != 0)
         abort();
     json_decref(root);
     rep = json_loadb(text, text_len, 0, NULL);
