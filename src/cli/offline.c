@@ -419,15 +419,12 @@ write_outputs(struct offline *off)
 {
     const struct ew_offline_cfg *cfg = off->cfg;
     char err[EW_ERRBUF_SIZE];
-    json_t *root = NULL;
     /* the hops between captures, when several */
     const struct ew_report_path path = {cfg->nfiles, cfg->files, off->hops};
     int i, status = EW_EXIT_DONE;
 
-    if (cfg->json || cfg->out_file)
-        root = ew_report_head(&off->an, &off->src);
     if (cfg->out_file &&
-        ew_report_write_file(&off->an, root, &path, cfg->out_file, err, sizeof(err)) != 0) {
+        ew_report_write_file(&off->an, &off->src, &path, cfg->out_file, err, sizeof(err)) != 0) {
         fprintf(stderr, "ecnwatch: %s\n", err);
         status = EW_EXIT_OUTPUT;
     }
@@ -440,7 +437,7 @@ write_outputs(struct offline *off)
         }
     }
     if (cfg->json) {
-        if (ew_report_dump(stdout, &off->an, root, &path) != 0 || fflush(stdout) != 0) {
+        if (ew_report_dump(stdout, &off->an, &off->src, &path) != 0 || fflush(stdout) != 0) {
             fprintf(stderr, "ecnwatch: cannot write the report to standard output: %s\n",
                     strerror(errno ? errno : EIO));
             status = EW_EXIT_OUTPUT;
@@ -462,7 +459,6 @@ write_outputs(struct offline *off)
             status = EW_EXIT_OUTPUT;
         }
     }
-    json_decref(root);
     if (cfg->plot_dir && ew_plots_write(&off->an, cfg->plot_dir, err, sizeof(err)) != 0) {
         fprintf(stderr, "ecnwatch: %s\n", err);
         status = EW_EXIT_OUTPUT;

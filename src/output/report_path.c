@@ -1,15 +1,68 @@
-/* report_path.c - the JSON report's parts that span captures
- * (ecnwatch-report(5)): "path", the changes between captures of the same
- * traffic (findings/pathcmp.c finds them). */
+/* report_path.c - the JSON report's parts that span flows and captures
+ * (ecnwatch-report(5)): "bottlenecks", the groups of flows through one
+ * bottleneck (findings/bottleneck.c finds them), and "path", the changes
+ * between captures of the same traffic (findings/pathcmp.c finds them). */
 #include "ecnwatch/report.h"
 
 #include <arpa/inet.h>
 
+#include "ecnwatch/bottleneck.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/format.h"
 #include "ecnwatch/jw.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/pathcmp.h"
+
+static void
+side_write(struct jw *w, const char *k, const struct ew_bottleneck_side *s)
+{
+    size_t i;
+
+    jw_key(w, k);
+    jw_object_begin(w);
+    jw_key(w, "flows");
+    jw_array_begin(w);
+    for (i = 0; i < s->n; i++)
+        jw_int(w, (int64_t)s->ids[i]);
+    jw_array_end(w);
+    jw_kreal(w, "throughput_mbps", s->throughput_mbps);
+    jw_kreal(w, "ce_per_packet", s->ce_per_packet);
+    jw_key(w, "qdelay_ms");
+    if (s->has_qdelay)
+        jw_real(w, s->qdelay_ms);
+    else
+        jw_null(w);
+    jw_object_end(w);
+}
+
+void
+ew_report_bottlenecks_write(struct jw *w, const struct ew_bottlenecks *b)
+{
+    size_t i;
+
+    jw_array_begin(w);
+    for (i = 0; i < b->n; i++) {
+        const struct ew_bottleneck *g = &b->g[i];
+
+        jw_object_begin(w);
+        jw_key(w, "hosts");
+        jw_array_begin(w);
+        jw_string(w, g->hosts[0]);
+        jw_string(w, g->hosts[1]);
+        jw_array_end(w);
+        jw_kstring(w, "looks_like", g->looks_like);
+        jw_kstring(w, "reason", g->reason);
+        jw_key(w, "throughput_ratio_l4s_to_classic");
+        if (g->has_ratio)
+            jw_real(w, g->ratio);
+        else
+            jw_null(w);
+        side_write(w, "l4s", &g->l4s);
+        side_write(w, "classic", &g->classic);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+}
 
 /* one end of a change: {"addr", "port"} */
 static void

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,35 +57,27 @@ text_path(FILE *out, const char *name, const struct ew_flow *f, int dir,
 static void
 text_bottlenecks(FILE *out, const struct ew_analyzer *an, const uint32_t *refs, size_t n)
 {
-    json_t *b = ew_bottlenecks_json(an->tab, refs, n), *g;
-    size_t i;
+    struct ew_bottlenecks b;
+    size_t i, k;
 
-    if (!b || json_array_size(b) == 0) {
-        json_decref(b);
-        return;
-    }
-    fprintf(out, "\nBOTTLENECKS:\n");
-    json_array_foreach(b, i, g) {
-        json_t *h = json_object_get(g, "hosts"), *l = json_object_get(g, "l4s"),
-               *c = json_object_get(g, "classic"), *r = json_object_get(g, "throughput_ratio_l4s_to_classic");
-        size_t k;
-        json_t *id;
+    ew_bottlenecks_find(an->tab, refs, n, &b);
+    if (b.n)
+        fprintf(out, "\nBOTTLENECKS:\n");
+    for (i = 0; i < b.n; i++) {
+        const struct ew_bottleneck *g = &b.g[i];
 
-        fprintf(out, "  %s <-> %s: %s: %s\n", json_string_value(json_array_get(h, 0)),
-                json_string_value(json_array_get(h, 1)),
-                json_string_value(json_object_get(g, "looks_like")),
-                json_string_value(json_object_get(g, "reason")));
+        fprintf(out, "  %s <-> %s: %s: %s\n", g->hosts[0], g->hosts[1], g->looks_like, g->reason);
         fprintf(out, "    L4S flows");
-        json_array_foreach(json_object_get(l, "flows"), k, id)
-            fprintf(out, " #%" JSON_INTEGER_FORMAT, json_integer_value(id));
+        for (k = 0; k < g->l4s.n; k++)
+            fprintf(out, " #%" PRIu64, g->l4s.ids[k]);
         fprintf(out, ", classic flows");
-        json_array_foreach(json_object_get(c, "flows"), k, id)
-            fprintf(out, " #%" JSON_INTEGER_FORMAT, json_integer_value(id));
-        if (json_is_number(r))
-            fprintf(out, "; throughput L4S:classic %.2f", json_number_value(r));
+        for (k = 0; k < g->classic.n; k++)
+            fprintf(out, " #%" PRIu64, g->classic.ids[k]);
+        if (g->has_ratio && isfinite(g->ratio))
+            fprintf(out, "; throughput L4S:classic %.2f", g->ratio);
         fputc('\n', out);
     }
-    json_decref(b);
+    ew_bottlenecks_free(&b);
 }
 
 /* findings first, where a person looks first */
