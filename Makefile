@@ -36,10 +36,13 @@ SANFLAGS =
 OPT ?= -O2
 endif
 
-PKGS = libpcap jansson ncursesw libmicrohttpd libcrypto zlib liblzma
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -ljansson -lncursesw -lmicrohttpd -lcrypto -lz -llzma)
+PKGS = libpcap ncursesw libmicrohttpd libcrypto zlib liblzma
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(shell pkg-config --cflags jansson 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -lncursesw -lmicrohttpd -lcrypto -lz -llzma)
 CUNIT_LIBS := $(shell pkg-config --libs cunit 2>/dev/null || echo -lcunit)
+# ecnwatch writes its JSON itself (src/base/jw.c); jansson only reads it back,
+# in the unit tests and the fuzz harnesses
+JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 
 WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wformat=2 -Wcast-align -Wwrite-strings -Wundef -Wpointer-arith -Wvla
@@ -81,7 +84,7 @@ $(BIN): $(LIB_OBJ) $(MAIN_OBJ)
 
 $(BUILD)/run_tests: $(TEST_OBJ) $(LIB_OBJ)
 	$(say) LD $@
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CUNIT_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(JANSSON_LIBS) $(CUNIT_LIBS)
 
 $(BUILD)/ecngen: $(BUILD)/tests/tools/ecngen.o
 	$(say) LD $@
@@ -101,7 +104,7 @@ $(BUILD)/sweep: $(BUILD)/tests/tools/sweep.o $(LIB_OBJ)
 
 $(BUILD)/replay_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/replay.o $(LIB_OBJ)
 	$(say) LD $@
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(JANSSON_LIBS)
 
 $(BUILD)/mkseeds: $(BUILD)/tests/fuzz/mkseeds.o $(LIB_OBJ)
 	$(say) LD $@
@@ -145,7 +148,7 @@ $(FUZZ_BUILD)/%.o: %.c
 
 $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
 	$(say) LD $@
-	$(Q)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(PKG_LIBS)
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(PKG_LIBS) $(JANSSON_LIBS)
 
 # seed corpora cut from captures/ and their re-encapsulations (not committed)
 $(FUZZ_BUILD)/seeds.stamp: $(BUILD)/mkseeds $(BUILD)/ecngen $(wildcard captures/*.pcap)

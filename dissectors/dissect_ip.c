@@ -169,30 +169,30 @@ is_ext_header(uint8_t nh)
     }
 }
 
-void
-ew_dissect_ipv6(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+/* The fixed header (RFC 8200 §3): addresses, the ECN field, the hop limit,
+ * the first next header (*nh) and the payload length (*plen). false, the
+ * packet undecodable, when it was not captured whole or is not IPv6. */
+static bool
+ipv6_fixed_header(struct ew_cur *c, struct ew_pkt *pkt, uint32_t *plen, uint8_t *nh)
 {
-    const uint8_t *ip_start = c->p;
-    uint32_t w, plen;
-    uint8_t nh, hlim, tc;
-    struct ew_cur pl;
-    bool whole;
+    uint32_t w;
+    uint8_t hlim, tc;
 
     if (ew_cur_has(c, 40)) {
         /* the fixed header was captured: read it in place, once checked */
         const uint8_t *h = c->p;
 
         w = ((uint32_t)be16_at(h) << 16) | be16_at(h + 2);
-        plen = be16_at(h + 4);
-        nh = h[6];
+        *plen = be16_at(h + 4);
+        *nh = h[6];
         hlim = h[7];
         memcpy(pkt->src, h + 8, 16);
         memcpy(pkt->dst, h + 24, 16);
         c->p += 40;
     } else {
         w = ew_cur_be32(c);
-        plen = ew_cur_be16(c);
-        nh = ew_cur_u8(c);
+        *plen = ew_cur_be16(c);
+        *nh = ew_cur_u8(c);
         hlim = ew_cur_u8(c);
         ew_cur_bytes(c, pkt->src, 16);
         ew_cur_bytes(c, pkt->dst, 16);
@@ -200,21 +200,109 @@ ew_dissect_ipv6(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
     if (c->trunc) {
         ew_pkt_event(pkt, EW_EV_IPV6_TRUNC);
         pkt->status = EW_PKT_UNDECODABLE;
-        return;
+        return false;
     }
     if ((w >> 28) != 6) {
         ew_pkt_event(pkt, EW_EV_IP_VERSION_BAD);
         pkt->status = EW_PKT_UNDECODABLE;
-        return;
+        return false;
     }
     tc = (uint8_t)((w >> 20) & 0xff);
     pkt->family = 6;
     pkt->ecn = ew_ecn_from_tc(tc);
     pkt->dscp = (uint8_t)(tc >> 2);
     pkt->ttl = hlim;
-    pkt->ip_proto = nh;
+    pkt->ip_proto = *nh;
     pkt->status = EW_PKT_OK;
+    return true;
+}
 
+/* One extension header, nh, at pl: its length checked against what the
+ * payload length leaves for it (declared, captured or not), a fragment's
+ * offset read. true when the chain goes on with *next; false when the
+ * packet's headers end here (an event says why, or it is a later
+ * fragment). */
+static bool
+ipv6_ext_header(struct ew_cur *pl, struct ew_pkt *pkt, uint8_t nh, size_t declared, bool whole,
+                uint8_t *next)
+{
+    uint8_t hl;
+    size_t len;
+
+    *next = ew_cur_u8(pl);
+    hl = ew_cur_u8(pl);
+    len = nh == IPPROTO_NUM_FRAGMENT ? 8
+          : nh == IPPROTO_NUM_AH     ? ((size_t)hl + 2) * 4
+                                     : ((size_t)hl + 1) * 8;
+    if (len > declared) {
+        ew_pkt_event(pkt, EW_EV_IPV6_EXT_BAD);
+        pkt->ip_proto = nh;
+        return false;
+    }
+    if (nh == IPPROTO_NUM_FRAGMENT) {
+        uint16_t off;
+
+        /* hl is the reserved byte here */
+        off = ew_cur_be16(pl);
+        ew_cur_skip(pl, 4); /* identification */
+        if (!pl->trunc) {
+            pkt->fragment = true;
+            if (off & 0xfff8) {
+                pkt->ext_count++;
+                pkt->ip_proto = *next;
+                pkt->later_fragment = true;
+                ew_pkt_event(pkt, EW_EV_IPV6_FRAGMENT);
+                return false;
+            }
+        }
+    } else {
+        ew_cur_skip(pl, len - 2);
+    }
+    if (pl->trunc) {
+        /* ran out: the capture was short, or the header is longer than the payload */
+        ew_pkt_event(pkt, whole ? EW_EV_IPV6_EXT_BAD : EW_EV_IPV6_TRUNC);
+        pkt->ip_proto = nh;
+        return false;
+    }
+    return true;
+}
+
+/* The extension headers from nh on, through pl, the payload of plen bytes
+ * that starts at payload (whole: all of it captured): true when a
+ * transport header follows (pkt->ip_proto says which), false when the
+ * packet's headers end before one. */
+static bool
+ipv6_ext_chain(struct ew_cur *pl, struct ew_pkt *pkt, const uint8_t *payload, uint32_t plen,
+               bool whole, uint8_t nh)
+{
+    while (is_ext_header(nh)) {
+        uint8_t next;
+
+        if (pkt->ext_count >= EW_IPV6_EXT_MAX) {
+            ew_pkt_event(pkt, EW_EV_IPV6_EXT_TOO_LONG);
+            pkt->ip_proto = nh;
+            return false;
+        }
+        if (!ipv6_ext_header(pl, pkt, nh, plen - (size_t)(pl->p - payload), whole, &next))
+            return false;
+        pkt->ext_count++;
+        nh = next;
+        pkt->ip_proto = nh;
+    }
+    return true;
+}
+
+void
+ew_dissect_ipv6(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    const uint8_t *ip_start = c->p;
+    uint32_t plen, consumed;
+    uint8_t nh;
+    struct ew_cur pl;
+    bool whole;
+
+    if (!ipv6_fixed_header(c, pkt, &plen, &nh))
+        return;
     if (plen == 0 && nh == IPPROTO_NUM_HOPOPTS) {
         /* a jumbogram (RFC 2675): its length is in an option; bound by the frame */
         uint32_t off = frame_offset(fs, c->p);
@@ -223,68 +311,10 @@ ew_dissect_ipv6(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
     pkt->ip_len = 40 + plen;
     check_ip_len(pkt, fs, ip_start, 40 + plen);
     whole = ew_cur_sub(c, plen, &pl);
-
-    for (;;) {
-        uint8_t next, hl;
-        size_t len;
-
-        if (!is_ext_header(nh))
-            break;
-        if (pkt->ext_count >= EW_IPV6_EXT_MAX) {
-            ew_pkt_event(pkt, EW_EV_IPV6_EXT_TOO_LONG);
-            pkt->ip_proto = nh;
-            return;
-        }
-        {
-            /* what the payload length leaves for this header, captured or not */
-            size_t declared = plen - (size_t)(pl.p - (ip_start + 40));
-
-            next = ew_cur_u8(&pl);
-            hl = ew_cur_u8(&pl);
-            len = nh == IPPROTO_NUM_FRAGMENT ? 8
-                  : nh == IPPROTO_NUM_AH     ? ((size_t)hl + 2) * 4
-                                             : ((size_t)hl + 1) * 8;
-            if (len > declared) {
-                ew_pkt_event(pkt, EW_EV_IPV6_EXT_BAD);
-                pkt->ip_proto = nh;
-                return;
-            }
-        }
-        if (nh == IPPROTO_NUM_FRAGMENT) {
-            uint16_t off;
-
-            /* hl is the reserved byte here */
-            off = ew_cur_be16(&pl);
-            ew_cur_skip(&pl, 4); /* identification */
-            if (!pl.trunc) {
-                pkt->fragment = true;
-                if (off & 0xfff8) {
-                    pkt->ext_count++;
-                    pkt->ip_proto = next;
-                    pkt->later_fragment = true;
-                    ew_pkt_event(pkt, EW_EV_IPV6_FRAGMENT);
-                    return;
-                }
-            }
-        } else {
-            ew_cur_skip(&pl, len - 2);
-        }
-        if (pl.trunc) {
-            /* ran out: the capture was short, or the header is longer than the payload */
-            ew_pkt_event(pkt, whole ? EW_EV_IPV6_EXT_BAD : EW_EV_IPV6_TRUNC);
-            pkt->ip_proto = nh;
-            return;
-        }
-        pkt->ext_count++;
-        nh = next;
-        pkt->ip_proto = nh;
-    }
-    {
-        uint32_t consumed = (uint32_t)(pl.p - (ip_start + 40));
-        uint32_t seglen = plen >= consumed ? plen - consumed : 0;
-
-        dissect_transport(&pl, seglen, pkt, fs);
-    }
+    if (!ipv6_ext_chain(&pl, pkt, ip_start + 40, plen, whole, nh))
+        return;
+    consumed = (uint32_t)(pl.p - (ip_start + 40));
+    dissect_transport(&pl, plen >= consumed ? plen - consumed : 0, pkt, fs);
 }
 
 /* Dispatch on the ethertype, or on the version nibble when it is 0 (raw IP). */

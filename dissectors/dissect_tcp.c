@@ -66,6 +66,103 @@ be32_at(const uint8_t *p)
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
+/* An experimental option (kind 254, RFC 6994): AccECN when its ExID says
+ * so, else nothing read. */
+static inline void
+option_exp(struct ew_pkt *pkt, uint8_t len, const uint8_t *body, size_t blen)
+{
+    uint16_t exid;
+    struct ew_cur b;
+
+    if (len < 4) {
+        ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN); /* no room for an ExID (RFC 6994) */
+        return;
+    }
+    exid = be16_at(body);
+    if (exid == TCP_EXID_ACCECN0 || exid == TCP_EXID_ACCECN1) {
+        ew_cur_init(&b, body + 2, blen - 2);
+        parse_accecn(&b, TCPOPT_EXP, exid == TCP_EXID_ACCECN1, len, &pkt->u.tcp);
+    }
+}
+
+/* One option of the kinds read here, its body (len - 2 = blen bytes) found
+ * whole inside both the option space and the capture; a length its kind
+ * does not allow is an event, and the option is not read. */
+static inline void
+option_read(struct ew_pkt *pkt, uint8_t kind, uint8_t len, const uint8_t *body, size_t blen)
+{
+    struct ew_tcp *t = &pkt->u.tcp;
+    struct ew_cur b;
+
+    switch (kind) {
+    case TCPOPT_MSS:
+        if (len != 4) {
+            ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
+            break;
+        }
+        t->has_mss = true;
+        t->mss = be16_at(body);
+        break;
+    case TCPOPT_WS:
+        if (len != 3) {
+            ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
+            break;
+        }
+        t->has_ws = true;
+        t->ws = body[0];
+        break;
+    case TCPOPT_SACKPERM:
+        if (len != 2)
+            ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
+        else
+            t->has_sackperm = true;
+        break;
+    case TCPOPT_SACK:
+        if ((len - 2) % 8 != 0 || len == 2)
+            ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
+        else
+            t->sack_blocks = (uint8_t)((len - 2) / 8);
+        break;
+    case TCPOPT_TS:
+        if (len != 10) {
+            ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
+            break;
+        }
+        t->has_ts = true;
+        t->tsval = be32_at(body);
+        t->tsecr = be32_at(body + 4);
+        break;
+    case TCPOPT_ACCECN0:
+    case TCPOPT_ACCECN1:
+        ew_cur_init(&b, body, blen);
+        parse_accecn(&b, kind, kind == TCPOPT_ACCECN1, len, t);
+        break;
+    case TCPOPT_EXP:
+        option_exp(pkt, len, body, blen);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Linux starts nearly every segment's options with NOP, NOP, timestamps:
+ * taken at once, the same as three turns of the walk in parse_options.
+ * true when they were there (p is then past them). */
+static inline bool
+linux_ts_prefix(struct ew_tcp *t, const uint8_t **p, const uint8_t *end, size_t space)
+{
+    const uint8_t *q = *p;
+
+    if (space < 12 || end - q < 12 || q[0] != TCPOPT_NOP || q[1] != TCPOPT_NOP ||
+        q[2] != TCPOPT_TS || q[3] != 10)
+        return false;
+    t->has_ts = true;
+    t->tsval = be32_at(q + 4);
+    t->tsecr = be32_at(q + 8);
+    *p = q + 12;
+    return true;
+}
+
 /* Walk the option space. `captured_all` says whether the whole option space
  * was captured, so that running out can be told apart: truncated by the
  * snaplen, or an option that overruns the space (invalid). Every read is
@@ -74,26 +171,13 @@ be32_at(const uint8_t *p)
 static void
 parse_options(struct ew_cur *o, size_t space, bool captured_all, struct ew_pkt *pkt)
 {
-    struct ew_tcp *t = &pkt->u.tcp;
     const uint8_t *start = o->p, *p = o->p, *end = o->end;
-    unsigned guard = 0;
+    unsigned guard = linux_ts_prefix(&pkt->u.tcp, &p, end, space) ? 3 : 0;
 
-    /* Linux starts nearly every segment's options with NOP, NOP, timestamps:
-     * taken at once here, the same as three turns of the walk below */
-    if (space >= 12 && end - p >= 12 && p[0] == TCPOPT_NOP && p[1] == TCPOPT_NOP &&
-        p[2] == TCPOPT_TS && p[3] == 10) {
-        t->has_ts = true;
-        t->tsval = be32_at(p + 4);
-        t->tsecr = be32_at(p + 8);
-        p += 12;
-        guard = 3;
-    }
     while (p < end && guard++ < 40) {
         uint8_t kind = *p++;
         uint8_t len;
         size_t blen;
-        const uint8_t *body;
-        struct ew_cur b;
 
         if (kind == TCPOPT_EOL)
             return;
@@ -119,66 +203,8 @@ parse_options(struct ew_cur *o, size_t space, bool captured_all, struct ew_pkt *
             ew_pkt_event(pkt, captured_all ? EW_EV_TCP_OPT_OVERRUN : EW_EV_TCP_OPT_TRUNC);
             return;
         }
-        body = p;
+        option_read(pkt, kind, len, p, blen);
         p += blen;
-        switch (kind) {
-        case TCPOPT_MSS:
-            if (len != 4) {
-                ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
-                break;
-            }
-            t->has_mss = true;
-            t->mss = be16_at(body);
-            break;
-        case TCPOPT_WS:
-            if (len != 3) {
-                ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
-                break;
-            }
-            t->has_ws = true;
-            t->ws = body[0];
-            break;
-        case TCPOPT_SACKPERM:
-            if (len != 2)
-                ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
-            else
-                t->has_sackperm = true;
-            break;
-        case TCPOPT_SACK:
-            if ((len - 2) % 8 != 0 || len == 2)
-                ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
-            else
-                t->sack_blocks = (uint8_t)((len - 2) / 8);
-            break;
-        case TCPOPT_TS:
-            if (len != 10) {
-                ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN);
-                break;
-            }
-            t->has_ts = true;
-            t->tsval = be32_at(body);
-            t->tsecr = be32_at(body + 4);
-            break;
-        case TCPOPT_ACCECN0:
-        case TCPOPT_ACCECN1:
-            ew_cur_init(&b, body, blen);
-            parse_accecn(&b, kind, kind == TCPOPT_ACCECN1, len, t);
-            break;
-        case TCPOPT_EXP:
-            if (len < 4) {
-                ew_pkt_event(pkt, EW_EV_TCP_OPT_BADLEN); /* no room for an ExID (RFC 6994) */
-            } else {
-                uint16_t exid = be16_at(body);
-
-                if (exid == TCP_EXID_ACCECN0 || exid == TCP_EXID_ACCECN1) {
-                    ew_cur_init(&b, body + 2, blen - 2);
-                    parse_accecn(&b, kind, exid == TCP_EXID_ACCECN1, len, t);
-                }
-            }
-            break;
-        default:
-            break;
-        }
     }
 }
 

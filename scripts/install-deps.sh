@@ -7,13 +7,14 @@
 #   --list       print both lists and install nothing
 set -eu
 # building and running: a compiler, the libraries ecnwatch links
-RUNTIME="build-essential pkg-config libpcap-dev libjansson-dev libncurses-dev libmicrohttpd-dev
-         libssl-dev zlib1g-dev liblzma-dev"
-# the tests only: the unit test framework, the tools the suites drive and
+RUNTIME="build-essential pkg-config libpcap-dev libncurses-dev libmicrohttpd-dev libssl-dev
+         zlib1g-dev liblzma-dev"
+# the tests only: the unit test framework, the JSON parser the unit tests and
+# fuzz harnesses read the report back with, the tools the suites drive and
 # compare against (tshark, jq, curl, tmux, Prometheus), the headless browser
 # the plots are rendered in (chromium, large), clang for the fuzzers
-TEST="libcunit1-dev curl tshark jq gzip xz-utils tmux python3 iproute2 util-linux procps man-db time
-      python3-jsonschema chromium clang libclang-rt-14-dev prometheus"
+TEST="libcunit1-dev libjansson-dev curl tshark jq gzip xz-utils tmux python3 iproute2 util-linux
+      procps man-db time python3-jsonschema chromium clang libclang-rt-14-dev prometheus"
 case ${1:-} in
 --list)
     echo "runtime:" $RUNTIME

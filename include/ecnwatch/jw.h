@@ -3,14 +3,16 @@
  * The report used to be built as a jansson tree, dumped and freed, flow by
  * flow; that cost far more than the analysis of the flow's packets. This
  * writer puts the same bytes straight into a buffer that is written to a FILE
- * when full, in one of the two layouts the report uses:
+ * when full, in one of the two layouts the report uses. It writes all of
+ * ecnwatch's JSON: the report, the event stream and the QUIC and time-series
+ * parts; jansson is no longer linked, its layout is kept:
  *   indent n  json_dumpf(..., JSON_INDENT(n) | JSON_REAL_PRECISION(p))
  *   compact   json_dumpf(..., JSON_COMPACT | JSON_REAL_PRECISION(p))
  * Members keep the order they are written in, as jansson keeps insertion order.
  *
  * A key is held until its value comes, so that a value jansson would not make
  * (json_real() of NaN or an infinity, json_string() of NULL or of bytes that
- * are not UTF-8, a NULL json_t) leaves the member out, key and all, as
+ * are not UTF-8) leaves the member out, key and all, as
  * json_object_set_new() with a NULL value does, and leaves an array element
  * out as json_array_append_new() does.
  *
@@ -19,7 +21,6 @@
 #ifndef ECNWATCH_JW_H
 #define ECNWATCH_JW_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -88,9 +89,6 @@ void jw_int(struct jw *w, int64_t v);
 void jw_real(struct jw *w, double v);
 void jw_bool(struct jw *w, bool v);
 void jw_null(struct jw *w);
-/* a jansson value as it would be dumped at this place; NULL leaves the
- * member or element out */
-void jw_json(struct jw *w, const json_t *v);
 
 /* Shorthands: key and value. */
 static inline void jw_kstring(struct jw *w, const char *k, const char *s) { jw_key(w, k); jw_string(w, s); }

@@ -10,7 +10,7 @@
 #ifndef ECNWATCH_PATHCMP_H
 #define ECNWATCH_PATHCMP_H
 
-#include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,8 +41,43 @@ void ew_hop_match(struct ew_hop *hop, struct ew_index *up, const struct ew_pkt *
 /* finish: count the upstream packets never matched */
 void ew_hop_finish(struct ew_hop *hop, const struct ew_index *up);
 
-/* the hop as JSON; names are the two captures' names */
-json_t *ew_hop_json(const struct ew_hop *hop, const char *up_name, const char *down_name);
+/* What a hop found, as the reports show it (the report's "path", the
+ * summary's PATH lines): its counts, the changes, and the packet pairs
+ * listed for each change. */
+struct ew_hop_counts {
+    int from_capture, to_capture; /* the captures' places, from 1 */
+    uint64_t matched, unchanged, only_upstream, only_downstream, not_indexed;
+    uint64_t not_listed; /* changed packets of no listed pair (past the caps) */
+};
+void ew_hop_counts(const struct ew_hop *hop, struct ew_hop_counts *c);
+
+/* One change: the packets of one direction of one flow whose ECN field went
+ * from one codepoint to another between the two capture points. */
+struct ew_hop_change {
+    uint8_t family;   /* 4 or 6 */
+    uint8_t l4;       /* enum ew_l4: the ports mean nothing with EW_L4_NONE */
+    uint8_t src[16], dst[16];
+    uint16_t sport, dport;
+    uint8_t from, to; /* EW_ECN_* */
+    const char *meaning; /* in words */
+    int misuse;       /* enum ew_misuse_kind, or -1: congestion marking, no misuse */
+    uint64_t count;   /* packets */
+    uint64_t first_up, first_down; /* the first packet's frames, up- and downstream */
+};
+/* the changes, in the order they were first seen: i < ew_hop_nchanges() */
+uint32_t ew_hop_nchanges(const struct ew_hop *hop);
+void ew_hop_change(const struct ew_hop *hop, uint32_t i, struct ew_hop_change *c);
+
+/* The listed pairs of changed packets, change by change, each change's in
+ * the order they were matched: change i's are pair[first[i]] up to
+ * pair[first[i + 1]], each {upstream frame, downstream frame}. */
+struct ew_hop_frames {
+    uint64_t (*pair)[2];
+    uint32_t *first; /* ew_hop_nchanges() + 1 entries */
+};
+/* 0, or -1 when out of memory (nothing to free then) */
+int ew_hop_frames(const struct ew_hop *hop, struct ew_hop_frames *fr);
+void ew_hop_frames_free(struct ew_hop_frames *fr);
 
 /* the hop for people: one line per change */
 void ew_hop_text(FILE *out, const struct ew_hop *hop, const char *up_name, const char *down_name);

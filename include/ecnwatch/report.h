@@ -3,12 +3,13 @@
  * analyzer's state after the capture and depend on nothing else, so the same
  * capture gives the same bytes.
  *
- * The JSON's parts (a flow, the head) are in report_json.c, the report
- * written out in report_write.c, the summary in report_text.c. */
+ * The JSON's parts are in report_json.c (a flow, the source and totals) and
+ * report_path.c (bottlenecks, the path between captures), all written with
+ * the streaming writer (jw.h); the report written out in report_write.c,
+ * the summary in report_text.c. */
 #ifndef ECNWATCH_REPORT_H
 #define ECNWATCH_REPORT_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -67,19 +68,46 @@ ew_report_proto_name(const struct ew_flow *f)
 void ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
                     size_t max_flows);
 
-/* Write the report to path atomically (temporary file in the same folder,
- * fsync, rename). 0 on success; on failure -1, errbuf says why, and nothing
- * is left at path or in the folder. */
-int ew_report_write_file(const struct ew_analyzer *an, json_t *root, const char *path,
-                         char *errbuf, size_t errlen);
+/* The part of a report read from several captures of the same traffic
+ * (upstream first): their names, and the hop from each to the next
+ * (pathcmp.h). */
+struct ew_hop;
+struct ew_report_path {
+    int ncaptures;
+    const char *const *captures; /* ncaptures names */
+    struct ew_hop *const *hops;  /* ncaptures - 1 hops */
+};
 
-/* The report without its flows ("flows" is null in its place): a new
- * reference. ew_report_dump() writes it with the flows written one at a time,
- * so that memory does not grow with the number of flows. */
-json_t *ew_report_head(const struct ew_analyzer *an, const struct ew_report_src *src);
-/* Write root (from ew_report_head, members may be added) as indented JSON
- * (jansson's JSON_INDENT(2) | JSON_REAL_PRECISION(10) bytes) and a newline,
- * through a buffer; 0 on success, else -1 with errno set. */
-int ew_report_dump(FILE *out, const struct ew_analyzer *an, json_t *root);
+/* Write the report as indented JSON (jansson's JSON_INDENT(2) |
+ * JSON_REAL_PRECISION(10) layout) and a newline, through a buffer, the flows
+ * one at a time so that memory does not grow with their number; path NULL
+ * (or of one capture): no "path" member. 0 on success, else -1 with errno
+ * set. */
+int ew_report_dump(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
+                   const struct ew_report_path *path);
+
+/* Write the report (ew_report_dump) to file atomically (temporary file in
+ * the same folder, fsync, rename). 0 on success; on failure -1, errbuf says
+ * why, and nothing is left at file or in the folder. */
+int ew_report_write_file(const struct ew_analyzer *an, const struct ew_report_src *src,
+                         const struct ew_report_path *path, const char *file, char *errbuf,
+                         size_t errlen);
+
+/* The members "source" and "totals", into the object open in w (the
+ * report's, and the event stream's summary). */
+void ew_report_source_write(struct jw *w, const struct ew_analyzer *an,
+                            const struct ew_report_src *src);
+void ew_report_totals_write(struct jw *w, const struct ew_analyzer *an,
+                            const struct ew_report_src *src);
+
+/* The report's "bottlenecks" (bottleneck.h) as the value at w's place. */
+struct ew_bottlenecks;
+void ew_report_bottlenecks_write(struct jw *w, const struct ew_bottlenecks *b);
+/* One hop between two captures, named up_name and down_name, as the value
+ * at w's place: its counts, and each change with its packets' frames. */
+void ew_report_hop_write(struct jw *w, const struct ew_hop *hop, const char *up_name,
+                         const char *down_name);
+/* The report's "path" as the value at w's place: the captures and the hops. */
+void ew_report_path_write(struct jw *w, const struct ew_report_path *p);
 
 #endif /* ECNWATCH_REPORT_H */

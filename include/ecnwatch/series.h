@@ -7,7 +7,6 @@
 #ifndef ECNWATCH_SERIES_H
 #define ECNWATCH_SERIES_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>

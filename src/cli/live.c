@@ -376,14 +376,12 @@ live_finish(struct live *l, bool interrupted)
         l->save = NULL;
     }
     if (cfg->out_file && l->have_an) {
-        json_t *root = ew_report_head(&l->an, &l->src);
-
-        if (ew_report_write_file(&l->an, root, cfg->out_file, l->err, sizeof(l->err)) != 0) {
+        if (ew_report_write_file(&l->an, &l->src, NULL, cfg->out_file, l->err, sizeof(l->err)) !=
+            0) {
             fprintf(stderr, "ecnwatch: %s\n", l->err);
             if (l->status == 0)
                 l->status = 4;
         }
-        json_decref(root);
     }
     if (cfg->plot_dir && l->have_an &&
         ew_plots_write(&l->an, cfg->plot_dir, l->err, sizeof(l->err)) != 0) {

@@ -411,29 +411,6 @@ read_all(struct offline *off)
     return 0;
 }
 
-/* the JSON report's head, with the hops between captures when several */
-static json_t *
-report_root(struct offline *off)
-{
-    const struct ew_offline_cfg *cfg = off->cfg;
-    json_t *root = ew_report_head(&off->an, &off->src);
-    int i;
-
-    if (cfg->nfiles > 1) {
-        json_t *path = json_object(), *caps = json_array(), *jh = json_array();
-
-        for (i = 0; i < cfg->nfiles; i++)
-            json_array_append_new(caps, json_string(cfg->files[i]));
-        for (i = 1; i < cfg->nfiles; i++)
-            json_array_append_new(jh, ew_hop_json(off->hops[i - 1], cfg->files[i - 1],
-                                                  cfg->files[i]));
-        json_object_set_new(path, "captures", caps);
-        json_object_set_new(path, "hops", jh);
-        json_object_set_new(root, "path", path);
-    }
-    return root;
-}
-
 /* -o, --metrics-file, then standard output (--json, --ndjson's summary or
  * the text summary), then --plot: each is tried even when one before failed.
  * 0, or EW_EXIT_OUTPUT. */
@@ -442,13 +419,12 @@ write_outputs(struct offline *off)
 {
     const struct ew_offline_cfg *cfg = off->cfg;
     char err[EW_ERRBUF_SIZE];
-    json_t *root = NULL;
+    /* the hops between captures, when several */
+    const struct ew_report_path path = {cfg->nfiles, cfg->files, off->hops};
     int i, status = EW_EXIT_DONE;
 
-    if (cfg->json || cfg->out_file)
-        root = report_root(off);
     if (cfg->out_file &&
-        ew_report_write_file(&off->an, root, cfg->out_file, err, sizeof(err)) != 0) {
+        ew_report_write_file(&off->an, &off->src, &path, cfg->out_file, err, sizeof(err)) != 0) {
         fprintf(stderr, "ecnwatch: %s\n", err);
         status = EW_EXIT_OUTPUT;
     }
@@ -461,7 +437,7 @@ write_outputs(struct offline *off)
         }
     }
     if (cfg->json) {
-        if (ew_report_dump(stdout, &off->an, root) != 0 || fflush(stdout) != 0) {
+        if (ew_report_dump(stdout, &off->an, &off->src, &path) != 0 || fflush(stdout) != 0) {
             fprintf(stderr, "ecnwatch: cannot write the report to standard output: %s\n",
                     strerror(errno ? errno : EIO));
             status = EW_EXIT_OUTPUT;
@@ -483,7 +459,6 @@ write_outputs(struct offline *off)
             status = EW_EXIT_OUTPUT;
         }
     }
-    json_decref(root);
     if (cfg->plot_dir && ew_plots_write(&off->an, cfg->plot_dir, err, sizeof(err)) != 0) {
         fprintf(stderr, "ecnwatch: %s\n", err);
         status = EW_EXIT_OUTPUT;

@@ -28,8 +28,9 @@ struct member {
     double rtts; /* round trips the flow's data spanned, 0 when no RTT is known */
 };
 
+/* one kind's flows of a group, added up */
 struct side {
-    json_t *ids;
+    uint64_t *ids; /* n of them */
     double mbps, ce, ce_pkts, qd_sum, rtts;
     int n, qd_n;
 };
@@ -104,19 +105,18 @@ classify(const struct ew_flow *f, struct member *m, bool *ok)
     *ok = true;
 }
 
-static json_t *
-side_json(struct side *s)
+/* a side's sums as the report shows them: rounded down to 0.001 (to 0.00001
+ * for marks per packet); the side's ids go with it */
+static void
+side_out(struct side *s, struct ew_bottleneck_side *o)
 {
-    json_t *o = json_object();
-
-    json_object_set_new(o, "flows", s->ids);
-    json_object_set_new(o, "throughput_mbps", json_real((double)(int64_t)(s->mbps * 1000) / 1000));
-    json_object_set_new(o, "ce_per_packet",
-                        json_real(s->ce_pkts > 0 ? (double)(int64_t)(s->ce / s->ce_pkts * 1e5) / 1e5
-                                                 : 0));
-    json_object_set_new(o, "qdelay_ms", s->qd_n ? json_real((double)(int64_t)(s->qd_sum / s->qd_n * 1000) / 1000)
-                                                 : json_null());
-    return o;
+    o->ids = s->ids;
+    o->n = (size_t)s->n;
+    s->ids = NULL;
+    o->throughput_mbps = (double)(int64_t)(s->mbps * 1000) / 1000;
+    o->ce_per_packet = s->ce_pkts > 0 ? (double)(int64_t)(s->ce / s->ce_pkts * 1e5) / 1e5 : 0;
+    o->has_qdelay = s->qd_n > 0;
+    o->qdelay_ms = s->qd_n ? (double)(int64_t)(s->qd_sum / s->qd_n * 1000) / 1000 : 0;
 }
 
 /* flows in host-pair order (family, addresses), then in report order */
@@ -291,100 +291,157 @@ looks_like(const struct side *l4s, const struct side *cl, char *reason, size_t l
     return "unknown";
 }
 
-json_t *
-ew_bottlenecks_json(const struct ew_flowtab *tab, const uint32_t *refs, size_t n)
+/* the flows of refs[0, n) that can be in a group, in report order: *nm of
+ * them, a new array (NULL with *nm 0 when none, or out of memory) */
+static struct member *
+candidates(const struct ew_flowtab *tab, const uint32_t *refs, size_t n, size_t *nm)
 {
-    json_t *arr = json_array();
     struct member *m = NULL, one;
-    struct grp *gm = NULL;
     struct ew_flow_room *room = malloc(sizeof(*room));
-    size_t i, j, x, y, ng, nm = 0, room_m = 0;
+    size_t i, cap = 0;
     bool ok;
 
-    if (!room)
-        goto out;
-    /* only the flows that can be in a group are kept, in report order */
-    for (i = 0; i < n; i++) {
+    *nm = 0;
+    for (i = 0; room && i < n; i++) {
         classify(ew_flowtab_view(tab, refs[i], room), &one, &ok);
         if (!ok)
             continue;
-        if (nm == room_m) {
-            struct member *more = realloc(m, (room_m ? 2 * room_m : 64) * sizeof(*m));
+        if (*nm == cap) {
+            struct member *more = realloc(m, (cap ? 2 * cap : 64) * sizeof(*m));
 
-            if (!more)
-                goto out;
+            if (!more) {
+                free(m);
+                m = NULL;
+                *nm = 0;
+                break;
+            }
             m = more;
-            room_m = room_m ? 2 * room_m : 64;
+            cap = cap ? 2 * cap : 64;
         }
-        m[nm++] = one;
+        m[(*nm)++] = one;
     }
+    free(room);
+    return m;
+}
+
+/* the members gm[from, to) of one group, added up by kind into l4s and cl
+ * (each with room for to - from ids); false when out of memory */
+static bool
+sides_of(const struct member *m, const struct grp *gm, size_t from, size_t to, struct side *l4s,
+         struct side *cl)
+{
+    size_t y;
+
+    memset(l4s, 0, sizeof(*l4s));
+    memset(cl, 0, sizeof(*cl));
+    l4s->ids = malloc((to - from) * sizeof(*l4s->ids));
+    cl->ids = malloc((to - from) * sizeof(*cl->ids));
+    if (!l4s->ids || !cl->ids)
+        return false;
+    for (y = from; y < to; y++) {
+        const struct member *x = &m[gm[y].j];
+        struct side *s = x->l4s ? l4s : cl;
+
+        s->ids[s->n] = x->id;
+        s->mbps += x->mbps;
+        s->ce += x->ce_per_pkt * x->data_pkts;
+        s->ce_pkts += x->data_pkts;
+        s->rtts += x->rtts;
+        if (x->qdelay_ms >= 0) {
+            s->qd_sum += x->qdelay_ms;
+            s->qd_n++;
+        }
+        s->n++;
+    }
+    return true;
+}
+
+/* a group of both kinds between the hosts of lead, as the report shows it */
+static void
+group_out(const struct member *lead, struct side *l4s, struct side *cl, struct ew_bottleneck *g)
+{
+    memset(g, 0, sizeof(*g));
+    g->looks_like = looks_like(l4s, cl, g->reason, sizeof(g->reason));
+    /* RFC 9331 §4.3: an L4S flow on a classic single queue takes more than
+     * its share; the ratio says whether it did here */
+    if (!strcmp(g->looks_like, "single_queue") && cl->mbps > 0) {
+        size_t used = strlen(g->reason);
+
+        double per = (l4s->mbps / l4s->n) / (cl->mbps / cl->n);
+
+        snprintf(g->reason + used, sizeof(g->reason) - used,
+                 "; L4S:classic throughput %.2f:1 a flow, %s", per,
+                 per > EW_PATH_HARM_RATIO
+                     ? "the L4S flows take more than their share (classic_aqm_under_l4s)"
+                     : "the L4S flows take no more than their share");
+    }
+    ew_addr_str(lead->key.lo, lead->key.family, g->hosts[0], sizeof(g->hosts[0]));
+    ew_addr_str(lead->key.hi, lead->key.family, g->hosts[1], sizeof(g->hosts[1]));
+    g->has_ratio = cl->mbps > 0;
+    g->ratio = cl->mbps > 0 ? (double)(int64_t)(l4s->mbps / cl->mbps * 1000) / 1000 : 0;
+    side_out(l4s, &g->l4s);
+    side_out(cl, &g->classic);
+}
+
+void
+ew_bottlenecks_find(const struct ew_flowtab *tab, const uint32_t *refs, size_t n,
+                    struct ew_bottlenecks *out)
+{
+    struct member *m;
+    struct grp *gm = NULL;
+    size_t x, y, ng, nm, cap = 0;
+
+    out->g = NULL;
+    out->n = 0;
+    m = candidates(tab, refs, n, &nm);
     gm = malloc((nm ? nm : 1) * sizeof(*gm));
     if (!gm)
-        goto out;
+        goto done;
     ng = group(m, nm, gm);
     for (x = 0; x < ng; x = y) {
-        struct side l4s = {NULL, 0, 0, 0, 0, 0, 0, 0}, cl = {NULL, 0, 0, 0, 0, 0, 0, 0};
-        json_t *g;
-        char a[64], b[64];
-        const char *looks;
-        char reason[320];
+        struct side l4s, cl;
 
-        i = gm[x].lead;
-        for (y = x; y < ng && gm[y].lead == i; y++) {
-            struct side *s;
+        for (y = x; y < ng && gm[y].lead == gm[x].lead; y++)
+            ;
+        if (!sides_of(m, gm, x, y, &l4s, &cl)) {
+            free(l4s.ids);
+            free(cl.ids);
+            break; /* out of memory: the groups so far */
+        }
+        if (l4s.n > 0 && cl.n > 0) {
+            if (out->n == cap) {
+                struct ew_bottleneck *more = realloc(out->g, (cap ? 2 * cap : 4) * sizeof(*more));
 
-            j = gm[y].j;
-            s = m[j].l4s ? &l4s : &cl;
-            if (!s->ids)
-                s->ids = json_array();
-            json_array_append_new(s->ids, json_integer((json_int_t)m[j].id));
-            s->mbps += m[j].mbps;
-            s->ce += m[j].ce_per_pkt * m[j].data_pkts;
-            s->ce_pkts += m[j].data_pkts;
-            s->rtts += m[j].rtts;
-            if (m[j].qdelay_ms >= 0) {
-                s->qd_sum += m[j].qdelay_ms;
-                s->qd_n++;
+                if (!more) {
+                    free(l4s.ids);
+                    free(cl.ids);
+                    break;
+                }
+                out->g = more;
+                cap = cap ? 2 * cap : 4;
             }
-            s->n++;
+            group_out(&m[gm[x].lead], &l4s, &cl, &out->g[out->n++]);
         }
-        if (l4s.n == 0 || cl.n == 0) {
-            json_decref(l4s.ids);
-            json_decref(cl.ids);
-            continue;
-        }
-        looks = looks_like(&l4s, &cl, reason, sizeof(reason));
-        /* RFC 9331 §4.3: an L4S flow on a classic single queue takes more than
-         * its share; the ratio says whether it did here */
-        if (!strcmp(looks, "single_queue") && cl.mbps > 0) {
-            size_t used = strlen(reason);
-
-            double per = (l4s.mbps / l4s.n) / (cl.mbps / cl.n);
-
-            snprintf(reason + used, sizeof(reason) - used,
-                     "; L4S:classic throughput %.2f:1 a flow, %s", per,
-                     per > EW_PATH_HARM_RATIO
-                         ? "the L4S flows take more than their share (classic_aqm_under_l4s)"
-                         : "the L4S flows take no more than their share");
-        }
-        ew_addr_str(m[i].key.lo, m[i].key.family, a, sizeof(a));
-        ew_addr_str(m[i].key.hi, m[i].key.family, b, sizeof(b));
-        g = json_object();
-        json_object_set_new(g, "hosts", json_pack("[s,s]", a, b));
-        json_object_set_new(g, "looks_like", json_string(looks));
-        json_object_set_new(g, "reason", json_string(reason));
-        json_object_set_new(g, "throughput_ratio_l4s_to_classic",
-                            cl.mbps > 0 ? json_real((double)(int64_t)(l4s.mbps / cl.mbps * 1000) / 1000)
-                                        : json_null());
-        json_object_set_new(g, "l4s", side_json(&l4s));
-        json_object_set_new(g, "classic", side_json(&cl));
-        json_array_append_new(arr, g);
+        free(l4s.ids);
+        free(cl.ids);
     }
-out:
-    free(room);
+done:
     free(gm);
     free(m);
-    return arr;
+}
+
+void
+ew_bottlenecks_free(struct ew_bottlenecks *b)
+{
+    size_t i;
+
+    for (i = 0; i < b->n; i++) {
+        free(b->g[i].l4s.ids);
+        free(b->g[i].classic.ids);
+    }
+    free(b->g);
+    b->g = NULL;
+    b->n = 0;
 }
 
 static int
@@ -396,35 +453,23 @@ cmp_u64(const void *pa, const void *pb)
 }
 
 uint64_t *
-ew_bottleneck_dualq_classics(const json_t *bottlenecks, size_t *n)
+ew_bottleneck_dualq_classics(const struct ew_bottlenecks *b, size_t *n)
 {
     uint64_t *ids = NULL;
-    size_t i, k, room = 0;
-    json_t *g, *id;
+    size_t i, total = 0;
 
     *n = 0;
-    json_array_foreach(bottlenecks, i, g) {
-        const char *looks = json_string_value(json_object_get(g, "looks_like"));
-
-        if (!looks || strcmp(looks, "dualq"))
-            continue;
-        json_array_foreach(json_object_get(json_object_get(g, "classic"), "flows"), k, id) {
-            if (*n == room) {
-                uint64_t *more = realloc(ids, (room ? 2 * room : 16) * sizeof(*ids));
-
-                if (!more) {
-                    free(ids);
-                    *n = 0;
-                    return NULL;
-                }
-                ids = more;
-                room = room ? 2 * room : 16;
-            }
-            ids[(*n)++] = (uint64_t)json_integer_value(id);
+    for (i = 0; i < b->n; i++)
+        if (!strcmp(b->g[i].looks_like, "dualq"))
+            total += b->g[i].classic.n;
+    if (!total || !(ids = malloc(total * sizeof(*ids))))
+        return NULL;
+    for (i = 0; i < b->n; i++)
+        if (!strcmp(b->g[i].looks_like, "dualq")) {
+            memcpy(ids + *n, b->g[i].classic.ids, b->g[i].classic.n * sizeof(*ids));
+            *n += b->g[i].classic.n;
         }
-    }
-    if (ids)
-        qsort(ids, *n, sizeof(*ids), cmp_u64);
+    qsort(ids, *n, sizeof(*ids), cmp_u64);
     return ids;
 }
 

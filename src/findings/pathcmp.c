@@ -14,9 +14,9 @@
 
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
+#include "ecnwatch/format.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/misuse.h"
-#include "ecnwatch/report.h"
 
 struct ix_entry {
     uint64_t sig;   /* 0 = empty slot */
@@ -388,67 +388,82 @@ ew_hop_kinds(const struct ew_hop *hop, uint64_t counts[EW_MU_MASK_BITS])
     return mask;
 }
 
-json_t *
-ew_hop_json(const struct ew_hop *hop, const char *up_name, const char *down_name)
+void
+ew_hop_counts(const struct ew_hop *hop, struct ew_hop_counts *c)
 {
-    json_t *o = json_object(), *changes = json_array();
-    json_t **frames = calloc(hop->ngroups ? hop->ngroups : 1, sizeof(*frames));
-    uint32_t i, j;
+    c->from_capture = hop->from_capture;
+    c->to_capture = hop->to_capture;
+    c->matched = hop->matched;
+    c->unchanged = hop->unchanged;
+    c->only_upstream = hop->unmatched_up;
+    c->only_downstream = hop->unmatched_down;
+    c->not_indexed = hop->not_indexed;
+    c->not_listed = hop->pairs_dropped + hop->groups_dropped;
+}
 
-    /* one pass over the pairs, each into its group's list, in frame order */
-    for (i = 0; frames && i < hop->ngroups; i++)
-        frames[i] = json_array();
-    for (j = 0; frames && j < hop->npairs; j++)
-        json_array_append_new(frames[hop->pairs[j].group],
-                              json_pack("[I,I]", (json_int_t)hop->pairs[j].up,
-                                        (json_int_t)hop->pairs[j].down));
+uint32_t
+ew_hop_nchanges(const struct ew_hop *hop)
+{
+    return hop->ngroups;
+}
 
-    json_object_set_new(o, "from_capture", json_integer(hop->from_capture));
-    json_object_set_new(o, "to_capture", json_integer(hop->to_capture));
-    json_object_set_new(o, "from", json_string(up_name));
-    json_object_set_new(o, "to", json_string(down_name));
-    json_object_set_new(o, "matched", json_integer((json_int_t)hop->matched));
-    json_object_set_new(o, "unchanged", json_integer((json_int_t)hop->unchanged));
-    json_object_set_new(o, "only_upstream", json_integer((json_int_t)hop->unmatched_up));
-    json_object_set_new(o, "only_downstream", json_integer((json_int_t)hop->unmatched_down));
-    json_object_set_new(o, "not_indexed", json_integer((json_int_t)hop->not_indexed));
-    for (i = 0; i < hop->ngroups; i++) {
-        const struct group *g = &hop->groups[i];
-        json_t *c = json_object(), *src = json_object(), *dst = json_object();
-        char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-        const uint8_t *sa = g->dir == EW_DIR_LO_HI ? g->key.lo : g->key.hi;
-        const uint8_t *da = g->dir == EW_DIR_LO_HI ? g->key.hi : g->key.lo;
-        uint16_t sp = g->dir == EW_DIR_LO_HI ? g->key.port_lo : g->key.port_hi;
-        uint16_t dp = g->dir == EW_DIR_LO_HI ? g->key.port_hi : g->key.port_lo;
-        int k = transition_kind(g->from, g->to, g->sce);
+void
+ew_hop_change(const struct ew_hop *hop, uint32_t i, struct ew_hop_change *c)
+{
+    const struct group *g = &hop->groups[i];
+    bool lo_hi = g->dir == EW_DIR_LO_HI;
 
-        ew_addr_str(sa, g->key.family, a, sizeof(a));
-        ew_addr_str(da, g->key.family, b, sizeof(b));
-        json_object_set_new(src, "addr", json_string(a));
-        json_object_set_new(src, "port", g->key.l4 ? json_integer(sp) : json_null());
-        json_object_set_new(dst, "addr", json_string(b));
-        json_object_set_new(dst, "port", g->key.l4 ? json_integer(dp) : json_null());
-        json_object_set_new(c, "src", src);
-        json_object_set_new(c, "dst", dst);
-        json_object_set_new(c, "proto", json_string(g->key.l4 == EW_L4_TCP   ? "tcp"
-                                                    : g->key.l4 == EW_L4_UDP ? "udp"
-                                                                             : "other"));
-        json_object_set_new(c, "from", json_string(ew_ecn_key[g->from]));
-        json_object_set_new(c, "to", json_string(ew_ecn_key[g->to]));
-        json_object_set_new(c, "meaning", json_string(transition_meaning(g->from, g->to, g->sce)));
-        json_object_set_new(c, "misuse", k >= 0 ? json_string(ew_misuse_name[k]) : json_null());
-        json_object_set_new(c, "count", json_integer((json_int_t)g->count));
-        json_object_set_new(c, "first_frames", json_pack("[I,I]", (json_int_t)g->first_up,
-                                                         (json_int_t)g->first_down));
-        json_object_set_new(c, "frames", frames ? frames[i] : json_array());
-        json_array_append_new(changes, c);
+    c->family = g->key.family;
+    c->l4 = g->key.l4;
+    memcpy(c->src, lo_hi ? g->key.lo : g->key.hi, sizeof(c->src));
+    memcpy(c->dst, lo_hi ? g->key.hi : g->key.lo, sizeof(c->dst));
+    c->sport = lo_hi ? g->key.port_lo : g->key.port_hi;
+    c->dport = lo_hi ? g->key.port_hi : g->key.port_lo;
+    c->from = g->from;
+    c->to = g->to;
+    c->meaning = transition_meaning(g->from, g->to, g->sce);
+    c->misuse = transition_kind(g->from, g->to, g->sce);
+    c->count = g->count;
+    c->first_up = g->first_up;
+    c->first_down = g->first_down;
+}
+
+int
+ew_hop_frames(const struct ew_hop *hop, struct ew_hop_frames *fr)
+{
+    uint32_t g, j;
+
+    fr->pair = malloc((hop->npairs ? hop->npairs : 1) * sizeof(*fr->pair));
+    fr->first = calloc((size_t)hop->ngroups + 1, sizeof(*fr->first));
+    if (!fr->pair || !fr->first) {
+        ew_hop_frames_free(fr);
+        return -1;
     }
-    free(frames);
-    json_object_set_new(o, "changes", changes);
-    if (hop->pairs_dropped || hop->groups_dropped)
-        json_object_set_new(o, "changes_not_listed",
-                            json_integer((json_int_t)(hop->pairs_dropped + hop->groups_dropped)));
-    return o;
+    /* a counting sort, stable: first[g] becomes where change g's pairs
+     * start, then, as they are placed, where the next change's start */
+    for (j = 0; j < hop->npairs; j++)
+        fr->first[hop->pairs[j].group + 1]++;
+    for (g = 0; g < hop->ngroups; g++)
+        fr->first[g + 1] += fr->first[g];
+    for (j = 0; j < hop->npairs; j++) {
+        uint32_t k = fr->first[hop->pairs[j].group]++;
+
+        fr->pair[k][0] = hop->pairs[j].up;
+        fr->pair[k][1] = hop->pairs[j].down;
+    }
+    for (g = hop->ngroups; g > 0; g--)
+        fr->first[g] = fr->first[g - 1];
+    fr->first[0] = 0;
+    return 0;
+}
+
+void
+ew_hop_frames_free(struct ew_hop_frames *fr)
+{
+    free(fr->pair);
+    free(fr->first);
+    fr->pair = NULL;
+    fr->first = NULL;
 }
 
 void

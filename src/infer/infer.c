@@ -281,122 +281,156 @@ l4s_after_prefix(const struct ew_half *h, uint64_t e0, uint64_t e1)
            e1 * EW_INF_SENDER_ECT1_DEN >= after * EW_INF_SENDER_ECT1_NUM;
 }
 
+/* what direction d's data and its feedback say of ECT(1) */
+struct ect1_signs {
+    uint64_t e0, e1; /* data segments ECT(0), ECT(1) */
+    uint64_t e1_any; /* packets ECT(1), control packets too */
+    bool seen;       /* ECT(1) on the data: on a SYN or pure ACKs alone it does
+                      * not outweigh ECT(0) data */
+    bool fb_e1;      /* AccECN feedback reports ECT(1) bytes */
+    bool esce;       /* classic feedback with ESCE */
+    bool prefix;     /* ECT(1) after a short ECT(0) prefix (l4s_after_prefix) */
+    bool sender_e1;  /* the sender's ECT(1) */
+    bool network_e1; /* the network's ECT(1): runs on an ECT(0) sender's data */
+};
+
 static void
-conclude_ect1(const struct ew_flow *f, int d, enum mode m, const struct ew_flow_verdict *v,
-              struct ew_dir_verdict *dv, bool words)
+ect1_signs(const struct ew_flow *f, int d, enum mode m, const struct ew_flow_verdict *v,
+           struct ect1_signs *s)
 {
     const struct ew_half *h = &f->inf->half[d];
-    uint64_t e0 = data_cp(f, d, EW_ECN_ECT_0), e1 = data_cp(f, d, EW_ECN_ECT_1);
-    uint64_t e1_any = f->dir[d].ecn[EW_ECN_ECT_1];
-    /* ECT(1) on the data: on a SYN or pure ACKs alone it does not outweigh
-     * ECT(0) data */
-    bool seen = e1 > 0;
-    bool fb_e1 = m == MODE_ACCECN && h->opt_seen[EW_ACC_E1B] && h->opt_total[EW_ACC_E1B] > 0;
-    bool esce = m == MODE_CLASSIC && h->esce_acks > 0;
-    bool prefix = l4s_after_prefix(h, e0, e1);
+    bool runs;
+
+    s->e0 = data_cp(f, d, EW_ECN_ECT_0);
+    s->e1 = data_cp(f, d, EW_ECN_ECT_1);
+    s->e1_any = f->dir[d].ecn[EW_ECN_ECT_1];
+    s->seen = s->e1 > 0;
+    s->fb_e1 = m == MODE_ACCECN && h->opt_seen[EW_ACC_E1B] && h->opt_total[EW_ACC_E1B] > 0;
+    s->esce = m == MODE_CLASSIC && h->esce_acks > 0;
+    s->prefix = l4s_after_prefix(h, s->e0, s->e1);
     /* ECT(1) from the first data segment on, nearly throughout: the sender's;
      * or from just after a short ECT(0) prefix */
-    bool sender_e1 = (h->first_data_ecn_set && h->first_data_ecn == EW_ECN_ECT_1 &&
-                      e1 * EW_INF_SENDER_ECT1_DEN >= (e0 + e1) * EW_INF_SENDER_ECT1_NUM) ||
-                     prefix;
+    s->sender_e1 = (h->first_data_ecn_set && h->first_data_ecn == EW_ECN_ECT_1 &&
+                    s->e1 * EW_INF_SENDER_ECT1_DEN >= (s->e0 + s->e1) * EW_INF_SENDER_ECT1_NUM) ||
+                   s->prefix;
     /* the sender starts ECT(0), ECT(1) comes and goes: the network re-marks;
      * never where the capture point is at the sender, whose codepoints are
      * its own choice */
     /* runs: ECT(1) comes and goes; one switch to ECT(1) for good is not a
      * run (the sender's change, or the path's, cannot be told) */
-    bool runs = h->ect1_runs >= 2 || (h->ect1_runs == 1 && h->ect0_after_ect1 > 0);
-    bool network_e1 = e1 > 0 && !sender_e1 && e0 > 0 && h->first_data_ecn_set &&
-                      h->first_data_ecn == EW_ECN_ECT_0 && runs && !vantage_at_sender(f, v, d);
+    runs = h->ect1_runs >= 2 || (h->ect1_runs == 1 && h->ect0_after_ect1 > 0);
+    s->network_e1 = s->e1 > 0 && !s->sender_e1 && s->e0 > 0 && h->first_data_ecn_set &&
+                    h->first_data_ecn == EW_ECN_ECT_0 && runs && !vantage_at_sender(f, v, d);
+}
 
-    dv->sender_ect1 = sender_e1;
-    dv->network_ect1 = network_e1;
+/* ECT(1) on a connection with AccECN feedback */
+static void
+ect1_accecn(const struct ew_half *h, const struct ect1_signs *s, struct ew_dir_verdict *dv,
+            bool words)
+{
+    if (s->sender_e1) {
+        dv->ect1 = EW_ECT1_L4S;
+        if (s->prefix)
+            say(words, dv->ect1_reason,
+                "the sender marks ECT(1) from frame %llu on, after %llu ECT(0) segment%s of a "
+                "first write, and has AccECN feedback: the L4S identifier (RFC 9331)",
+                (unsigned long long)h->first_ect1_frame,
+                (unsigned long long)(s->e0 - h->ect0_after_ect1),
+                s->e0 - h->ect0_after_ect1 == 1 ? "" : "s");
+        else
+            say(words, dv->ect1_reason,
+                "the sender marks ECT(1) from its first data segment (frame %llu) and has "
+                "AccECN feedback: the L4S identifier (RFC 9331)",
+                (unsigned long long)h->first_data_frame);
+    } else if (s->network_e1 || (!s->seen && s->fb_e1 && s->e0 > 0)) {
+        dv->ect1 = EW_ECT1_CONFLICT;
+        say(words, dv->ect1_reason,
+            "an ECT(0) sender's AccECN connection gets ECT(1) %s: SCE-style marking meets L4S "
+            "accurate feedback",
+            s->seen ? "in runs on the path" : "reported by EE1B");
+    } else {
+        dv->ect1 = EW_ECT1_AMBIGUOUS;
+        say(words, dv->ect1_reason,
+            "ECT(1) on an AccECN connection, but not from the first data segment nor in runs "
+            "after ECT(0): sender L4S or path remarking");
+    }
+}
+
+/* ECT(1) on a connection with classic (RFC 3168) feedback, where ESCE tells
+ * an SCE receiver */
+static void
+ect1_classic(const struct ew_half *h, const struct ect1_signs *s, struct ew_dir_verdict *dv,
+             bool words)
+{
+    if (s->sender_e1) {
+        if (h->esce_acks * EW_INF_ESCE_SHARE_DIV >= h->fb_segments && h->fb_segments > 0) {
+            dv->ect1 = EW_ECT1_CONFLICT;
+            say(words, dv->ect1_reason,
+                "an ECT(1) sender (L4S identifier) meets a receiver echoing ESCE on %u of %u "
+                "ACKs: it reads every ECT(1) as SCE",
+                h->esce_acks, h->fb_segments);
+        } else {
+            dv->ect1 = EW_ECT1_AMBIGUOUS;
+            say(words, dv->ect1_reason,
+                "ECT(1) from the first data segment but only classic feedback: an L4S sender "
+                "without AccECN, or remarked before this point");
+        }
+    } else if ((s->network_e1 && h->esce_after_ect1 > 0) || (!s->seen && s->esce && s->e0 > 0)) {
+        dv->ect1 = EW_ECT1_SCE;
+        say(words, dv->ect1_reason,
+            "the sender sends ECT(0); %s and the receiver echoes ESCE: SCE marking",
+            s->seen ? "ECT(1) appears in runs on the path" : "no ECT(1) here yet");
+    } else if (s->network_e1) {
+        dv->ect1 = EW_ECT1_AMBIGUOUS;
+        say(words, dv->ect1_reason,
+            "ECT(1) in runs on an ECT(0) sender's data but no ESCE: an SCE AQM with a legacy "
+            "receiver, or ECT(0)->ECT(1) remarking");
+    } else {
+        dv->ect1 = EW_ECT1_AMBIGUOUS;
+        say(words, dv->ect1_reason, "ECT(1) or ESCE without a pattern that tells L4S from SCE");
+    }
+}
+
+static void
+conclude_ect1(const struct ew_flow *f, int d, enum mode m, const struct ew_flow_verdict *v,
+              struct ew_dir_verdict *dv, bool words)
+{
+    const struct ew_half *h = &f->inf->half[d];
+    struct ect1_signs s;
+
+    ect1_signs(f, d, m, v, &s);
+    dv->sender_ect1 = s.sender_e1;
+    dv->network_ect1 = s.network_e1;
     dv->sender_cp = ew_dir_sender_codepoint(f, d);
-    if (network_e1 && data_cp(f, d, EW_ECN_NOT_ECT) == 0)
+    if (s.network_e1 && data_cp(f, d, EW_ECN_NOT_ECT) == 0)
         dv->sender_cp = "ect0"; /* the ECT(1) is the network's marking */
-    else if (prefix && data_cp(f, d, EW_ECN_NOT_ECT) == 0)
+    else if (s.prefix && data_cp(f, d, EW_ECN_NOT_ECT) == 0)
         dv->sender_cp = "ect1"; /* the ECT(0) prefix was the application's first write */
 
-    if (h->data_pkts == 0 && (e1_any || fb_e1 || esce)) {
+    if (h->data_pkts == 0 && (s.e1_any || s.fb_e1 || s.esce)) {
         dv->ect1 = EW_ECT1_NONE;
         say(words, dv->ect1_reason,
             "no data in this direction, ECT(1) only on its %llu control packets: no ECT(1) "
             "meaning to judge",
-            (unsigned long long)e1_any);
-        return;
-    }
-    if (!seen && !fb_e1 && !esce) {
+            (unsigned long long)s.e1_any);
+    } else if (!s.seen && !s.fb_e1 && !s.esce) {
         dv->ect1 = EW_ECT1_NONE;
-        if (e1_any)
+        if (s.e1_any)
             say(words, dv->ect1_reason,
                 "ECT(1) on %llu control packets (a SYN, pure ACKs) but not on the data: no ECT(1) "
                 "meaning",
-                (unsigned long long)e1_any);
+                (unsigned long long)s.e1_any);
         else
             say(words, dv->ect1_reason, "no ECT(1) seen or reported");
-        return;
+    } else if (m == MODE_ACCECN) {
+        ect1_accecn(h, &s, dv, words);
+    } else if (m == MODE_CLASSIC) {
+        ect1_classic(h, &s, dv, words);
+    } else {
+        dv->ect1 = EW_ECT1_AMBIGUOUS;
+        say(words, dv->ect1_reason,
+            "ECT(1) on a flow without ECN feedback: neither L4S nor SCE can work here");
     }
-    if (m == MODE_ACCECN) {
-        if (sender_e1) {
-            dv->ect1 = EW_ECT1_L4S;
-            if (prefix)
-                say(words, dv->ect1_reason,
-                    "the sender marks ECT(1) from frame %llu on, after %llu ECT(0) segment%s of a "
-                    "first write, and has AccECN feedback: the L4S identifier (RFC 9331)",
-                    (unsigned long long)h->first_ect1_frame,
-                    (unsigned long long)(e0 - h->ect0_after_ect1), e0 - h->ect0_after_ect1 == 1 ? "" : "s");
-            else
-                say(words, dv->ect1_reason,
-                     "the sender marks ECT(1) from its first data segment (frame %llu) and has "
-                     "AccECN feedback: the L4S identifier (RFC 9331)",
-                     (unsigned long long)h->first_data_frame);
-        } else if (network_e1 || (!seen && fb_e1 && e0 > 0)) {
-            dv->ect1 = EW_ECT1_CONFLICT;
-            say(words, dv->ect1_reason,
-                     "an ECT(0) sender's AccECN connection gets ECT(1) %s: SCE-style marking "
-                     "meets L4S accurate feedback",
-                     seen ? "in runs on the path" : "reported by EE1B");
-        } else {
-            dv->ect1 = EW_ECT1_AMBIGUOUS;
-            say(words, dv->ect1_reason,
-                     "ECT(1) on an AccECN connection, but not from the first data segment nor "
-                     "in runs after ECT(0): sender L4S or path remarking");
-        }
-        return;
-    }
-    if (m == MODE_CLASSIC) {
-        if (sender_e1) {
-            if (h->esce_acks * EW_INF_ESCE_SHARE_DIV >= h->fb_segments && h->fb_segments > 0) {
-                dv->ect1 = EW_ECT1_CONFLICT;
-                say(words, dv->ect1_reason,
-                         "an ECT(1) sender (L4S identifier) meets a receiver echoing ESCE on %u "
-                         "of %u ACKs: it reads every ECT(1) as SCE",
-                         h->esce_acks, h->fb_segments);
-            } else {
-                dv->ect1 = EW_ECT1_AMBIGUOUS;
-                say(words, dv->ect1_reason,
-                         "ECT(1) from the first data segment but only classic feedback: an L4S "
-                         "sender without AccECN, or remarked before this point");
-            }
-        } else if ((network_e1 && h->esce_after_ect1 > 0) || (!seen && esce && e0 > 0)) {
-            dv->ect1 = EW_ECT1_SCE;
-            say(words, dv->ect1_reason,
-                     "the sender sends ECT(0); %s and the receiver echoes ESCE: SCE marking",
-                     seen ? "ECT(1) appears in runs on the path" : "no ECT(1) here yet");
-        } else if (network_e1) {
-            dv->ect1 = EW_ECT1_AMBIGUOUS;
-            say(words, dv->ect1_reason,
-                     "ECT(1) in runs on an ECT(0) sender's data but no ESCE: an SCE AQM with a "
-                     "legacy receiver, or ECT(0)->ECT(1) remarking");
-        } else {
-            dv->ect1 = EW_ECT1_AMBIGUOUS;
-            say(words, dv->ect1_reason,
-                     "ECT(1) or ESCE without a pattern that tells L4S from SCE");
-        }
-        return;
-    }
-    dv->ect1 = EW_ECT1_AMBIGUOUS;
-    say(words, dv->ect1_reason,
-             "ECT(1) on a flow without ECN feedback: neither L4S nor SCE can work here");
 }
 
 static void

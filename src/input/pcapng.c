@@ -273,132 +273,199 @@ ng_drop_ifs(struct ew_ng *g)
     g->nif = 0;
 }
 
+/* one block as read: its body is in g->buf */
+struct ng_block {
+    uint64_t at;      /* its file offset */
+    uint32_t type, total;
+    size_t body;      /* bytes of body (after the type, length and any byte-order magic) */
+    bool section;     /* a Section Header Block */
+};
+
+/* A Section Header Block's byte-order magic, after its first 8 bytes in h:
+ * the section's byte order, and its interfaces forgotten. EW_CAP_FRAME, or
+ * the error. */
+static enum ew_cap_next
+ng_section_start(struct ew_ng *g, uint8_t h[12], uint64_t at, char *errbuf, size_t errlen)
+{
+    uint32_t magic;
+
+    if (ng_read(g, h + 8, 4) != 1) {
+        snprintf(errbuf, errlen, "section header cut at offset %llu", (unsigned long long)at);
+        return EW_CAP_BROKEN;
+    }
+    magic = host32(h + 8);
+    if (magic != 0x1a2b3c4du && magic != 0x4d3c2b1au) {
+        snprintf(errbuf, errlen, "no byte-order magic in the section header at offset %llu",
+                 (unsigned long long)at);
+        return EW_CAP_INVALID;
+    }
+    g->swap = magic == 0x4d3c2b1au;
+    ng_drop_ifs(g);
+    return EW_CAP_FRAME;
+}
+
+/* room in g->buf for a body of n bytes: 0, or -1 out of memory */
+static int
+ng_room(struct ew_ng *g, size_t n)
+{
+    size_t nc = n < 65536 ? 65536 : n;
+    uint8_t *nb;
+
+    if (n <= g->bufcap)
+        return 0;
+    nb = realloc(g->buf, nc);
+    if (!nb)
+        return -1;
+    g->buf = nb;
+    g->bufcap = nc;
+    return 0;
+}
+
+/* The next block whole, its length checked at both ends and a section's
+ * version: EW_CAP_FRAME when one was read (b says which), EW_CAP_END at the
+ * end of the file, else the error. */
+static enum ew_cap_next
+ng_block(struct ew_ng *g, struct ng_block *b, char *errbuf, size_t errlen)
+{
+    uint8_t h[12], tail[4];
+    size_t pre = 0;
+    int rc;
+
+    b->at = g->off;
+    rc = ng_read(g, h, 8);
+    if (rc == 0)
+        return EW_CAP_END;
+    if (rc < 0) {
+        snprintf(errbuf, errlen, "pcapng block header cut at offset %llu",
+                 (unsigned long long)b->at);
+        return EW_CAP_BROKEN;
+    }
+    b->section = host32(h) == NG_SHB;
+    if (b->section) {
+        /* a new section: its byte order first, then its length */
+        enum ew_cap_next r = ng_section_start(g, h, b->at, errbuf, errlen);
+
+        if (r != EW_CAP_FRAME)
+            return r;
+        pre = 4;
+    }
+    b->type = ng32(g, h);
+    b->total = ng32(g, h + 4);
+    if (b->total < 12 + pre || b->total % 4 != 0 || b->total > NG_MAX_BLOCK) {
+        snprintf(errbuf, errlen, "pcapng block at offset %llu claims %u bytes",
+                 (unsigned long long)b->at, (unsigned)b->total);
+        return EW_CAP_INVALID;
+    }
+    b->body = b->total - 12 - pre;
+    if (ng_room(g, b->body) != 0) {
+        snprintf(errbuf, errlen, "out of memory for a block of %u bytes", (unsigned)b->total);
+        return EW_CAP_BROKEN;
+    }
+    if ((b->body && ng_read(g, g->buf, b->body) != 1) || ng_read(g, tail, 4) != 1) {
+        snprintf(errbuf, errlen, "pcapng block at offset %llu cut", (unsigned long long)b->at);
+        return EW_CAP_BROKEN;
+    }
+    if (ng32(g, tail) != b->total) {
+        snprintf(errbuf, errlen, "pcapng block at offset %llu ends with another length",
+                 (unsigned long long)b->at);
+        return EW_CAP_INVALID;
+    }
+    if (b->section && (b->body < 2 || ng16(g, g->buf) != 1)) {
+        snprintf(errbuf, errlen, "section at offset %llu is not pcapng version 1",
+                 (unsigned long long)b->at);
+        return EW_CAP_INVALID;
+    }
+    return EW_CAP_FRAME;
+}
+
+/* what a packet block says of its frame */
+struct ng_packet {
+    uint32_t ifid, caplen, len;
+    uint64_t ts;      /* in the interface's units */
+    size_t dat;       /* where the frame's bytes start in the body */
+};
+
+/* The frame of a packet block (Enhanced, obsolete Packet, or Simple):
+ * 1, 0 when b is no packet block, -1 when it breaks the format (errbuf
+ * says how). */
+static int
+ng_packet(const struct ew_ng *g, const struct ng_block *b, struct ng_packet *p, char *errbuf,
+          size_t errlen)
+{
+    if (b->type == NG_EPB || b->type == NG_PB) {
+        if (b->body < 20) {
+            snprintf(errbuf, errlen, "packet block at offset %llu of %u bytes",
+                     (unsigned long long)b->at, (unsigned)b->total);
+            return -1;
+        }
+        p->ifid = b->type == NG_EPB ? ng32(g, g->buf) : ng16(g, g->buf);
+        p->ts = (uint64_t)ng32(g, g->buf + 4) << 32 | ng32(g, g->buf + 8);
+        p->caplen = ng32(g, g->buf + 12);
+        p->len = ng32(g, g->buf + 16);
+        p->dat = 20;
+        if (p->caplen > b->body - p->dat) {
+            snprintf(errbuf, errlen, "packet block at offset %llu claims %u captured bytes",
+                     (unsigned long long)b->at, (unsigned)p->caplen);
+            return -1;
+        }
+        return 1;
+    }
+    if (b->type == NG_SPB) {
+        if (b->body < 4) {
+            snprintf(errbuf, errlen, "simple packet block at offset %llu of %u bytes",
+                     (unsigned long long)b->at, (unsigned)b->total);
+            return -1;
+        }
+        p->ifid = 0;
+        p->ts = 0; /* it has none */
+        p->len = ng32(g, g->buf);
+        p->dat = 4;
+        p->caplen = p->len < b->body - p->dat ? p->len : (uint32_t)(b->body - p->dat);
+        if (g->nif && g->ifs[0].snaplen && p->caplen > g->ifs[0].snaplen)
+            p->caplen = g->ifs[0].snaplen;
+        return 1;
+    }
+    return 0; /* statistics, name resolution, custom, ...: nothing to read */
+}
+
 /* The next packet block, or the end; other blocks are skipped. *pass says
  * whether the frame passes the filter (the caller counts every frame). */
 enum ew_cap_next
 ew_ng_next(struct ew_ng *g, const char *filter, struct ew_frame *fr, bool *pass, char *errbuf,
            size_t errlen)
 {
-
     for (;;) {
-        uint8_t h[12], tail[4];
-        uint32_t type, total, ifid, caplen, len;
-        size_t body, pre = 0, dat;
-        uint64_t at = g->off, ts;
+        struct ng_block b;
+        struct ng_packet p;
         struct ng_if *f;
-        int rc = ng_read(g, h, 8);
+        enum ew_cap_next rc = ng_block(g, &b, errbuf, errlen);
+        int k;
 
-        if (rc == 0)
-            return EW_CAP_END;
-        if (rc < 0) {
-            snprintf(errbuf, errlen, "pcapng block header cut at offset %llu",
-                     (unsigned long long)at);
-            return EW_CAP_BROKEN;
-        }
-        if (host32(h) == NG_SHB) {
-            /* a new section: its byte order first, then its length */
-            uint32_t magic;
-
-            if (ng_read(g, h + 8, 4) != 1) {
-                snprintf(errbuf, errlen, "section header cut at offset %llu",
-                         (unsigned long long)at);
-                return EW_CAP_BROKEN;
-            }
-            magic = host32(h + 8);
-            if (magic != 0x1a2b3c4du && magic != 0x4d3c2b1au) {
-                snprintf(errbuf, errlen, "no byte-order magic in the section header at offset %llu",
-                         (unsigned long long)at);
-                return EW_CAP_INVALID;
-            }
-            g->swap = magic == 0x4d3c2b1au;
-            ng_drop_ifs(g);
-            pre = 4;
-        }
-        type = ng32(g, h);
-        total = ng32(g, h + 4);
-        if (total < 12 + pre || total % 4 != 0 || total > NG_MAX_BLOCK) {
-            snprintf(errbuf, errlen, "pcapng block at offset %llu claims %u bytes",
-                     (unsigned long long)at, (unsigned)total);
-            return EW_CAP_INVALID;
-        }
-        body = total - 12 - pre;
-        if (body > g->bufcap) {
-            size_t nc = body < 65536 ? 65536 : body;
-            uint8_t *nb = realloc(g->buf, nc);
-
-            if (!nb) {
-                snprintf(errbuf, errlen, "out of memory for a block of %u bytes", (unsigned)total);
-                return EW_CAP_BROKEN;
-            }
-            g->buf = nb;
-            g->bufcap = nc;
-        }
-        if ((body && ng_read(g, g->buf, body) != 1) || ng_read(g, tail, 4) != 1) {
-            snprintf(errbuf, errlen, "pcapng block at offset %llu cut", (unsigned long long)at);
-            return EW_CAP_BROKEN;
-        }
-        if (ng32(g, tail) != total) {
-            snprintf(errbuf, errlen, "pcapng block at offset %llu ends with another length",
-                     (unsigned long long)at);
-            return EW_CAP_INVALID;
-        }
-        if (pre) {
-            if (body < 2 || ng16(g, g->buf) != 1) {
-                snprintf(errbuf, errlen, "section at offset %llu is not pcapng version 1",
-                         (unsigned long long)at);
-                return EW_CAP_INVALID;
-            }
+        if (rc != EW_CAP_FRAME)
+            return rc;
+        if (b.section)
             continue;
-        }
-        if (type == NG_IDB) {
-            if (ng_idb(g, g->buf, body, errbuf, errlen) != 0)
+        if (b.type == NG_IDB) {
+            if (ng_idb(g, g->buf, b.body, errbuf, errlen) != 0)
                 return EW_CAP_BROKEN;
             continue;
         }
-        if (type == NG_EPB || type == NG_PB) {
-            if (body < 20) {
-                snprintf(errbuf, errlen, "packet block at offset %llu of %u bytes",
-                         (unsigned long long)at, (unsigned)total);
-                return EW_CAP_INVALID;
-            }
-            ifid = type == NG_EPB ? ng32(g, g->buf) : ng16(g, g->buf);
-            ts = (uint64_t)ng32(g, g->buf + 4) << 32 | ng32(g, g->buf + 8);
-            caplen = ng32(g, g->buf + 12);
-            len = ng32(g, g->buf + 16);
-            dat = 20;
-            if (caplen > body - dat) {
-                snprintf(errbuf, errlen, "packet block at offset %llu claims %u captured bytes",
-                         (unsigned long long)at, (unsigned)caplen);
-                return EW_CAP_INVALID;
-            }
-        } else if (type == NG_SPB) {
-            if (body < 4) {
-                snprintf(errbuf, errlen, "simple packet block at offset %llu of %u bytes",
-                         (unsigned long long)at, (unsigned)total);
-                return EW_CAP_INVALID;
-            }
-            ifid = 0;
-            ts = 0; /* it has none */
-            len = ng32(g, g->buf);
-            dat = 4;
-            caplen = len < body - dat ? len : (uint32_t)(body - dat);
-            if (g->nif && g->ifs[0].snaplen && caplen > g->ifs[0].snaplen)
-                caplen = g->ifs[0].snaplen;
-        } else {
-            continue; /* statistics, name resolution, custom, ...: nothing to read */
-        }
-        if (ifid >= g->nif) {
+        k = ng_packet(g, &b, &p, errbuf, errlen);
+        if (k < 0)
+            return EW_CAP_INVALID;
+        if (k == 0)
+            continue;
+        if (p.ifid >= g->nif) {
             snprintf(errbuf, errlen, "packet block at offset %llu for interface %u, of %zu described",
-                     (unsigned long long)at, (unsigned)ifid, g->nif);
+                     (unsigned long long)b.at, (unsigned)p.ifid, g->nif);
             return EW_CAP_INVALID;
         }
-        f = &g->ifs[ifid];
-        if (caplen > NG_MAX_SNAPLEN)
-            caplen = NG_MAX_SNAPLEN; /* as libpcap clamps to its largest snapshot */
-        fr->data = g->buf + dat;
-        fr->caplen = caplen;
-        fr->wirelen = len;
-        fr->ts_ns = ng_time(f, ts);
+        f = &g->ifs[p.ifid];
+        fr->data = g->buf + p.dat;
+        /* clamped as libpcap clamps to its largest snapshot */
+        fr->caplen = p.caplen > NG_MAX_SNAPLEN ? NG_MAX_SNAPLEN : p.caplen;
+        fr->wirelen = p.len;
+        fr->ts_ns = ng_time(f, p.ts);
         fr->link = f->link;
         *pass = ng_match(filter, f, fr);
         return EW_CAP_FRAME;

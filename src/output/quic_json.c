@@ -11,7 +11,7 @@
 #include "ecnwatch/quic_conn.h"
 #include "ecnwatch/quic_infer.h"
 
-/* json_integer() of a count, clamped to what json_int_t holds */
+/* a count as a JSON integer, clamped to what an int64_t holds */
 static void
 kcount(struct jw *w, const char *k, uint64_t v)
 {
@@ -33,10 +33,10 @@ counts4(struct jw *w, const char *k, const uint64_t *n)
 {
     jw_key(w, k);
     jw_object_begin(w);
-    jw_kint(w, "not_ect", (json_int_t)n[EW_ECN_NOT_ECT]);
-    jw_kint(w, "ect0", (json_int_t)n[EW_ECN_ECT_0]);
-    jw_kint(w, "ect1", (json_int_t)n[EW_ECN_ECT_1]);
-    jw_kint(w, "ce", (json_int_t)n[EW_ECN_CE]);
+    jw_kint(w, "not_ect", (int64_t)n[EW_ECN_NOT_ECT]);
+    jw_kint(w, "ect0", (int64_t)n[EW_ECN_ECT_0]);
+    jw_kint(w, "ect1", (int64_t)n[EW_ECN_ECT_1]);
+    jw_kint(w, "ce", (int64_t)n[EW_ECN_CE]);
     jw_object_end(w);
 }
 

@@ -1,26 +1,26 @@
 /* report_json.c - the JSON report's parts (schema ecnwatch.report/1, see
  * man/ecnwatch-report.5): one flow, as the report and the NDJSON stream
- * write it, and the report's head. report_write.c writes the whole. */
+ * write it, and the report's source and totals, which the stream's summary
+ * has too. report_path.c writes the parts across flows and captures,
+ * report_write.c the whole. */
 #include "ecnwatch/report.h"
 
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/bottleneck.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/format.h"
 #include "ecnwatch/jw.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/quic.h"
 #include "ecnwatch/series.h"
-#include "ecnwatch/version.h"
 
 /* ------------------------------------------------------------- the flows:
  * written straight to the writer, in the order (and with the bytes) the
  * jansson objects they replace had */
 
-/* json_integer((json_int_t)v) of an unsigned counter */
+/* an unsigned counter as a JSON integer: its int64_t value */
 static inline void
 kuint(struct jw *w, const char *k, uint64_t v)
 {
@@ -84,9 +84,9 @@ feedback_write(struct jw *w, const struct ew_flow *f, int d, const struct ew_dir
         jw_object_end(w);
         jw_key(w, "bytes_seen");
         jw_object_begin(w);
-        jw_kint(w, "ect0", (json_int_t)h->bytes_seen[EW_ECN_ECT_0]);
-        jw_kint(w, "ce", (json_int_t)h->bytes_seen[EW_ECN_CE]);
-        jw_kint(w, "ect1", (json_int_t)h->bytes_seen[EW_ECN_ECT_1]);
+        jw_kint(w, "ect0", (int64_t)h->bytes_seen[EW_ECN_ECT_0]);
+        jw_kint(w, "ce", (int64_t)h->bytes_seen[EW_ECN_CE]);
+        jw_kint(w, "ect1", (int64_t)h->bytes_seen[EW_ECN_ECT_1]);
         jw_object_end(w);
     } else if (dv->feedback != EW_FB_NONE) {
         kuint(w, "ece_segments", h->ece_acks);
@@ -360,7 +360,7 @@ ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew
         if (!jw_utf8_valid(evid[i].note))
             continue;
         jw_object_begin(w);
-        jw_kint(w, "frame", (json_int_t)evid[i].frame);
+        jw_kint(w, "frame", (int64_t)evid[i].frame);
         jw_kstring(w, "note", evid[i].note);
         jw_object_end(w);
     }
@@ -372,104 +372,94 @@ ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew
 }
 
 /* ---------------------------------------------------------------- the head:
- * once per report, as jansson values */
+ * once per report, and in the event stream's summary */
 
-static json_t *
-jint(uint64_t v)
+void
+ew_report_source_write(struct jw *w, const struct ew_analyzer *an, const struct ew_report_src *src)
 {
-    return json_integer((json_int_t)v);
-}
-
-static json_t *
-ecn_counts(const uint64_t n[4])
-{
-    json_t *o = json_object();
-
-    json_object_set_new(o, "not_ect", jint(n[EW_ECN_NOT_ECT]));
-    json_object_set_new(o, "ect0", jint(n[EW_ECN_ECT_0]));
-    json_object_set_new(o, "ect1", jint(n[EW_ECN_ECT_1]));
-    json_object_set_new(o, "ce", jint(n[EW_ECN_CE]));
-    return o;
-}
-
-/* The report without its flows: "flows" holds null, in its place, until
- * ew_report_dump() writes them one at a time. */
-json_t *
-ew_report_head(const struct ew_analyzer *an, const struct ew_report_src *src)
-{
-    json_t *root = json_object(), *s = json_object(), *tot = json_object(), *flows;
-    json_t *events = json_object();
-    struct ew_flowtab_stats st;
-    uint32_t *refs;
-    size_t n;
     char t[64];
-    int ev;
 
-    ew_flowtab_get_stats(an->tab, &st);
-    json_object_set_new(root, "schema", json_string(EW_SCHEMA));
-    json_object_set_new(root, "version", json_string(EW_VERSION));
-
-    json_object_set_new(s, "kind", json_string(src->kind));
-    json_object_set_new(s, "name", json_string(src->name));
-    json_object_set_new(s, "linktype", json_string(src->linktype ? src->linktype : "unknown"));
-    json_object_set_new(s, "filter", src->filter ? json_string(src->filter) : json_null());
-    json_object_set_new(s, "truncated", json_boolean(src->truncated));
-    json_object_set_new(s, "interrupted", json_boolean(src->interrupted));
-    json_object_set_new(s, "packet_limit", src->packet_limit ? jint(src->packet_limit) : json_null());
+    jw_key(w, "source");
+    jw_object_begin(w);
+    jw_kstring(w, "kind", src->kind);
+    jw_kstring(w, "name", src->name);
+    jw_kstring(w, "linktype", src->linktype ? src->linktype : "unknown");
+    jw_key(w, "filter");
+    if (src->filter)
+        jw_string(w, src->filter);
+    else
+        jw_null(w);
+    jw_kbool(w, "truncated", src->truncated);
+    jw_kbool(w, "interrupted", src->interrupted);
+    jw_key(w, "packet_limit");
+    if (src->packet_limit)
+        jw_int(w, (int64_t)src->packet_limit);
+    else
+        jw_null(w);
     if (an->have_time) {
         ew_time_str(an->first_ns, t, sizeof(t));
-        json_object_set_new(s, "first_time", json_string(t));
+        jw_kstring(w, "first_time", t);
         ew_time_str(an->last_ns, t, sizeof(t));
-        json_object_set_new(s, "last_time", json_string(t));
+        jw_kstring(w, "last_time", t);
     }
-    json_object_set_new(root, "source", s);
+    jw_object_end(w);
+}
 
-    json_object_set_new(tot, "frames", jint(an->tot.frames));
-    json_object_set_new(tot, "ip_packets", jint(an->tot.ip_packets));
-    json_object_set_new(tot, "non_ip", jint(an->tot.non_ip));
-    json_object_set_new(tot, "undecodable", jint(an->tot.undecodable));
-    json_object_set_new(tot, "truncated", jint(an->tot.truncated));
-    json_object_set_new(tot, "invalid", jint(an->tot.invalid));
-    json_object_set_new(tot, "ecn", ecn_counts(an->tot.ecn));
-    json_object_set_new(tot, "flows", jint(st.created));
-    json_object_set_new(tot, "flows_reported", jint(st.in_table));
-    json_object_set_new(tot, "flows_evicted", jint(st.evicted));
-    json_object_set_new(tot, "flows_expired", jint(st.expired));
-    for (ev = 0; ev < EW_EV_COUNT; ev++)
-        if (an->tot.events[ev])
-            json_object_set_new(events, ew_event_name[ev], jint(an->tot.events[ev]));
-    json_object_set_new(tot, "events", events);
-    {
-        uint64_t counts[EW_MU_MASK_BITS];
-        json_t *fo = json_object();
-        int k;
+/* the capture's own loss, from a live capture's pcap_stats */
+static void
+capture_loss_write(struct jw *w, const struct ew_report_src *src)
+{
+    jw_key(w, "capture");
+    jw_object_begin(w);
+    kuint(w, "received", src->loss_received);
+    kuint(w, "dropped", src->loss_dropped);
+    jw_key(w, "interface_dropped");
+    if (src->loss_ifdrop_known)
+        jw_int(w, (int64_t)src->loss_ifdropped);
+    else
+        jw_null(w);
+    jw_object_end(w);
+}
 
-        ew_analyzer_findings(an, counts);
-        for (k = 0; k < EW_MU_COUNT; k++)
-            if (counts[k])
-                json_object_set_new(fo, ew_misuse_name[k], jint(counts[k]));
-        json_object_set_new(tot, "findings", fo);
-        if (an->series)
-            json_object_set_new(tot, "timeseries_refused", jint(an->series->refused));
-    }
-    if (src->have_loss) {
-        json_t *cap = json_object();
+void
+ew_report_totals_write(struct jw *w, const struct ew_analyzer *an, const struct ew_report_src *src)
+{
+    const struct ew_totals *t = &an->tot;
+    struct ew_flowtab_stats st;
+    uint64_t counts[EW_MU_MASK_BITS];
+    int k;
 
-        json_object_set_new(cap, "received", jint(src->loss_received));
-        json_object_set_new(cap, "dropped", jint(src->loss_dropped));
-        json_object_set_new(cap, "interface_dropped",
-                            src->loss_ifdrop_known ? jint(src->loss_ifdropped) : json_null());
-        json_object_set_new(tot, "capture", cap);
-    }
-    json_object_set_new(root, "totals", tot);
-
-    flows = json_null();
-    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
-    if (refs) {
-        n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
-        json_object_set_new(root, "bottlenecks", ew_bottlenecks_json(an->tab, refs, n));
-        free(refs);
-    }
-    json_object_set_new(root, "flows", flows);
-    return root;
+    ew_flowtab_get_stats(an->tab, &st);
+    jw_key(w, "totals");
+    jw_object_begin(w);
+    kuint(w, "frames", t->frames);
+    kuint(w, "ip_packets", t->ip_packets);
+    kuint(w, "non_ip", t->non_ip);
+    kuint(w, "undecodable", t->undecodable);
+    kuint(w, "truncated", t->truncated);
+    kuint(w, "invalid", t->invalid);
+    w_ecn_counts(w, "ecn", t->ecn[EW_ECN_NOT_ECT], t->ecn[EW_ECN_ECT_0], t->ecn[EW_ECN_ECT_1],
+                 t->ecn[EW_ECN_CE]);
+    kuint(w, "flows", st.created);
+    kuint(w, "flows_reported", st.in_table);
+    kuint(w, "flows_evicted", st.evicted);
+    kuint(w, "flows_expired", st.expired);
+    jw_key(w, "events");
+    jw_object_begin(w);
+    for (k = 0; k < EW_EV_COUNT; k++)
+        if (t->events[k])
+            kuint(w, ew_event_name[k], t->events[k]);
+    jw_object_end(w);
+    ew_analyzer_findings(an, counts);
+    jw_key(w, "findings");
+    jw_object_begin(w);
+    for (k = 0; k < EW_MU_COUNT; k++)
+        if (counts[k])
+            kuint(w, ew_misuse_name[k], counts[k]);
+    jw_object_end(w);
+    if (an->series)
+        kuint(w, "timeseries_refused", an->series->refused);
+    if (src->have_loss)
+        capture_loss_write(w, src);
+    jw_object_end(w);
 }

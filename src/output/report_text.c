@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,35 +57,27 @@ text_path(FILE *out, const char *name, const struct ew_flow *f, int dir,
 static void
 text_bottlenecks(FILE *out, const struct ew_analyzer *an, const uint32_t *refs, size_t n)
 {
-    json_t *b = ew_bottlenecks_json(an->tab, refs, n), *g;
-    size_t i;
+    struct ew_bottlenecks b;
+    size_t i, k;
 
-    if (!b || json_array_size(b) == 0) {
-        json_decref(b);
-        return;
-    }
-    fprintf(out, "\nBOTTLENECKS:\n");
-    json_array_foreach(b, i, g) {
-        json_t *h = json_object_get(g, "hosts"), *l = json_object_get(g, "l4s"),
-               *c = json_object_get(g, "classic"), *r = json_object_get(g, "throughput_ratio_l4s_to_classic");
-        size_t k;
-        json_t *id;
+    ew_bottlenecks_find(an->tab, refs, n, &b);
+    if (b.n)
+        fprintf(out, "\nBOTTLENECKS:\n");
+    for (i = 0; i < b.n; i++) {
+        const struct ew_bottleneck *g = &b.g[i];
 
-        fprintf(out, "  %s <-> %s: %s: %s\n", json_string_value(json_array_get(h, 0)),
-                json_string_value(json_array_get(h, 1)),
-                json_string_value(json_object_get(g, "looks_like")),
-                json_string_value(json_object_get(g, "reason")));
+        fprintf(out, "  %s <-> %s: %s: %s\n", g->hosts[0], g->hosts[1], g->looks_like, g->reason);
         fprintf(out, "    L4S flows");
-        json_array_foreach(json_object_get(l, "flows"), k, id)
-            fprintf(out, " #%" JSON_INTEGER_FORMAT, json_integer_value(id));
+        for (k = 0; k < g->l4s.n; k++)
+            fprintf(out, " #%" PRIu64, g->l4s.ids[k]);
         fprintf(out, ", classic flows");
-        json_array_foreach(json_object_get(c, "flows"), k, id)
-            fprintf(out, " #%" JSON_INTEGER_FORMAT, json_integer_value(id));
-        if (json_is_number(r))
-            fprintf(out, "; throughput L4S:classic %.2f", json_number_value(r));
+        for (k = 0; k < g->classic.n; k++)
+            fprintf(out, " #%" PRIu64, g->classic.ids[k]);
+        if (g->has_ratio && isfinite(g->ratio))
+            fprintf(out, "; throughput L4S:classic %.2f", g->ratio);
         fputc('\n', out);
     }
-    json_decref(b);
+    ew_bottlenecks_free(&b);
 }
 
 /* findings first, where a person looks first */
@@ -124,20 +117,17 @@ text_findings(FILE *out, const struct ew_analyzer *an, const uint32_t *refs, siz
                 evicted);
 }
 
-void
-ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
-               size_t max_flows)
+/* the capture's totals: frames, flows, codepoints, what was not decoded,
+ * capture loss and table overflow */
+static void
+text_totals(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
+            const struct ew_flowtab_stats *st)
 {
     const struct ew_totals *t = &an->tot;
-    struct ew_flowtab_stats st;
-    struct ew_flow_room *room;
-    uint32_t *refs;
-    size_t n, i;
 
-    ew_flowtab_get_stats(an->tab, &st);
     fprintf(out, "%s (%s): %" PRIu64 " frames, %" PRIu64 " IP packets, %" PRIu64 " flow%s\n",
             src->name, src->linktype ? src->linktype : "unknown", t->frames, t->ip_packets,
-            st.created, st.created == 1 ? "" : "s");
+            st->created, st->created == 1 ? "" : "s");
     fprintf(out,
             "ECN: Not-ECT %" PRIu64 " (%.1f%%)  ECT(0) %" PRIu64 " (%.1f%%)  ECT(1) %" PRIu64
             " (%.1f%%)  CE %" PRIu64 " (%.1f%%)\n",
@@ -156,10 +146,82 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
                 " dropped by its buffer and %" PRIu64
                 " by the interface before ecnwatch read them (raise -B)\n",
                 src->loss_received, src->loss_dropped, src->loss_ifdropped);
-    if (st.evicted)
+    if (st->evicted)
         fprintf(out, "Flow table full: %" PRIu64 " flows evicted (raise --max-flows)\n",
-                st.evicted);
+                st->evicted);
+}
 
+/* the flow's client end (client true) or server end as "addr:port"
+ * ("[addr]:port" for IPv6, the address alone without ports) */
+static void
+text_endpoint(const struct ew_flow *f, bool client, char *buf, size_t len)
+{
+    char a[INET6_ADDRSTRLEN];
+    bool from_lo = client ? f->client_dir == EW_DIR_LO_HI : f->client_dir != EW_DIR_LO_HI;
+    const uint8_t *addr = from_lo ? f->key.lo : f->key.hi;
+    uint16_t port = from_lo ? f->key.port_lo : f->key.port_hi;
+
+    ew_addr_str(addr, f->key.family, a, sizeof(a));
+    if (f->key.l4 == EW_L4_NONE)
+        snprintf(buf, len, "%s", a);
+    else if (f->key.family == 6)
+        snprintf(buf, len, "[%s]:%u", a, port);
+    else
+        snprintf(buf, len, "%s:%u", a, port);
+}
+
+/* one flow: its ends and protocol, the negotiation, the verdict, a row per
+ * direction and the path verdicts */
+static void
+text_flow(FILE *out, const struct ew_flow *f)
+{
+    struct ew_flow_summary sum;
+    const struct ew_flow_verdict *vp = &sum.v;
+    int c2s = f->client_dir;
+    char ce[INET6_ADDRSTRLEN + 10], se[INET6_ADDRSTRLEN + 10];
+
+    text_endpoint(f, true, ce, sizeof(ce));
+    text_endpoint(f, false, se, sizeof(se));
+    fputc('\n', out);
+    if (f->key.l4 == EW_L4_NONE && ew_ip_proto_name(f->key.proto))
+        /* TCP or UDP here is a header that could not be decoded */
+        fprintf(out, "#%" PRIu64 " %s%s  %s -> %s\n", f->id, ew_ip_proto_name(f->key.proto),
+                f->key.proto == 6 || f->key.proto == 17 ? " (header not decoded)" : "", ce, se);
+    else if (f->key.l4 == EW_L4_NONE)
+        fprintf(out, "#%" PRIu64 " ip-proto %u  %s -> %s\n", f->id, f->key.proto, ce, se);
+    else
+        fprintf(out, "#%" PRIu64 " %s  %s -> %s", f->id, ew_report_proto_name(f), ce, se);
+    ew_flow_conclude(f, EW_REPORT_CONCLUDE, &sum);
+    if (f->key.l4 == EW_L4_TCP)
+        fprintf(out, "  negotiation %s%s\n", ew_neg_name[vp->neg],
+                vp->neg_inferred ? " (handshake not captured)" : "");
+    else if (f->key.l4 == EW_L4_UDP)
+        fputc('\n', out);
+    fprintf(out, "    verdict %s", ew_verdict_name[vp->verdict]);
+    if (vp->vantage != EW_VANT_UNKNOWN)
+        fprintf(out, ", captured %s", vp->vantage == EW_VANT_CLIENT   ? "at the client side"
+                                      : vp->vantage == EW_VANT_SERVER ? "at the server side"
+                                                                    : "in the middle");
+    fprintf(out, ": %s\n", vp->reason);
+    fprintf(out, "    dir  %9s %8s %8s %8s %8s%s\n", "packets", "Not-ECT", "ECT(0)", "ECT(1)",
+            "CE", f->key.l4 == EW_L4_TCP ? "  feedback ECT(1)" : "");
+    text_dir(out, "c2s", f, c2s, vp);
+    text_dir(out, "s2c", f, c2s ^ 1, vp);
+    text_path(out, "c2s", f, c2s, &sum);
+    text_path(out, "s2c", f, c2s ^ 1, &sum);
+}
+
+void
+ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
+               size_t max_flows)
+{
+    struct ew_flowtab_stats st;
+    struct ew_flow_room *room;
+    uint32_t *refs;
+    size_t n, i;
+
+    ew_flowtab_get_stats(an->tab, &st);
+    text_totals(out, an, src, &st);
     refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
     room = malloc(sizeof(*room));
     if (!refs || !room) {
@@ -173,58 +235,8 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
      * summary per flow between them would cost several KB a flow */
     text_findings(out, an, refs, n, room);
     text_bottlenecks(out, an, refs, n);
-    for (i = 0; i < n && i < max_flows; i++) {
-        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
-        struct ew_flow_summary sum;
-        const struct ew_flow_verdict *vp = &sum.v;
-        char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-        int c2s = f->client_dir;
-        const uint8_t *ca = c2s == EW_DIR_LO_HI ? f->key.lo : f->key.hi;
-        const uint8_t *sa = c2s == EW_DIR_LO_HI ? f->key.hi : f->key.lo;
-        uint16_t cp = c2s == EW_DIR_LO_HI ? f->key.port_lo : f->key.port_hi;
-        uint16_t sp = c2s == EW_DIR_LO_HI ? f->key.port_hi : f->key.port_lo;
-        char ce[INET6_ADDRSTRLEN + 10], se[INET6_ADDRSTRLEN + 10];
-
-        ew_addr_str(ca, f->key.family, a, sizeof(a));
-        ew_addr_str(sa, f->key.family, b, sizeof(b));
-        if (f->key.l4 == EW_L4_NONE) {
-            snprintf(ce, sizeof(ce), "%s", a);
-            snprintf(se, sizeof(se), "%s", b);
-        } else if (f->key.family == 6) {
-            snprintf(ce, sizeof(ce), "[%s]:%u", a, cp);
-            snprintf(se, sizeof(se), "[%s]:%u", b, sp);
-        } else {
-            snprintf(ce, sizeof(ce), "%s:%u", a, cp);
-            snprintf(se, sizeof(se), "%s:%u", b, sp);
-        }
-        fputc('\n', out);
-        if (f->key.l4 == EW_L4_NONE && ew_ip_proto_name(f->key.proto))
-            /* TCP or UDP here is a header that could not be decoded */
-            fprintf(out, "#%" PRIu64 " %s%s  %s -> %s\n", f->id, ew_ip_proto_name(f->key.proto),
-                    f->key.proto == 6 || f->key.proto == 17 ? " (header not decoded)" : "", ce, se);
-        else if (f->key.l4 == EW_L4_NONE)
-            fprintf(out, "#%" PRIu64 " ip-proto %u  %s -> %s\n", f->id, f->key.proto, ce, se);
-        else
-            fprintf(out, "#%" PRIu64 " %s  %s -> %s", f->id, ew_report_proto_name(f), ce, se);
-        ew_flow_conclude(f, EW_REPORT_CONCLUDE, &sum);
-        if (f->key.l4 == EW_L4_TCP)
-            fprintf(out, "  negotiation %s%s\n", ew_neg_name[vp->neg],
-                    vp->neg_inferred ? " (handshake not captured)" : "");
-        else if (f->key.l4 == EW_L4_UDP)
-            fputc('\n', out);
-        fprintf(out, "    verdict %s", ew_verdict_name[vp->verdict]);
-        if (vp->vantage != EW_VANT_UNKNOWN)
-            fprintf(out, ", captured %s", vp->vantage == EW_VANT_CLIENT   ? "at the client side"
-                                          : vp->vantage == EW_VANT_SERVER ? "at the server side"
-                                                                        : "in the middle");
-        fprintf(out, ": %s\n", vp->reason);
-        fprintf(out, "    dir  %9s %8s %8s %8s %8s%s\n", "packets", "Not-ECT", "ECT(0)", "ECT(1)",
-                "CE", f->key.l4 == EW_L4_TCP ? "  feedback ECT(1)" : "");
-        text_dir(out, "c2s", f, c2s, vp);
-        text_dir(out, "s2c", f, c2s ^ 1, vp);
-        text_path(out, "c2s", f, c2s, &sum);
-        text_path(out, "s2c", f, c2s ^ 1, &sum);
-    }
+    for (i = 0; i < n && i < max_flows; i++)
+        text_flow(out, ew_flowtab_view(an->tab, refs[i], room));
     if (n > max_flows)
         fprintf(out, "\n... and %zu more flows (the JSON report, --json or -o, has them all)\n",
                 n - max_flows);

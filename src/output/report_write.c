@@ -15,6 +15,7 @@
 #include "ecnwatch/jw.h"
 #include "ecnwatch/outfile.h"
 #include "ecnwatch/thread.h"
+#include "ecnwatch/version.h"
 
 /* the flows refs[from, to) as members of w's open array (room: for the
  * packed ones) */
@@ -236,31 +237,55 @@ flows_write(struct jw *w, const struct ew_analyzer *an, const struct dualq_set *
     return 0;
 }
 
+/* the groups of flows through one bottleneck: written as the report's
+ * "bottlenecks", and the DualQ's classic flows among them (dq) refine
+ * those flows' path verdicts */
+static void
+bottlenecks_write(struct jw *w, const struct ew_analyzer *an, struct dualq_set *dq,
+                  uint64_t **dq_ids)
+{
+    struct ew_flowtab_stats st;
+    struct ew_bottlenecks b;
+    uint32_t *refs;
+    size_t n;
+
+    ew_flowtab_get_stats(an->tab, &st);
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    if (!refs)
+        return; /* no member: the flows will fail for want of memory too */
+    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
+    ew_bottlenecks_find(an->tab, refs, n, &b);
+    free(refs);
+    jw_key(w, "bottlenecks");
+    ew_report_bottlenecks_write(w, &b);
+    *dq_ids = ew_bottleneck_dualq_classics(&b, &dq->n);
+    dq->ids = *dq_ids;
+    ew_bottlenecks_free(&b);
+}
+
 int
-ew_report_dump(FILE *out, const struct ew_analyzer *an, json_t *root)
+ew_report_dump(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
+               const struct ew_report_path *path)
 {
     struct jw w;
-    const char *key;
-    json_t *v;
     int rc = 0;
     struct dualq_set dq = {NULL, 0};
-    uint64_t *dq_ids;
+    uint64_t *dq_ids = NULL;
 
     if (jw_init(&w, out, 2, 10) != 0)
         return -1;
-    dq_ids = ew_bottleneck_dualq_classics(json_object_get(root, "bottlenecks"), &dq.n);
-    dq.ids = dq_ids;
     jw_object_begin(&w);
-    json_object_foreach(root, key, v) {
-        jw_key(&w, key);
-        if (!strcmp(key, "flows") && json_is_null(v)) {
-            if (flows_write(&w, an, &dq) != 0)
-                rc = -1;
-        } else {
-            jw_json(&w, v);
-        }
-        if (rc != 0 || jw_error(&w))
-            break;
+    jw_kstring(&w, "schema", EW_SCHEMA);
+    jw_kstring(&w, "version", EW_VERSION);
+    ew_report_source_write(&w, an, src);
+    ew_report_totals_write(&w, an, src);
+    bottlenecks_write(&w, an, &dq, &dq_ids);
+    jw_key(&w, "flows");
+    if (!jw_error(&w) && flows_write(&w, an, &dq) != 0)
+        rc = -1;
+    if (path && path->ncaptures > 1 && rc == 0) {
+        jw_key(&w, "path");
+        ew_report_path_write(&w, path);
     }
     jw_object_end(&w);
     jw_raw(&w, "\n", 1);
@@ -272,7 +297,8 @@ ew_report_dump(FILE *out, const struct ew_analyzer *an, json_t *root)
 
 struct report_fill {
     const struct ew_analyzer *an;
-    json_t *root;
+    const struct ew_report_src *src;
+    const struct ew_report_path *path;
 };
 
 static int
@@ -280,14 +306,15 @@ report_fill(void *arg, FILE *out)
 {
     const struct report_fill *r = arg;
 
-    return ew_report_dump(out, r->an, r->root);
+    return ew_report_dump(out, r->an, r->src, r->path);
 }
 
 int
-ew_report_write_file(const struct ew_analyzer *an, json_t *root, const char *path, char *errbuf,
+ew_report_write_file(const struct ew_analyzer *an, const struct ew_report_src *src,
+                     const struct ew_report_path *rpath, const char *path, char *errbuf,
                      size_t errlen)
 {
-    struct report_fill r = {an, root};
+    struct report_fill r = {an, src, rpath};
 
     return ew_outfile_write(path, report_fill, &r, "report", errbuf, errlen);
 }

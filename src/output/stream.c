@@ -2,7 +2,6 @@
 #include "ecnwatch/stream.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,7 +227,6 @@ ew_stream_finish(struct ew_stream *s, const struct ew_report_src *src)
     struct ew_flowtab_stats st;
     struct ew_flow_room *room;
     uint32_t *refs;
-    json_t *rep;
     size_t i, n;
 
     if (!s->an)
@@ -249,15 +247,11 @@ ew_stream_finish(struct ew_stream *s, const struct ew_report_src *src)
     }
     free(refs);
     free(room);
-    rep = ew_report_head(s->an, src);
     event_begin(s, "summary", s->an->last_ns);
-    jw_key(&s->w, "source");
-    jw_json(&s->w, json_object_get(rep, "source"));
-    jw_key(&s->w, "totals");
-    jw_json(&s->w, json_object_get(rep, "totals"));
+    ew_report_source_write(&s->w, s->an, src);
+    ew_report_totals_write(&s->w, s->an, src);
     jw_kint(&s->w, "flow_ends_summarised", (int64_t)s->summarised);
     jw_kint(&s->w, "events_dropped", (int64_t)s->dropped);
     event_end(s);
-    json_decref(rep);
     flush(s);
 }

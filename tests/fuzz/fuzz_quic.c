@@ -16,6 +16,7 @@
  * any read past it is caught. Checks that no direction opens more Initial
  * packets than it was seen to send, and that the report object (written
  * with the report's writer) parses. */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

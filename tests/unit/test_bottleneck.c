@@ -18,6 +18,8 @@
 #include "ecnwatch/analyze.h"
 #include "ecnwatch/bottleneck.h"
 #include "ecnwatch/ecn.h"
+#include "ecnwatch/jw.h"
+#include "ecnwatch/report.h"
 #include "suites.h"
 
 #define MS 1000000LL
@@ -219,13 +221,37 @@ run_flows(struct run *r, const struct flowspec *fs, size_t nf, uint32_t hot)
     CU_ASSERT_EQUAL(r->n, nf);
 }
 
+/* the groups of refs[0, n) as the report's "bottlenecks" has them, parsed */
+static json_t *
+bottlenecks_json(const struct ew_flowtab *tab, const uint32_t *refs, size_t n)
+{
+    struct ew_bottlenecks b;
+    char *m = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&m, &len);
+    struct jw w;
+    json_t *o;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    CU_ASSERT_EQUAL_FATAL(jw_init(&w, fp, 0, 10), 0);
+    ew_bottlenecks_find(tab, refs, n, &b);
+    ew_report_bottlenecks_write(&w, &b);
+    ew_bottlenecks_free(&b);
+    CU_ASSERT_EQUAL(jw_finish(&w), 0);
+    fclose(fp);
+    o = json_loadb(m, len, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    free(m);
+    return o;
+}
+
 static json_t *
 groups_of(struct run *r, const struct flowspec *fs, size_t nf)
 {
     json_t *g;
 
     run_flows(r, fs, nf, 0);
-    g = ew_bottlenecks_json(r->an.tab, r->refs, r->n);
+    g = bottlenecks_json(r->an.tab, r->refs, r->n);
     CU_ASSERT_TRUE(json_is_array(g));
     return g;
 }
@@ -318,6 +344,31 @@ test_dualq(void)
     CU_ASSERT_DOUBLE_EQUAL(num(g, "throughput_ratio_l4s_to_classic"),
                            mbps_of(&fs[1]) / mbps_of(&fs[0]), 0.0011);
     json_decref(arr);
+
+    /* the same as data, and the DualQ's classic flow, whose path verdict
+     * the report refines */
+    {
+        struct ew_bottlenecks b;
+        uint64_t *dq;
+        size_t n;
+
+        ew_bottlenecks_find(r.an.tab, r.refs, r.n, &b);
+        CU_ASSERT_EQUAL_FATAL(b.n, 1);
+        CU_ASSERT_STRING_EQUAL(b.g[0].looks_like, "dualq");
+        CU_ASSERT_STRING_EQUAL(b.g[0].hosts[1], "10.0.0.2");
+        CU_ASSERT_EQUAL_FATAL(b.g[0].l4s.n, 1);
+        CU_ASSERT_EQUAL(b.g[0].l4s.ids[0], 2);
+        CU_ASSERT_TRUE(b.g[0].has_ratio && b.g[0].classic.has_qdelay);
+        CU_ASSERT_DOUBLE_EQUAL(b.g[0].classic.qdelay_ms, 14.85, 0.0011);
+        dq = ew_bottleneck_dualq_classics(&b, &n);
+        CU_ASSERT_EQUAL_FATAL(n, 1);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(dq);
+        CU_ASSERT_EQUAL(dq[0], 1);
+        free(dq);
+        ew_bottlenecks_free(&b);
+        CU_ASSERT_PTR_NULL(b.g);
+        CU_ASSERT_EQUAL(b.n, 0);
+    }
     ew_analyzer_free(&r.an);
 }
 
@@ -334,8 +385,8 @@ test_packed_flows_same(void)
     fs[1] = spec(true, 40001, 1500 * MS, 20, 4, 1 * MS);
     run_flows(&r1, fs, 2, 0);
     run_flows(&r2, fs, 2, 1);
-    a = ew_bottlenecks_json(r1.an.tab, r1.refs, r1.n);
-    b = ew_bottlenecks_json(r2.an.tab, r2.refs, r2.n);
+    a = bottlenecks_json(r1.an.tab, r1.refs, r1.n);
+    b = bottlenecks_json(r2.an.tab, r2.refs, r2.n);
     CU_ASSERT_EQUAL(json_array_size(a), 1);
     CU_ASSERT_TRUE(json_equal(a, b));
     json_decref(a);
@@ -630,13 +681,13 @@ test_group_of_three_and_refs(void)
 
     sub[0] = r.refs[1];
     sub[1] = r.refs[2];
-    arr = ew_bottlenecks_json(r.an.tab, sub, 2);
+    arr = bottlenecks_json(r.an.tab, sub, 2);
     CU_ASSERT_EQUAL(json_array_size(arr), 0);
     json_decref(arr);
-    arr = ew_bottlenecks_json(r.an.tab, r.refs, 1);
+    arr = bottlenecks_json(r.an.tab, r.refs, 1);
     CU_ASSERT_EQUAL(json_array_size(arr), 0);
     json_decref(arr);
-    arr = ew_bottlenecks_json(r.an.tab, r.refs, 0);
+    arr = bottlenecks_json(r.an.tab, r.refs, 0);
     CU_ASSERT_EQUAL(json_array_size(arr), 0);
     json_decref(arr);
     ew_analyzer_free(&r.an);

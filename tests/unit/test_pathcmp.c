@@ -2,7 +2,8 @@
  * across an upstream and a downstream capture, and every change of the ECN
  * field named (RFC 3168 §18, RFC 9768 §3.2.2.3) with the frame numbers in
  * both captures. Packets are built as decoded values (struct ew_pkt), as the
- * reader hands them over; the payload bytes are passed beside them. */
+ * reader hands them over; the payload bytes are passed beside them. What the
+ * hop found is read as the report writes it (src/output/report_path.c). */
 #include <CUnit/CUnit.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -11,7 +12,9 @@
 
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/misuse.h"
+#include "ecnwatch/jw.h"
 #include "ecnwatch/pathcmp.h"
+#include "ecnwatch/report.h"
 #include "suites.h"
 
 /* 10.0.0.9:40000 is the client, 10.0.0.1:443 the server */
@@ -136,6 +139,27 @@ as_ecn(const struct ew_pkt *p, uint8_t ecn)
     return q;
 }
 
+/* the hop as the report's "path" has it, parsed */
+static json_t *
+hop_json(const struct ew_hop *hop, const char *up, const char *down)
+{
+    char *m = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&m, &n);
+    struct jw w;
+    json_t *o;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+    CU_ASSERT_EQUAL_FATAL(jw_init(&w, fp, 0, 10), 0);
+    ew_report_hop_write(&w, hop, up, down);
+    CU_ASSERT_EQUAL(jw_finish(&w), 0);
+    fclose(fp);
+    o = json_loadb(m, n, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    free(m);
+    return o;
+}
+
 static json_int_t
 ival(const json_t *o, const char *key)
 {
@@ -154,7 +178,7 @@ sval(const json_t *o, const char *key)
     return s ? s : "";
 }
 
-/* the hop's counters, in the order of ew_hop_json's members */
+/* the hop's counters, in the order of the report's members */
 static void
 check_counts(const json_t *o, json_int_t matched, json_int_t unchanged, json_int_t only_up,
              json_int_t only_down, json_int_t not_indexed)
@@ -262,7 +286,7 @@ test_identical_unchanged(void)
     }
     ew_hop_finish(hop, ix);
 
-    o = ew_hop_json(hop, "a.pcap", "b.pcap");
+    o = hop_json(hop, "a.pcap", "b.pcap");
     CU_ASSERT_EQUAL(ival(o, "from_capture"), 1);
     CU_ASSERT_EQUAL(ival(o, "to_capture"), 2);
     CU_ASSERT_STRING_EQUAL(sval(o, "from"), "a.pcap");
@@ -327,7 +351,7 @@ test_identity_fields(void)
     ew_hop_match(hop, ix, &q, NULL, 0, 16);
     ew_hop_finish(hop, ix);
 
-    o = ew_hop_json(hop, "a", "b");
+    o = hop_json(hop, "a", "b");
     check_counts(o, 1, 1, 0, 6, 0);
     json_decref(o);
     teardown(ix, hop);
@@ -340,7 +364,7 @@ test_identity_fields(void)
     q.u.tcp.seq += 1;
     ew_hop_match(hop, ix, &q, NULL, 0, 2);
     ew_hop_finish(hop, ix);
-    o = ew_hop_json(hop, "a", "b");
+    o = hop_json(hop, "a", "b");
     check_counts(o, 0, 0, 1, 1, 0);
     json_decref(o);
     teardown(ix, hop);
@@ -392,7 +416,7 @@ test_transitions_and_frames(void)
     ew_hop_match(hop, ix, &q, NULL, 0, 105);
     ew_hop_finish(hop, ix);
 
-    o = ew_hop_json(hop, "up", "down");
+    o = hop_json(hop, "up", "down");
     check_counts(o, 5, 0, 0, 0, 0);
     CU_ASSERT_EQUAL_FATAL(json_array_size(json_object_get(o, "changes")), 4);
     /* in order of first occurrence downstream */
@@ -468,7 +492,7 @@ test_other_transitions_and_directions(void)
     ew_hop_match(hop, ix, &q, NULL, 0, 15);
     ew_hop_finish(hop, ix);
 
-    o = ew_hop_json(hop, "up", "down");
+    o = hop_json(hop, "up", "down");
     check_counts(o, 5, 0, 0, 0, 0);
     CU_ASSERT_EQUAL_FATAL(json_array_size(json_object_get(o, "changes")), 5);
     ch = json_array_get(json_object_get(o, "changes"), 0);
@@ -532,16 +556,16 @@ test_unmatched_counted_by_finish(void)
     ew_hop_match(hop, ix, &junk, NULL, 0, 10);
 
     /* before finishing, nothing is known about the upstream side */
-    o = ew_hop_json(hop, "a", "b");
+    o = hop_json(hop, "a", "b");
     check_counts(o, 2, 2, 0, 1, 0);
     json_decref(o);
 
     ew_hop_finish(hop, ix);
-    o = ew_hop_json(hop, "a", "b");
+    o = hop_json(hop, "a", "b");
     check_counts(o, 2, 2, 2, 1, 0);
     json_decref(o);
     ew_hop_finish(hop, ix);
-    o = ew_hop_json(hop, "a", "b");
+    o = hop_json(hop, "a", "b");
     check_counts(o, 2, 2, 2, 1, 0);
     json_decref(o);
     teardown(ix, hop);
@@ -571,7 +595,7 @@ test_index_bound(void)
         ew_hop_match(hop, ix, &q, NULL, 0, (uint64_t)i + 100);
     }
     ew_hop_finish(hop, ix);
-    o = ew_hop_json(hop, "a", "b");
+    o = hop_json(hop, "a", "b");
     /* indexed: frames 1-3; matched: 2 and 3 (bleached); only upstream: 1 */
     check_counts(o, 2, 0, 1, 2, 2);
     CU_ASSERT_EQUAL(json_array_size(json_object_get(o, "changes")), 1);
@@ -584,7 +608,7 @@ test_index_bound(void)
     ew_index_add(ix, &p[0], NULL, 0, 1);
     ew_hop_match(hop, ix, &p[0], NULL, 0, 1);
     ew_hop_finish(hop, ix);
-    o = ew_hop_json(hop, "a", "b");
+    o = hop_json(hop, "a", "b");
     check_counts(o, 0, 0, 0, 1, 1);
     json_decref(o);
     teardown(ix, hop);
@@ -626,7 +650,7 @@ test_payload_tells_apart(void)
         ew_hop_match(hop, ix, &pb, b, sizeof(b), 11);
         ew_hop_match(hop, ix, &pa, a, sizeof(a), 12);
         ew_hop_finish(hop, ix);
-        o = ew_hop_json(hop, "a", "b");
+        o = hop_json(hop, "a", "b");
         check_counts(o, 2, 2, 0, 0, 0);
         CU_ASSERT_EQUAL(json_array_size(json_object_get(o, "changes")), 0);
         json_decref(o);
@@ -640,7 +664,7 @@ test_payload_tells_apart(void)
     pb = as_ecn(&pa, EW_ECN_NOT_ECT);
     ew_hop_match(hop, ix, &pb, a, sizeof(a), 5);
     ew_hop_finish(hop, ix);
-    o = ew_hop_json(hop, "a", "b");
+    o = hop_json(hop, "a", "b");
     {
         static const uint64_t pr[][2] = {{1, 5}};
         const json_t *ch = json_array_get(json_object_get(o, "changes"), 0);
@@ -664,7 +688,7 @@ test_payload_tells_apart(void)
     ew_hop_match(hop, ix, &pb, b, sizeof(b), 11); /* pairs with frame 1 */
     ew_hop_match(hop, ix, &pa, a, sizeof(a), 12); /* pairs with frame 2 */
     ew_hop_finish(hop, ix);
-    o = ew_hop_json(hop, "a", "b");
+    o = hop_json(hop, "a", "b");
     check_counts(o, 2, 0, 0, 0, 0);
     CU_ASSERT_EQUAL(json_array_size(json_object_get(o, "changes")), 2);
     json_decref(o);
@@ -720,7 +744,7 @@ test_retransmissions_and_duplicates(void)
     ew_hop_match(hop, ix, &q, bytes, sizeof(bytes), 31);
     ew_hop_finish(hop, ix);
 
-    o = ew_hop_json(hop, "a", "b");
+    o = hop_json(hop, "a", "b");
     /* matched: 7, 8, 9, 31; only upstream: 1 and 20; only downstream: 10 */
     check_counts(o, 4, 1, 2, 1, 0);
     CU_ASSERT_EQUAL_FATAL(json_array_size(json_object_get(o, "changes")), 2);
@@ -795,7 +819,7 @@ test_listing_bounds(void)
         ew_hop_match(hop, ix, &q, NULL, 0, (uint64_t)i + 1);
     }
     ew_hop_finish(hop, ix);
-    o = ew_hop_json(hop, "a", "b");
+    o = hop_json(hop, "a", "b");
     check_counts(o, EW_PATH_MAX_PAIRS + 1, 0, 0, 0, 0);
     CU_ASSERT_EQUAL_FATAL(json_array_size(json_object_get(o, "changes")), 1);
     ch = json_array_get(json_object_get(o, "changes"), 0);
@@ -815,7 +839,7 @@ test_listing_bounds(void)
         ew_hop_match(hop, ix, &q, NULL, 0, (uint64_t)i + 1);
     }
     ew_hop_finish(hop, ix);
-    o = ew_hop_json(hop, "a", "b");
+    o = hop_json(hop, "a", "b");
     check_counts(o, EW_PATH_MAX_GROUPS + 1, 0, 0, 0, 0);
     CU_ASSERT_EQUAL(json_array_size(json_object_get(o, "changes")), EW_PATH_MAX_GROUPS);
     CU_ASSERT_EQUAL(ival(o, "changes_not_listed"), 1);

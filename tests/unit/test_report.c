@@ -22,6 +22,7 @@
 #include "ecnwatch/dissect.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/jw.h"
+#include "ecnwatch/pathcmp.h"
 #include "ecnwatch/report.h"
 #include "ecnwatch/version.h"
 #include "suites.h"
@@ -147,21 +148,18 @@ feed(struct ew_analyzer *an)
 static const struct ew_report_src src_file = {.kind = "file", .name = "x.pcap",
                                               .linktype = "EN10MB"};
 
-/* the report of an as ew_report_dump writes it (root from ew_report_head,
- * released); *len its length */
+/* the report of an as ew_report_dump writes it, of one capture; *len its
+ * length */
 static char *
 report_of(const struct ew_analyzer *an, const struct ew_report_src *src, size_t *len)
 {
-    json_t *root = ew_report_head(an, src);
     char *m = NULL;
     size_t n = 0;
     FILE *fp = open_memstream(&m, &n);
 
-    CU_ASSERT_PTR_NOT_NULL_FATAL(root);
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    CU_ASSERT_EQUAL(ew_report_dump(fp, an, root), 0);
+    CU_ASSERT_EQUAL(ew_report_dump(fp, an, src, NULL), 0);
     fclose(fp);
-    json_decref(root);
     *len = n;
     return m;
 }
@@ -478,7 +476,7 @@ static void
 test_json_bytes(void)
 {
     struct ew_analyzer a, b;
-    json_t *head, *r;
+    json_t *r;
     char *x, *y, *j;
     size_t lx, ly;
 
@@ -501,18 +499,22 @@ test_json_bytes(void)
     free(j);
     json_decref(r);
 
-    /* the head holds null for the flows; members added to it are written */
-    head = ew_report_head(&a, &src_file);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(head);
-    CU_ASSERT_TRUE(json_is_null(json_object_get(head, "flows")));
-    json_object_set_new(head, "path", json_pack("{s:[s,s]}", "captures", "a.pcap", "b.pcap"));
+    /* two captures: "path" after the flows, with the captures and the hop
+     * between them; one capture (or none given): no "path" */
     {
+        static const char *const caps[] = {"a.pcap", "b.pcap"};
+        struct ew_hop *hop = ew_hop_new(1, 2);
+        struct ew_hop *const hops[] = {hop};
+        const struct ew_report_path two = {2, caps, hops}, one = {1, caps, hops};
+        const char *k, *last;
+        json_t *v;
         char *m = NULL;
         size_t n = 0;
         FILE *fp = open_memstream(&m, &n);
 
+        CU_ASSERT_PTR_NOT_NULL_FATAL(hop);
         CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-        CU_ASSERT_EQUAL(ew_report_dump(fp, &a, head), 0);
+        CU_ASSERT_EQUAL(ew_report_dump(fp, &a, &src_file, &two), 0);
         fclose(fp);
         r = parse(m);
         CU_ASSERT_PTR_NOT_NULL_FATAL(r);
@@ -520,10 +522,27 @@ test_json_bytes(void)
         CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(
                                    json_object_get(json_object_get(r, "path"), "captures"), 1)),
                                "b.pcap");
+        v = json_array_get(json_object_get(json_object_get(r, "path"), "hops"), 0);
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(v, "from")), "a.pcap");
+        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(v, "to")), "b.pcap");
+        CU_ASSERT_EQUAL(json_array_size(json_object_get(v, "changes")), 0);
+        last = NULL;
+        json_object_foreach(r, k, v)
+            last = k;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(last);
+        CU_ASSERT_STRING_EQUAL(last, "path");
         json_decref(r);
         free(m);
+
+        m = NULL;
+        fp = open_memstream(&m, &n);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+        CU_ASSERT_EQUAL(ew_report_dump(fp, &a, &src_file, &one), 0);
+        fclose(fp);
+        CU_ASSERT_STRING_EQUAL(m, x);
+        free(m);
+        ew_hop_free(hop);
     }
-    json_decref(head);
     free(x);
     free(y);
     ew_analyzer_free(&a);
@@ -960,7 +979,6 @@ test_write_file(void)
     char *want, *got;
     size_t lw, lg, i;
     struct stat st;
-    json_t *root;
     mode_t um;
     int fd;
 
@@ -978,11 +996,9 @@ test_write_file(void)
     um = umask(022);
     for (i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
         umask(masks[i]);
-        root = ew_report_head(&an, &src_file);
         err[0] = '\0';
-        CU_ASSERT_EQUAL(ew_report_write_file(&an, root, path, err, sizeof(err)), 0);
+        CU_ASSERT_EQUAL(ew_report_write_file(&an, &src_file, NULL, path, err, sizeof(err)), 0);
         CU_ASSERT_STRING_EQUAL(err, "");
-        json_decref(root);
         CU_ASSERT_EQUAL_FATAL(stat(path, &st), 0);
         CU_ASSERT_TRUE(S_ISREG(st.st_mode));
         CU_ASSERT_EQUAL(st.st_mode & 07777, 0666 & ~masks[i]);
@@ -1011,16 +1027,14 @@ static void
 write_fails(const struct ew_analyzer *an, const char *path, const char *want)
 {
     char err[512];
-    json_t *root = ew_report_head(an, &src_file);
 
     err[0] = '\0';
-    CU_ASSERT_EQUAL(ew_report_write_file(an, root, path, err, sizeof(err)), -1);
+    CU_ASSERT_EQUAL(ew_report_write_file(an, &src_file, NULL, path, err, sizeof(err)), -1);
     if (!strstr(err, want))
         fprintf(stderr, "%s: \"%s\" does not say \"%s\"\n", path, err, want);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
     CU_ASSERT_PTR_NOT_NULL(strstr(err, path));
     CU_ASSERT_PTR_NULL(strchr(err, '\n'));
-    json_decref(root);
 }
 
 /* report.h, ew_report_write_file: "on failure -1, errbuf says why, and
@@ -1095,7 +1109,6 @@ static void
 test_dump_full_device(void)
 {
     struct ew_analyzer an, none;
-    json_t *root;
     FILE *fp;
     int rc;
 
@@ -1103,29 +1116,23 @@ test_dump_full_device(void)
     fp = fopen("/dev/full", "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
     setvbuf(fp, NULL, _IONBF, 0);
-    root = ew_report_head(&an, &src_file);
     errno = 0;
-    CU_ASSERT_EQUAL(ew_report_dump(fp, &an, root), -1);
+    CU_ASSERT_EQUAL(ew_report_dump(fp, &an, &src_file, NULL), -1);
     CU_ASSERT_EQUAL(errno, ENOSPC);
-    json_decref(root);
     fclose(fp);
 
     fp = fopen("/dev/full", "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    root = ew_report_head(&an, &src_file);
     errno = 0;
-    CU_ASSERT_EQUAL(ew_report_dump(fp, &an, root), -1); /* some 15 kB, more than a buffer */
+    CU_ASSERT_EQUAL(ew_report_dump(fp, &an, &src_file, NULL), -1); /* some 15 kB, more than a buffer */
     CU_ASSERT_EQUAL(errno, ENOSPC);
-    json_decref(root);
     fclose(fp);
 
     init(&none, 2);
     fp = fopen("/dev/full", "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    root = ew_report_head(&none, &src_file);
-    rc = ew_report_dump(fp, &none, root);
+    rc = ew_report_dump(fp, &none, &src_file, NULL);
     CU_ASSERT_TRUE(rc == -1 || fflush(fp) != 0);
-    json_decref(root);
     fclose(fp);
     ew_analyzer_free(&none);
     ew_analyzer_free(&an);
