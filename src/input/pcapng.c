@@ -273,8 +273,11 @@ ng_drop_ifs(struct ew_ng *g)
     g->nif = 0;
 }
 
-/* one block as read: its body is in g->buf */
+/* one block as read */
 struct ng_block {
+    const uint8_t *data; /* its body: in the read-ahead chunk when it lies
+                          * there whole (valid until the next read), else
+                          * copied to g->buf */
     uint64_t at;      /* its file offset */
     uint32_t type, total;
     size_t body;      /* bytes of body (after the type, length and any byte-order magic) */
@@ -357,11 +360,24 @@ ng_block(struct ew_ng *g, struct ng_block *b, char *errbuf, size_t errlen)
         return EW_CAP_INVALID;
     }
     b->body = b->total - 12 - pre;
-    if (ng_room(g, b->body) != 0) {
-        snprintf(errbuf, errlen, "out of memory for a block of %u bytes", (unsigned)b->total);
-        return EW_CAP_BROKEN;
+    if (g->rb && g->rlen - g->rpos >= b->body + 4) {
+        /* in the chunk read ahead, with its trailing length (whose read
+         * then refills nothing): not copied again */
+        b->data = g->rb + g->rpos;
+        g->rpos += b->body;
+        g->off += b->body;
+    } else {
+        if (ng_room(g, b->body) != 0) {
+            snprintf(errbuf, errlen, "out of memory for a block of %u bytes", (unsigned)b->total);
+            return EW_CAP_BROKEN;
+        }
+        b->data = g->buf;
+        if (b->body && ng_read(g, g->buf, b->body) != 1) {
+            snprintf(errbuf, errlen, "pcapng block at offset %llu cut", (unsigned long long)b->at);
+            return EW_CAP_BROKEN;
+        }
     }
-    if ((b->body && ng_read(g, g->buf, b->body) != 1) || ng_read(g, tail, 4) != 1) {
+    if (ng_read(g, tail, 4) != 1) {
         snprintf(errbuf, errlen, "pcapng block at offset %llu cut", (unsigned long long)b->at);
         return EW_CAP_BROKEN;
     }
@@ -370,7 +386,7 @@ ng_block(struct ew_ng *g, struct ng_block *b, char *errbuf, size_t errlen)
                  (unsigned long long)b->at);
         return EW_CAP_INVALID;
     }
-    if (b->section && (b->body < 2 || ng16(g, g->buf) != 1)) {
+    if (b->section && (b->body < 2 || ng16(g, b->data) != 1)) {
         snprintf(errbuf, errlen, "section at offset %llu is not pcapng version 1",
                  (unsigned long long)b->at);
         return EW_CAP_INVALID;
@@ -398,10 +414,10 @@ ng_packet(const struct ew_ng *g, const struct ng_block *b, struct ng_packet *p, 
                      (unsigned long long)b->at, (unsigned)b->total);
             return -1;
         }
-        p->ifid = b->type == NG_EPB ? ng32(g, g->buf) : ng16(g, g->buf);
-        p->ts = (uint64_t)ng32(g, g->buf + 4) << 32 | ng32(g, g->buf + 8);
-        p->caplen = ng32(g, g->buf + 12);
-        p->len = ng32(g, g->buf + 16);
+        p->ifid = b->type == NG_EPB ? ng32(g, b->data) : ng16(g, b->data);
+        p->ts = (uint64_t)ng32(g, b->data + 4) << 32 | ng32(g, b->data + 8);
+        p->caplen = ng32(g, b->data + 12);
+        p->len = ng32(g, b->data + 16);
         p->dat = 20;
         if (p->caplen > b->body - p->dat) {
             snprintf(errbuf, errlen, "packet block at offset %llu claims %u captured bytes",
@@ -418,7 +434,7 @@ ng_packet(const struct ew_ng *g, const struct ng_block *b, struct ng_packet *p, 
         }
         p->ifid = 0;
         p->ts = 0; /* it has none */
-        p->len = ng32(g, g->buf);
+        p->len = ng32(g, b->data);
         p->dat = 4;
         p->caplen = p->len < b->body - p->dat ? p->len : (uint32_t)(b->body - p->dat);
         if (g->nif && g->ifs[0].snaplen && p->caplen > g->ifs[0].snaplen)
@@ -446,7 +462,7 @@ ew_ng_next(struct ew_ng *g, const char *filter, struct ew_frame *fr, bool *pass,
         if (b.section)
             continue;
         if (b.type == NG_IDB) {
-            if (ng_idb(g, g->buf, b.body, errbuf, errlen) != 0)
+            if (ng_idb(g, b.data, b.body, errbuf, errlen) != 0)
                 return EW_CAP_BROKEN;
             continue;
         }
@@ -461,7 +477,7 @@ ew_ng_next(struct ew_ng *g, const char *filter, struct ew_frame *fr, bool *pass,
             return EW_CAP_INVALID;
         }
         f = &g->ifs[p.ifid];
-        fr->data = g->buf + p.dat;
+        fr->data = b.data + p.dat;
         /* clamped as libpcap clamps to its largest snapshot */
         fr->caplen = p.caplen > NG_MAX_SNAPLEN ? NG_MAX_SNAPLEN : p.caplen;
         fr->wirelen = p.len;
