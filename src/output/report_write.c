@@ -17,14 +17,14 @@
 #include "ecnwatch/thread.h"
 #include "ecnwatch/version.h"
 
-/* the flows refs[from, to) as members of w's open array (room: for the
- * packed ones) */
 /* the classic flows of DualQ-looking bottlenecks (ew_bottleneck_refine) */
 struct dualq_set {
     const uint64_t *ids;
     size_t n;
 };
 
+/* the flows refs[from, to) as members of w's open array (room: for the
+ * packed ones) */
 static void
 flows_range(struct jw *w, const struct ew_analyzer *an, const uint32_t *refs, size_t from,
             size_t to, struct ew_flow_summary *r, struct ew_flow_room *room,
