@@ -135,6 +135,7 @@ header
 for ((i = 0; i < RUNS; i++)); do
     run_once floor "$B/floor" "$OUT/bench.pcap"
     run_once json "$EW" -r "$OUT/bench.pcap" --json
+    run_once json1 env ECNWATCH_REPORT_THREADS=1 "$EW" -r "$OUT/bench.pcap" --json
     run_once q "$EW" -r "$OUT/bench.pcap" -q
 done
 show floor "floor (bare pcap_next_ex loop)" "$PACKETS"
@@ -144,9 +145,13 @@ show json "ecnwatch --json" "$PACKETS"
 ew_sec=$M_SEC
 ew_cpu=$M_CPU
 ew_kb=$M_KB
+show json1 "ecnwatch --json, report: 1 thread" "$PACKETS"
+ew1_sec=$M_SEC
 show q "ecnwatch -q (analysis, no report)" "$PACKETS"
 q_sec=$M_SEC
 q_cpu=$M_CPU
+awk -v t="$ew_sec" -v o="$ew1_sec" -v q="$q_sec" 'BEGIN {
+    printf "   the report'"'"'s second thread: --json %.3f s against %.3f s with one (%+.1f %%); the report itself %.3f s against %.3f s\n", t, o, 100 * (t - o) / o, t - q, o - q }'
 
 echo
 echo "-- the first $PREFIX packets of the same capture ($OUT/prefix.pcap; tshark is slow)"

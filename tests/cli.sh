@@ -263,6 +263,18 @@ one_or_two() {
 }
 check "one processor or two: the same report of 3,000 flows" one_or_two
 
+# ECNWATCH_REPORT_THREADS=1 (ecnwatch(1)): the report's flows written by one
+# thread while the file is still read by two; the same report
+report_one_thread() {
+    local n
+    run_ew 0 "$tmp/rt1.out" "$tmp/rt1.err" env ECNWATCH_REPORT_THREADS=1 "$EW" -r "$tmp/many.pcap" --json &&
+        run_ew 0 "$tmp/rt2.out" "$tmp/rt2.err" "$EW" -r "$tmp/many.pcap" --json || return 1
+    n=$(jq_get "$tmp/rt1.out" '.flows | length') && [ "$n" -gt 3000 ] ||
+        { why="$n flows"; return 1; }
+    cmp -s "$tmp/rt1.out" "$tmp/rt2.out" || { why="the reports differ"; return 1; }
+}
+check "ECNWATCH_REPORT_THREADS=1: the same report of 3,000 flows" report_one_thread
+
 # Flows beyond the hot set are kept packed and unpacked when a packet comes:
 # with one flow hot (every other flow packed at each switch) or a hundred,
 # the same reports, events and summaries as with every flow hot

@@ -152,6 +152,17 @@ flows_helper(void *arg)
     return NULL;
 }
 
+/* ECNWATCH_REPORT_THREADS=1: the flows written by the caller's thread
+ * alone (ecnwatch(1), ENVIRONMENT), so that make bench can show what the
+ * helper gains */
+static bool
+one_thread(void)
+{
+    const char *v = getenv("ECNWATCH_REPORT_THREADS");
+
+    return v && !strcmp(v, "1");
+}
+
 /* the flows of the report, as the array at w's place */
 static int
 flows_write(struct jw *w, const struct ew_analyzer *an, const struct dualq_set *dq)
@@ -183,7 +194,7 @@ flows_write(struct jw *w, const struct ew_analyzer *an, const struct dualq_set *
     j.n = n;
     j.dq = *dq;
     j.at = *w; /* its state only: the helper never writes through it */
-    if (n >= 4 * FLOW_CHUNK && ew_spare_processor() &&
+    if (n >= 4 * FLOW_CHUNK && ew_spare_processor() && !one_thread() &&
         pthread_mutex_init(&j.mu, NULL) == 0) {
         if (pthread_cond_init(&j.cv, NULL) == 0) {
             helper = ew_thread_start(&th, flows_helper, &j) == 0;
