@@ -3,8 +3,9 @@
  * back and the lowest RTT seen. Memory is bounded: series come from a pool
  * allocated once (EW_SERIES_BINS bins each, at most max_series series); when
  * a series runs out of bins, neighbouring bins merge and the interval doubles.
- * Flows beyond the pool get no series, and that is counted. The pictures of
- * --plot are drawn from them by plot_svg.h. */
+ * Flows beyond the pool get no series, and that is counted. The series are
+ * plain data: the report writes them (report.h), --plot draws them
+ * (plot_svg.h). */
 #ifndef ECNWATCH_SERIES_H
 #define ECNWATCH_SERIES_H
 
@@ -52,10 +53,5 @@ const struct ew_series *ew_series_get(const struct ew_series_pool *p, const stru
                                       int dir);
 /* the flow leaves the table: its series go back to the pool */
 void ew_series_release(struct ew_series_pool *p, struct ew_flow *f);
-struct jw;
-/* the flow's time series as the member key of the object open in w; nothing
- * when it has none */
-void ew_series_write(struct jw *w, const char *key, const struct ew_series_pool *p,
-                     const struct ew_flow *f);
 
 #endif /* ECNWATCH_SERIES_H */

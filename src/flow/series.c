@@ -1,16 +1,14 @@
-/* series.c - per-flow time series (see series.h); output/plot_svg.c draws
- * them. */
+/* series.c - per-flow time series (see series.h), as plain data: the
+ * report writes them (output/report_json.c), --plot draws them
+ * (output/plot_svg.c). */
 #include "ecnwatch/series.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
-#include "ecnwatch/format.h"
 #include "ecnwatch/infer.h"
-#include "ecnwatch/jw.h"
 
 int
 ew_series_pool_init(struct ew_series_pool *p, uint32_t max_series, int64_t width_ns)
@@ -163,95 +161,4 @@ ew_series_release(struct ew_series_pool *p, struct ew_flow *f)
         }
         f->series[d] = 0;
     }
-}
-
-static double
-r3(double v)
-{
-    return (double)(int64_t)(v * 1000.0 + (v >= 0 ? 0.5 : -0.5)) / 1000.0;
-}
-
-/* one direction's bins: rows of seven numbers, the last two null when the
- * bin has no RTT sample */
-static void
-dir_series(struct jw *w, const struct ew_series *s, const struct ew_flow *f, int dir)
-{
-    const struct ew_half *h = &f->inf->half[dir];
-    double w_s = (double)s->width / 1e9;
-    uint16_t i;
-
-    jw_key(w, "bins");
-    jw_array_begin(w);
-    for (i = 0; i < s->n; i++) {
-        const struct ew_bin *b = &s->b[i];
-        double rtt = b->rtt_min_us ? b->rtt_min_us / 1000.0 : -1;
-        double srtt = h->rtt_srtt > 0 ? (double)h->rtt_srtt / 1e9 : 0;
-        uint32_t marks = b->ce > b->marks ? b->ce : b->marks;
-        double v[7];
-        bool has[7] = {true, true, true, true, true, rtt >= 0, rtt >= 0 && h->rtt_samples};
-        int k;
-
-        v[0] = r3((double)i * w_s * 1000.0);
-        v[1] = r3((double)b->bytes * 8 / w_s / 1e6);
-        v[2] = b->pkts ? r3((double)b->ce / b->pkts) : 0.0;
-        v[3] = b->pkts ? r3((double)b->e1 / b->pkts) : 0.0;
-        v[4] = srtt > 0 ? r3(marks * srtt / w_s) : 0.0;
-        v[5] = has[5] ? r3(rtt) : 0.0;
-        v[6] = has[6] ? r3(rtt - (double)h->rtt_min / 1e6) : 0.0;
-        /* json_pack("[f,f,f,f,f,o,o]") made no row of a NaN or an infinity */
-        for (k = 0; k < 7; k++)
-            if (has[k] && !isfinite(v[k]))
-                break;
-        if (k < 7)
-            continue;
-        jw_array_begin(w);
-        for (k = 0; k < 7; k++) {
-            if (has[k])
-                jw_real(w, v[k]);
-            else
-                jw_null(w);
-        }
-        jw_array_end(w);
-    }
-    jw_array_end(w);
-}
-
-void
-ew_series_write(struct jw *w, const char *key, const struct ew_series_pool *p,
-                const struct ew_flow *f)
-{
-    static const char *const columns[] = {"t_ms",       "mbps",   "ce_share", "ect1_share",
-                                          "ce_per_rtt", "rtt_ms", "qdelay_ms"};
-    const struct ew_series *s0 = NULL;
-    char t[64];
-    int d;
-
-    if (!p->s || (!f->series[0] && !f->series[1]))
-        return;
-    for (d = 0; d < 2; d++)
-        if (f->series[d] && (!s0 || p->s[f->series[d] - 1].t0 < s0->t0))
-            s0 = &p->s[f->series[d] - 1];
-    jw_key(w, key);
-    jw_object_begin(w);
-    ew_time_str(s0->t0, t, sizeof(t));
-    jw_kstring(w, "start", t);
-    jw_key(w, "columns");
-    jw_array_begin(w);
-    for (d = 0; d < 7; d++)
-        jw_string(w, columns[d]);
-    jw_array_end(w);
-    for (d = 0; d < 2; d++) {
-        const struct ew_series *s;
-
-        if (!f->series[d])
-            continue;
-        s = &p->s[f->series[d] - 1];
-        jw_key(w, d == f->client_dir ? "c2s" : "s2c");
-        jw_object_begin(w);
-        jw_kreal(w, "interval_ms", r3((double)s->width / 1e6));
-        jw_kreal(w, "offset_ms", r3((double)(s->t0 - s0->t0) / 1e6));
-        dir_series(w, s, f, d);
-        jw_object_end(w);
-    }
-    jw_object_end(w);
 }
