@@ -13,7 +13,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/pkt.h"
@@ -41,9 +40,9 @@ void ew_hop_match(struct ew_hop *hop, struct ew_index *up, const struct ew_pkt *
 /* finish: count the upstream packets never matched */
 void ew_hop_finish(struct ew_hop *hop, const struct ew_index *up);
 
-/* What a hop found, as the reports show it (the report's "path", the
- * summary's PATH lines): its counts, the changes, and the packet pairs
- * listed for each change. */
+/* What a hop found, as plain data for the reports that show it (the JSON
+ * report's "path", the summary's PATH lines; both in src/output/): its
+ * counts, the changes, and the packet pairs listed for each change. */
 struct ew_hop_counts {
     int from_capture, to_capture; /* the captures' places, from 1 */
     uint64_t matched, unchanged, only_upstream, only_downstream, not_indexed;
@@ -78,9 +77,6 @@ struct ew_hop_frames {
 /* 0, or -1 when out of memory (nothing to free then) */
 int ew_hop_frames(const struct ew_hop *hop, struct ew_hop_frames *fr);
 void ew_hop_frames_free(struct ew_hop_frames *fr);
-
-/* the hop for people: one line per change */
-void ew_hop_text(FILE *out, const struct ew_hop *hop, const char *up_name, const char *down_name);
 
 /* Read the flows of the first capture (upstream), as the single-capture
  * report concludes them: a change ECT(0) -> ECT(1) on a direction whose

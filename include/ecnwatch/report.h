@@ -6,7 +6,7 @@
  * The JSON's parts are in report_json.c (a flow, the source and totals) and
  * report_path.c (bottlenecks, the path between captures), all written with
  * the streaming writer (jw.h); the report written out in report_write.c,
- * the summary in report_text.c. */
+ * the summary and the PATH lines between captures in report_text.c. */
 #ifndef ECNWATCH_REPORT_H
 #define ECNWATCH_REPORT_H
 
@@ -68,10 +68,16 @@ ew_report_proto_name(const struct ew_flow *f)
 void ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
                     size_t max_flows);
 
+struct ew_hop;
+/* One hop between two captures (pathcmp.h), named up_name and down_name,
+ * for people, after the summary: a PATH line of its counts, then one line
+ * per change. */
+void ew_report_hop_text(FILE *out, const struct ew_hop *hop, const char *up_name,
+                        const char *down_name);
+
 /* The part of a report read from several captures of the same traffic
  * (upstream first): their names, and the hop from each to the next
  * (pathcmp.h). */
-struct ew_hop;
 struct ew_report_path {
     int ncaptures;
     const char *const *captures; /* ncaptures names */

@@ -3,13 +3,14 @@
  * back and the lowest RTT seen. Memory is bounded: series come from a pool
  * allocated once (EW_SERIES_BINS bins each, at most max_series series); when
  * a series runs out of bins, neighbouring bins merge and the interval doubles.
- * Flows beyond the pool get no series, and that is counted. */
+ * Flows beyond the pool get no series, and that is counted. The series are
+ * plain data: the report writes them (report.h), --plot draws them
+ * (plot_svg.h). */
 #ifndef ECNWATCH_SERIES_H
 #define ECNWATCH_SERIES_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #define EW_SERIES_BINS 256
 
@@ -46,14 +47,11 @@ void ew_series_pool_free(struct ew_series_pool *p);
 /* account one packet of the flow's direction dir (after the analyzer did) */
 void ew_series_packet(struct ew_series_pool *p, struct ew_flow *f, int dir,
                       const struct ew_pkt *pkt, int64_t ts);
+/* the series of the flow's direction dir (canonical), or NULL when it has
+ * none: its bins b[0] to b[n - 1], each width ns long from t0 */
+const struct ew_series *ew_series_get(const struct ew_series_pool *p, const struct ew_flow *f,
+                                      int dir);
 /* the flow leaves the table: its series go back to the pool */
 void ew_series_release(struct ew_series_pool *p, struct ew_flow *f);
-struct jw;
-/* the flow's time series as the member key of the object open in w; nothing
- * when it has none */
-void ew_series_write(struct jw *w, const char *key, const struct ew_series_pool *p,
-                     const struct ew_flow *f);
-/* an SVG picture of the flow's series; 0 on success */
-int ew_series_svg(const struct ew_series_pool *p, const struct ew_flow *f, FILE *out);
 
 #endif /* ECNWATCH_SERIES_H */

@@ -1,6 +1,12 @@
 /* cli.c - the command line (see cli.h): options and their checks, the usage
  * text, the hash seed, and --fail-on's outcome. Every message and exit status
- * here is part of the interface (man/ecnwatch.1, tests/cli.sh). */
+ * here is part of the interface (man/ecnwatch.1, tests/cli.sh).
+ *
+ * About 650 lines, over the usual 600, for a reason: it is one contract, the
+ * command line as ecnwatch(1) describes it, and an option lives in three
+ * places here that change together (its usage line, the check of its value,
+ * the combinations it refuses); split, the usage text would sit apart from
+ * the options it lists. */
 #include "ecnwatch/cli.h"
 
 #include <errno.h>

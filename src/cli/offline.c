@@ -452,7 +452,7 @@ write_outputs(struct offline *off)
     } else if (!cfg->quiet) {
         ew_report_text(stdout, &off->an, &off->src, cfg->text_flows);
         for (i = 1; i < cfg->nfiles; i++)
-            ew_hop_text(stdout, off->hops[i - 1], cfg->files[i - 1], cfg->files[i]);
+            ew_report_hop_text(stdout, off->hops[i - 1], cfg->files[i - 1], cfg->files[i]);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fprintf(stderr, "ecnwatch: cannot write the summary to standard output: %s\n",
                     strerror(errno ? errno : EIO));

@@ -7,14 +7,12 @@
  * rule as the single-capture verdict (infer.c), not remarking. */
 #include "ecnwatch/pathcmp.h"
 
-#include <arpa/inet.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
-#include "ecnwatch/format.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/misuse.h"
 
@@ -464,31 +462,4 @@ ew_hop_frames_free(struct ew_hop_frames *fr)
     free(fr->first);
     fr->pair = NULL;
     fr->first = NULL;
-}
-
-void
-ew_hop_text(FILE *out, const struct ew_hop *hop, const char *up_name, const char *down_name)
-{
-    uint32_t i;
-
-    fprintf(out, "\nPATH %s -> %s: %llu packets matched, %llu unchanged, %llu only upstream, "
-                 "%llu only downstream\n",
-            up_name, down_name, (unsigned long long)hop->matched,
-            (unsigned long long)hop->unchanged, (unsigned long long)hop->unmatched_up,
-            (unsigned long long)hop->unmatched_down);
-    for (i = 0; i < hop->ngroups; i++) {
-        const struct group *g = &hop->groups[i];
-        char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-        const uint8_t *sa = g->dir == EW_DIR_LO_HI ? g->key.lo : g->key.hi;
-        const uint8_t *da = g->dir == EW_DIR_LO_HI ? g->key.hi : g->key.lo;
-        uint16_t sp = g->dir == EW_DIR_LO_HI ? g->key.port_lo : g->key.port_hi;
-        uint16_t dp = g->dir == EW_DIR_LO_HI ? g->key.port_hi : g->key.port_lo;
-
-        ew_addr_str(sa, g->key.family, a, sizeof(a));
-        ew_addr_str(da, g->key.family, b, sizeof(b));
-        fprintf(out, "  %s:%u -> %s:%u  %s -> %s  %llux (first: frame %llu -> frame %llu): %s\n",
-                a, sp, b, dp, ew_ecn_name[g->from], ew_ecn_name[g->to],
-                (unsigned long long)g->count, (unsigned long long)g->first_up,
-                (unsigned long long)g->first_down, transition_meaning(g->from, g->to, g->sce));
-    }
 }

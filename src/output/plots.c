@@ -1,4 +1,4 @@
-/* plots.c - --plot DIR (see plots.h): the pictures come from series.c, the
+/* plots.c - --plot DIR (see plots.h): the pictures come from plot_svg.c, the
  * verdicts of the index page from conclude.c; this file walks the table and
  * writes the files. */
 #include "ecnwatch/plots.h"
@@ -12,8 +12,8 @@
 #include "ecnwatch/conclude.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/outfile.h"
+#include "ecnwatch/plot_svg.h"
 #include "ecnwatch/report.h"
-#include "ecnwatch/series.h"
 
 struct plot_arg {
     const struct ew_analyzer *an;
@@ -28,7 +28,7 @@ svg_cb(void *arg, FILE *out)
 {
     struct plot_arg *a = arg;
 
-    return ew_series_svg(a->an->series, a->f, out);
+    return ew_plot_svg(a->an->series, a->f, out);
 }
 
 static int

@@ -1,11 +1,12 @@
 /* report_json.c - the JSON report's parts (schema ecnwatch.report/1, see
- * man/ecnwatch-report.5): one flow, as the report and the NDJSON stream
- * write it, and the report's source and totals, which the stream's summary
- * has too. report_path.c writes the parts across flows and captures,
- * report_write.c the whole. */
+ * man/ecnwatch-report.5): one flow with its time series, as the report and
+ * the NDJSON stream write it, and the report's source and totals, which the
+ * stream's summary has too. report_path.c writes the parts across flows and
+ * captures, report_write.c the whole. */
 #include "ecnwatch/report.h"
 
 #include <arpa/inet.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,6 +283,98 @@ ew_report_finding_members(struct jw *w, const struct ew_flow *f, const struct ew
     jw_kstring(w, "detail", x->detail);
 }
 
+/* a number to the thousandth, as the time series are written */
+static double
+r3(double v)
+{
+    return (double)(int64_t)(v * 1000.0 + (v >= 0 ? 0.5 : -0.5)) / 1000.0;
+}
+
+/* one direction's bins (series.h): rows of seven numbers, the last two null
+ * when the bin has no RTT sample */
+static void
+timeseries_bins(struct jw *w, const struct ew_series *s, const struct ew_flow *f, int dir)
+{
+    const struct ew_half *h = &f->inf->half[dir];
+    double w_s = (double)s->width / 1e9;
+    uint16_t i;
+
+    jw_key(w, "bins");
+    jw_array_begin(w);
+    for (i = 0; i < s->n; i++) {
+        const struct ew_bin *b = &s->b[i];
+        double rtt = b->rtt_min_us ? b->rtt_min_us / 1000.0 : -1;
+        double srtt = h->rtt_srtt > 0 ? (double)h->rtt_srtt / 1e9 : 0;
+        uint32_t marks = b->ce > b->marks ? b->ce : b->marks;
+        double v[7];
+        bool has[7] = {true, true, true, true, true, rtt >= 0, rtt >= 0 && h->rtt_samples};
+        int k;
+
+        v[0] = r3((double)i * w_s * 1000.0);
+        v[1] = r3((double)b->bytes * 8 / w_s / 1e6);
+        v[2] = b->pkts ? r3((double)b->ce / b->pkts) : 0.0;
+        v[3] = b->pkts ? r3((double)b->e1 / b->pkts) : 0.0;
+        v[4] = srtt > 0 ? r3(marks * srtt / w_s) : 0.0;
+        v[5] = has[5] ? r3(rtt) : 0.0;
+        v[6] = has[6] ? r3(rtt - (double)h->rtt_min / 1e6) : 0.0;
+        /* json_pack("[f,f,f,f,f,o,o]") made no row of a NaN or an infinity */
+        for (k = 0; k < 7; k++)
+            if (has[k] && !isfinite(v[k]))
+                break;
+        if (k < 7)
+            continue;
+        jw_array_begin(w);
+        for (k = 0; k < 7; k++) {
+            if (has[k])
+                jw_real(w, v[k]);
+            else
+                jw_null(w);
+        }
+        jw_array_end(w);
+    }
+    jw_array_end(w);
+}
+
+/* the flow's time series (--timeseries) as the member key of the object
+ * open in w; nothing when it has none */
+static void
+timeseries_write(struct jw *w, const char *key, const struct ew_series_pool *p,
+                 const struct ew_flow *f)
+{
+    static const char *const columns[] = {"t_ms",       "mbps",   "ce_share", "ect1_share",
+                                          "ce_per_rtt", "rtt_ms", "qdelay_ms"};
+    const struct ew_series *s[2] = {ew_series_get(p, f, 0), ew_series_get(p, f, 1)};
+    const struct ew_series *s0 = NULL;
+    char t[64];
+    int d;
+
+    if (!s[0] && !s[1])
+        return;
+    for (d = 0; d < 2; d++)
+        if (s[d] && (!s0 || s[d]->t0 < s0->t0))
+            s0 = s[d];
+    jw_key(w, key);
+    jw_object_begin(w);
+    ew_time_str(s0->t0, t, sizeof(t));
+    jw_kstring(w, "start", t);
+    jw_key(w, "columns");
+    jw_array_begin(w);
+    for (d = 0; d < 7; d++)
+        jw_string(w, columns[d]);
+    jw_array_end(w);
+    for (d = 0; d < 2; d++) {
+        if (!s[d])
+            continue;
+        jw_key(w, d == f->client_dir ? "c2s" : "s2c");
+        jw_object_begin(w);
+        jw_kreal(w, "interval_ms", r3((double)s[d]->width / 1e6));
+        jw_kreal(w, "offset_ms", r3((double)(s[d]->t0 - s0->t0) / 1e6));
+        timeseries_bins(w, s[d], f, d);
+        jw_object_end(w);
+    }
+    jw_object_end(w);
+}
+
 void
 ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew_flow *f,
                      const struct ew_flow_summary *r)
@@ -367,7 +460,7 @@ ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew
     jw_array_end(w);
     ew_quic_write(w, "quic", f);
     if (an && an->series)
-        ew_series_write(w, "timeseries", an->series, f);
+        timeseries_write(w, "timeseries", an->series, f);
     jw_object_end(w);
 }
 

@@ -1,5 +1,5 @@
 /* report_text.c - the human summary: totals, the findings, and a table of
- * flows. */
+ * flows; with several captures, the PATH lines of each hop between them. */
 #include "ecnwatch/report.h"
 
 #include <arpa/inet.h>
@@ -11,6 +11,7 @@
 #include "ecnwatch/bottleneck.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/format.h"
+#include "ecnwatch/pathcmp.h"
 
 static double
 pct(uint64_t part, uint64_t whole)
@@ -242,4 +243,30 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
                 n - max_flows);
     free(refs);
     free(room);
+}
+
+void
+ew_report_hop_text(FILE *out, const struct ew_hop *hop, const char *up_name,
+                   const char *down_name)
+{
+    struct ew_hop_counts n;
+    uint32_t i, nc = ew_hop_nchanges(hop);
+
+    ew_hop_counts(hop, &n);
+    fprintf(out, "\nPATH %s -> %s: %llu packets matched, %llu unchanged, %llu only upstream, "
+                 "%llu only downstream\n",
+            up_name, down_name, (unsigned long long)n.matched, (unsigned long long)n.unchanged,
+            (unsigned long long)n.only_upstream, (unsigned long long)n.only_downstream);
+    for (i = 0; i < nc; i++) {
+        struct ew_hop_change c;
+        char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+
+        ew_hop_change(hop, i, &c);
+        ew_addr_str(c.src, c.family, a, sizeof(a));
+        ew_addr_str(c.dst, c.family, b, sizeof(b));
+        fprintf(out, "  %s:%u -> %s:%u  %s -> %s  %llux (first: frame %llu -> frame %llu): %s\n",
+                a, c.sport, b, c.dport, ew_ecn_name[c.from], ew_ecn_name[c.to],
+                (unsigned long long)c.count, (unsigned long long)c.first_up,
+                (unsigned long long)c.first_down, c.meaning);
+    }
 }

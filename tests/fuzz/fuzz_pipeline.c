@@ -27,6 +27,7 @@
 
 #include "ecnwatch/analyze.h"
 #include "ecnwatch/dissect.h"
+#include "ecnwatch/plot_svg.h"
 #include "ecnwatch/report.h"
 #include "ecnwatch/series.h"
 #include "ecnwatch/stream.h"
@@ -161,7 +162,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     n = ew_flowtab_refs(an.tab, refs, st.in_table, false);
     for (i = 0; i < n; i++)
-        ew_series_svg(&series, ew_flowtab_view(an.tab, refs[i], &room), devnull);
+        ew_plot_svg(&series, ew_flowtab_view(an.tab, refs[i], &room), devnull);
     free(refs);
     ew_analyzer_free(&an);
     ew_series_pool_free(&series);

@@ -241,7 +241,7 @@ text_of(const struct ew_hop *hop, const char *up, const char *down)
     FILE *f = open_memstream(&buf, &len);
 
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    ew_hop_text(f, hop, up, down);
+    ew_report_hop_text(f, hop, up, down);
     fclose(f);
     return buf;
 }

@@ -1,0 +1,512 @@
+/* plot_svg.c - the SVG picture of one flow's time series (see plot_svg.h),
+ * read from the series the flow layer keeps (series.h).
+ *
+ * The picture a person pastes into a bug report, drawn the way flent draws
+ * its plots: for each direction that carries data (TCP: payload; other
+ * protocols: any packet), five panels on one time axis (throughput, RTT on
+ * an axis from near its minimum, queueing delay, CE seen here against marks
+ * fed back, ECN codepoint shares), each with round ticks, gridlines, units
+ * and a legend where it holds more than one line. The SVG has a viewBox and
+ * width="100%", so it follows the page it is shown on. Only fixed-format
+ * numbers are printed: the same capture gives the same bytes. */
+#include "ecnwatch/plot_svg.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ecnwatch/flow.h"
+#include "ecnwatch/format.h"
+#include "ecnwatch/series.h"
+
+#define SVG_W 1000
+#define LEFT 84
+#define RIGHT 24
+#define PLOT_W (SVG_W - LEFT - RIGHT)
+#define PANEL_TOP 18 /* the panel's title above the plot area */
+#define PLOT_H 84
+#define PANEL_H (PANEL_TOP + PLOT_H + 10)
+#define XLABEL_H 18
+#define DIR_HEAD 26
+#define FONT "font-family=\"sans-serif\""
+
+struct svg_line {
+    const char *name, *color, *dash;
+    const double *v;
+    const bool *has;
+};
+
+struct svg_time {
+    double span_s, step_s; /* the axis from 0 to span_s, a tick every step_s */
+    int nticks;
+};
+
+/* a panel's y axis: from ymin to ymax, a tick every step (ticks steps), its
+ * labels with dec decimals */
+struct svg_axis {
+    double ymin, ymax, step;
+    int ticks, dec;
+};
+
+/* one direction's bins as the panels draw them, and their extremes */
+struct svg_bins {
+    double tput[EW_SERIES_BINS], rtt[EW_SERIES_BINS], qd[EW_SERIES_BINS], ce[EW_SERIES_BINS];
+    double mk[EW_SERIES_BINS], e1s[EW_SERIES_BINS], e0s[EW_SERIES_BINS], ces[EW_SERIES_BINS];
+    bool hasrtt[EW_SERIES_BINS];
+    double mt, rmin, rmax, qmax, mmax;
+    int nrtt; /* bins with an RTT sample */
+};
+
+/* floor without libm (the binary does not link it); |x| < 2^63 here */
+static double
+ffloor(double x)
+{
+    double i;
+
+    if (!(fabs(x) < 1e18))
+        return x; /* an integer already, or not a number */
+    i = (double)(int64_t)x;
+    return i > x ? i - 1 : i;
+}
+
+/* a round step (1, 2 or 5 times a power of ten) giving about target steps */
+static double
+nice_step(double range, int target)
+{
+    double raw, mag = 1, norm;
+    int k;
+
+    if (!(range > 0) || !isfinite(range) || range < 1e-9)
+        return 1;
+    raw = range / target;
+    for (k = 0; k < 40 && mag * 10 <= raw; k++)
+        mag *= 10;
+    for (k = 0; k < 40 && mag > raw; k++)
+        mag /= 10;
+    norm = raw / mag;
+    return (norm <= 1.0 ? 1 : norm <= 2.0 ? 2 : norm <= 5.0 ? 5 : 10) * mag;
+}
+
+/* decimals that show a multiple of step exactly */
+static int
+decimals(double step)
+{
+    double m = 1;
+    int d = 0;
+
+    while (d < 6 && fabs(step * m - ffloor(step * m + 0.5)) > 1e-6 * m) {
+        d++;
+        m *= 10;
+    }
+    return d;
+}
+
+static double
+xpos(const struct svg_time *t, double s)
+{
+    return LEFT + (t->span_s > 0 ? s / t->span_s : 0) * PLOT_W;
+}
+
+static double
+ypos(const struct svg_axis *a, double v)
+{
+    return PANEL_TOP + PLOT_H * (1 - (v - a->ymin) / (a->ymax - a->ymin));
+}
+
+/* the y axis of values from lo to hi, rounded out to a round step of at
+ * least min_step */
+static void
+y_axis(double lo, double hi, double min_step, struct svg_axis *a)
+{
+    if (!(hi > lo) && lo == 0) {
+        hi = 1; /* nothing to draw: an axis from 0 to 1 */
+    } else if (!(hi > lo)) {
+        double pad = fabs(lo) * 0.05 > 0.05 ? fabs(lo) * 0.05 : 0.05;
+
+        hi = lo + pad;
+        lo = lo - pad < 0 && lo >= 0 ? 0 : lo - pad;
+    }
+    a->step = nice_step(hi - lo, 4);
+    if (a->step < min_step)
+        a->step = min_step;
+    a->ymin = ffloor(lo / a->step + 1e-9) * a->step;
+    a->ymax = -ffloor(-hi / a->step + 1e-9) * a->step;
+    if (a->ymax <= a->ymin)
+        a->ymax = a->ymin + a->step;
+    a->ticks = (int)((a->ymax - a->ymin) / a->step + 0.5);
+    if (!(a->ticks >= 1 && a->ticks <= 20)) { /* only when the numbers are absurd */
+        a->ymin = lo;
+        a->ymax = hi > lo ? hi : lo + 1;
+        a->ticks = 4;
+        a->step = (a->ymax - a->ymin) / 4;
+    }
+    a->dec = decimals(a->step);
+}
+
+/* the panel's frame: the plot area, y ticks and gridlines, vertical
+ * gridlines at the time ticks, x tick labels below when xlabels */
+static void
+svg_grid(FILE *out, const struct svg_axis *a, const char *unit, const struct svg_time *t,
+         bool xlabels)
+{
+    int k;
+
+    fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fcfcfc\" "
+                 "stroke=\"#888\"/>\n",
+            LEFT, PANEL_TOP, PLOT_W, PLOT_H);
+    for (k = 0; k <= a->ticks; k++) {
+        double v = a->ymin + k * a->step, y = ypos(a, v);
+
+        fprintf(out, "<line class=\"grid-y\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+                     "stroke=\"#ddd\" stroke-width=\"1\"/>\n",
+                LEFT, y, LEFT + PLOT_W, y);
+        fprintf(out, "<text class=\"tick-y\" x=\"%d\" y=\"%.1f\" font-size=\"11\" %s "
+                     "text-anchor=\"end\">%.*f %s</text>\n",
+                LEFT - 5, y + 4, FONT, a->dec, v, unit);
+    }
+    for (k = 0; k <= t->nticks; k++) {
+        double x = xpos(t, k * t->step_s);
+
+        fprintf(out, "<line class=\"grid-x\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+                     "stroke=\"#ddd\" stroke-width=\"1\"/>\n",
+                x, PANEL_TOP, x, PANEL_TOP + PLOT_H);
+        if (xlabels)
+            fprintf(out, "<text class=\"tick-x\" x=\"%.1f\" y=\"%d\" font-size=\"11\" %s "
+                         "text-anchor=\"middle\">%.*f s</text>\n",
+                    x, PANEL_TOP + PLOT_H + 14, FONT, decimals(t->step_s), k * t->step_s);
+    }
+}
+
+/* one line of a panel over the series' bins: polylines through the bins
+ * with a value, clipped to the axis; a point with no neighbour a dot */
+static void
+svg_series_line(FILE *out, const struct svg_line *ln, const struct svg_axis *a,
+                const struct svg_time *t, const struct ew_series *s, double off_s)
+{
+    double w_s = (double)s->width / 1e9;
+    bool open = false;
+    int k;
+
+    for (k = 0; k < s->n; k++) {
+        double x = xpos(t, off_s + (k + 0.5) * w_s), v, y;
+
+        if (ln->has && !ln->has[k]) {
+            if (open)
+                fprintf(out, "\"/>\n");
+            open = false;
+            continue;
+        }
+        v = ln->v[k] < a->ymin ? a->ymin : ln->v[k] > a->ymax ? a->ymax : ln->v[k];
+        y = ypos(a, v);
+        /* a point with no neighbour is a dot, a line of one point shows
+         * nothing */
+        if ((k == 0 || (ln->has && !ln->has[k - 1])) &&
+            (k + 1 >= s->n || (ln->has && !ln->has[k + 1]))) {
+            fprintf(out, "<circle class=\"series\" data-name=\"%s\" cx=\"%.1f\" "
+                         "cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n",
+                    ln->name, x, y, ln->color);
+            continue;
+        }
+        if (!open)
+            fprintf(out, "<polyline class=\"series\" data-name=\"%s\" fill=\"none\" "
+                         "stroke=\"%s\" stroke-width=\"1.6\"%s%s%s points=\"",
+                    ln->name, ln->color, ln->dash ? " stroke-dasharray=\"" : "",
+                    ln->dash ? ln->dash : "", ln->dash ? "\"" : "");
+        fprintf(out, "%s%.1f,%.1f", open ? " " : "", x, y);
+        open = true;
+    }
+    if (open)
+        fprintf(out, "\"/>\n");
+}
+
+/* the legend of a panel of nl lines, at its top right */
+static void
+svg_legend(FILE *out, const struct svg_line *ln, int nl)
+{
+    int lx = LEFT + PLOT_W - 150 * nl + 6, i;
+
+    fprintf(out, "<g class=\"legend\">\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"18\" "
+                 "fill=\"white\" fill-opacity=\"0.85\" stroke=\"#bbb\"/>\n",
+            lx - 6, PANEL_TOP + 3, 150 * nl - 4);
+    for (i = 0; i < nl; i++)
+        fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" "
+                     "stroke-width=\"2\"%s%s%s/><text x=\"%d\" y=\"%d\" font-size=\"11\" "
+                     "%s>%s</text>\n",
+                lx + 150 * i, PANEL_TOP + 12, lx + 150 * i + 20, PANEL_TOP + 12, ln[i].color,
+                ln[i].dash ? " stroke-dasharray=\"" : "", ln[i].dash ? ln[i].dash : "",
+                ln[i].dash ? "\"" : "", lx + 150 * i + 25, PANEL_TOP + 16, FONT, ln[i].name);
+    fprintf(out, "</g>\n");
+}
+
+/* one panel at y0: title, y ticks and gridlines from lo to hi (rounded out
+ * to the step), vertical gridlines at the time ticks, the lines, a legend
+ * when there is more than one line; x tick labels below when xlabels */
+static void
+svg_panel(FILE *out, const char *id, int y0, const char *title, const char *unit, double lo,
+          double hi, double min_step, const struct svg_time *t, const struct svg_line *ln,
+          int nl, const struct ew_series *s, double off_s, bool xlabels)
+{
+    struct svg_axis a;
+    int i;
+
+    y_axis(lo, hi, min_step, &a);
+    fprintf(out, "<g class=\"panel\" id=\"%s\" transform=\"translate(0,%d)\">\n", id, y0);
+    fprintf(out, "<text class=\"title\" x=\"%d\" y=\"13\" font-size=\"13\" %s "
+                 "font-weight=\"bold\">%s</text>\n",
+            LEFT, FONT, title);
+    svg_grid(out, &a, unit, t, xlabels);
+    for (i = 0; i < nl; i++)
+        svg_series_line(out, &ln[i], &a, t, s, off_s);
+    if (nl > 1)
+        svg_legend(out, ln, nl);
+    fprintf(out, "</g>\n");
+}
+
+/* the direction's data worth a picture: TCP payload, or any packet of
+ * another protocol (both sides of a UDP exchange carry its data) */
+static bool
+carries_data(const struct ew_flow *f, int d)
+{
+    return f->key.proto == 6 ? f->dir[d].payload_bytes > 0 : f->dir[d].packets > 0;
+}
+
+/* the series' bins in the panels' units: Mbit/s, ms, marks, % */
+static void
+svg_bins(const struct ew_series *s, struct svg_bins *v)
+{
+    double w_s = (double)s->width / 1e9;
+    int i;
+
+    v->mt = v->rmin = v->rmax = v->qmax = v->mmax = 0;
+    v->nrtt = 0;
+    for (i = 0; i < s->n; i++) {
+        const struct ew_bin *bn = &s->b[i];
+
+        v->tput[i] = (double)bn->bytes * 8 / w_s / 1e6;
+        v->hasrtt[i] = bn->rtt_min_us != 0;
+        v->rtt[i] = bn->rtt_min_us / 1000.0;
+        v->ce[i] = bn->ce;
+        v->mk[i] = bn->marks;
+        v->e1s[i] = bn->pkts ? 100.0 * bn->e1 / bn->pkts : 0;
+        v->e0s[i] = bn->pkts ? 100.0 * bn->e0 / bn->pkts : 0;
+        v->ces[i] = bn->pkts ? 100.0 * bn->ce / bn->pkts : 0;
+        if (v->tput[i] > v->mt)
+            v->mt = v->tput[i];
+        if (v->ce[i] > v->mmax)
+            v->mmax = v->ce[i];
+        if (v->mk[i] > v->mmax)
+            v->mmax = v->mk[i];
+        if (v->hasrtt[i]) {
+            if (!v->nrtt || v->rtt[i] < v->rmin)
+                v->rmin = v->rtt[i];
+            if (!v->nrtt || v->rtt[i] > v->rmax)
+                v->rmax = v->rtt[i];
+            v->nrtt++;
+        }
+    }
+    for (i = 0; i < s->n; i++) {
+        v->qd[i] = v->hasrtt[i] ? v->rtt[i] - v->rmin : 0;
+        if (v->qd[i] > v->qmax)
+            v->qmax = v->qd[i];
+    }
+}
+
+/* the direction's heading at y: which way, its ends, packets, bin width */
+static void
+svg_heading(FILE *out, const struct ew_flow *f, int d, double w_s, int y)
+{
+    char a[80], b[80];
+
+    ew_addr_str(d == EW_DIR_LO_HI ? f->key.lo : f->key.hi, f->key.family, a, sizeof(a));
+    ew_addr_str(d == EW_DIR_LO_HI ? f->key.hi : f->key.lo, f->key.family, b, sizeof(b));
+    /* addresses with the port where the protocol has one */
+    if (f->key.proto == 6 || f->key.proto == 17 || f->key.proto == 132) {
+        char pa[64], pb[64];
+
+        memcpy(pa, a, sizeof(pa));
+        memcpy(pb, b, sizeof(pb));
+        pa[sizeof(pa) - 1] = pb[sizeof(pb) - 1] = '\0';
+        snprintf(a, sizeof(a), f->key.family == 6 ? "[%s]:%u" : "%s:%u", pa,
+                 d == EW_DIR_LO_HI ? f->key.port_lo : f->key.port_hi);
+        snprintf(b, sizeof(b), f->key.family == 6 ? "[%s]:%u" : "%s:%u", pb,
+                 d == EW_DIR_LO_HI ? f->key.port_hi : f->key.port_lo);
+    }
+    fprintf(out, "<text class=\"direction\" x=\"%d\" y=\"%d\" font-size=\"14\" %s "
+                 "font-weight=\"bold\">%s (%s): %s &#8594; %s, %llu packet%s, %.0f ms "
+                 "bins</text>\n",
+            LEFT, y + 18, FONT, d == f->client_dir ? "c2s" : "s2c",
+            d == f->client_dir ? "client to server" : "server to client", a, b,
+            (unsigned long long)f->dir[d].packets, f->dir[d].packets == 1 ? "" : "s", w_s * 1000);
+}
+
+/* one direction's five panels from y0; the height used */
+static int
+svg_direction(FILE *out, const struct ew_series *s, const struct ew_flow *f, int d,
+              const struct svg_time *t, double off_s, int y0)
+{
+    struct svg_bins v;
+    double w_s = (double)s->width / 1e9;
+    const char *tag = d == f->client_dir ? "c2s" : "s2c";
+    char id[32], title[160], unit[48];
+    int y = y0;
+
+    svg_bins(s, &v);
+    svg_heading(out, f, d, w_s, y);
+    y += DIR_HEAD;
+    {
+        struct svg_line l = {"throughput", "#1f77b4", NULL, v.tput, NULL};
+
+        snprintf(id, sizeof(id), "%s-throughput", tag);
+        svg_panel(out, id, y, "throughput (payload)", "Mbit/s", 0, v.mt, 0, t, &l, 1, s, off_s,
+                  false);
+        y += PANEL_H;
+    }
+    if (v.nrtt) {
+        struct svg_line l = {"RTT", "#2ca02c", NULL, v.rtt, v.hasrtt};
+        struct svg_line q = {"queueing delay", "#ff7f0e", NULL, v.qd, v.hasrtt};
+
+        snprintf(id, sizeof(id), "%s-rtt", tag);
+        snprintf(title, sizeof(title), "RTT, lowest per bin (flow minimum %.3f ms)", v.rmin);
+        svg_panel(out, id, y, title, "ms", v.rmin, v.rmax, 0, t, &l, 1, s, off_s, false);
+        y += PANEL_H;
+        snprintf(id, sizeof(id), "%s-qdelay", tag);
+        svg_panel(out, id, y, "queueing delay (RTT less the flow minimum)", "ms", 0, v.qmax, 0, t,
+                  &q, 1, s, off_s, false);
+        y += PANEL_H;
+    } else {
+        fprintf(out, "<text class=\"note\" x=\"%d\" y=\"%d\" font-size=\"12\" %s fill=\"#555\">"
+                     "no RTT sample in this direction: no RTT or queueing delay panel</text>\n",
+                LEFT, y + 13, FONT);
+        y += 22;
+    }
+    {
+        struct svg_line l[2] = {{"CE seen here", "#d62728", NULL, v.ce, NULL},
+                                {"marks fed back", "#9467bd", "5,3", v.mk, NULL}};
+
+        snprintf(id, sizeof(id), "%s-marks", tag);
+        snprintf(title, sizeof(title), "CE marks per %.0f ms interval", w_s * 1000);
+        snprintf(unit, sizeof(unit), "marks");
+        svg_panel(out, id, y, title, unit, 0, v.mmax, 1, t, l, 2, s, off_s, false);
+        y += PANEL_H;
+    }
+    {
+        /* Not-ECT is what is left of 100 % */
+        struct svg_line l[3] = {{"ECT(1) share", "#17becf", NULL, v.e1s, NULL},
+                                {"ECT(0) share", "#8c564b", "2,2", v.e0s, NULL},
+                                {"CE share", "#d62728", "5,3", v.ces, NULL}};
+
+        snprintf(id, sizeof(id), "%s-codepoints", tag);
+        svg_panel(out, id, y, "ECN codepoints, share of packets (Not-ECT: the rest)", "%", 0, 100,
+                  0, t, l, 3, s, off_s, true);
+        y += PANEL_H + XLABEL_H;
+    }
+    return y - y0;
+}
+
+/* the directions pictured, into s (by canonical direction): each that
+ * carries data, or when none does, the one with more packets; 0, or -1 when
+ * the flow has no series */
+static int
+svg_pick(const struct ew_series_pool *p, const struct ew_flow *f, const struct ew_series *s[2])
+{
+    int d;
+
+    s[0] = s[1] = NULL;
+    for (d = 0; d < 2; d++) {
+        const struct ew_series *x = ew_series_get(p, f, d);
+
+        if (x && x->n && carries_data(f, d))
+            s[d] = x;
+    }
+    if (s[0] || s[1])
+        return 0;
+    /* no data either way (a handshake, pure ACKs): the direction with more
+     * packets */
+    d = f->dir[f->client_dir ^ 1].packets > f->dir[f->client_dir].packets ? f->client_dir ^ 1
+                                                                           : f->client_dir;
+    if (!ew_series_get(p, f, d))
+        d ^= 1;
+    s[d] = ew_series_get(p, f, d);
+    return s[d] ? 0 : -1;
+}
+
+/* the time axis over the pictured series, from the first one's start (t0) */
+static void
+svg_time_axis(const struct ew_series *const s[2], struct svg_time *t, int64_t *t0)
+{
+    int64_t t1 = 0;
+    int d, nd = 0;
+
+    *t0 = 0;
+    for (d = 0; d < 2; d++) {
+        if (!s[d])
+            continue;
+        if (!nd || s[d]->t0 < *t0)
+            *t0 = s[d]->t0;
+        if (!nd || s[d]->t0 + s[d]->n * s[d]->width > t1)
+            t1 = s[d]->t0 + s[d]->n * s[d]->width;
+        nd++;
+    }
+    t->span_s = (double)(t1 - *t0) / 1e9;
+    t->step_s = nice_step(t->span_s, 8);
+    t->nticks = (int)(t->span_s / t->step_s + 1e-9);
+    if (!(t->nticks >= 0 && t->nticks <= 40)) {
+        t->nticks = 8;
+        t->step_s = t->span_s / 8;
+    }
+}
+
+/* the picture's height: 5 panels a direction (3 without RTT samples) */
+static int
+svg_height(const struct ew_series *const s[2])
+{
+    int d, i, h = 30;
+
+    for (d = 0; d < 2; d++) {
+        bool rtt = false;
+
+        if (!s[d])
+            continue;
+        for (i = 0; i < s[d]->n && !rtt; i++)
+            rtt = s[d]->b[i].rtt_min_us != 0;
+        h += DIR_HEAD + (rtt ? 5 : 3) * PANEL_H + XLABEL_H + (rtt ? 0 : 22) + 10;
+    }
+    return h;
+}
+
+int
+ew_plot_svg(const struct ew_series_pool *p, const struct ew_flow *f, FILE *out)
+{
+    const struct ew_series *s[2];
+    int order[2], d, i, h;
+    struct svg_time t;
+    int64_t t0;
+    char proto[24];
+
+    if (svg_pick(p, f, s) != 0)
+        return -1;
+    svg_time_axis(s, &t, &t0);
+    if (f->key.proto == 6 || f->key.proto == 17)
+        snprintf(proto, sizeof(proto), "%s", f->key.proto == 6 ? "TCP" : "UDP");
+    else
+        snprintf(proto, sizeof(proto), "IP protocol %u", f->key.proto);
+    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                 "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"100%%\" "
+                 "preserveAspectRatio=\"xMidYMin meet\">\n"
+                 "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+                 "<text class=\"flow\" x=\"%d\" y=\"20\" font-size=\"15\" %s>flow %llu "
+                 "(%s) over %.3f s, from its first packet</text>\n",
+            SVG_W, svg_height(s), LEFT, FONT, (unsigned long long)f->id, proto, t.span_s);
+    /* c2s first, then s2c */
+    order[0] = f->client_dir;
+    order[1] = f->client_dir ^ 1;
+    h = 30;
+    for (i = 0; i < 2; i++) {
+        d = order[i];
+        if (s[d])
+            h += svg_direction(out, s[d], f, d, &t, (double)(s[d]->t0 - t0) / 1e9, h) + 10;
+    }
+    fprintf(out, "</svg>\n");
+    return ferror(out) ? -1 : 0;
+}
