@@ -100,6 +100,35 @@ void jw_int_object(struct jw *w, const char *const *keys, const int64_t *vals, s
 static inline void jw_kreal(struct jw *w, const char *k, double v) { jw_key(w, k); jw_real(w, v); }
 static inline void jw_kbool(struct jw *w, const char *k, bool v) { jw_key(w, k); jw_bool(w, v); }
 static inline void jw_knull(struct jw *w, const char *k) { jw_key(w, k); jw_null(w); }
+/* A member whose value may be unknown: null when `has` is false (or, for a
+ * string, when s is NULL). */
+static inline void
+jw_kint_if(struct jw *w, const char *k, bool has, int64_t v)
+{
+    jw_key(w, k);
+    if (has)
+        jw_int(w, v);
+    else
+        jw_null(w);
+}
+static inline void
+jw_kreal_if(struct jw *w, const char *k, bool has, double v)
+{
+    jw_key(w, k);
+    if (has)
+        jw_real(w, v);
+    else
+        jw_null(w);
+}
+static inline void
+jw_kstring_or_null(struct jw *w, const char *k, const char *s)
+{
+    jw_key(w, k);
+    if (s)
+        jw_string(w, s);
+    else
+        jw_null(w);
+}
 
 /* Append raw bytes (a newline after a document, say). */
 void jw_raw(struct jw *w, const char *s, size_t n);

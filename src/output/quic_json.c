@@ -74,11 +74,7 @@ dir_write(struct jw *w, const char *name, const struct ew_quic_conn *c, int d,
     kcount(w, "peer_acks_with_ecn", q->acks_ecn);
     kcount(w, "peer_acks_without_ecn_over_ect", q->plain_on_ect);
     jw_kstring(w, "validation", ew_quic_dir_result_name[s->dir[d].result]);
-    jw_key(w, "failure");
-    if (s->dir[d].fail)
-        jw_string(w, ew_quic_fail_name[s->dir[d].fail]);
-    else
-        jw_null(w);
+    jw_kstring_or_null(w, "failure", s->dir[d].fail ? ew_quic_fail_name[s->dir[d].fail] : NULL);
     jw_kstring(w, "reason", s->dir[d].reason);
     jw_key(w, "frames");
     jw_object_begin(w);
@@ -122,11 +118,7 @@ ew_quic_write(struct jw *w, const char *key, const struct ew_flow *f)
     jw_object_begin(w);
     jw_kstring(w, "version", ver);
     jw_kbool(w, "version_changed", c->version_changed);
-    jw_key(w, "dcid_len");
-    if (c->have_client)
-        jw_int(w, (int64_t)c->dcid_len);
-    else
-        jw_null(w);
+    jw_kint_if(w, "dcid_len", c->have_client, (int64_t)c->dcid_len);
     jw_kbool(w, "client_identified", c->have_client);
     jw_kbool(w, "retry", c->retry);
     jw_key(w, "packets");

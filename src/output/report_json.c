@@ -65,21 +65,9 @@ feedback_write(struct jw *w, const struct ew_flow *f, int d, const struct ew_dir
         jw_key(w, "option");
         jw_object_begin(w);
         kuint(w, "segments", h->opt_segments);
-        jw_key(w, "ect0_bytes");
-        if (h->opt_seen[EW_ACC_E0B])
-            jw_int(w, (int64_t)(uint64_t)h->opt_total[EW_ACC_E0B]);
-        else
-            jw_null(w);
-        jw_key(w, "ce_bytes");
-        if (h->opt_seen[EW_ACC_CEB])
-            jw_int(w, (int64_t)(uint64_t)h->opt_total[EW_ACC_CEB]);
-        else
-            jw_null(w);
-        jw_key(w, "ect1_bytes");
-        if (h->opt_seen[EW_ACC_E1B])
-            jw_int(w, (int64_t)(uint64_t)h->opt_total[EW_ACC_E1B]);
-        else
-            jw_null(w);
+        jw_kint_if(w, "ect0_bytes", h->opt_seen[EW_ACC_E0B], (int64_t)h->opt_total[EW_ACC_E0B]);
+        jw_kint_if(w, "ce_bytes", h->opt_seen[EW_ACC_CEB], (int64_t)h->opt_total[EW_ACC_CEB]);
+        jw_kint_if(w, "ect1_bytes", h->opt_seen[EW_ACC_E1B], (int64_t)h->opt_total[EW_ACC_E1B]);
         kuint(w, "matches_seen", h->opt_exact);
         kuint(w, "differs_from_seen", h->opt_mismatch);
         jw_object_end(w);
@@ -249,11 +237,7 @@ ew_report_endpoint_write(struct jw *w, const char *name, const struct ew_flow *f
     jw_key(w, name);
     jw_object_begin(w);
     jw_kstring(w, "addr", buf);
-    jw_key(w, "port");
-    if (f->key.l4 == EW_L4_NONE)
-        jw_null(w);
-    else
-        jw_int(w, port);
+    jw_kint_if(w, "port", f->key.l4 != EW_L4_NONE, port);
     jw_object_end(w);
 }
 
@@ -477,18 +461,10 @@ ew_report_source_write(struct jw *w, const struct ew_analyzer *an, const struct 
     jw_kstring(w, "kind", src->kind);
     jw_kstring(w, "name", src->name);
     jw_kstring(w, "linktype", src->linktype ? src->linktype : "unknown");
-    jw_key(w, "filter");
-    if (src->filter)
-        jw_string(w, src->filter);
-    else
-        jw_null(w);
+    jw_kstring_or_null(w, "filter", src->filter);
     jw_kbool(w, "truncated", src->truncated);
     jw_kbool(w, "interrupted", src->interrupted);
-    jw_key(w, "packet_limit");
-    if (src->packet_limit)
-        jw_int(w, (int64_t)src->packet_limit);
-    else
-        jw_null(w);
+    jw_kint_if(w, "packet_limit", src->packet_limit != 0, (int64_t)src->packet_limit);
     if (an->have_time) {
         ew_time_str(an->first_ns, t, sizeof(t));
         jw_kstring(w, "first_time", t);
@@ -506,11 +482,7 @@ capture_loss_write(struct jw *w, const struct ew_report_src *src)
     jw_object_begin(w);
     kuint(w, "received", src->loss_received);
     kuint(w, "dropped", src->loss_dropped);
-    jw_key(w, "interface_dropped");
-    if (src->loss_ifdrop_known)
-        jw_int(w, (int64_t)src->loss_ifdropped);
-    else
-        jw_null(w);
+    jw_kint_if(w, "interface_dropped", src->loss_ifdrop_known, (int64_t)src->loss_ifdropped);
     jw_object_end(w);
 }
 

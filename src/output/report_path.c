@@ -27,11 +27,7 @@ side_write(struct jw *w, const char *k, const struct ew_bottleneck_side *s)
     jw_array_end(w);
     jw_kreal(w, "throughput_mbps", s->throughput_mbps);
     jw_kreal(w, "ce_per_packet", s->ce_per_packet);
-    jw_key(w, "qdelay_ms");
-    if (s->has_qdelay)
-        jw_real(w, s->qdelay_ms);
-    else
-        jw_null(w);
+    jw_kreal_if(w, "qdelay_ms", s->has_qdelay, s->qdelay_ms);
     jw_object_end(w);
 }
 
@@ -52,11 +48,7 @@ ew_report_bottlenecks_write(struct jw *w, const struct ew_bottlenecks *b)
         jw_array_end(w);
         jw_kstring(w, "looks_like", g->looks_like);
         jw_kstring(w, "reason", g->reason);
-        jw_key(w, "throughput_ratio_l4s_to_classic");
-        if (g->has_ratio)
-            jw_real(w, g->ratio);
-        else
-            jw_null(w);
+        jw_kreal_if(w, "throughput_ratio_l4s_to_classic", g->has_ratio, g->ratio);
         side_write(w, "l4s", &g->l4s);
         side_write(w, "classic", &g->classic);
         jw_object_end(w);
@@ -75,11 +67,7 @@ end_write(struct jw *w, const char *k, const struct ew_hop_change *c, const uint
     jw_key(w, k);
     jw_object_begin(w);
     jw_kstring(w, "addr", a);
-    jw_key(w, "port");
-    if (c->l4 != EW_L4_NONE)
-        jw_int(w, port);
-    else
-        jw_null(w);
+    jw_kint_if(w, "port", c->l4 != EW_L4_NONE, port);
     jw_object_end(w);
 }
 
@@ -109,11 +97,7 @@ change_write(struct jw *w, const struct ew_hop *hop, uint32_t i, const struct ew
     jw_kstring(w, "from", ew_ecn_key[c.from & 3]);
     jw_kstring(w, "to", ew_ecn_key[c.to & 3]);
     jw_kstring(w, "meaning", c.meaning);
-    jw_key(w, "misuse");
-    if (c.misuse >= 0)
-        jw_string(w, ew_misuse_name[c.misuse]);
-    else
-        jw_null(w);
+    jw_kstring_or_null(w, "misuse", c.misuse >= 0 ? ew_misuse_name[c.misuse] : NULL);
     jw_kint(w, "count", (int64_t)c.count);
     jw_key(w, "first_frames");
     frame_pair(w, c.first_up, c.first_down);
