@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ecnwatch/dedupe.h"
 #include "ecnwatch/flow.h"
 #include "ecnwatch/misuse.h" /* EW_MU_MASK_BITS: the findings counted per kind */
 #include "ecnwatch/negotiation.h" /* enum ew_neg, ew_flow_negotiation(): for the flows it keeps */
@@ -25,6 +26,8 @@ struct ew_totals {
     uint64_t ecn[4];
     uint64_t events[EW_EV_COUNT];
     uint64_t ecn_bytes[4]; /* IP bytes (as the IP header states them) by codepoint */
+    uint64_t duplicates;   /* IP packets captured twice: the copies, left out of every count */
+    uint64_t duplicates_unsure; /* the same TCP bytes again where a copy and a resend look alike */
 };
 
 struct ew_analyzer_cfg {
@@ -47,6 +50,7 @@ struct ew_analyzer {
     ew_flow_evict_fn user_evict;
     void *user_evict_arg;
     struct ew_series_pool *series; /* per-flow time series, or NULL */
+    struct ew_dedupe dedupe;       /* packets seen lately, to find copies */
     int64_t first_ns, last_ns;
     bool have_time;
 };

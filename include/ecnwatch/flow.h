@@ -68,6 +68,9 @@ struct ew_dir_stats {
     uint32_t ece, cwr, ae;  /* raw TCP header bits */
     uint32_t max_payload; /* largest transport payload: an MSS estimate */
     uint32_t seq_max; /* highest sequence number sent + 1 (TCP) */
+    /* copies of packets already counted (dedupe.h): left out of every count
+     * above; and packets that may be copies or resends, counted */
+    uint32_t dups, dups_unsure;
     bool have_seq;
 };
 

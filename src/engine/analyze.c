@@ -64,7 +64,9 @@ ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg)
         ew_flowtab_set_end_cb(an->tab, cfg->on_end, cfg->end_arg);
     /* as many QUIC entries as flow records: a flow gives its entry back on eviction */
     an->quic = an->tab ? ew_quic_pool_new(cfg->max_flows) : NULL;
-    if (an->tab && !an->quic) {
+    if (an->tab && (!an->quic || ew_dedupe_init(&an->dedupe) != 0)) {
+        ew_quic_pool_free(an->quic);
+        an->quic = NULL;
         ew_flowtab_free(an->tab);
         an->tab = NULL;
     }
@@ -110,6 +112,7 @@ ew_analyzer_free(struct ew_analyzer *an)
     an->tab = NULL;
     ew_quic_pool_free(an->quic);
     an->quic = NULL;
+    ew_dedupe_free(&an->dedupe);
 }
 
 /* RFC 1982 serial number arithmetic on 32-bit sequence numbers */
@@ -293,10 +296,6 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
         tot->undecodable++;
         return;
     }
-    tot->ip_packets++;
-    tot->ecn[pkt->ecn & EW_ECN_MASK]++;
-    tot->ecn_bytes[pkt->ecn & EW_ECN_MASK] += pkt->ip_len;
-
     if (pre && pre->valid) {
         dir = pre->dir;
         f = ew_flowtab_get_hashed(an->tab, &pre->key, pre->hash, ts_ns, &created);
@@ -316,7 +315,25 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
         }
     } else {
         ew_flowtab_touch(an->tab, f);
+        /* a copy of a packet already counted is left out of every count */
+        switch (ew_dedupe_check(&an->dedupe, f->id, dir, pkt, ts_ns)) {
+        case EW_DUP_COPY:
+            tot->duplicates++;
+            f->dir[dir].dups++;
+            return;
+        case EW_DUP_UNSURE:
+            tot->duplicates_unsure++;
+            f->dir[dir].dups_unsure++;
+            break;
+        case EW_DUP_NEW:
+            break;
+        }
     }
+    if (created)
+        ew_dedupe_check(&an->dedupe, f->id, dir, pkt, ts_ns);
+    tot->ip_packets++;
+    tot->ecn[pkt->ecn & EW_ECN_MASK]++;
+    tot->ecn_bytes[pkt->ecn & EW_ECN_MASK] += pkt->ip_len;
     f->last_frame = frame;
     f->last_ns = ts_ns;
 
