@@ -26,6 +26,15 @@
 /* TSvals waiting for their first echo, per direction (as pping/ePPing) */
 #define EW_TS_PENDING 8
 
+/* A histogram of queueing delays: bin 0 below EW_QD_BIN0_US, then bins of
+ * half an octave (0.25, 0.35, 0.5, 0.71, 1, ... ms), the last one open
+ * (from 181 ms). Counts saturate by halving every bin of the histogram, so
+ * that its shape is kept: what is read from it are shares and quantiles. */
+#define EW_QD_BINS 20
+#define EW_QD_BIN0_US 250
+/* sequence ranges of one direction the capture point has skipped, tracked at once */
+#define EW_HOLES 4
+
 /* A round trip timed from TCP timestamps at the capture point, the way
  * pping and ePPing time it: the first packet seen with a new TSval, going
  * one way, against the first packet coming back whose TSecr echoes it
@@ -39,6 +48,7 @@ struct ew_tsloop {
     uint32_t pend_val[EW_TS_PENDING];
     uint32_t samples, excess_max_us;
     uint32_t newest;            /* the highest TSval seen this way */
+    uint8_t excess_hist[EW_QD_BINS]; /* the samples above the running minimum */
     uint8_t head, count;
     bool newest_set;
 };
@@ -90,6 +100,9 @@ struct ew_half {
     uint32_t ace_rel_exact, ace_rel_mismatch; /* the same check relative to the first ACE */
     uint32_t ace_wrap_ambiguous; /* increments that could hide a wrap of 8 */
     uint32_t ace_zero_first;    /* ACE 0 on the first feedback after the handshake */
+    /* pure ACKs on d with the CWR bit set: in AccECN it is part of the ACE
+     * counter; a classic receiver sets CWR only on new data (RFC 3168 §6.1.2) */
+    uint32_t ace_cwr_acks;
 
     uint32_t rtt_samples;
     uint32_t ack_max;           /* highest acknowledgement number seen for d's data */
@@ -126,6 +139,26 @@ struct ew_half {
      * link's rate when the flow had it to itself for a while */
     int64_t rwin_start;
     uint32_t rwin_bytes, peak_kbps;
+
+    /* Capture loss: d's data the capture point never saw. A segment that
+     * starts past the highest sequence seen opens a gap; a later segment
+     * (a retransmission, or reordering) fills it; an acknowledgement that
+     * covers what is still missing shows that the receiver got bytes this
+     * capture never saw (missed_bytes). At most EW_HOLES gaps are tracked;
+     * more are noted (gaps) but not followed. */
+    uint64_t missed_bytes;
+    int64_t gap_last_ns;        /* when the latest gap opened (0: none) */
+    uint32_t hole_start[EW_HOLES], hole_end[EW_HOLES];
+    uint32_t seq_hi;            /* the highest sequence end seen of d's data (seq_hi_set) */
+    uint32_t gaps, missed_gaps; /* gaps opened; gaps (or parts) acknowledged unseen */
+    /* ECE runs ended without a CWR while a gap in d's data was open, or had
+     * opened since a round trip before the run: the CWR may be in it */
+    uint32_t ece_runs_no_cwr_gap;
+    /* delays as histograms (EW_QD_BINS): the data-to-ACK samples and those
+     * beside each mark fed back; the upstream excess beside each CE seen */
+    uint8_t qd_hist[EW_QD_BINS], qd_marks_hist[EW_QD_BINS], ce_up_hist[EW_QD_BINS];
+    uint8_t nholes;
+    bool seq_hi_set;
 
     /* -- cold: evidence, the frames where things were first seen (0 = not seen) */
     uint64_t first_data_frame;
@@ -255,6 +288,9 @@ struct ew_dir_verdict {
     /* where the feedback was checked against the marks seen */
     bool fb_checked_exact; /* every checkable feedback value matched what arrived */
     bool marks_downstream; /* the feedback reports marks the capture point did not see */
+    /* ECE runs that ended with no CWR seen and tell DCTCP's echo (those where
+     * the capture missed data that may hold the CWR set aside) */
+    uint32_t runs_no_cwr;
 };
 
 struct ew_flow;
@@ -262,7 +298,14 @@ struct ew_flow;
 struct ew_flow_verdict {
     int neg;                /* enum ew_neg */
     bool neg_inferred;      /* handshake not captured: mode inferred from what followed */
+    /* neg_inferred, and nothing that followed told the mode: classic ECN or
+     * AccECN feedback cannot be told apart (the feedback is "unknown") */
+    bool mode_unknown;
     bool mode_accecn;       /* AccECN feedback in force (negotiated or inferred) */
+    /* the verdict rests on less than the whole story: the handshake was not
+     * captured, the capture missed some of the flow's data, or it holds
+     * packets that may be copies (ew_dir_stats.dups_unsure) */
+    bool verdict_likely;
     char neg_reason[EW_REASON_LEN];
     enum ew_verdict verdict;
     char reason[EW_REASON_LEN];
@@ -331,6 +374,10 @@ void ew_infer_conclude_quiet(const struct ew_flow *f, struct ew_flow_verdict *v)
 /* The frames behind the verdict, in frame order; returns how many (<= room). */
 size_t ew_infer_evidence(const struct ew_flow *f, const struct ew_flow_verdict *v,
                          struct ew_evidence *out, size_t room);
+
+/* The capture of direction d's data is not whole: the receiver
+ * acknowledged bytes this capture point never saw (ew_half.missed_bytes). */
+bool ew_infer_missed(const struct ew_flow *f, int d);
 
 /* "not_ect", "ect0", "ect1", "mixed" or "none": the codepoints the sender put
  * on its data (TCP: data and retransmissions; otherwise every packet), CE

@@ -23,6 +23,16 @@
 #define EW_INF_AE_SHARE_NUM 9
 /* the denominator of EW_INF_AE_SHARE_NUM */
 #define EW_INF_AE_SHARE_DEN 10
+/* handshake not captured: 2 or more pure ACKs with the CWR bit show the ACE counter; a classic
+ * receiver sets CWR only on new data (RFC 3168 §6.1.2), AccECN's counter passes the bit every
+ * other mark (RFC 9768 §3.2.2); 2, not 1, for a stray bit (design) */
+#define EW_INF_ACE_CWR_MIN_ACKS 2
+/* handshake not captured, at the receiver: the ACE follows 3 or more CE arrivals mod 8 exactly
+ * (a classic receiver's ECE matches one CE by chance; 3 make the counter pass its CWR bit) */
+#define EW_INF_ACE_TRACK_MIN_CE 3
+/* TCP timestamps place the capture point without a handshake from 8 samples of each loop on
+ * (design: the minimum of a few round trips) */
+#define EW_INF_VANTAGE_MIN_TS_SAMPLES 8
 /* 3 or more ACE values, all as the CE seen, make feedback "exact" (design: fewer match by chance) */
 #define EW_INF_ACE_EXACT_MIN_SEGMENTS 3
 /* a sender's ECT(1): on 9 in 10 of its ECT data from the first segment on (design, CE aside) */

@@ -46,6 +46,146 @@ first(struct ew_half *h, uint16_t bit, uint64_t *slot, uint64_t frame)
     }
 }
 
+static bool
+seq_after(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) > 0;
+}
+
+/* the histogram bin of a delay (infer.h, EW_QD_BINS): half octaves from
+ * EW_QD_BIN0_US */
+static unsigned
+qd_bin(uint32_t us)
+{
+    uint64_t lo;
+    unsigned k, b;
+
+    if (us < EW_QD_BIN0_US)
+        return 0;
+    if (us > (1u << 30))
+        us = 1u << 30;
+    k = 31u - (unsigned)__builtin_clz(us / EW_QD_BIN0_US); /* the octave */
+    lo = (uint64_t)EW_QD_BIN0_US << k;
+    /* its upper half from lo * sqrt(2) */
+    b = 1 + 2 * k + ((uint64_t)us * us >= 2 * lo * lo);
+    return b < EW_QD_BINS ? b : EW_QD_BINS - 1;
+}
+
+static void
+hist_add(uint8_t *h, uint32_t us)
+{
+    unsigned b = qd_bin(us), i;
+
+    if (h[b] == UINT8_MAX)
+        for (i = 0; i < EW_QD_BINS; i++)
+            h[i] = (uint8_t)((h[i] + 1u) / 2u);
+    h[b]++;
+}
+
+/* Capture loss (infer.h): d's data segment [seq, end) as it passes. A
+ * start past the highest sequence seen leaves a gap behind it; a segment
+ * below it fills what it covers of the gaps. */
+#define GAP_MAX (1u << 30) /* a jump this large is not a gap: a new sequence space */
+
+static void
+hole_fill(struct ew_half *h, uint32_t seq, uint32_t end)
+{
+    unsigned i = 0;
+
+    while (i < h->nholes) {
+        uint32_t hs = h->hole_start[i], he = h->hole_end[i];
+
+        if (!seq_after(end, hs) || !seq_after(he, seq)) {
+            i++;
+            continue; /* no overlap */
+        }
+        if (!seq_after(seq, hs) && !seq_after(he, end)) { /* all of it */
+            h->nholes--;
+            h->hole_start[i] = h->hole_start[h->nholes];
+            h->hole_end[i] = h->hole_end[h->nholes];
+            continue;
+        }
+        if (!seq_after(seq, hs)) {
+            h->hole_start[i] = end;
+        } else if (!seq_after(he, end)) {
+            h->hole_end[i] = seq;
+        } else { /* inside: two gaps, when there is room for the second */
+            h->hole_end[i] = seq;
+            if (h->nholes < EW_HOLES) {
+                h->hole_start[h->nholes] = end;
+                h->hole_end[h->nholes] = he;
+                h->nholes++;
+            }
+        }
+        i++;
+    }
+}
+
+static void
+seq_seen(struct ew_half *h, uint32_t seq, uint32_t end, int64_t ts)
+{
+    if (!h->seq_hi_set) {
+        h->seq_hi = end;
+        h->seq_hi_set = true;
+        return;
+    }
+    if (seq_after(seq, h->seq_hi) && seq - h->seq_hi < GAP_MAX) {
+        h->gaps++;
+        h->gap_last_ns = ts ? ts : 1;
+        if (h->nholes < EW_HOLES) {
+            h->hole_start[h->nholes] = h->seq_hi;
+            h->hole_end[h->nholes] = seq;
+            h->nholes++;
+        }
+        h->seq_hi = end;
+        return;
+    }
+    if (seq_after(seq, h->seq_hi)) { /* no gap: the sequence starts anew */
+        h->nholes = 0;
+        h->seq_hi = end;
+        return;
+    }
+    if (h->nholes)
+        hole_fill(h, seq, end);
+    if (seq_after(end, h->seq_hi))
+        h->seq_hi = end;
+}
+
+/* an acknowledgement of d's data up to ack: what it covers that was never
+ * seen here was missed by the capture. A FIN's sequence number is left out
+ * of the bytes acknowledged past everything seen. */
+static void
+seq_acked(struct ew_half *h, uint32_t ack)
+{
+    unsigned i = 0;
+
+    while (i < h->nholes) {
+        uint32_t hs = h->hole_start[i], he = h->hole_end[i];
+
+        if (!seq_after(ack, hs)) {
+            i++;
+            continue;
+        }
+        if (!seq_after(he, ack)) {
+            h->missed_bytes += he - hs;
+            h->missed_gaps++;
+            h->nholes--;
+            h->hole_start[i] = h->hole_start[h->nholes];
+            h->hole_end[i] = h->hole_end[h->nholes];
+            continue;
+        }
+        h->missed_bytes += ack - hs;
+        h->hole_start[i] = ack;
+        i++;
+    }
+    if (h->seq_hi_set && seq_after(ack, h->seq_hi + 1) && ack - h->seq_hi < GAP_MAX) {
+        h->missed_bytes += ack - h->seq_hi;
+        h->missed_gaps++;
+        h->gaps++;
+        h->seq_hi = ack;
+    }
+}
+
 /* d's packet as it passes: arrivals, data codepoints, CWR, RTT timing */
 static void
 account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t frame,
@@ -108,6 +248,16 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
                 h->ect0_after_ect1++;
         }
     }
+    /* what of d's sequence space passed here: a SYN starts it, data and a
+     * FIN take it up */
+    if (t->flags & EW_TCP_SYN) {
+        if (!h->seq_hi_set) {
+            h->seq_hi = t->seq + 1 + t->payload;
+            h->seq_hi_set = true;
+        }
+    } else if (!(t->flags & EW_TCP_RST) && (t->payload > 0 || (t->flags & EW_TCP_FIN))) {
+        seq_seen(h, t->seq, t->seq + t->payload + ((t->flags & EW_TCP_FIN) ? 1u : 0u), ts);
+    }
     if (ew_ecn_is_ect(ecn) && kind == EW_SEG_PURE_ACK)
         first(h, EW_SEEN_ECT_PURE_ACK, &h->first_ect_pure_ack_frame, frame);
     if (ew_ecn_is_ect(ecn) && kind == EW_SEG_RETRANS)
@@ -166,6 +316,7 @@ rtt_sample(struct ew_half *h, int64_t rtt)
     qd = (uint32_t)((rtt - h->rtt_min) / 1000);
     h->qd_sum_us += qd;
     h->qd_n++;
+    hist_add(h->qd_hist, qd);
     if (qd > h->qd_max_us)
         h->qd_max_us = qd;
 }
@@ -181,6 +332,7 @@ mark_delay(struct ew_half *h)
     qd = (uint32_t)((h->rtt_last - h->rtt_min) / 1000);
     h->qd_marks++;
     h->qd_marks_sum_us += qd;
+    hist_add(h->qd_marks_hist, qd);
     if (qd > h->qd_marks_max_us)
         h->qd_marks_max_us = qd;
 }
@@ -211,6 +363,7 @@ ts_sample(struct ew_tsloop *l, int64_t rtt)
     l->samples++;
     ex = (uint32_t)((rtt - l->min) / 1000);
     l->excess_sum_us += ex;
+    hist_add(l->excess_hist, ex);
     if (ex > l->excess_max_us)
         l->excess_max_us = ex;
 }
@@ -292,6 +445,10 @@ ece_run_ended_without_cwr(struct ew_half *r, uint64_t frame)
         r->ece_runs_at_start++;
     } else if (r->cwr_off_run_ns != 0 && r->cwr_off_run_ns >= since) {
         r->ece_runs_in_recovery++;
+    } else if (r->nholes || (r->gap_last_ns != 0 && r->gap_last_ns >= since)) {
+        /* the CWR may be in what this capture point did not see; whether
+         * it missed anything, the acknowledgements tell later */
+        r->ece_runs_no_cwr_gap++;
     } else {
         r->ece_runs_without_cwr++;
         first(r, EW_SEEN_ECE_OFF, &r->first_ece_off_frame, frame);
@@ -530,7 +687,10 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
         newly = r->ack_init ? t->ack - r->ack_max : 0;
         r->ack_max = t->ack;
         r->ack_init = true;
+        seq_acked(r, t->ack);
     }
+    if (t->payload == 0 && !(t->flags & (EW_TCP_FIN | EW_TCP_RST)) && (t->flags & EW_TCP_CWR))
+        r->ace_cwr_acks++;
     if (!handshake_ack)
         feedback_ace(in, r, ew_tcp_ace(t->flags), baseline, frame, newly, mss_est);
     if (t->acc.present)
@@ -590,6 +750,7 @@ ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uin
 
         h->ce_up_sum_us += ex;
         h->ce_up_n++;
+        hist_add(h->ce_up_hist, ex);
         if (ex > h->ce_up_max_us)
             h->ce_up_max_us = ex;
     }
