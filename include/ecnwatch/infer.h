@@ -319,11 +319,18 @@ struct ew_flow_verdict {
 enum ew_aqm {
     EW_AQM_NONE_SEEN,
     EW_AQM_L4S,     /* frequent CE at about a millisecond of queueing delay */
-    EW_AQM_CLASSIC, /* CE at several milliseconds or more: a classic single queue */
+    /* CE at several milliseconds or more, when the queue is long: a classic
+     * AQM; one flow cannot show whether its queue is shared with others */
+    EW_AQM_CLASSIC,
     EW_AQM_SCE,     /* ECT(0) turned ECT(1) in runs */
     EW_AQM_DROP_TAIL, /* losses and growing delay, no marks */
     EW_AQM_UNKNOWN,
-    EW_AQM_DUALQ_CLASSIC, /* classic marks, in a bottleneck that looks like a DualQ (bottleneck.c) */
+    /* a classic AQM, where the flows of its bottleneck show the queue (bottleneck.c):
+     * a DualQ's classic queue, one queue shared with the other flows, a queue of its own */
+    EW_AQM_DUALQ_CLASSIC,
+    EW_AQM_CLASSIC_SINGLE,
+    EW_AQM_FQ_CLASSIC,
+    EW_AQM_COUNT
 };
 extern const char *const ew_aqm_name[];
 
@@ -341,6 +348,16 @@ struct ew_path_verdict {
     const char *qdelay_from;
     double serialisation_ms; /* one largest segment at the flow's own rate, or -1 */
     double ce_per_rtt;       /* marks per round trip (ew_infer_path_rtt), or -1 */
+    /* the counts behind the verdict: delay samples, marks with a delay
+     * sample beside them, and the share of those above the median of the
+     * samples (-1: none) */
+    uint32_t qdelay_samples;
+    uint64_t marks_with_qdelay;
+    double marks_above_median;
+    /* how sure: certain, likely, or not at all (aqm unknown) */
+    bool has_confidence, certain;
+    /* a remark beside the verdict (an L4S flow's lost latency), or NULL */
+    const char *note;
 };
 
 /* The flow's end-to-end round trip (ns, 0 when unknown) as direction d sees

@@ -74,6 +74,20 @@
 /* ... only for a flow that sends 4 segments a round trip or more at that rate: fewer is a flow
  * limited by its application or window, whose rate says nothing of the link's (design) */
 #define EW_PATH_SCALE_MIN_PKTS_PER_RTT 4
+/* no AQM is named from fewer than 10 marks with a delay sample beside them, nor from fewer than
+ * 10 delay samples: a handful of marks at one delay sample says nothing of an AQM's habit (design;
+ * a CoDel or DualPI2 queue marks a bulk flow dozens of times a minute) */
+#define EW_PATH_MIN_MARKS 10
+/* the samples' minimum (design: as the marks) */
+#define EW_PATH_MIN_QD_SAMPLES 10
+/* a classic AQM marks when its queue is long: 60 % or more of the marks above the median
+ * queueing delay. Field and lab captures: CoDel, RED, PIE and DualPI2's classic queue 70-100 %;
+ * TCP Prague through DualPI2 behind netem slotting 41 %, behind netem jitter 9 %: that delay is
+ * not the marking queue's (design: between the two) */
+#define EW_PATH_ALIGNED_SHARE 0.6
+/* ... unless the delay hardly varies (its interquartile range within half its median): a queue
+ * held steady at its target has no long and short times to line up with (design) */
+#define EW_PATH_STEADY_IQR 0.5
 /* vantage unknown: an RTT floor under 0.5 ms (in ns) is the receiver's turnaround, not a path (design) */
 #define EW_PATH_RTT_MIN_USABLE_NS 500000
 /* a flow joins the L4S/classic comparison with 10 data segments or more (design: a rate needs some) */
@@ -107,6 +121,19 @@
 #define EW_PATH_HARM_RATIO 1.1
 /* one shared queue: the two delays differ by 30 % of the larger or less (design: RTT noise) */
 #define EW_PATH_SAME_QDELAY_FRAC 0.3
+/* ... or by 0.5 ms or less: the noise of timing a queue of a millisecond or two (design; field
+ * capture: CUBIC and Prague in one CoDel queue with a 1 ms target, 1.14 and 1.24 ms) */
+#define EW_PATH_QDELAY_NOISE_MS 0.5
+/* the two kinds' delays per interval move together: Pearson's r of 0.6 or more is one queue
+ * (design; one CoDel queue 0.97) */
+#define EW_PATH_CORR_ONE_QUEUE 0.6
+/* ... and below 0.3 they wait apart (design: flow queueing) */
+#define EW_PATH_CORR_APART 0.3
+/* a correlation needs 10 or more intervals with a delay on both sides (design) */
+#define EW_PATH_BN_MIN_CELLS 10
+/* a group spans at most 2^20 intervals of its series' width: a longer one is compared over its
+ * whole flows (design: bounds the memory of one comparison to some tens of MiB) */
+#define EW_PATH_BN_MAX_CELLS (1 << 20)
 
 /* ------------------------------------------------------------ misuse */
 

@@ -14,7 +14,7 @@
 #include "ecnwatch/pkt.h"
 
 _Static_assert(EW_FLOW_FINDINGS_MAX <= UINT8_MAX, "a row counts its findings in a byte");
-_Static_assert(EW_V_UNKNOWN <= UINT8_MAX && EW_NEG_NA <= INT8_MAX && EW_AQM_DUALQ_CLASSIC <= UINT8_MAX,
+_Static_assert(EW_V_UNKNOWN <= UINT8_MAX && EW_NEG_NA <= INT8_MAX && EW_AQM_COUNT <= UINT8_MAX,
                "a row keeps its verdict, negotiation and aqm in a byte");
 /* compact: a full table of rows in a few megabytes */
 _Static_assert(sizeof(struct ew_snap_row) <= 128, "a row stays about a hundred bytes");
