@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecnwatch/bottleneck.h"
 #include "ecnwatch/conclude.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/infer.h"
@@ -31,6 +32,45 @@ flow_kinds(const struct ew_flow *f)
     return s.kinds;
 }
 
+/* what one flow says of the capture, added to q */
+static void
+flow_quality(const struct ew_flow *f, struct ew_quality *q)
+{
+    int d;
+
+    if (f->key.l4 != EW_L4_TCP)
+        return;
+    for (d = 0; d < 2; d++)
+        q->missed_bytes += f->inf->half[d].missed_bytes;
+    if (f->inf->half[0].missed_bytes || f->inf->half[1].missed_bytes)
+        q->flows_missed++;
+    if (ew_flow_negotiation(f) == EW_NEG_UNSEEN)
+        q->flows_midstream++;
+}
+
+void
+ew_analyzer_quality(const struct ew_analyzer *an, struct ew_quality *q)
+{
+    struct ew_flowtab_stats st;
+    struct ew_flow_room *room;
+    uint32_t *refs;
+    size_t n, i;
+
+    *q = an->evicted_quality;
+    q->duplicates = an->tot.duplicates;
+    q->duplicates_unsure = an->tot.duplicates_unsure;
+    ew_flowtab_get_stats(an->tab, &st);
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    room = malloc(sizeof(*room));
+    if (refs && room) {
+        n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
+        for (i = 0; i < n; i++)
+            flow_quality(ew_flowtab_view(an->tab, refs[i], room), q);
+    }
+    free(refs);
+    free(room);
+}
+
 /* a flow leaves the table: keep what it was found to do, then tell the user */
 static void
 on_evict(void *arg, const struct ew_flow *f)
@@ -42,10 +82,12 @@ on_evict(void *arg, const struct ew_flow *f)
     for (k = 0; k < EW_MU_COUNT; k++)
         if (mask & (1u << k))
             an->evicted_findings[k]++;
+    flow_quality(f, &an->evicted_quality);
     if (an->user_evict)
         an->user_evict(an->user_evict_arg, f);
     if (an->series)
         ew_series_release(an->series, (struct ew_flow *)(uintptr_t)f);
+    ew_qseries_release(&an->qs, (struct ew_flow *)(uintptr_t)f);
     ew_quic_release(an->quic, f);
 }
 
@@ -64,7 +106,10 @@ ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg)
         ew_flowtab_set_end_cb(an->tab, cfg->on_end, cfg->end_arg);
     /* as many QUIC entries as flow records: a flow gives its entry back on eviction */
     an->quic = an->tab ? ew_quic_pool_new(cfg->max_flows) : NULL;
-    if (an->tab && (!an->quic || ew_dedupe_init(&an->dedupe) != 0)) {
+    if (an->tab && (!an->quic || ew_dedupe_init(&an->dedupe) != 0 ||
+                    ew_qseries_pool_init(&an->qs, cfg->max_qseries ? cfg->max_qseries
+                                                                   : EW_QS_MAX) != 0)) {
+        ew_dedupe_free(&an->dedupe);
         ew_quic_pool_free(an->quic);
         an->quic = NULL;
         ew_flowtab_free(an->tab);
@@ -73,24 +118,50 @@ ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg)
     return an->tab ? 0 : -1;
 }
 
+void
+ew_analyzer_bottlenecks(const struct ew_analyzer *an, struct ew_bottlenecks *out)
+{
+    struct ew_flowtab_stats st;
+    uint32_t *refs;
+    size_t n;
+
+    ew_flowtab_get_stats(an->tab, &st);
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    if (!refs) {
+        memset(out, 0, sizeof(*out)); /* no groups: they cannot be found without memory */
+        return;
+    }
+    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
+    ew_bottlenecks_find(an->tab, &an->qs, refs, n, out);
+    free(refs);
+}
+
 uint32_t
 ew_analyzer_findings(const struct ew_analyzer *an, uint64_t counts[EW_MU_MASK_BITS])
 {
     struct ew_flowtab_stats st;
     struct ew_flow_room *room;
+    struct ew_bottlenecks bn;
     uint32_t *refs, mask = 0;
     size_t n, i;
     int k;
 
     for (k = 0; k < EW_MU_MASK_BITS; k++)
         counts[k] = k < EW_MU_COUNT ? an->evicted_findings[k] : 0;
+    ew_analyzer_bottlenecks(an, &bn);
     ew_flowtab_get_stats(an->tab, &st);
     refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
     room = malloc(sizeof(*room));
     if (refs && room) {
         n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
         for (i = 0; i < n; i++) {
-            uint32_t m = flow_kinds(ew_flowtab_view(an->tab, refs[i], room));
+            const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
+            struct ew_flow_summary s;
+            uint32_t m;
+
+            ew_flow_conclude(f, 0, &s);
+            ew_bottleneck_apply(&bn, f, &s);
+            m = s.kinds;
 
             for (k = 0; k < EW_MU_COUNT; k++)
                 if (m & (1u << k))
@@ -99,6 +170,7 @@ ew_analyzer_findings(const struct ew_analyzer *an, uint64_t counts[EW_MU_MASK_BI
     }
     free(refs);
     free(room);
+    ew_bottlenecks_free(&bn);
     for (k = 0; k < EW_MU_COUNT; k++)
         if (counts[k])
             mask |= 1u << k;
@@ -113,6 +185,7 @@ ew_analyzer_free(struct ew_analyzer *an)
     ew_quic_pool_free(an->quic);
     an->quic = NULL;
     ew_dedupe_free(&an->dedupe);
+    ew_qseries_pool_free(&an->qs);
 }
 
 /* RFC 1982 serial number arithmetic on 32-bit sequence numbers */
@@ -338,6 +411,8 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
     f->last_ns = ts_ns;
 
     d = &f->dir[dir];
+    if (d->packets == 0)
+        d->first_ecn = pkt->ecn & EW_ECN_MASK;
     d->packets++;
     d->bytes += pkt->ip_len;
     d->ecn[pkt->ecn & EW_ECN_MASK]++;
@@ -358,6 +433,7 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
         f->inf->kind_ecn[dir][k][pkt->ecn & EW_ECN_MASK]++;
         record_handshake(f, pkt, frame, dir);
         ew_infer_tcp(f, pkt, dir, (int)k, frame, ts_ns);
+        ew_qseries_packet(&an->qs, f, dir, pkt, ts_ns);
     } else if (pkt->l4 == EW_L4_UDP) {
         d->payload_bytes += pkt->u.udp.payload;
         if (pkt->u.udp.payload > d->max_payload)

@@ -223,7 +223,8 @@ run_flows(struct run *r, const struct flowspec *fs, size_t nf, uint32_t hot)
 
 /* the groups of refs[0, n) as the report's "bottlenecks" has them, parsed */
 static json_t *
-bottlenecks_json(const struct ew_flowtab *tab, const uint32_t *refs, size_t n)
+bottlenecks_json(const struct ew_flowtab *tab, const struct ew_qseries_pool *qs,
+                 const uint32_t *refs, size_t n)
 {
     struct ew_bottlenecks b;
     char *m = NULL;
@@ -234,7 +235,7 @@ bottlenecks_json(const struct ew_flowtab *tab, const uint32_t *refs, size_t n)
 
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
     CU_ASSERT_EQUAL_FATAL(jw_init(&w, fp, 0, 10), 0);
-    ew_bottlenecks_find(tab, refs, n, &b);
+    ew_bottlenecks_find(tab, qs, refs, n, &b);
     ew_report_bottlenecks_write(&w, &b);
     ew_bottlenecks_free(&b);
     CU_ASSERT_EQUAL(jw_finish(&w), 0);
@@ -251,7 +252,7 @@ groups_of(struct run *r, const struct flowspec *fs, size_t nf)
     json_t *g;
 
     run_flows(r, fs, nf, 0);
-    g = bottlenecks_json(r->an.tab, r->refs, r->n);
+    g = bottlenecks_json(r->an.tab, &r->an.qs, r->refs, r->n);
     CU_ASSERT_TRUE(json_is_array(g));
     return g;
 }
@@ -349,10 +350,8 @@ test_dualq(void)
      * the report refines */
     {
         struct ew_bottlenecks b;
-        uint64_t *dq;
-        size_t n;
 
-        ew_bottlenecks_find(r.an.tab, r.refs, r.n, &b);
+        ew_bottlenecks_find(r.an.tab, &r.an.qs, r.refs, r.n, &b);
         CU_ASSERT_EQUAL_FATAL(b.n, 1);
         CU_ASSERT_STRING_EQUAL(b.g[0].looks_like, "dualq");
         CU_ASSERT_STRING_EQUAL(b.g[0].hosts[1], "10.0.0.2");
@@ -360,11 +359,12 @@ test_dualq(void)
         CU_ASSERT_EQUAL(b.g[0].l4s.ids[0], 2);
         CU_ASSERT_TRUE(b.g[0].has_ratio && b.g[0].classic.has_qdelay);
         CU_ASSERT_DOUBLE_EQUAL(b.g[0].classic.qdelay_ms, 14.85, 0.0011);
-        dq = ew_bottleneck_dualq_classics(&b, &n);
-        CU_ASSERT_EQUAL_FATAL(n, 1);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(dq);
-        CU_ASSERT_EQUAL(dq[0], 1);
-        free(dq);
+        /* every member, by id, for ew_bottleneck_apply */
+        CU_ASSERT_EQUAL_FATAL(b.nrole, 2);
+        CU_ASSERT_EQUAL(b.role[0].id, 1);
+        CU_ASSERT_FALSE(b.role[0].l4s);
+        CU_ASSERT_EQUAL(b.role[1].id, 2);
+        CU_ASSERT_TRUE(b.role[1].l4s);
         ew_bottlenecks_free(&b);
         CU_ASSERT_PTR_NULL(b.g);
         CU_ASSERT_EQUAL(b.n, 0);
@@ -385,8 +385,8 @@ test_packed_flows_same(void)
     fs[1] = spec(true, 40001, 1500 * MS, 20, 4, 1 * MS);
     run_flows(&r1, fs, 2, 0);
     run_flows(&r2, fs, 2, 1);
-    a = bottlenecks_json(r1.an.tab, r1.refs, r1.n);
-    b = bottlenecks_json(r2.an.tab, r2.refs, r2.n);
+    a = bottlenecks_json(r1.an.tab, &r1.an.qs, r1.refs, r1.n);
+    b = bottlenecks_json(r2.an.tab, &r2.an.qs, r2.refs, r2.n);
     CU_ASSERT_EQUAL(json_array_size(a), 1);
     CU_ASSERT_TRUE(json_equal(a, b));
     json_decref(a);
@@ -681,13 +681,13 @@ test_group_of_three_and_refs(void)
 
     sub[0] = r.refs[1];
     sub[1] = r.refs[2];
-    arr = bottlenecks_json(r.an.tab, sub, 2);
+    arr = bottlenecks_json(r.an.tab, &r.an.qs, sub, 2);
     CU_ASSERT_EQUAL(json_array_size(arr), 0);
     json_decref(arr);
-    arr = bottlenecks_json(r.an.tab, r.refs, 1);
+    arr = bottlenecks_json(r.an.tab, &r.an.qs, r.refs, 1);
     CU_ASSERT_EQUAL(json_array_size(arr), 0);
     json_decref(arr);
-    arr = bottlenecks_json(r.an.tab, r.refs, 0);
+    arr = bottlenecks_json(r.an.tab, &r.an.qs, r.refs, 0);
     CU_ASSERT_EQUAL(json_array_size(arr), 0);
     json_decref(arr);
     ew_analyzer_free(&r.an);

@@ -1,0 +1,221 @@
+/* qseries.c - the bottleneck analysis's time series (qseries.h) */
+#include "ecnwatch/qseries.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ecnwatch/ecn.h"
+#include "ecnwatch/flow.h"
+#include "ecnwatch/infer.h"
+
+int
+ew_qseries_pool_init(struct ew_qseries_pool *p, uint32_t max_series)
+{
+    memset(p, 0, sizeof(*p));
+    if (max_series == 0)
+        return 0;
+    p->s = calloc(max_series, sizeof(*p->s));
+    p->free_slot = malloc(max_series * sizeof(*p->free_slot));
+    if (!p->s || !p->free_slot) {
+        ew_qseries_pool_free(p);
+        return -1;
+    }
+    p->cap = max_series;
+    while (p->nfree < max_series) {
+        p->free_slot[p->nfree] = max_series - 1 - p->nfree;
+        p->nfree++;
+    }
+    return 0;
+}
+
+void
+ew_qseries_pool_free(struct ew_qseries_pool *p)
+{
+    free(p->s);
+    free(p->free_slot);
+    memset(p, 0, sizeof(*p));
+}
+
+/* floor(a / b) for b > 0, a of either sign */
+static int64_t
+floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+static uint16_t
+add16(uint16_t a, uint32_t b)
+{
+    return (uint16_t)(a + b > UINT16_MAX ? UINT16_MAX : a + b);
+}
+
+static uint32_t
+add32(uint32_t a, uint64_t b)
+{
+    return a + b > UINT32_MAX ? UINT32_MAX : (uint32_t)(a + b);
+}
+
+static void
+bin_add(struct ew_qbin *a, const struct ew_qbin *b)
+{
+    a->bytes = add32(a->bytes, b->bytes);
+    a->data = add16(a->data, b->data);
+    a->ce = add16(a->ce, b->ce);
+    a->marks = add16(a->marks, b->marks);
+    /* a sum and its count go together: a sum that would overflow is not taken */
+    if ((uint64_t)a->dn_sum + b->dn_sum <= UINT32_MAX && a->dn_n + b->dn_n <= UINT16_MAX) {
+        a->dn_sum += b->dn_sum;
+        a->dn_n = (uint16_t)(a->dn_n + b->dn_n);
+    }
+    if ((uint64_t)a->up_sum + b->up_sum <= UINT32_MAX && a->up_n + b->up_n <= UINT16_MAX) {
+        a->up_sum += b->up_sum;
+        a->up_n = (uint16_t)(a->up_n + b->up_n);
+    }
+}
+
+/* Half the resolution, still aligned: bins of width 2w start at multiples of
+ * 2w, so bin 0 joins its left neighbour (empty) when t0 is an odd multiple. */
+static void
+merge(struct ew_qseries *s)
+{
+    int64_t w2 = s->width * 2, t0 = floor_div(s->t0, w2) * w2;
+    unsigned shift = t0 != s->t0 ? 1 : 0, i, n = 0;
+    struct ew_qbin nb;
+
+    for (i = 0; i < (unsigned)s->n + shift; i += 2) {
+        memset(&nb, 0, sizeof(nb));
+        if (i >= shift)
+            bin_add(&nb, &s->b[i - shift]);
+        if (i + 1 - shift < s->n)
+            bin_add(&nb, &s->b[i + 1 - shift]);
+        s->b[n++] = nb;
+    }
+    memset(&s->b[n], 0, sizeof(s->b[0]) * (EW_QS_BINS - n));
+    s->n = (uint16_t)n;
+    s->t0 = t0;
+    s->width = w2;
+}
+
+/* the bin of time ts, merging as needed; NULL for a time before the series */
+static struct ew_qbin *
+bin_at(struct ew_qseries *s, int64_t ts)
+{
+    int64_t k;
+
+    if (ts < s->t0)
+        return NULL;
+    while ((k = (ts - s->t0) / s->width) >= EW_QS_BINS)
+        merge(s);
+    if (k >= s->n)
+        s->n = (uint16_t)(k + 1);
+    return &s->b[k];
+}
+
+static struct ew_qseries *
+take(struct ew_qseries_pool *p, struct ew_flow *f, int dir, int64_t ts)
+{
+    struct ew_qseries *s;
+
+    if (p->nfree == 0) {
+        f->qs_refused |= (uint8_t)(1u << dir);
+        p->refused++;
+        return NULL;
+    }
+    s = &p->s[p->free_slot[--p->nfree]];
+    memset(s, 0, sizeof(*s));
+    s->flow_id = f->id;
+    s->width = EW_QS_WIDTH_NS;
+    s->t0 = floor_div(ts, s->width) * s->width;
+    /* what the feedback and the loops held before: not this series' */
+    s->last_dn = f->inf->half[dir].rtt_samples;
+    s->last_up = f->inf->half[dir ^ 1].ts.samples;
+    s->last_marks = f->inf->half[dir].cep_reported > f->inf->half[dir].ece_runs
+                        ? f->inf->half[dir].cep_reported
+                        : f->inf->half[dir].ece_runs;
+    f->qs[dir] = (uint32_t)(s - p->s) + 1;
+    return s;
+}
+
+static uint32_t
+rtt_units(int64_t rtt)
+{
+    int64_t u = rtt / EW_QS_RTT_UNIT_NS;
+
+    return u < 0 ? 0 : u > UINT16_MAX * 16 ? UINT16_MAX * 16 : (uint32_t)u;
+}
+
+static void
+sample(uint32_t *sum, uint16_t *n, uint32_t v)
+{
+    if ((uint64_t)*sum + v <= UINT32_MAX && *n < UINT16_MAX) {
+        *sum += v;
+        (*n)++;
+    }
+}
+
+void
+ew_qseries_packet(struct ew_qseries_pool *p, struct ew_flow *f, int dir, const struct ew_pkt *pkt,
+                  int64_t ts)
+{
+    const struct ew_infer *in = f->inf;
+    struct ew_qseries *s;
+    struct ew_qbin *b;
+    int r = dir ^ 1;
+
+    if (!p->s)
+        return;
+    /* this packet's own direction: its payload, CE, and the upstream loop
+     * (the other way's TSvals, echoed by this packet's sender) */
+    if (!f->qs[dir] && pkt->u.tcp.payload > 0 && !(f->qs_refused & (1u << dir)))
+        take(p, f, dir, ts);
+    if (f->qs[dir] && (b = bin_at(s = &p->s[f->qs[dir] - 1], ts)) != NULL) {
+        const struct ew_tsloop *up = &in->half[r].ts;
+
+        if (pkt->u.tcp.payload > 0) {
+            b->bytes = add32(b->bytes, pkt->u.tcp.payload);
+            b->data = add16(b->data, 1);
+        }
+        if ((pkt->ecn & EW_ECN_MASK) == EW_ECN_CE)
+            b->ce = add16(b->ce, 1);
+        if (up->samples != s->last_up) {
+            sample(&b->up_sum, &b->up_n, rtt_units(up->last));
+            s->last_up = up->samples;
+        }
+    }
+    /* the other direction: the feedback on its data this packet carries */
+    if (f->qs[r] && (b = bin_at(s = &p->s[f->qs[r] - 1], ts)) != NULL) {
+        const struct ew_half *h = &in->half[r];
+        uint64_t marks = h->cep_reported > h->ece_runs ? h->cep_reported : h->ece_runs;
+
+        if (h->rtt_samples != s->last_dn) {
+            sample(&b->dn_sum, &b->dn_n, rtt_units(h->rtt_last));
+            s->last_dn = h->rtt_samples;
+        }
+        if (marks > s->last_marks) {
+            b->marks = add16(b->marks, (uint32_t)(marks - s->last_marks));
+            s->last_marks = marks;
+        }
+    }
+}
+
+const struct ew_qseries *
+ew_qseries_get(const struct ew_qseries_pool *p, const struct ew_flow *f, int dir)
+{
+    return p && p->s && f->qs[dir] ? &p->s[f->qs[dir] - 1] : NULL;
+}
+
+void
+ew_qseries_release(struct ew_qseries_pool *p, struct ew_flow *f)
+{
+    int d;
+
+    for (d = 0; d < 2; d++) {
+        if (f->qs[d] && p->s) {
+            p->s[f->qs[d] - 1].flow_id = 0;
+            p->free_slot[p->nfree++] = f->qs[d] - 1;
+        }
+        f->qs[d] = 0;
+    }
+}
