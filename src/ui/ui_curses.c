@@ -32,6 +32,7 @@
 #include "ecnwatch/infer.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/pkt.h"
+#include "ecnwatch/report.h"
 #include "ecnwatch/snapshot.h"
 #include "ecnwatch/ui_draw.h"
 #include "ecnwatch/ui_hist.h"
@@ -406,7 +407,8 @@ draw_detail(struct ew_ui *ui, const struct ew_snap_row *r, const struct ew_flow 
     ne = sum.nev;
     ew_snap_endpoints(r, ends, sizeof(ends));
     ew_draw_item(&hl, 0, 0, "#%" PRIu64 " %s %s", f->id, proto_of(r, pb, sizeof(pb)), ends);
-    ew_draw_item(&hl, 1, 0, "verdict %s", ew_verdict_name[vp->verdict]);
+    ew_draw_item(&hl, 1, 0, "verdict %s%s", ew_verdict_name[vp->verdict],
+                 vp->verdict_likely && vp->verdict != EW_V_UNKNOWN ? " (likely)" : "");
     if (f->key.l4 == EW_L4_TCP)
         ew_draw_item(&hl, 2, 0, "neg %s%s", ew_neg_name[vp->neg], vp->neg_inferred ? "?" : "");
     ew_draw_item(&hl, 3, 0, "vantage %s", ew_vantage_name[vp->vantage]);
@@ -428,6 +430,17 @@ draw_detail(struct ew_ui *ui, const struct ew_snap_row *r, const struct ew_flow 
                  p * (double)s->ecn[EW_ECN_CE], ew_fb_name[vp->dir[dd].feedback],
                  ew_ect1_name[vp->dir[dd].ect1]);
         y = ew_draw_wrap(y, 1, cols - 2, 4, end, text);
+    }
+    if (y < end) {
+        char text[320], line[340];
+
+        ew_report_capture_text(f, vp, text, sizeof(text));
+        if (text[0]) {
+            snprintf(line, sizeof(line), "capture: %s", text);
+            ew_draw_color_on(ui->color, C_WARN);
+            y = ew_draw_wrap(y, 1, cols - 2, 4, end, line);
+            ew_draw_color_off(ui->color, C_WARN);
+        }
     }
     if (y < end) {
         ew_draw_fmt_si(r->bps, rate, sizeof(rate));
