@@ -304,7 +304,7 @@ struct ew_flow_verdict {
     bool mode_accecn;       /* AccECN feedback in force (negotiated or inferred) */
     /* the verdict rests on less than the whole story: the handshake was not
      * captured, the capture missed some of the flow's data, or it holds
-     * packets that may be copies (ew_dir_stats.dups_unsure) */
+     * packets that may be copies (ew_infer_copies_left) */
     bool verdict_likely;
     char neg_reason[EW_REASON_LEN];
     enum ew_verdict verdict;
@@ -356,6 +356,9 @@ struct ew_path_verdict {
     double marks_above_median;
     /* how sure: certain, likely, or not at all (aqm unknown) */
     bool has_confidence, certain;
+    /* aqm unknown for want of marks with a delay beside them (EW_PATH_MIN_MARKS):
+     * other flows through the same bottleneck may tell what this one cannot */
+    bool few_marks;
     /* a remark beside the verdict (an L4S flow's lost latency), or NULL */
     const char *note;
 };
@@ -395,6 +398,12 @@ size_t ew_infer_evidence(const struct ew_flow *f, const struct ew_flow_verdict *
 /* The capture of direction d's data is not whole: the receiver
  * acknowledged bytes this capture point never saw (ew_half.missed_bytes). */
 bool ew_infer_missed(const struct ew_flow *f, int d);
+
+/* The flow was captured twice over (ew_dir_stats.dups) and holds packets
+ * that may be copies the dedupe could not tell from resends (dups_unsure):
+ * some of its counts may be double. Unsure packets alone, in a flow with no
+ * copy, are taken for the resends they most likely are. */
+bool ew_infer_copies_left(const struct ew_flow *f);
 
 /* "not_ect", "ect0", "ect1", "mixed" or "none": the codepoints the sender put
  * on its data (TCP: data and retransmissions; otherwise every packet), CE

@@ -863,6 +863,17 @@ harm_finding(const struct ew_bottleneck *g, const struct ew_flow *f, int d,
     }
 }
 
+/* the group's two kinds CE-marked alike, per data packet (within
+ * EW_PATH_SAME_MARK_RATIO): one AQM that marks ECT(1) as it marks ECT(0) */
+static bool
+marked_alike(const struct ew_bottleneck *g)
+{
+    double pl = g->l4s.ce_per_packet, pc = g->classic.ce_per_packet;
+
+    return g->l4s.marks > 0 && g->classic.marks > 0 && pl <= EW_PATH_SAME_MARK_RATIO * pc &&
+           pc <= EW_PATH_SAME_MARK_RATIO * pl;
+}
+
 void
 ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
                     struct ew_flow_summary *s)
@@ -873,43 +884,50 @@ ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
     struct ew_path_verdict *p;
     int d = s->v.main_dir;
     char cls[96];
+    bool classic;
 
     if (!b || !b->nrole ||
         !(r = bsearch(&key, b->role, b->nrole, sizeof(*b->role), cmp_role)))
         return;
     g = &b->g[r->group];
     others(g, r->l4s, cls, sizeof(cls));
-    /* one queue shared with classic flows that marks both kinds: the harm */
-    if (r->l4s && !strcmp(g->looks_like, "single_queue") && g->l4s.marks > 0 &&
-        g->classic.marks > 0 && !(s->kinds & (1u << EW_MU_CLASSIC_AQM_UNDER_L4S)) &&
+    /* one queue shared with classic flows that marks both kinds alike: the harm */
+    if (r->l4s && !strcmp(g->looks_like, "single_queue") && marked_alike(g) &&
+        !(s->kinds & (1u << EW_MU_CLASSIC_AQM_UNDER_L4S)) &&
         (!s->has_path || s->path[d].marks > 0))
         harm_finding(g, f, d, s);
     if (!s->has_path)
         return;
     p = &s->path[d];
-    if (!strcmp(g->looks_like, "dualq") && !r->l4s && p->aqm == EW_AQM_CLASSIC) {
+    /* a classic AQM, or one this flow's few marks could not name: its
+     * bottleneck's flows tell the queue */
+    classic = p->aqm == EW_AQM_CLASSIC || (p->aqm == EW_AQM_UNKNOWN && p->few_marks);
+    if (!strcmp(g->looks_like, "dualq") && !r->l4s && classic && p->marks > 0) {
         p->aqm = EW_AQM_DUALQ_CLASSIC;
+        p->has_confidence = true;
+        p->few_marks = false;
         fmt(p->reason, EW_REASON_LEN,
                  "%llu marks at %.1f ms of queueing delay on average, while ECT(1) flows through "
                  "the same bottleneck (%s) are marked at a shallow queue: a DualQ's classic queue",
                  (unsigned long long)p->marks, p->qdelay_at_marks_ms, cls);
     } else if (!strcmp(g->looks_like, "single_queue") && p->marks > 0 &&
-               (p->aqm == EW_AQM_CLASSIC ||
-                (r->l4s && g->classic.marks > 0 &&
-                 (p->aqm == EW_AQM_L4S || p->aqm == EW_AQM_UNKNOWN)))) {
+               (r->l4s ? marked_alike(g) && (classic || p->aqm == EW_AQM_L4S) : classic)) {
         p->aqm = EW_AQM_CLASSIC_SINGLE;
         p->has_confidence = true;
+        p->few_marks = false;
         p->certain = false;
         fmt(p->reason, EW_REASON_LEN,
                  "%llu marks at %.1f ms of queueing delay on average, in one queue with the "
-                 "%s flows %s, which it marks alike: a classic single-queue AQM",
+                 "%s flows %s (their delays move together): a classic single-queue AQM",
                  (unsigned long long)p->marks, p->qdelay_at_marks_ms,
                  r->l4s ? "classic" : "L4S", cls);
         if (r->l4s)
             p->note = "an L4S flow in one classic queue with classic flows: it loses its low "
                       "latency and takes more than its share (classic_aqm_under_l4s)";
-    } else if (!strcmp(g->looks_like, "fq") && p->aqm == EW_AQM_CLASSIC) {
+    } else if (!strcmp(g->looks_like, "fq") && classic && p->marks > 0) {
         p->aqm = EW_AQM_FQ_CLASSIC;
+        p->has_confidence = true;
+        p->few_marks = false;
         fmt(p->reason, EW_REASON_LEN,
                  "%llu marks at %.1f ms of queueing delay on average, in a queue of its own: "
                  "the %s flows %s through the same bottleneck are marked at classic depths too, "

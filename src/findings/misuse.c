@@ -1088,7 +1088,7 @@ apply(struct ctx *c, const struct rule *r, int d)
         return;
     /* nothing is certain from a flow whose handshake was not captured, or
      * that holds packets that may be copies */
-    if (c->v->neg_inferred || c->f->dir[0].dups_unsure || c->f->dir[1].dups_unsure)
+    if (c->v->neg_inferred || ew_infer_copies_left(c->f))
         x->confidence = EW_CONF_LIKELY;
     if (!x->first_frame)
         x->first_frame = c->f->first_frame; /* never 0: the flow's first */

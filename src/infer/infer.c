@@ -112,7 +112,13 @@ ew_dir_sender_codepoint(const struct ew_flow *f, int dir)
 bool
 ew_infer_missed(const struct ew_flow *f, int d)
 {
-    return f->inf->half[d].missed_bytes > 0;
+    return f->key.l4 == EW_L4_TCP && f->inf->half[d].missed_bytes > 0;
+}
+
+bool
+ew_infer_copies_left(const struct ew_flow *f)
+{
+    return (f->dir[0].dups || f->dir[1].dups) && (f->dir[0].dups_unsure || f->dir[1].dups_unsure);
 }
 
 /* the handshake was not captured: infer the mode from what followed, from
@@ -734,6 +740,7 @@ conclude(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
 
     if (f->key.l4 != EW_L4_TCP) {
         conclude_not_tcp(f, v, main_dir, words);
+        v->verdict_likely = ew_infer_copies_left(f);
         return;
     }
     /* the vantage first: what ECT(1) means depends on whether the capture
@@ -745,7 +752,7 @@ conclude(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
     }
     conclude_verdict(f, v, m, main_dir, words);
     v->verdict_likely = v->neg_inferred || ew_infer_missed(f, 0) || ew_infer_missed(f, 1) ||
-                        f->dir[0].dups_unsure || f->dir[1].dups_unsure;
+                        ew_infer_copies_left(f);
 }
 
 void

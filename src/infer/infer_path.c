@@ -183,6 +183,7 @@ path_aqm(const struct ew_half *h, const struct ew_dir_verdict *dv, bool mode_acc
                  "samples: too few to name the AQM (at least %u marks and %u samples)",
                  (unsigned long long)marks, (unsigned long long)q->marks_with_qd, q->samples,
                  EW_PATH_MIN_MARKS, EW_PATH_MIN_QD_SAMPLES);
+        p->few_marks = true;
     } else if (marks > 0 && q->qd_marks_us > shallow && dv->ect1 == EW_ECT1_L4S &&
                p->ce_per_rtt >= EW_PATH_L4S_MIN_CE_PER_RTT &&
                q->qd_marks_us <= (uint64_t)shallow * EW_PATH_BURST_SLACK) {
