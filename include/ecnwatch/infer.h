@@ -70,6 +70,7 @@ struct ew_half {
     int64_t data_last_ns;
     int64_t ece_run_start_ns;   /* the current ECE run's first ACK */
     int64_t cwr_off_run_ns;     /* d's latest CWR sent with no ECE run on: a loss reduction's (0: none) */
+    int64_t cwr_ring_ns[4];     /* d's latest CWRs (0: none), the newest at cwr_next - 1 */
     uint64_t last_data_frame;
 
     /* d's packets as they pass the capture point */
@@ -115,6 +116,7 @@ struct ew_half {
     uint8_t ace_last;
     uint8_t ace_offset;         /* first ACE - (5 + CE seen then): 0 when the handshake was seen */
     uint8_t rtt_head, rtt_count;
+    bool rtt_pair;              /* the next new segment is timed: the second of a pair */
     bool first_data_ecn_set;
     bool ce_since_ack;          /* a CE arrived that no feedback segment has covered yet */
     bool ece_on;
@@ -158,6 +160,7 @@ struct ew_half {
      * beside each mark fed back; the upstream excess beside each CE seen */
     uint8_t qd_hist[EW_QD_BINS], qd_marks_hist[EW_QD_BINS], ce_up_hist[EW_QD_BINS];
     uint8_t nholes;
+    uint8_t cwr_next;
     bool seq_hi_set;
 
     /* -- cold: evidence, the frames where things were first seen (0 = not seen) */

@@ -6,8 +6,10 @@
  * packet time, its payload, its data segments, the CE it carries here, the
  * marks fed back on it, and the round trips sampled for it from either
  * loop (infer.h): data to its ACK (downstream of this capture point) and
- * the other way's TSvals echoed by its sender (upstream), as absolute
- * RTTs, so that one base RTT can be taken for every flow of a path.
+ * the other way's TSvals echoed by its sender (upstream), as the lowest
+ * absolute RTT of each bin, so that one base RTT can be taken for every
+ * flow of a path, and an ACK the receiver delayed (a turnaround, not a
+ * queue) does not count.
  *
  * Bins are EW_QS_WIDTH_NS wide and aligned to multiples of their width in
  * packet time, so that any two series line up; when a series runs out of
@@ -24,17 +26,17 @@
 
 #define EW_QS_BINS 256
 #define EW_QS_WIDTH_NS 100000000 /* 100 ms */
-/* RTT sums are kept in units of 10 us */
+/* RTTs are kept in units of 10 us */
 #define EW_QS_RTT_UNIT_NS 10000
 /* directions with a series at once, by default */
 #define EW_QS_MAX 1024
 
 struct ew_qbin {
     uint32_t bytes;        /* payload */
-    uint32_t dn_sum;       /* data-to-ACK RTTs, EW_QS_RTT_UNIT_NS each */
-    uint32_t up_sum;       /* upstream timestamp loop RTTs */
+    uint32_t dn_min;       /* the lowest data-to-ACK RTT, in EW_QS_RTT_UNIT_NS (dn_n > 0) */
+    uint32_t up_min;       /* the lowest upstream timestamp loop RTT (up_n > 0) */
     uint16_t data, ce, marks; /* data segments; CE seen here; marks fed back */
-    uint16_t dn_n, up_n;   /* the samples in dn_sum and up_sum */
+    uint16_t dn_n, up_n;   /* the samples behind dn_min and up_min */
     uint16_t pad;
 };
 

@@ -13,6 +13,13 @@
  * up to one round trip later (RFC 3168 §6.1.2, digest §3.3); 2 smoothed RTTs allow for the RTT's
  * variation (design) */
 #define EW_INF_LOSS_CWR_RTTS 2
+/* a CWR sent before an ECE run explains its end when it left the capture point less than 1.25
+ * loops (capture point -> receiver -> back, the smoothed data-to-ACK RTT) before the run's first
+ * ECE: the RTT's variation (design; tcpgen, classic at a 0.5 ms gap, 25 ms loops: the CWR 17 ms
+ * before; DCTCP's short burst 35 ms after its long run's first CWR, at 21 ms loops, is not) */
+#define EW_INF_CWR_LOOP_SLACK_NUM 5
+/* the denominator of EW_INF_CWR_LOOP_SLACK_NUM */
+#define EW_INF_CWR_LOOP_SLACK_DEN 4
 /* time new segments 1/8 of the smoothed RTT apart: EW_RTT_TIMED (8) slots then span an RTT */
 #define EW_INF_RTT_SPACING_DIV 8
 /* 8 or more packets newly acknowledged can hide a wrap of the 3-bit ACE: RFC 9768 App. A.2.1 */
@@ -85,15 +92,15 @@
  * TCP Prague through DualPI2 behind netem slotting 41 %, behind netem jitter 9 %: that delay is
  * not the marking queue's (design: between the two) */
 #define EW_PATH_ALIGNED_SHARE 0.6
-/* ... unless the delay hardly varies (its interquartile range within half its median): a queue
- * held steady at its target has no long and short times to line up with (design) */
-#define EW_PATH_STEADY_IQR 0.5
 /* vantage unknown: an RTT floor under 0.5 ms (in ns) is the receiver's turnaround, not a path (design) */
 #define EW_PATH_RTT_MIN_USABLE_NS 500000
 /* a flow joins the L4S/classic comparison with 10 data segments or more (design: a rate needs some) */
 #define EW_PATH_BN_MIN_DATA_PKTS 10
 /* DualQ: ECT(1) queued under 1/2 the ECT(0) delay (design; RFC 9332 targets 1 ms L4S, 15 ms Classic) */
 #define EW_PATH_DUALQ_DELAY_RATIO 2
+/* ... and by 1 ms or more: below that, the timing noise of a queue of a millisecond or two (design;
+ * the lab's DualQ 4.3 ms apart, DualPI2 in the field 10 ms) */
+#define EW_PATH_DUALQ_MIN_GAP_MS 1.0
 /* DualQ: ECT(1) marked more than twice as often as ECT(0) (design: a DualQ marks L4S far more) */
 #define EW_PATH_DUALQ_MARK_RATIO 2
 /* DualQ coupling factor k: p_L = k * sqrt(p_C), RFC 9332 §2.1 default k = 2 (digest §5.3) */
@@ -129,6 +136,12 @@
 #define EW_PATH_CORR_ONE_QUEUE 0.6
 /* ... and below 0.3 they wait apart (design: flow queueing) */
 #define EW_PATH_CORR_APART 0.3
+/* a delay per interval that moves by less than 0.2 ms (standard deviation), or less than 10 % of
+ * its mean, shows no queue's swings: whether two flows share a queue cannot be read from it
+ * (design: the noise of timing 100 ms intervals at a capture point) */
+#define EW_PATH_BN_STEADY_MS 0.2
+/* ... the share of its mean (design) */
+#define EW_PATH_BN_STEADY_FRAC 0.1
 /* a correlation needs 10 or more intervals with a delay on both sides (design) */
 #define EW_PATH_BN_MIN_CELLS 10
 /* a group spans at most 2^20 intervals of its series' width: a longer one is compared over its

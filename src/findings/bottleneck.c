@@ -245,6 +245,7 @@ struct overlap {
     double mbps[2], data[2], marks[2], qd[2]; /* qd: -1 when not measured */
     bool has_corr;
     double corr;
+    bool steady;      /* a side's delay hardly moves: no correlation tells (EW_PATH_BN_STEADY_*) */
     int cells;        /* intervals with a delay on both sides (for corr) */
 };
 
@@ -256,12 +257,12 @@ floor_div(int64_t a, int64_t b)
     return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-/* a bin's mean RTT from the member's source (ns), and its samples; 0 when none */
+/* a bin's lowest RTT from the member's source (ns), and its samples; -1 when none */
 static double
 bin_rtt(const struct member *x, const struct ew_qbin *b, double *n)
 {
-    double dn = b->dn_n ? (double)b->dn_sum / b->dn_n * EW_QS_RTT_UNIT_NS : -1;
-    double up = b->up_n ? (double)b->up_sum / b->up_n * EW_QS_RTT_UNIT_NS : -1;
+    double dn = b->dn_n ? (double)b->dn_min * EW_QS_RTT_UNIT_NS : -1;
+    double up = b->up_n ? (double)b->up_min * EW_QS_RTT_UNIT_NS : -1;
 
     *n = 0;
     switch (x->src) {
@@ -303,6 +304,24 @@ pearson(const double *x, const double *y, int n)
     if (sxx <= n * 1e-4 || syy <= n * 1e-4)
         return 2; /* undefined */
     return sxy / sqrt(sxx * syy);
+}
+
+/* a delay (ms, per interval) that hardly moves: its standard deviation
+ * below EW_PATH_BN_STEADY_MS and EW_PATH_BN_STEADY_FRAC of its mean; two
+ * such delays move together or apart only by their noise */
+static bool
+steady(const double *x, int n)
+{
+    double m = 0, v = 0;
+    int i;
+
+    for (i = 0; i < n; i++)
+        m += x[i];
+    m /= n;
+    for (i = 0; i < n; i++)
+        v += (x[i] - m) * (x[i] - m);
+    v = sqrt(v / n);
+    return v < EW_PATH_BN_STEADY_MS || v < EW_PATH_BN_STEADY_FRAC * m;
 }
 
 /* the members gm[from, to) of one group over the time both kinds ran,
@@ -407,6 +426,7 @@ overlap_of(const struct member *m, const struct grp *gm, size_t from, size_t to,
                 o->has_corr = true;
                 o->corr = r;
             }
+            o->steady = steady(xs, no) || steady(ys, no);
         }
     }
 out:
@@ -477,6 +497,8 @@ looks_over_overlap(const struct overlap *o, char *reason, size_t len, bool *like
     *likely = true;
     if (o->has_corr)
         snprintf(corr, sizeof(corr), ", their delays' correlation %.2f", o->corr);
+    else if (o->cells >= EW_PATH_BN_MIN_CELLS)
+        snprintf(corr, sizeof(corr), ", a delay too steady to correlate");
     else
         snprintf(corr, sizeof(corr), ", too few intervals to correlate their delays");
     if (ql < 0 || qc < 0) {
@@ -492,13 +514,23 @@ looks_over_overlap(const struct overlap *o, char *reason, size_t len, bool *like
                  o->secs);
         return "unknown";
     }
-    if (ql * EW_PATH_DUALQ_DELAY_RATIO < qc && o->marks[1] > 0) {
+    if (ql * EW_PATH_DUALQ_DELAY_RATIO < qc && qc - ql >= EW_PATH_DUALQ_MIN_GAP_MS &&
+        o->marks[1] > 0) {
         snprintf(reason, len,
                  "over the %.1f s both kinds ran, ECT(1) queued %.1f ms and ECT(0) %.1f ms above "
                  "the base RTT, ECT(1) marked %.1fx as often (%.0f marks): two queues, ECT(1) "
                  "kept shallow: a DualQ%s",
                  o->secs, ql, qc, pl / (pc > 0 ? pc : 1e-9), o->marks[1], corr);
         return "dualq";
+    }
+    if (o->steady) {
+        *likely = false;
+        snprintf(reason, len,
+                 "over the %.1f s both kinds ran, ECT(1) queued %.1f ms and ECT(0) %.1f ms above "
+                 "the base RTT, but a delay that hardly moves cannot show whether they wait in "
+                 "one queue or in a queue each",
+                 o->secs, ql, qc);
+        return "unknown";
     }
     if (alike(ql, qc) && (o->has_corr ? o->corr >= EW_PATH_CORR_ONE_QUEUE : m && !strcmp(m, "single_queue"))) {
         snprintf(reason, len,
@@ -545,7 +577,8 @@ looks_whole(const struct side *l4s, const struct side *cl, char *reason, size_t 
     if (per_rtt >= 0)
         snprintf(rtt_txt, sizeof(rtt_txt), ", %.2f marks per RTT on ECT(1)", per_rtt);
     if (ql >= 0 && qc >= 0) {
-        if (ql * EW_PATH_DUALQ_DELAY_RATIO < qc && l4s->ce > 0) {
+        if (ql * EW_PATH_DUALQ_DELAY_RATIO < qc && qc - ql >= EW_PATH_DUALQ_MIN_GAP_MS &&
+            l4s->ce > 0) {
             snprintf(reason, len,
                      "whole flows (no time series to compare them over their overlap): ECT(1) "
                      "marked %.1fx as often and queued %.1f ms on average, ECT(0) %.1f ms: two "
@@ -836,7 +869,11 @@ harm_finding(const struct ew_bottleneck *g, const struct ew_flow *f, int d,
     x->first_frame = h->first_ce_frame ? h->first_ce_frame : h->first_ace_change_frame;
     if (!x->first_frame)
         x->first_frame = f->first_frame;
-    x->count = s->has_path && s->path[d].marks ? s->path[d].marks : 1;
+    x->count = h->ce_seen > h->cep_reported ? h->ce_seen : h->cep_reported;
+    if (x->count < h->ece_runs)
+        x->count = h->ece_runs;
+    if (!x->count)
+        x->count = 1;
     x->confidence = EW_CONF_LIKELY;
     x->ref = "RFC 9331 §4.3";
     others(g, true, cls, sizeof(cls));
@@ -918,7 +955,7 @@ ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
         p->certain = false;
         fmt(p->reason, EW_REASON_LEN,
                  "%llu marks at %.1f ms of queueing delay on average, in one queue with the "
-                 "%s flows %s (their delays move together): a classic single-queue AQM",
+                 "%s flows %s (bottlenecks): a classic single-queue AQM",
                  (unsigned long long)p->marks, p->qdelay_at_marks_ms,
                  r->l4s ? "classic" : "L4S", cls);
         if (r->l4s)

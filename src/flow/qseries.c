@@ -64,15 +64,12 @@ bin_add(struct ew_qbin *a, const struct ew_qbin *b)
     a->data = add16(a->data, b->data);
     a->ce = add16(a->ce, b->ce);
     a->marks = add16(a->marks, b->marks);
-    /* a sum and its count go together: a sum that would overflow is not taken */
-    if ((uint64_t)a->dn_sum + b->dn_sum <= UINT32_MAX && a->dn_n + b->dn_n <= UINT16_MAX) {
-        a->dn_sum += b->dn_sum;
-        a->dn_n = (uint16_t)(a->dn_n + b->dn_n);
-    }
-    if ((uint64_t)a->up_sum + b->up_sum <= UINT32_MAX && a->up_n + b->up_n <= UINT16_MAX) {
-        a->up_sum += b->up_sum;
-        a->up_n = (uint16_t)(a->up_n + b->up_n);
-    }
+    if (b->dn_n && (!a->dn_n || b->dn_min < a->dn_min))
+        a->dn_min = b->dn_min;
+    if (b->up_n && (!a->up_n || b->up_min < a->up_min))
+        a->up_min = b->up_min;
+    a->dn_n = add16(a->dn_n, b->dn_n);
+    a->up_n = add16(a->up_n, b->up_n);
 }
 
 /* Half the resolution, still aligned: bins of width 2w start at multiples of
@@ -143,16 +140,15 @@ rtt_units(int64_t rtt)
 {
     int64_t u = rtt / EW_QS_RTT_UNIT_NS;
 
-    return u < 0 ? 0 : u > UINT16_MAX * 16 ? UINT16_MAX * 16 : (uint32_t)u;
+    return u < 0 ? 0 : u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
 }
 
 static void
-sample(uint32_t *sum, uint16_t *n, uint32_t v)
+sample(uint32_t *min, uint16_t *n, uint32_t v)
 {
-    if ((uint64_t)*sum + v <= UINT32_MAX && *n < UINT16_MAX) {
-        *sum += v;
-        (*n)++;
-    }
+    if (!*n || v < *min)
+        *min = v;
+    *n = add16(*n, 1);
 }
 
 void
@@ -180,7 +176,7 @@ ew_qseries_packet(struct ew_qseries_pool *p, struct ew_flow *f, int dir, const s
         if ((pkt->ecn & EW_ECN_MASK) == EW_ECN_CE)
             b->ce = add16(b->ce, 1);
         if (up->samples != s->last_up) {
-            sample(&b->up_sum, &b->up_n, rtt_units(up->last));
+            sample(&b->up_min, &b->up_n, rtt_units(up->last));
             s->last_up = up->samples;
         }
     }
@@ -190,7 +186,7 @@ ew_qseries_packet(struct ew_qseries_pool *p, struct ew_flow *f, int dir, const s
         uint64_t marks = h->cep_reported > h->ece_runs ? h->cep_reported : h->ece_runs;
 
         if (h->rtt_samples != s->last_dn) {
-            sample(&b->dn_sum, &b->dn_n, rtt_units(h->rtt_last));
+            sample(&b->dn_min, &b->dn_n, rtt_units(h->rtt_last));
             s->last_dn = h->rtt_samples;
         }
         if (marks > s->last_marks) {

@@ -307,8 +307,8 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred, bo
         if (aside > 0)
             say(words, dv->feedback_reason,
                      "ECE latched %u time%s (%u ACKs); every run that tells cleared only after "
-                     "a CWR (%u more ended near a loss recovery, began before the capture, or "
-                     "while it missed data)",
+                     "a CWR (%u more ended after a CWR sent just before them, began before the "
+                     "capture, or while it missed data)",
                      h->ece_runs, h->ece_runs == 1 ? "" : "s", h->ece_acks, aside);
         else
             say(words, dv->feedback_reason,
@@ -324,7 +324,7 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred, bo
             k += (size_t)snprintf(why + k, sizeof(why) - k, "%sone still on at the end",
                                   k ? ", " : "");
         if (h->ece_runs_in_recovery && k < sizeof(why))
-            k += (size_t)snprintf(why + k, sizeof(why) - k, "%s%u after a loss reduction's CWR",
+            k += (size_t)snprintf(why + k, sizeof(why) - k, "%s%u after a CWR sent just before them",
                                   k ? ", " : "", h->ece_runs_in_recovery);
         if (h->ece_runs_at_start && k < sizeof(why))
             k += (size_t)snprintf(why + k, sizeof(why) - k, "%s%u on when the capture began",

@@ -92,17 +92,6 @@ share_above_median(const uint8_t *samples, const uint8_t *marks)
     return n > 0 ? up / n : -1;
 }
 
-/* the delays hardly vary: their interquartile range within EW_PATH_STEADY_IQR of the median */
-static bool
-steady(const uint8_t *samples)
-{
-    double q1 = hist_quantile(samples, 0.25, NULL, NULL);
-    double q2 = hist_quantile(samples, 0.5, NULL, NULL);
-    double q3 = hist_quantile(samples, 0.75, NULL, NULL);
-
-    return q2 > 0 && q3 - q1 <= EW_PATH_STEADY_IQR * q2;
-}
-
 int64_t
 ew_infer_path_rtt(const struct ew_flow *f, int d)
 {
@@ -205,22 +194,14 @@ path_aqm(const struct ew_half *h, const struct ew_dir_verdict *dv, bool mode_acc
                  "shallow, L4S-style AQM",
                  (unsigned long long)marks, p->qdelay_at_marks_ms, shallow / 1000.0, scaled);
     } else if (marks > 0 && q->qd_marks_us >= classic &&
-               (p->marks_above_median >= EW_PATH_ALIGNED_SHARE ||
-                (q->hist && steady(q->hist)))) {
+               p->marks_above_median >= EW_PATH_ALIGNED_SHARE) {
         p->aqm = EW_AQM_CLASSIC;
-        if (p->marks_above_median >= EW_PATH_ALIGNED_SHARE)
-            snprintf(p->reason, EW_REASON_LEN,
-                     "%llu marks at %.1f ms of queueing delay on average, %.1f ms or more%s, "
-                     "%.0f%% of them above the median delay: a classic AQM (a queue of its own "
-                     "or shared, or a DualQ's classic queue: other flows through it tell)",
-                     (unsigned long long)marks, p->qdelay_at_marks_ms, classic / 1000.0, scaled,
-                     p->marks_above_median * 100);
-        else
-            snprintf(p->reason, EW_REASON_LEN,
-                     "%llu marks at %.1f ms of queueing delay on average, %.1f ms or more%s, "
-                     "the delay held steady: a classic AQM at its target (a queue of its own or "
-                     "shared, or a DualQ's classic queue: other flows through it tell)",
-                     (unsigned long long)marks, p->qdelay_at_marks_ms, classic / 1000.0, scaled);
+        snprintf(p->reason, EW_REASON_LEN,
+                 "%llu marks at %.1f ms of queueing delay on average, %.1f ms or more%s, "
+                 "%.0f%% of them above the median delay: a classic AQM (a queue of its own or "
+                 "shared, or a DualQ's classic queue: other flows through it tell)",
+                 (unsigned long long)marks, p->qdelay_at_marks_ms, classic / 1000.0, scaled,
+                 p->marks_above_median * 100);
         if (dv->ect1 == EW_ECT1_L4S)
             p->note = "an L4S flow marked by a classic AQM: its low latency is lost on this "
                       "path; it takes more than its share only where a classic flow shares "

@@ -264,6 +264,7 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
         first(h, EW_SEEN_ECT_RETRANS, &h->first_ect_retrans_frame, frame);
     if ((t->flags & EW_TCP_CWR) && !(t->flags & EW_TCP_SYN)) {
         h->cwr_seen++;
+        h->cwr_ring_ns[h->cwr_next++ & 3] = ts ? ts : 1;
         first(h, EW_SEEN_CWR, &h->first_cwr_frame, frame);
         if (h->ece_on)
             h->cwr_during_run = true;
@@ -281,20 +282,25 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
             h->ce_since_ack = false;
     }
     /* RTT: time new segments, spaced at least an eighth of the smoothed RTT
-     * apart; a retransmission spoils every timing (Karn) */
+     * apart, each with the segment after it: a receiver that acknowledges
+     * every second segment answers one of the two at once, so that one ACK
+     * in two ends exactly at a timed segment (feedback_rtt); a
+     * retransmission spoils every timing (Karn) */
     if (kind == EW_SEG_DATA && h->rtt_count < EW_RTT_TIMED) {
         int64_t last = h->rtt_count ? h->rtt_ts[(h->rtt_head + h->rtt_count - 1) % EW_RTT_TIMED]
                                     : INT64_MIN;
 
-        if (h->rtt_count == 0 || ts - last >= h->rtt_srtt / EW_INF_RTT_SPACING_DIV) {
+        if (h->rtt_count == 0 || h->rtt_pair || ts - last >= h->rtt_srtt / EW_INF_RTT_SPACING_DIV) {
             unsigned i = (h->rtt_head + h->rtt_count) % EW_RTT_TIMED;
 
             h->rtt_seq_end[i] = t->seq + t->payload;
             h->rtt_ts[i] = ts;
             h->rtt_count++;
+            h->rtt_pair = !h->rtt_pair;
         }
     } else if (kind == EW_SEG_RETRANS) {
         h->rtt_count = 0;
+        h->rtt_pair = false;
     }
     if (kind == EW_SEG_RETRANS)
         h->retrans++;
@@ -418,9 +424,15 @@ static void
 feedback_rtt(struct ew_half *r, const struct ew_tcp *t, int64_t ts)
 {
     int64_t sent = -1;
+    bool exact = false;
 
+    /* the segment whose end this ACK acknowledges exactly is the one whose
+     * arrival sent it; an earlier one waited for it too (a delayed ACK) */
     while (r->rtt_count && seq_geq(t->ack, r->rtt_seq_end[r->rtt_head])) {
-        sent = r->rtt_ts[r->rtt_head];
+        if (!exact)
+            sent = r->rtt_ts[r->rtt_head];
+        if (r->rtt_seq_end[r->rtt_head] == t->ack)
+            exact = true;
         r->rtt_head = (uint8_t)((r->rtt_head + 1) % EW_RTT_TIMED);
         r->rtt_count--;
     }
@@ -436,14 +448,40 @@ feedback_rtt(struct ew_half *r, const struct ew_tcp *t, int64_t ts)
  * a round trip before the run's first ECE reached here (twice the smoothed
  * RTT, for its variation), or one sent before a mid-flow capture began. Such
  * runs are set aside; any other rules latching out (digest §3.3). */
+/* A CWR sent before an ECE run began here that still explains its end: the
+ * run's CE reached the receiver before that CWR did, and the CWR cleared the
+ * latch before the run's last ECE was sent (RFC 3168 Errata 3639: CWR
+ * first, then CE; a CE just before the CWR goes unechoed). Times are as the
+ * capture point sees them, one loop from here to the receiver and back (the
+ * data-to-ACK RTT here: a round trip next to the sender, almost nothing next
+ * to the receiver) apart: the CWR left here after the run's start less a
+ * loop (EW_INF_CWR_LOOP_SLACK for its variation), and at least its shortest
+ * loop before the run's end. */
+static bool
+cwr_before_clears(const struct ew_half *r, int64_t end)
+{
+    int64_t loop = r->rtt_samples ? r->rtt_srtt : 0, fast = r->rtt_samples ? r->rtt_min : 0;
+    unsigned i;
+
+    for (i = 0; i < 4; i++) {
+        int64_t c = r->cwr_ring_ns[i];
+
+        if (c && c > r->ece_run_start_ns - loop * EW_INF_CWR_LOOP_SLACK_NUM / EW_INF_CWR_LOOP_SLACK_DEN &&
+            c <= end - fast)
+            return true;
+    }
+    return false;
+}
+
 static void
-ece_run_ended_without_cwr(struct ew_half *r, uint64_t frame)
+ece_run_ended_without_cwr(struct ew_half *r, uint64_t frame, int64_t ts)
 {
     int64_t since = r->ece_run_start_ns - EW_INF_LOSS_CWR_RTTS * (r->rtt_srtt > 0 ? r->rtt_srtt : 0);
 
     if (r->ece_run_at_start) {
         r->ece_runs_at_start++;
-    } else if (r->cwr_off_run_ns != 0 && r->cwr_off_run_ns >= since) {
+    } else if ((r->cwr_off_run_ns != 0 && r->cwr_off_run_ns >= since) ||
+               cwr_before_clears(r, ts)) {
         r->ece_runs_in_recovery++;
     } else if (r->nholes || (r->gap_last_ns != 0 && r->gap_last_ns >= since)) {
         /* the CWR may be in what this capture point did not see; whether
@@ -487,7 +525,7 @@ feedback_classic(const struct ew_infer *in, struct ew_half *r, const struct ew_t
         if (r->cwr_during_run)
             r->ece_runs_after_cwr++;
         else
-            ece_run_ended_without_cwr(r, frame);
+            ece_run_ended_without_cwr(r, frame, ts);
     }
     /* RFC 3168 §6.1.3: "When TCP receives a CE data packet at the
      * destination end-system, the TCP data receiver sets the ECN-Echo flag in
