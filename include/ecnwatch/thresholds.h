@@ -134,6 +134,10 @@
 /* the two kinds' delays per interval move together: Pearson's r of 0.6 or more is one queue
  * (design; one CoDel queue 0.97) */
 #define EW_PATH_CORR_ONE_QUEUE 0.6
+/* ... even 2 ms apart: what each flow's loop adds beside the queue (a paced sender waits up to a
+ * segment's gap before it echoes a TSval; tcpgen, one CoDel queue, the classic flow at a 2.25 ms
+ * gap 1.1 ms above the L4S flow at the receiver) (design) */
+#define EW_PATH_MOVE_TOGETHER_GAP_MS 2.0
 /* ... and below 0.3 they wait apart (design: flow queueing) */
 #define EW_PATH_CORR_APART 0.3
 /* a delay per interval that moves by less than 0.2 ms (standard deviation), or less than 10 % of

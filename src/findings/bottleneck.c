@@ -514,6 +514,16 @@ looks_over_overlap(const struct overlap *o, char *reason, size_t len, bool *like
                  o->secs);
         return "unknown";
     }
+    /* delays that move together are one queue, their levels apart only by
+     * what each loop adds (a paced sender's wait, an ACK held back) */
+    if (o->has_corr && !o->steady && o->corr >= EW_PATH_CORR_ONE_QUEUE &&
+        (alike(ql, qc) || (ql > qc ? ql - qc : qc - ql) < EW_PATH_MOVE_TOGETHER_GAP_MS)) {
+        snprintf(reason, len,
+                 "over the %.1f s both kinds ran, their queueing delays move together (%.1f and "
+                 "%.1f ms above the base RTT)%s: one shared queue",
+                 o->secs, ql, qc, corr);
+        return "single_queue";
+    }
     if (ql * EW_PATH_DUALQ_DELAY_RATIO < qc && qc - ql >= EW_PATH_DUALQ_MIN_GAP_MS &&
         o->marks[1] > 0) {
         snprintf(reason, len,
@@ -532,10 +542,10 @@ looks_over_overlap(const struct overlap *o, char *reason, size_t len, bool *like
                  o->secs, ql, qc);
         return "unknown";
     }
-    if (alike(ql, qc) && (o->has_corr ? o->corr >= EW_PATH_CORR_ONE_QUEUE : m && !strcmp(m, "single_queue"))) {
+    if (!o->has_corr && alike(ql, qc) && m && !strcmp(m, "single_queue")) {
         snprintf(reason, len,
                  "over the %.1f s both kinds ran, the same queueing delay for both (%.1f and "
-                 "%.1f ms above the base RTT)%s: one shared queue",
+                 "%.1f ms above the base RTT) and the same marking%s: one shared queue",
                  o->secs, ql, qc, corr);
         return "single_queue";
     }
@@ -911,6 +921,16 @@ marked_alike(const struct ew_bottleneck *g)
            pc <= EW_PATH_SAME_MARK_RATIO * pl;
 }
 
+/* an L4S flow's throughput against a classic flow's, each kind's mean (0: no classic throughput) */
+static double
+per_flow_ratio(const struct ew_bottleneck *g)
+{
+    if (!g->l4s.n || !g->classic.n || g->classic.throughput_mbps <= 0)
+        return 0;
+    return (g->l4s.throughput_mbps / (double)g->l4s.n) /
+           (g->classic.throughput_mbps / (double)g->classic.n);
+}
+
 void
 ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
                     struct ew_flow_summary *s)
@@ -928,8 +948,12 @@ ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
         return;
     g = &b->g[r->group];
     others(g, r->l4s, cls, sizeof(cls));
-    /* one queue shared with classic flows that marks both kinds alike: the harm */
-    if (r->l4s && !strcmp(g->looks_like, "single_queue") && marked_alike(g) &&
+    /* one queue shared with classic flows that marks the L4S flow too: the
+     * harm, where it marks both kinds alike or the L4S flows take more than
+     * their share (RFC 3168 feedback counts one mark a congestion episode,
+     * so the marking is compared only where both are counted alike) */
+    if (r->l4s && !strcmp(g->looks_like, "single_queue") && g->l4s.marks > 0 &&
+        (marked_alike(g) || per_flow_ratio(g) > EW_PATH_HARM_RATIO) &&
         !(s->kinds & (1u << EW_MU_CLASSIC_AQM_UNDER_L4S)) &&
         (!s->has_path || s->path[d].marks > 0))
         harm_finding(g, f, d, s);
@@ -948,7 +972,9 @@ ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
                  "the same bottleneck (%s) are marked at a shallow queue: a DualQ's classic queue",
                  (unsigned long long)p->marks, p->qdelay_at_marks_ms, cls);
     } else if (!strcmp(g->looks_like, "single_queue") && p->marks > 0 &&
-               (r->l4s ? marked_alike(g) && (classic || p->aqm == EW_AQM_L4S) : classic)) {
+               (r->l4s ? (marked_alike(g) || per_flow_ratio(g) > EW_PATH_HARM_RATIO) &&
+                             (classic || p->aqm == EW_AQM_L4S)
+                       : classic)) {
         p->aqm = EW_AQM_CLASSIC_SINGLE;
         p->has_confidence = true;
         p->few_marks = false;

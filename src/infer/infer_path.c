@@ -316,10 +316,12 @@ ew_infer_path(const struct ew_flow *f, int d, const struct ew_flow_verdict *v,
      * it then), else its mean */
     p->serialisation_ms = -1;
     if (dur > 0 && f->dir[d].payload_bytes > 0 && h->data_pkts > 1 && f->dir[d].max_payload) {
-        double bps = (double)f->dir[d].payload_bytes * 8e9 / (double)dur;
+        /* what the receiver acknowledged counts, whether captured or not */
+        double bps = (double)(f->dir[d].payload_bytes + h->missed_bytes) * 8e9 / (double)dur;
         double s;
 
-        if ((double)h->peak_kbps * 1000 > bps)
+        /* a peak of what was captured is no peak where the capture missed data */
+        if ((double)h->peak_kbps * 1000 > bps && !h->missed_bytes)
             bps = (double)h->peak_kbps * 1000;
         s = (double)f->dir[d].max_payload * 8e9 / bps; /* ns */
         p->serialisation_ms = s / 1e6;
@@ -354,6 +356,17 @@ ew_infer_path(const struct ew_flow *f, int d, const struct ew_flow_verdict *v,
     p->marks_with_qdelay = q.marks_with_qd;
     p->marks_above_median = q.hist ? share_above_median(q.hist, q.marks_hist) : -1;
     path_aqm(h, dv, v->mode_accecn, &q, p);
+    /* no marks in part of a flow says nothing of the rest: joined mid-flow,
+     * or with data the capture missed (the marks may have been there) */
+    if (p->aqm == EW_AQM_NONE_SEEN && (v->neg_inferred || h->missed_bytes) &&
+        h->data_pkts > 0) {
+        p->aqm = EW_AQM_UNKNOWN;
+        p->has_confidence = false;
+        snprintf(p->reason, EW_REASON_LEN,
+                 "no marks in the part of the flow this capture holds (%s): whether the path "
+                 "marks it cannot be told",
+                 v->neg_inferred ? "joined mid-flow" : "it missed some of the data");
+    }
     /* no marks, seen or fed back, is certain only from a whole capture
      * whose feedback could be read */
     if (p->aqm == EW_AQM_NONE_SEEN && !v->neg_inferred && !h->missed_bytes &&

@@ -57,10 +57,13 @@ feedback_write(struct jw *w, const struct ew_flow *f, int d, const struct ew_dir
     kuint(w, "segments", h->fb_segments);
     kuint(w, "ce_seen", h->ce_seen);
     if (dv->feedback == EW_FB_ACCECN) {
+        /* joined mid-flow, the first ACE seen is the counter's baseline */
+        bool base = f->hs.syn_count > 0 || f->inf->synack_dir_set;
+
         kuint(w, "ace_changes", h->ace_changes);
         kuint(w, "ce_reported", h->cep_reported);
-        kuint(w, "ace_matches_seen", h->ace_exact);
-        kuint(w, "ace_differs_from_seen", h->ace_mismatch);
+        kuint(w, "ace_matches_seen", base ? h->ace_exact : h->ace_rel_exact);
+        kuint(w, "ace_differs_from_seen", base ? h->ace_mismatch : h->ace_rel_mismatch);
         kuint(w, "ace_wrap_ambiguous", h->ace_wrap_ambiguous);
         jw_key(w, "option");
         jw_object_begin(w);
