@@ -828,11 +828,11 @@ generate(const struct cfg *c, struct span *sp)
     for (i = 0; c->end_ns ? t <= c->end_ns : i < c->segments; i++, t += gap_at(c, t)) {
         uint8_t arrived, cp = (i == 0 && c->ect0_prefix) ? ECT0 : scp;
         uint32_t len = (i == 0 && c->ect0_prefix) ? c->ect0_prefix : MSS;
-        /* the standing queue builds over 40 segments, then breathes between 90
+        /* the standing queue builds over 40 segments, then breathes between 50
          * and 100% in small steps, so that packets never overtake each other */
         int64_t q = modelled ? model_q(c, t)
                     : i < 40 ? qd * i / 40
-                             : (int64_t)((double)qd * (0.9 + 0.1 * abs(i % 40 - 20) / 20.0));
+                             : (int64_t)((double)qd * (0.5 + 0.5 * abs(i % 40 - 20) / 20.0));
         int64_t arr = t + OWD_NS + q;
         bool lost = false;
 
