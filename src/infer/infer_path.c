@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
 #include "ecnwatch/thresholds.h"
 
@@ -359,7 +360,7 @@ ew_infer_path(const struct ew_flow *f, int d, const struct ew_flow_verdict *v,
     /* no marks in part of a flow says nothing of the rest: joined mid-flow,
      * or with data the capture missed (the marks may have been there) */
     if (p->aqm == EW_AQM_NONE_SEEN && (v->neg_inferred || h->missed_bytes) &&
-        h->data_pkts > 0) {
+        h->data_pkts > 0 && h->bytes_seen[EW_ECN_ECT_0] + h->bytes_seen[EW_ECN_ECT_1] > 0) {
         p->aqm = EW_AQM_UNKNOWN;
         p->has_confidence = false;
         snprintf(p->reason, EW_REASON_LEN,

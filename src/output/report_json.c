@@ -84,7 +84,11 @@ feedback_write(struct jw *w, const struct ew_flow *f, int d, const struct ew_dir
         kuint(w, "ece_segments", h->ece_acks);
         kuint(w, "ece_runs", h->ece_runs);
         kuint(w, "ece_runs_ended_by_cwr", h->ece_runs_after_cwr);
-        kuint(w, "ece_runs_ended_without_cwr", h->ece_runs_without_cwr);
+        kuint(w, "ece_runs_ended_without_cwr", dv->runs_no_cwr);
+        /* runs that ended with no CWR seen but tell nothing: after a CWR sent
+         * just before them, on when the capture began, or while it missed data */
+        kuint(w, "ece_runs_set_aside", h->ece_runs_in_recovery + h->ece_runs_at_start +
+                                           (h->missed_bytes ? h->ece_runs_no_cwr_gap : 0));
         kuint(w, "cwr_segments", h->cwr_seen);
         kuint(w, "esce_segments", h->esce_acks);
         kuint(w, "ce_unechoed", h->ce_unechoed);
