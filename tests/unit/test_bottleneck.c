@@ -306,6 +306,15 @@ num(const json_t *o, const char *key)
     return json_number_value(v);
 }
 
+/* a string member, "(none)" where it is missing or not a string */
+static const char *
+str(const json_t *o, const char *key)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+
+    return v ? v : "(none)";
+}
+
 /* a side's flow ids */
 static void
 check_ids(const json_t *side, const json_int_t *ids, size_t n)
@@ -370,9 +379,9 @@ test_dualq(void)
                            "10.0.0.1");
     CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(json_object_get(g, "hosts"), 1)),
                            "10.0.0.2");
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "looks_like")), "dualq");
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "confidence")), "likely");
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "compared_over")), "overlap");
+    CU_ASSERT_STRING_EQUAL(str(g, "looks_like"), "dualq");
+    CU_ASSERT_STRING_EQUAL(str(g, "confidence"), "likely");
+    CU_ASSERT_STRING_EQUAL(str(g, "compared_over"), "overlap");
     CU_ASSERT_DOUBLE_EQUAL(num(g, "overlap_s"), 0.3, 1e-9);
     CU_ASSERT_DOUBLE_EQUAL(num(g, "base_rtt_ms"), 10.0, 1e-9);
     /* three intervals: too few for a correlation */
@@ -493,9 +502,9 @@ test_single_queue(void)
     arr = groups_of(&r, fs, 2);
     CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
     g = json_array_get(arr, 0);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "looks_like")), "single_queue");
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "confidence")), "likely");
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "compared_over")), "overlap");
+    CU_ASSERT_STRING_EQUAL(str(g, "looks_like"), "single_queue");
+    CU_ASSERT_STRING_EQUAL(str(g, "confidence"), "likely");
+    CU_ASSERT_STRING_EQUAL(str(g, "compared_over"), "overlap");
     CU_ASSERT_TRUE(num(g, "overlap_s") >= 2.0);
     CU_ASSERT_TRUE(num(g, "qdelay_correlation") >= 0.9);
     CU_ASSERT_DOUBLE_EQUAL(num(g, "base_rtt_ms"), 20.0, 0.5);
@@ -524,7 +533,7 @@ test_single_queue(void)
     arr = groups_of(&r, fs, 2);
     CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
     g = json_array_get(arr, 0);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "looks_like")), "single_queue");
+    CU_ASSERT_STRING_EQUAL(str(g, "looks_like"), "single_queue");
     reason = json_string_value(json_object_get(g, "reason"));
     CU_ASSERT_PTR_NOT_NULL_FATAL(reason);
     CU_ASSERT_PTR_NOT_NULL(strstr(reason, "too few intervals to correlate"));
@@ -541,7 +550,7 @@ test_single_queue(void)
     fs[1] = spec(true, 40001, 1050 * MS, 20, 4, 11 * MS);
     arr = groups_of(&r, fs, 2);
     CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(arr, 0), "looks_like")),
+    CU_ASSERT_STRING_EQUAL(str(json_array_get(arr, 0), "looks_like"),
                            "unknown");
     json_decref(arr);
     ew_analyzer_free(&r.an);
@@ -552,7 +561,7 @@ test_single_queue(void)
     fs[1] = spec(true, 40001, 1050 * MS, 20, 1, 8 * MS);
     arr = groups_of(&r, fs, 2);
     CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(arr, 0), "looks_like")),
+    CU_ASSERT_STRING_EQUAL(str(json_array_get(arr, 0), "looks_like"),
                            "unknown");
     json_decref(arr);
     ew_analyzer_free(&r.an);
@@ -590,7 +599,7 @@ test_neither_pattern(void)
         arr = groups_of(&r, fs, 2);
         CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
         g = json_array_get(arr, 0);
-        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "looks_like")), "dualq");
+        CU_ASSERT_STRING_EQUAL(str(g, "looks_like"), "dualq");
         reason = json_string_value(json_object_get(g, "reason"));
         CU_ASSERT_PTR_NOT_NULL_FATAL(reason);
         CU_ASSERT_PTR_NOT_NULL(strstr(reason, "ECT(1) kept shallow"));
@@ -626,7 +635,7 @@ test_delay_not_measurable(void)
         arr = groups_of(&r, fs, 2);
         CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
         g = json_array_get(arr, 0);
-        CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "looks_like")), "unknown");
+        CU_ASSERT_STRING_EQUAL(str(g, "looks_like"), "unknown");
         CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_object_get(g, "reason")),
                                       "not measurable"));
         CU_ASSERT_TRUE(json_is_null(json_object_get(json_object_get(g, "classic"), "qdelay_ms")));
@@ -771,7 +780,7 @@ test_classic_retransmission_not_ect(void)
     CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
     g = json_array_get(arr, 0);
     check_ids(json_object_get(g, "classic"), cl_ids, 1);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "compared_over")), "overlap");
+    CU_ASSERT_STRING_EQUAL(str(g, "compared_over"), "overlap");
     CU_ASSERT_DOUBLE_EQUAL(num(json_object_get(g, "classic"), "throughput_mbps"), 0.32, 1e-9);
     json_decref(arr);
     ew_analyzer_free(&r.an);
@@ -780,7 +789,7 @@ test_classic_retransmission_not_ect(void)
     CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
     g = json_array_get(arr, 0);
     check_ids(json_object_get(g, "classic"), cl_ids, 1);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "compared_over")), "whole_flows");
+    CU_ASSERT_STRING_EQUAL(str(g, "compared_over"), "whole_flows");
     CU_ASSERT_DOUBLE_EQUAL(num(json_object_get(g, "classic"), "ce_per_packet"), 0.0099, 1e-9);
     json_decref(arr);
     ew_analyzer_free(&r.an);
@@ -823,7 +832,7 @@ test_group_of_three_and_refs(void)
     arr = groups_of_qs(&r, fs, 3, 1);
     CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
     g = json_array_get(arr, 0);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "compared_over")), "whole_flows");
+    CU_ASSERT_STRING_EQUAL(str(g, "compared_over"), "whole_flows");
     check_ids(json_object_get(g, "classic"), cl_ids, 2);
     check_ids(json_object_get(g, "l4s"), l4s_ids, 1);
     CU_ASSERT_DOUBLE_EQUAL(num(json_object_get(g, "classic"), "ce_per_packet"), 0.02, 1e-9);
@@ -912,8 +921,8 @@ test_fq(void)
     arr = groups_of(&r, fs, 2);
     CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
     g = json_array_get(arr, 0);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "looks_like")), "fq");
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "confidence")), "likely");
+    CU_ASSERT_STRING_EQUAL(str(g, "looks_like"), "fq");
+    CU_ASSERT_STRING_EQUAL(str(g, "confidence"), "likely");
     corr = num(g, "qdelay_correlation");
     CU_ASSERT_TRUE(corr < 0.3 && corr > -0.3);
     CU_ASSERT_TRUE(num(json_object_get(g, "l4s"), "qdelay_ms") >= 3);
@@ -930,7 +939,7 @@ test_fq(void)
     arr = groups_of(&r, fs, 2);
     CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
     g = json_array_get(arr, 0);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "looks_like")), "unknown");
+    CU_ASSERT_STRING_EQUAL(str(g, "looks_like"), "unknown");
     CU_ASSERT_TRUE(json_is_null(json_object_get(g, "confidence")));
     json_decref(arr);
     ew_analyzer_free(&r.an);
@@ -956,7 +965,7 @@ test_steady_unknown(void)
     arr = groups_of(&r, fs, 2);
     CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
     g = json_array_get(arr, 0);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "looks_like")), "unknown");
+    CU_ASSERT_STRING_EQUAL(str(g, "looks_like"), "unknown");
     CU_ASSERT_TRUE(json_is_null(json_object_get(g, "confidence")));
     CU_ASSERT_TRUE(num(g, "overlap_s") >= 1.0);
     reason = json_string_value(json_object_get(g, "reason"));
@@ -969,7 +978,7 @@ test_steady_unknown(void)
     arr = groups_of(&r, fs, 2);
     CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
     g = json_array_get(arr, 0);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "looks_like")), "dualq");
+    CU_ASSERT_STRING_EQUAL(str(g, "looks_like"), "dualq");
     CU_ASSERT_TRUE(num(g, "overlap_s") >= 1.0);
     json_decref(arr);
     ew_analyzer_free(&r.an);
@@ -1006,8 +1015,8 @@ test_whole_flows_fallback(void)
 
     CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
     g = json_array_get(arr, 0);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "looks_like")), "dualq");
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(g, "compared_over")), "whole_flows");
+    CU_ASSERT_STRING_EQUAL(str(g, "looks_like"), "dualq");
+    CU_ASSERT_STRING_EQUAL(str(g, "compared_over"), "whole_flows");
     CU_ASSERT_TRUE(json_is_null(json_object_get(g, "overlap_s")));
     CU_ASSERT_TRUE(json_is_null(json_object_get(g, "base_rtt_ms")));
     reason = json_string_value(json_object_get(g, "reason"));
@@ -1051,10 +1060,10 @@ test_never_dualq_without_ect1_marks(void)
         arr = groups_of_qs(&r, fs, 2, pools[k]);
         CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
         CU_ASSERT_STRING_EQUAL(
-            json_string_value(json_object_get(json_array_get(arr, 0), "compared_over")),
+            str(json_array_get(arr, 0), "compared_over"),
             k ? "whole_flows" : "overlap");
         CU_ASSERT_STRING_EQUAL(
-            json_string_value(json_object_get(json_array_get(arr, 0), "looks_like")), "unknown");
+            str(json_array_get(arr, 0), "looks_like"), "unknown");
         json_decref(arr);
         ew_analyzer_free(&r.an);
 
@@ -1062,7 +1071,7 @@ test_never_dualq_without_ect1_marks(void)
         arr = groups_of_qs(&r, fs, 2, pools[k]);
         CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
         CU_ASSERT_STRING_EQUAL(
-            json_string_value(json_object_get(json_array_get(arr, 0), "looks_like")), "dualq");
+            str(json_array_get(arr, 0), "looks_like"), "dualq");
         json_decref(arr);
         ew_analyzer_free(&r.an);
     }
@@ -1085,7 +1094,7 @@ test_never_dualq_within_1ms(void)
     arr = groups_of(&r, fs, 2);
     CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
     g = json_array_get(arr, 0);
-    CU_ASSERT_STRING_NOT_EQUAL(json_string_value(json_object_get(g, "looks_like")), "dualq");
+    CU_ASSERT_STRING_NOT_EQUAL(str(g, "looks_like"), "dualq");
     CU_ASSERT_TRUE(num(json_object_get(g, "l4s"), "qdelay_ms") * 2 <
                    num(json_object_get(g, "classic"), "qdelay_ms"));
     CU_ASSERT_TRUE(num(json_object_get(g, "classic"), "qdelay_ms") -
@@ -1096,7 +1105,7 @@ test_never_dualq_within_1ms(void)
     fs[0].qd = 1500 * US;
     arr = groups_of(&r, fs, 2);
     CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
-    CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(json_array_get(arr, 0), "looks_like")),
+    CU_ASSERT_STRING_EQUAL(str(json_array_get(arr, 0), "looks_like"),
                            "dualq");
     json_decref(arr);
     ew_analyzer_free(&r.an);
