@@ -30,7 +30,7 @@ main(void)
         ew_test_register_report() || ew_test_register_stream() || ew_test_register_pathcmp() ||
         ew_test_register_bottleneck() || ew_test_register_snapshot() ||
         ew_test_register_dedupe() || ew_test_register_loss() || ew_test_register_qseries() ||
-        ew_test_register_midflow()) {
+        ew_test_register_midflow() || ew_test_register_path()) {
         fprintf(stderr, "cannot register the test suites: %s\n", CU_get_error_msg());
         CU_cleanup_registry();
         return 2;
