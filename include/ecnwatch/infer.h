@@ -301,6 +301,7 @@ struct ew_flow;
 struct ew_flow_verdict {
     int neg;                /* enum ew_neg */
     bool neg_inferred;      /* handshake not captured: mode inferred from what followed */
+    int neg_as;             /* neg_inferred: the negotiation the mode was inferred to be (enum ew_neg) */
     /* neg_inferred, and nothing that followed told the mode: classic ECN or
      * AccECN feedback cannot be told apart (the feedback is "unknown") */
     bool mode_unknown;

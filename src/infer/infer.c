@@ -730,7 +730,8 @@ conclude(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
     v->neg = ew_flow_negotiation(f);
     if (v->neg == EW_NEG_UNSEEN && f->key.l4 == EW_L4_TCP) {
         v->neg_inferred = true;
-        m = mode_of(infer_mode(f, v, &v->mode_unknown, words));
+        v->neg_as = infer_mode(f, v, &v->mode_unknown, words);
+        m = mode_of(v->neg_as);
     } else {
         m = mode_of(v->neg);
     }
