@@ -905,8 +905,10 @@ two_sawtooths(struct flowspec *fs, int classic_marks, int l4s_marks)
 
 /* Flow queueing (fq_codel): each flow waits in a queue of its own, so that
  * their delays per interval do not move together (r below 0.3), while both
- * are marked at classic depths (3 ms or more): "fq". Not when the L4S flow
- * is not marked: then nothing shows it is at a classic AQM of its own. */
+ * are marked at classic depths (3 ms or more): "fq"; also where the two
+ * delays are alike on average (the L4S flow at 16 ms plus 10 ms every
+ * 1.3 s): levels alone do not make one queue. Not when the L4S flow is not
+ * marked: then nothing shows it is at a classic AQM of its own. */
 static void
 test_fq(void)
 {
@@ -932,6 +934,23 @@ test_fq(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(reason);
     CU_ASSERT_PTR_NOT_NULL(strstr(reason, "do not move together"));
     CU_ASSERT_PTR_NOT_NULL(strstr(reason, "flow queueing"));
+    json_decref(arr);
+    ew_analyzer_free(&r.an);
+
+    two_sawtooths(fs, 3, 6);
+    fs[0].qd = 16 * MS;
+    fs[0].saw_amp = 10 * MS;
+    arr = groups_of(&r, fs, 2);
+    CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
+    g = json_array_get(arr, 0);
+    CU_ASSERT_STRING_EQUAL(str(g, "looks_like"), "fq");
+    CU_ASSERT_TRUE(num(g, "qdelay_correlation") < 0.3);
+    CU_ASSERT_TRUE(num(json_object_get(g, "l4s"), "qdelay_ms") -
+                           num(json_object_get(g, "classic"), "qdelay_ms") <
+                       1.5);
+    CU_ASSERT_TRUE(num(json_object_get(g, "classic"), "qdelay_ms") -
+                           num(json_object_get(g, "l4s"), "qdelay_ms") <
+                       1.5);
     json_decref(arr);
     ew_analyzer_free(&r.an);
 
