@@ -35,18 +35,19 @@ struct ew_qbin {
     uint32_t bytes;        /* payload */
     uint32_t dn_min;       /* the lowest data-to-ACK RTT, in EW_QS_RTT_UNIT_NS (dn_n > 0) */
     uint32_t up_min;       /* the lowest upstream timestamp loop RTT (up_n > 0) */
-    uint16_t data, ce, marks; /* data segments; CE seen here; marks fed back */
+    uint16_t data, ce;     /* data segments; CE seen here */
+    uint16_t marks, ece;   /* marks fed back: by the ACE counter (AccECN), as ECE runs (classic) */
     uint16_t dn_n, up_n;   /* the samples behind dn_min and up_min */
-    uint16_t pad;
 };
 
 struct ew_qseries {
     uint64_t flow_id;      /* 0: free */
     int64_t t0, width;     /* bin 0 starts at t0, a multiple of width (ns) */
-    uint64_t last_marks;   /* the feedback's marks when last looked at */
+    uint64_t last_marks;   /* the ACE counter's marks when last looked at */
+    uint32_t last_ece;     /* the ECE runs when last looked at */
     uint32_t last_dn, last_up; /* the loops' sample counts when last looked at */
     uint16_t n;            /* bins in use */
-    uint16_t pad[3];
+    uint16_t pad;
     struct ew_qbin b[EW_QS_BINS];
 };
 

@@ -37,6 +37,7 @@ struct member {
     const struct ew_qseries *qs; /* the main direction's series, or NULL */
     enum src src;
     int64_t base_ns; /* the flow's lowest RTT from src, 0 when none */
+    bool accecn;     /* its marks are fed back by the ACE counter, else as ECE runs */
 };
 
 /* one kind's flows of a group, added up */
@@ -90,6 +91,7 @@ classify(const struct ew_flow *f, const struct ew_qseries_pool *qs, struct membe
     m->data_pkts = h->data_pkts;
     if (h->data_pkts < EW_PATH_BN_MIN_DATA_PKTS)
         return;
+    m->accecn = v->mode_accecn;
     if (v->dir[m->d].sender_ect1 && v->mode_accecn)
         m->l4s = true;
     else if (!strcmp(v->dir[m->d].sender_cp, "ect0") || classic_with_retransmissions(f, m->d))
@@ -381,7 +383,12 @@ overlap_of(const struct member *m, const struct grp *gm, size_t from, size_t to,
 
             ce->bytes[k] += b->bytes;
             ce->data[k] += b->data;
-            ce->marks[k] += b->ce > b->marks ? b->ce : b->marks;
+            {
+                /* marks seen here, or fed back in the flow's own mode */
+                uint16_t fb = x->accecn ? b->marks : b->ece;
+
+                ce->marks[k] += b->ce > fb ? b->ce : fb;
+            }
             if (rtt >= 0 && n > 0) {
                 ce->qd_sum[k] += (rtt - (double)b0) / 1e6 * n;
                 ce->qd_n[k] += n;
@@ -879,9 +886,8 @@ harm_finding(const struct ew_bottleneck *g, const struct ew_flow *f, int d,
     x->first_frame = h->first_ce_frame ? h->first_ce_frame : h->first_ace_change_frame;
     if (!x->first_frame)
         x->first_frame = f->first_frame;
+    /* an L4S flow's marks: seen here, or counted by its ACE counter */
     x->count = h->ce_seen > h->cep_reported ? h->ce_seen : h->cep_reported;
-    if (x->count < h->ece_runs)
-        x->count = h->ece_runs;
     if (!x->count)
         x->count = 1;
     x->confidence = EW_CONF_LIKELY;

@@ -64,6 +64,7 @@ bin_add(struct ew_qbin *a, const struct ew_qbin *b)
     a->data = add16(a->data, b->data);
     a->ce = add16(a->ce, b->ce);
     a->marks = add16(a->marks, b->marks);
+    a->ece = add16(a->ece, b->ece);
     if (b->dn_n && (!a->dn_n || b->dn_min < a->dn_min))
         a->dn_min = b->dn_min;
     if (b->up_n && (!a->up_n || b->up_min < a->up_min))
@@ -128,9 +129,8 @@ take(struct ew_qseries_pool *p, struct ew_flow *f, int dir, int64_t ts)
     /* what the feedback and the loops held before: not this series' */
     s->last_dn = f->inf->half[dir].rtt_samples;
     s->last_up = f->inf->half[dir ^ 1].ts.samples;
-    s->last_marks = f->inf->half[dir].cep_reported > f->inf->half[dir].ece_runs
-                        ? f->inf->half[dir].cep_reported
-                        : f->inf->half[dir].ece_runs;
+    s->last_marks = f->inf->half[dir].cep_reported;
+    s->last_ece = f->inf->half[dir].ece_runs;
     f->qs[dir] = (uint32_t)(s - p->s) + 1;
     return s;
 }
@@ -183,15 +183,18 @@ ew_qseries_packet(struct ew_qseries_pool *p, struct ew_flow *f, int dir, const s
     /* the other direction: the feedback on its data this packet carries */
     if (f->qs[r] && (b = bin_at(s = &p->s[f->qs[r] - 1], ts)) != NULL) {
         const struct ew_half *h = &in->half[r];
-        uint64_t marks = h->cep_reported > h->ece_runs ? h->cep_reported : h->ece_runs;
 
         if (h->rtt_samples != s->last_dn) {
             sample(&b->dn_min, &b->dn_n, rtt_units(h->rtt_last));
             s->last_dn = h->rtt_samples;
         }
-        if (marks > s->last_marks) {
-            b->marks = add16(b->marks, (uint32_t)(marks - s->last_marks));
-            s->last_marks = marks;
+        if (h->cep_reported > s->last_marks) {
+            b->marks = add16(b->marks, (uint32_t)(h->cep_reported - s->last_marks));
+            s->last_marks = h->cep_reported;
+        }
+        if (h->ece_runs > s->last_ece) {
+            b->ece = add16(b->ece, h->ece_runs - s->last_ece);
+            s->last_ece = h->ece_runs;
         }
     }
 }

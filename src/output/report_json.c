@@ -135,7 +135,9 @@ static void
 rtt_write(struct jw *w, const struct ew_flow *f, int d)
 {
     const struct ew_half *h = &f->inf->half[d];
-    uint64_t ce = h->ce_seen > h->cep_reported ? h->ce_seen : h->cep_reported;
+    /* marks fed back: the ACE counter's under AccECN, ECE runs under classic feedback */
+    uint64_t fb = f->inf->accecn_mode ? h->cep_reported : h->ece_runs;
+    uint64_t ce = h->ce_seen > fb ? h->ce_seen : fb;
     int64_t dur = h->data_last_ns - h->data_first_ns;
     int64_t rtt = ew_infer_path_rtt(f, d);
 
