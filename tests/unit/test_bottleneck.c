@@ -497,6 +497,7 @@ test_single_queue(void)
     json_t *arr;
     const char *reason;
     double ql, qc;
+    int k;
 
     shared_sawtooth(fs, 2, 5);
     arr = groups_of(&r, fs, 2);
@@ -524,25 +525,27 @@ test_single_queue(void)
 
     /* Too short an overlap to correlate (0.6 s: 6 intervals): one queue
      * only where the delays are alike and the marks too. Both wait 15 ms,
-     * and are marked alike, 1 in 20 (the classic sender takes AccECN
-     * feedback, whose marks count one each), all 20 segments of each
+     * and are marked alike, 1 in 20 (the classic sender's mark one ECE run,
+     * or under AccECN one step of its ACE counter), all 20 segments of each
      * (1011 to 1505 ms, 1061 to 1555 ms) within the overlap. */
-    fs[0] = spec(false, 40000, 1000 * MS, 20, 1, 15 * MS);
-    fs[0].acc_classic = true;
-    fs[1] = spec(true, 40001, 1050 * MS, 20, 1, 15 * MS);
-    arr = groups_of(&r, fs, 2);
-    CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
-    g = json_array_get(arr, 0);
-    CU_ASSERT_STRING_EQUAL(str(g, "looks_like"), "single_queue");
-    reason = json_string_value(json_object_get(g, "reason"));
-    CU_ASSERT_PTR_NOT_NULL_FATAL(reason);
-    CU_ASSERT_PTR_NOT_NULL(strstr(reason, "too few intervals to correlate"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(reason, "one shared queue"));
-    CU_ASSERT_DOUBLE_EQUAL(num(g, "overlap_s"), 0.6, 1e-9);
-    CU_ASSERT_DOUBLE_EQUAL(num(json_object_get(g, "l4s"), "ce_per_packet"), 0.05, 1e-9);
-    CU_ASSERT_DOUBLE_EQUAL(num(json_object_get(g, "classic"), "ce_per_packet"), 0.05, 1e-9);
-    json_decref(arr);
-    ew_analyzer_free(&r.an);
+    for (k = 0; k < 2; k++) {
+        fs[0] = spec(false, 40000, 1000 * MS, 20, 1, 15 * MS);
+        fs[0].acc_classic = k == 1;
+        fs[1] = spec(true, 40001, 1050 * MS, 20, 1, 15 * MS);
+        arr = groups_of(&r, fs, 2);
+        CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
+        g = json_array_get(arr, 0);
+        CU_ASSERT_STRING_EQUAL(str(g, "looks_like"), "single_queue");
+        reason = json_string_value(json_object_get(g, "reason"));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(reason);
+        CU_ASSERT_PTR_NOT_NULL(strstr(reason, "too few intervals to correlate"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(reason, "one shared queue"));
+        CU_ASSERT_DOUBLE_EQUAL(num(g, "overlap_s"), 0.6, 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(num(json_object_get(g, "l4s"), "ce_per_packet"), 0.05, 1e-9);
+        CU_ASSERT_DOUBLE_EQUAL(num(json_object_get(g, "classic"), "ce_per_packet"), 0.05, 1e-9);
+        json_decref(arr);
+        ew_analyzer_free(&r.an);
+    }
 
     /* 11 ms against 15 ms (over the overlap 10.4 and 12.5): alike, within
      * 30%, but L4S marked 4 times as often: with too few intervals to
@@ -1063,7 +1066,8 @@ test_whole_flows_fallback(void)
  * flow about twice a round trip. The L4S flow (first, from 1000 ms) waits
  * 1 ms against the classic flow's 15 ms (from 1100 ms), but is never
  * marked: over the overlap and as whole flows, not a DualQ; marked 4 times
- * in 20, it is one. */
+ * in 20, it is one. The same where the L4S flow starts within the classic
+ * one (test_dualq's flows): its ACE stays at 5, whose ECE bit is no mark. */
 static void
 test_never_dualq_without_ect1_marks(void)
 {
@@ -1094,6 +1098,16 @@ test_never_dualq_without_ect1_marks(void)
         json_decref(arr);
         ew_analyzer_free(&r.an);
     }
+
+    fs[0] = spec(false, 40000, 1000 * MS, 100, 1, 15 * MS);
+    fs[1] = spec(true, 40001, 1500 * MS, 20, 0, 1 * MS);
+    arr = groups_of(&r, fs, 2);
+    CU_ASSERT_EQUAL_FATAL(json_array_size(arr), 1);
+    CU_ASSERT_STRING_EQUAL(str(json_array_get(arr, 0), "compared_over"), "overlap");
+    CU_ASSERT_STRING_EQUAL(str(json_array_get(arr, 0), "looks_like"), "unknown");
+    CU_ASSERT_DOUBLE_EQUAL(num(json_object_get(json_array_get(arr, 0), "l4s"), "marks"), 0, 1e-9);
+    json_decref(arr);
+    ew_analyzer_free(&r.an);
 }
 
 /* Never a DualQ when the two delays are within 1 ms of each other, however
@@ -1214,14 +1228,14 @@ test_apply_dualq(void)
     ew_analyzer_free(&r.an);
 }
 
-/* One queue that marks both kinds alike (shared_sawtooth; the classic
- * sender takes AccECN feedback, so that its marks count as fed back: 4 in
- * 100 on each): the L4S flow is the harm of RFC 9331 §4.3,
+/* One queue that marks both kinds alike (shared_sawtooth, 4 marks in 100
+ * on each; the classic sender's fed back as ECE runs under RFC 3168, or by
+ * the ACE counter under AccECN): the L4S flow is the harm of RFC 9331 §4.3,
  * classic_aqm_under_l4s (likely, naming the classic flow), and both flows'
  * AQM is a classic single queue, the L4S flow's with a note; every output
  * counts the finding (ew_analyzer_findings). */
 static void
-test_apply_single_queue_harm(void)
+apply_single_queue_harm(bool acc_classic)
 {
     struct flowspec fs[2];
     struct ew_bottlenecks b;
@@ -1233,7 +1247,7 @@ test_apply_single_queue_harm(void)
     int d;
 
     shared_sawtooth(fs, 4, 4);
-    fs[0].acc_classic = true;
+    fs[0].acc_classic = acc_classic;
     run_flows(&r, fs, 2, 0);
     find_one(&r, &b, "single_queue");
 
@@ -1276,6 +1290,13 @@ test_apply_single_queue_harm(void)
     ew_analyzer_free(&r.an);
 }
 
+static void
+test_apply_single_queue_harm(void)
+{
+    apply_single_queue_harm(false);
+    apply_single_queue_harm(true);
+}
+
 /* One queue, but the L4S flow marked ten times as often per packet as the
  * classic one (20 in 100 against 2 in 100): not what one classic AQM does
  * to both, so no harm and the L4S flow's AQM is left as concluded; the
@@ -1288,25 +1309,28 @@ test_apply_single_queue_unlike(void)
     struct ew_flow_summary *s, *t;
     uint64_t counts[EW_MU_MASK_BITS];
     struct run r;
+    int k;
 
-    shared_sawtooth(fs, 2, 20);
-    fs[0].acc_classic = true;
-    run_flows(&r, fs, 2, 0);
-    find_one(&r, &b, "single_queue");
-    t = summary_of(&r, 1, NULL, NULL);
-    s = summary_of(&r, 1, &b, NULL);
-    CU_ASSERT_PTR_NULL(finding_of(s, EW_MU_CLASSIC_AQM_UNDER_L4S));
-    CU_ASSERT_NOT_EQUAL(s->path[s->v.main_dir].aqm, EW_AQM_CLASSIC_SINGLE);
-    CU_ASSERT_EQUAL(s->path[s->v.main_dir].aqm, t->path[t->v.main_dir].aqm);
-    free(s);
-    free(t);
-    s = summary_of(&r, 0, &b, NULL);
-    CU_ASSERT_EQUAL(s->path[s->v.main_dir].aqm, EW_AQM_CLASSIC_SINGLE);
-    free(s);
-    ew_analyzer_findings(&r.an, counts);
-    CU_ASSERT_EQUAL(counts[EW_MU_CLASSIC_AQM_UNDER_L4S], 0);
-    ew_bottlenecks_free(&b);
-    ew_analyzer_free(&r.an);
+    for (k = 0; k < 2; k++) {
+        shared_sawtooth(fs, 2, 20);
+        fs[0].acc_classic = k == 1;
+        run_flows(&r, fs, 2, 0);
+        find_one(&r, &b, "single_queue");
+        t = summary_of(&r, 1, NULL, NULL);
+        s = summary_of(&r, 1, &b, NULL);
+        CU_ASSERT_PTR_NULL(finding_of(s, EW_MU_CLASSIC_AQM_UNDER_L4S));
+        CU_ASSERT_NOT_EQUAL(s->path[s->v.main_dir].aqm, EW_AQM_CLASSIC_SINGLE);
+        CU_ASSERT_EQUAL(s->path[s->v.main_dir].aqm, t->path[t->v.main_dir].aqm);
+        free(s);
+        free(t);
+        s = summary_of(&r, 0, &b, NULL);
+        CU_ASSERT_EQUAL(s->path[s->v.main_dir].aqm, EW_AQM_CLASSIC_SINGLE);
+        free(s);
+        ew_analyzer_findings(&r.an, counts);
+        CU_ASSERT_EQUAL(counts[EW_MU_CLASSIC_AQM_UNDER_L4S], 0);
+        ew_bottlenecks_free(&b);
+        ew_analyzer_free(&r.an);
+    }
 }
 
 /* A queue each (test_fq): no harm (the L4S flow shares no queue with a

@@ -1,7 +1,7 @@
 /* test_qseries.c - the bottleneck series (src/flow/qseries.c): bins of
  * EW_QS_WIDTH_NS aligned to multiples of their width in packet time, so
- * that any two series line up; each bin's payload, data segments, CE seen
- * and lowest RTT; a series out of bins merges neighbours and doubles its
+ * that any two series line up; each bin's payload, data segments, CE seen,
+ * marks fed back and lowest RTT; a series out of bins merges neighbours and doubles its
  * width, still aligned, sums kept and minima kept; a pool of fixed size
  * whose refusals are counted, and whose series come back when their flow
  * leaves. Flows are fed through an analyzer, as a capture shows them. */
@@ -145,12 +145,25 @@ test_bins_aligned(void)
     ew_analyzer_free(&an);
 }
 
+/* the server's pure ACK of the client's segments up to i, with flags, at t */
+static void
+ack_of(struct ew_analyzer *an, int i, uint16_t flags, int64_t t)
+{
+    struct ew_pkt p;
+
+    pkt_init(&p, 40000, SRV, (uint16_t)(EW_TCP_ACK | flags), EW_ECN_NOT_ECT, 9000,
+             1000 + (uint32_t)(i + 1) * 1000, 0);
+    ew_analyzer_frame(an, &p, t);
+}
+
 /* Out of bins (EW_QS_BINS of 100 ms: 25.6 s), a series merges pairs of
  * bins into bins of twice the width, aligned to multiples of the new width:
  * started at 1100 ms (an odd multiple of 100 ms), its bins of 200 ms start
  * at 1000 ms, the first holding only what was in 1100-1200 ms. Payload and
  * segments add up; the lowest RTT of each pair is kept and the samples add
- * up. A segment every 50 ms for 30 s, each acknowledged 10 to 16 ms later:
+ * up, and so do the marks fed back (an ECE on every tenth ACK, cleared on
+ * the next). A segment every 50 ms for 30 s, each acknowledged 10 to 16 ms
+ * later:
  * the 512th (at 26650 ms, acknowledged at 26660 ms) fills the last of the
  * 100 ms bins, the 513th (at 26700 ms) merges them. */
 #define MERGE_SEGS 600
@@ -161,7 +174,7 @@ test_merge(void)
     struct ew_flow_room room;
     const struct ew_flow *f;
     const struct ew_qseries *q;
-    static unsigned data[EW_QS_BINS], samples[EW_QS_BINS], low[EW_QS_BINS];
+    static unsigned data[EW_QS_BINS], samples[EW_QS_BINS], low[EW_QS_BINS], ece[EW_QS_BINS];
     const int64_t start = 1100 * MS, w = 2 * EW_QS_WIDTH_NS;
     unsigned total = 0, k;
     int i;
@@ -169,13 +182,16 @@ test_merge(void)
     memset(data, 0, sizeof(data));
     memset(samples, 0, sizeof(samples));
     memset(low, 0, sizeof(low));
+    memset(ece, 0, sizeof(ece));
     init(&an, 8, 0);
     for (i = 0; i < MERGE_SEGS; i++) {
         int64_t t = start + (int64_t)i * 50 * MS, rtt = (10 + i % 7) * MS;
         size_t bd = (size_t)((t - 1000 * MS) / w), ba = (size_t)((t + rtt - 1000 * MS) / w);
 
-        segment(&an, 40000, i, t, rtt, EW_ECN_ECT_0);
+        segment(&an, 40000, i, t, 0, EW_ECN_ECT_0);
+        ack_of(&an, i, i % 10 == 5 ? EW_TCP_ECE : 0, t + rtt);
         CU_ASSERT_FATAL(ba < EW_QS_BINS);
+        ece[ba] += i % 10 == 5;
         if (i == 511 || i == 512) {
             f = flow_by_id(&an, 1, &room);
             CU_ASSERT_PTR_NOT_NULL_FATAL(f);
@@ -203,6 +219,7 @@ test_merge(void)
         CU_ASSERT_EQUAL(q->b[k].data, data[k]);
         CU_ASSERT_EQUAL(q->b[k].bytes, data[k] * 1000);
         CU_ASSERT_EQUAL(q->b[k].dn_n, samples[k]);
+        CU_ASSERT_EQUAL(q->b[k].ece, ece[k]);
         if (samples[k])
             CU_ASSERT_EQUAL(q->b[k].dn_min, low[k]);
         total += q->b[k].data;
@@ -210,6 +227,42 @@ test_merge(void)
     CU_ASSERT_EQUAL(total, MERGE_SEGS);
     for (k = q->n; k < EW_QS_BINS; k++)
         CU_ASSERT_EQUAL(q->b[k].data, 0);
+    ew_analyzer_free(&an);
+}
+
+/* The marks fed back on a direction go to the bin of the ACK that carries
+ * them, in both readings, for the flow's mode to choose: as steps of the
+ * ACE counter (marks) and as ECE runs (ece). ACE 5 (its ECE bit on: a run),
+ * 6 (one step), 0 (two), 1 (one, and ECE on again: a second run). */
+static void
+test_marks(void)
+{
+    static const unsigned ace[] = {5, 6, 0, 1}, marks[] = {0, 1, 2, 1}, ece[] = {1, 0, 0, 1};
+    struct ew_analyzer an;
+    struct ew_flow_room room;
+    const struct ew_flow *f;
+    const struct ew_qseries *q;
+    int i;
+
+    init(&an, 8, 0);
+    for (i = 0; i < 4; i++) {
+        uint16_t flags = (uint16_t)(((ace[i] & 4) ? EW_TCP_AE : 0) |
+                                    ((ace[i] & 2) ? EW_TCP_CWR : 0) |
+                                    ((ace[i] & 1) ? EW_TCP_ECE : 0));
+
+        segment(&an, 40000, i, (1000 + 100 * i) * MS, 0, i == 1 ? EW_ECN_CE : EW_ECN_ECT_1);
+        ack_of(&an, i, flags, (1010 + 100 * i) * MS);
+    }
+    f = flow_by_id(&an, 1, &room);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    q = ew_qseries_get(&an.qs, f, f->client_dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+    CU_ASSERT_EQUAL_FATAL(q->n, 4);
+    for (i = 0; i < 4; i++) {
+        CU_ASSERT_EQUAL(q->b[i].marks, marks[i]);
+        CU_ASSERT_EQUAL(q->b[i].ece, ece[i]);
+        CU_ASSERT_EQUAL(q->b[i].ce, i == 1 ? 1 : 0);
+    }
     ew_analyzer_free(&an);
 }
 
@@ -267,6 +320,7 @@ ew_test_register_qseries(void)
         return -1;
     if (!CU_add_test(s, "bins aligned to their width; lowest RTT", test_bins_aligned) ||
         !CU_add_test(s, "merged: width doubled, still aligned, sums kept", test_merge) ||
+        !CU_add_test(s, "marks fed back, in both readings", test_marks) ||
         !CU_add_test(s, "the pool: refusals counted, series given back", test_pool))
         return -1;
     return 0;
