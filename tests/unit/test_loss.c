@@ -284,6 +284,48 @@ test_gaps_followed(void)
     ew_analyzer_free(&s.an);
 }
 
+/* What the capture missed is remembered when its flow leaves the table:
+ * the table holds two flows here; the flow that missed 1000 bytes gives way
+ * to two more (ports 40001 and 40002), and the analyzer's quality still
+ * counts it. A flow joined mid-flow counts as such. */
+static void
+test_quality_of_flows_gone(void)
+{
+    struct ew_analyzer_cfg cfg = {.max_flows = 2, .hash_seed = 13, .idle_ns = 0};
+    struct ew_flowtab_stats st;
+    struct ew_quality q;
+    struct seq s;
+    struct ew_pkt p;
+    uint16_t port;
+
+    memset(&s, 0, sizeof(s));
+    CU_ASSERT_FATAL(ew_analyzer_init(&s.an, &cfg) == 0);
+    s.t = 1000 * MS;
+    pkt_init(&p, CLI, EW_TCP_SYN | EW_TCP_ECE | EW_TCP_CWR, EW_ECN_NOT_ECT, 999, 0, 0);
+    feed(&s, &p);
+    pkt_init(&p, SRV, EW_TCP_SYN | EW_TCP_ACK | EW_TCP_ECE, EW_ECN_NOT_ECT, 8999, 1000, 0);
+    feed(&s, &p);
+    data(&s, 1000, 1000, 0);
+    ack(&s, 3000, 0);
+    ew_analyzer_quality(&s.an, &q);
+    CU_ASSERT_EQUAL(q.missed_bytes, 1000);
+    CU_ASSERT_EQUAL(q.flows_missed, 1);
+    CU_ASSERT_EQUAL(q.flows_midstream, 0);
+    for (port = 40001; port <= 40002; port++) {
+        pkt_init(&p, CLI, EW_TCP_ACK, EW_ECN_ECT_0, 5000, 9000, 1000);
+        p.u.tcp.sport = port;
+        feed(&s, &p);
+    }
+    ew_flowtab_get_stats(s.an.tab, &st);
+    CU_ASSERT_EQUAL(st.evicted, 1);
+    CU_ASSERT_EQUAL(st.in_table, 2);
+    ew_analyzer_quality(&s.an, &q);
+    CU_ASSERT_EQUAL(q.missed_bytes, 1000);
+    CU_ASSERT_EQUAL(q.flows_missed, 1);
+    CU_ASSERT_EQUAL(q.flows_midstream, 2);
+    ew_analyzer_free(&s.an);
+}
+
 static size_t
 findings_of(struct seq *s, enum ew_misuse_kind kind)
 {
@@ -338,6 +380,7 @@ ew_test_register_loss(void)
         !CU_add_test(s, "a gap filled: retransmission, reordering", test_gap_filled) ||
         !CU_add_test(s, "an ACK beyond everything seen", test_ack_beyond) ||
         !CU_add_test(s, "at most EW_HOLES gaps followed", test_gaps_followed) ||
+        !CU_add_test(s, "the quality of flows that left the table", test_quality_of_flows_gone) ||
         !CU_add_test(s, "ece_ignored not from missed data", test_ece_ignored_not_from_missed))
         return -1;
     return 0;

@@ -137,6 +137,11 @@ static void
 conclude(struct seq *s, struct ew_flow_verdict *v, int *c2s)
 {
     const struct ew_flow *f = flow_of(s);
+    struct ew_quality q;
+
+    /* the capture holds one TCP flow, joined after its handshake */
+    ew_analyzer_quality(&s->an, &q);
+    CU_ASSERT_EQUAL(q.flows_midstream, 1);
 
     ew_infer_conclude(f, v);
     *c2s = f->client_dir;
