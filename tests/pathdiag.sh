@@ -98,10 +98,12 @@ tg prague-shallow2 prague sender &&
         '.schema == "ecnwatch.report/1" and (.flows | length) == 1 and .flows[0].verdict == "l4s" and
          .flows[0].misuse == []'
 
-# shared bottleneck: a DualQ against one shared queue
+# shared bottleneck: a DualQ against one shared queue, two seconds of both
+# (the flows are compared over their overlap, interval by interval: a tenth
+# of a second of it shows neither whose delays move together)
 for kind in dualq single; do
     want=$([ $kind = dualq ] && echo dualq || echo single_queue)
-    tg pair-$kind prague sender --pair $kind &&
+    tg pair-$kind prague sender --pair $kind --segments 4000 &&
         check "two flows through a $kind: $want" value_is "$cap" \
             '.bottlenecks | length as $n | .[0] | "\($n) \(.looks_like) \(.l4s.flows) \(.classic.flows)"' "1 $want [1] [2]"
 done
@@ -114,9 +116,8 @@ for kind in dualq single; do
     want=$([ $kind = dualq ] && echo dualq || echo single_queue)
     l4s=$([ $kind = dualq ] && echo l4s_shallow || echo classic_single_queue)
     cl=$([ $kind = dualq ] && echo dualq_classic || echo classic_single_queue)
-    # a classic flow's few ECE runs take the queue its bottleneck shows
     for side in sender receiver; do
-        tg pair-$kind-ts-$side prague $side --pair $kind --ts 1 &&
+        tg pair-$kind-ts-$side prague $side --pair $kind --ts 1 --segments 4000 &&
             check "two flows through a $kind, timestamps, at the $side: $want, paths $l4s and $cl" \
                 value_is "$cap" '. as $r | .bottlenecks | length as $n | .[0] as $b |
                     ([.[0].l4s.flows[0], .[0].classic.flows[0]] | map(. as $i | $r.flows[] | select(.id == $i) | .c2s.path.aqm)) as $p |

@@ -56,6 +56,11 @@ struct ew_bn_role {
     uint64_t id;
     uint32_t group;
     bool l4s;
+    /* an L4S flow CE-marked in one queue with classic flows, by an AQM that
+     * marks it as a classic one does (its own marks line up at a classic
+     * depth, or both kinds are marked alike), or where the L4S flows take
+     * more than their share: classic_aqm_under_l4s */
+    bool harm;
 };
 
 struct ew_bottlenecks {

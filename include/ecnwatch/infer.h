@@ -104,6 +104,7 @@ struct ew_half {
     /* pure ACKs on d with the CWR bit set: in AccECN it is part of the ACE
      * counter; a classic receiver sets CWR only on new data (RFC 3168 §6.1.2) */
     uint32_t ace_cwr_acks;
+    uint32_t stale_acks;        /* feedback older than some already seen (reordered): not read */
 
     uint32_t rtt_samples;
     uint32_t ack_max;           /* highest acknowledgement number seen for d's data */

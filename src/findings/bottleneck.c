@@ -38,6 +38,7 @@ struct member {
     enum src src;
     int64_t base_ns; /* the flow's lowest RTT from src, 0 when none */
     bool accecn;     /* its marks are fed back by the ACE counter, else as ECE runs */
+    bool classic_aqm; /* its own path verdict names a classic AQM */
 };
 
 /* one kind's flows of a group, added up */
@@ -102,6 +103,7 @@ classify(const struct ew_flow *f, const struct ew_qseries_pool *qs, struct membe
     m->mbps = dur > 0 ? (double)f->dir[m->d].payload_bytes * 8 / dur / 1e6 : 0;
     p = &sum.path[m->d];
     m->marks = p->marks;
+    m->classic_aqm = p->aqm == EW_AQM_CLASSIC;
     m->ce_per_pkt = (double)p->marks / (double)h->data_pkts;
     /* The delay the flow's packets waited, over all its RTT samples: the
      * same for every flow in one queue. Not the delay at the marks: AccECN
@@ -535,9 +537,9 @@ looks_over_overlap(const struct overlap *o, char *reason, size_t len, bool *like
         o->marks[1] > 0) {
         snprintf(reason, len,
                  "over the %.1f s both kinds ran, ECT(1) queued %.1f ms and ECT(0) %.1f ms above "
-                 "the base RTT, ECT(1) marked %.1fx as often (%.0f marks): two queues, ECT(1) "
-                 "kept shallow: a DualQ%s",
-                 o->secs, ql, qc, pl / (pc > 0 ? pc : 1e-9), o->marks[1], corr);
+                 "the base RTT, ECT(1) marked on %.2f%% of its packets and ECT(0) on %.2f%% "
+                 "(%.0f and %.0f marks): two queues, ECT(1) kept shallow: a DualQ%s",
+                 o->secs, ql, qc, pl * 100, pc * 100, o->marks[1], o->marks[0], corr);
         return "dualq";
     }
     if (o->steady) {
@@ -598,9 +600,9 @@ looks_whole(const struct side *l4s, const struct side *cl, char *reason, size_t 
             l4s->ce > 0) {
             snprintf(reason, len,
                      "whole flows (no time series to compare them over their overlap): ECT(1) "
-                     "marked %.1fx as often and queued %.1f ms on average, ECT(0) %.1f ms: two "
-                     "queues, coupled as a DualQ%s",
-                     pl / (pc > 0 ? pc : 1e-9), ql, qc, rtt_txt);
+                     "marked on %.2f%% of its packets and queued %.1f ms on average, ECT(0) on "
+                     "%.2f%% at %.1f ms: two queues, as a DualQ%s",
+                     pl * 100, ql, pc * 100, qc, rtt_txt);
             return "dualq";
         }
         if (alike(ql, qc)) {
@@ -610,7 +612,10 @@ looks_whole(const struct side *l4s, const struct side *cl, char *reason, size_t 
                      ql, qc, rtt_txt);
             return "single_queue";
         }
-        if (m && (strcmp(m, "dualq") || l4s->ce > 0)) {
+        /* the marking alone tells a DualQ only where the delays do not
+         * contradict it: within a millisecond of each other they are one
+         * queue's, or noise */
+        if (m && (strcmp(m, "dualq") || (l4s->ce > 0 && qc - ql >= EW_PATH_DUALQ_MIN_GAP_MS))) {
             snprintf(reason, len,
                      "whole flows: queueing delay %.1f ms (ECT(1)) against %.1f ms (ECT(0)); %s%s",
                      ql, qc, why, rtt_txt);
@@ -757,24 +762,54 @@ cmp_role(const void *pa, const void *pb)
     return (a->id > b->id) - (a->id < b->id);
 }
 
-/* every member of every group, by id, for ew_bottleneck_apply() */
-static void
-roles_of(struct ew_bottlenecks *b)
+/* the group's two kinds CE-marked alike, per data packet (within
+ * EW_PATH_SAME_MARK_RATIO): one AQM that marks ECT(1) as it marks ECT(0) */
+static bool
+marked_alike(const struct ew_bottleneck *g)
 {
-    size_t i, k, n = 0;
+    double pl = g->l4s.ce_per_packet, pc = g->classic.ce_per_packet;
 
-    for (i = 0; i < b->n; i++)
-        n += b->g[i].l4s.n + b->g[i].classic.n;
-    b->role = n ? malloc(n * sizeof(*b->role)) : NULL;
-    if (!b->role)
-        return;
-    for (i = 0; i < b->n; i++) {
-        for (k = 0; k < b->g[i].l4s.n; k++)
-            b->role[b->nrole++] = (struct ew_bn_role){b->g[i].l4s.ids[k], (uint32_t)i, true};
-        for (k = 0; k < b->g[i].classic.n; k++)
-            b->role[b->nrole++] = (struct ew_bn_role){b->g[i].classic.ids[k], (uint32_t)i, false};
+    return g->l4s.marks > 0 && g->classic.marks > 0 && pl <= EW_PATH_SAME_MARK_RATIO * pc &&
+           pc <= EW_PATH_SAME_MARK_RATIO * pl;
+}
+
+/* an L4S flow's throughput against a classic flow's, each kind's mean (0: no classic throughput) */
+static double
+per_flow_ratio(const struct ew_bottleneck *g)
+{
+    if (!g->l4s.n || !g->classic.n || g->classic.throughput_mbps <= 0)
+        return 0;
+    return (g->l4s.throughput_mbps / (double)g->l4s.n) /
+           (g->classic.throughput_mbps / (double)g->classic.n);
+}
+
+/* the members gm[from, to) of group gi, for ew_bottleneck_apply(); false
+ * out of memory */
+static bool
+roles_add(struct ew_bottlenecks *b, size_t *cap, const struct member *m, const struct grp *gm,
+          size_t from, size_t to, uint32_t gi)
+{
+    const struct ew_bottleneck *g = &b->g[gi];
+    bool shared = !strcmp(g->looks_like, "single_queue") && g->l4s.marks > 0;
+    size_t y;
+
+    for (y = from; y < to; y++) {
+        const struct member *x = &m[gm[y].j];
+
+        if (b->nrole == *cap) {
+            struct ew_bn_role *more = realloc(b->role, (*cap ? 2 * *cap : 16) * sizeof(*more));
+
+            if (!more)
+                return false;
+            b->role = more;
+            *cap = *cap ? 2 * *cap : 16;
+        }
+        b->role[b->nrole++] = (struct ew_bn_role){
+            x->id, gi, x->l4s,
+            x->l4s && shared && x->marks > 0 &&
+                (x->classic_aqm || marked_alike(g) || per_flow_ratio(g) > EW_PATH_HARM_RATIO)};
     }
-    qsort(b->role, b->nrole, sizeof(*b->role), cmp_role);
+    return true;
 }
 
 void
@@ -783,7 +818,7 @@ ew_bottlenecks_find(const struct ew_flowtab *tab, const struct ew_qseries_pool *
 {
     struct member *m;
     struct grp *gm = NULL;
-    size_t x, y, ng, nm, cap = 0;
+    size_t x, y, ng, nm, cap = 0, rcap = 0;
 
     memset(out, 0, sizeof(*out));
     m = candidates(tab, qs, refs, n, &nm);
@@ -816,11 +851,17 @@ ew_bottlenecks_find(const struct ew_flowtab *tab, const struct ew_qseries_pool *
             }
             overlap_of(m, gm, x, y, &o);
             group_out(&m[gm[x].lead], &l4s, &cl, &o, &out->g[out->n++]);
+            if (!roles_add(out, &rcap, m, gm, x, y, (uint32_t)(out->n - 1))) {
+                free(l4s.ids);
+                free(cl.ids);
+                break;
+            }
         }
         free(l4s.ids);
         free(cl.ids);
     }
-    roles_of(out);
+    if (out->role)
+        qsort(out->role, out->nrole, sizeof(*out->role), cmp_role);
 done:
     free(gm);
     free(m);
@@ -916,32 +957,13 @@ harm_finding(const struct ew_bottleneck *g, const struct ew_flow *f, int d,
     }
 }
 
-/* the group's two kinds CE-marked alike, per data packet (within
- * EW_PATH_SAME_MARK_RATIO): one AQM that marks ECT(1) as it marks ECT(0) */
-static bool
-marked_alike(const struct ew_bottleneck *g)
-{
-    double pl = g->l4s.ce_per_packet, pc = g->classic.ce_per_packet;
 
-    return g->l4s.marks > 0 && g->classic.marks > 0 && pl <= EW_PATH_SAME_MARK_RATIO * pc &&
-           pc <= EW_PATH_SAME_MARK_RATIO * pl;
-}
-
-/* an L4S flow's throughput against a classic flow's, each kind's mean (0: no classic throughput) */
-static double
-per_flow_ratio(const struct ew_bottleneck *g)
-{
-    if (!g->l4s.n || !g->classic.n || g->classic.throughput_mbps <= 0)
-        return 0;
-    return (g->l4s.throughput_mbps / (double)g->l4s.n) /
-           (g->classic.throughput_mbps / (double)g->classic.n);
-}
 
 void
 ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
                     struct ew_flow_summary *s)
 {
-    struct ew_bn_role key = {f->id, 0, false};
+    struct ew_bn_role key = {f->id, 0, false, false};
     const struct ew_bn_role *r;
     const struct ew_bottleneck *g;
     struct ew_path_verdict *p;
@@ -954,14 +976,10 @@ ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
         return;
     g = &b->g[r->group];
     others(g, r->l4s, cls, sizeof(cls));
-    /* one queue shared with classic flows that marks the L4S flow too: the
-     * harm, where it marks both kinds alike or the L4S flows take more than
-     * their share (RFC 3168 feedback counts one mark a congestion episode,
-     * so the marking is compared only where both are counted alike) */
-    if (r->l4s && !strcmp(g->looks_like, "single_queue") && g->l4s.marks > 0 &&
-        (marked_alike(g) || per_flow_ratio(g) > EW_PATH_HARM_RATIO) &&
-        !(s->kinds & (1u << EW_MU_CLASSIC_AQM_UNDER_L4S)) &&
-        (!s->has_path || s->path[d].marks > 0))
+    /* one queue shared with classic flows that marks the L4S flow as a
+     * classic AQM does, or lets it take more than its share: the harm (the
+     * group decided it, so that a summary with or without paths agrees) */
+    if (r->harm && !(s->kinds & (1u << EW_MU_CLASSIC_AQM_UNDER_L4S)))
         harm_finding(g, f, d, s);
     if (!s->has_path)
         return;
@@ -978,9 +996,7 @@ ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
                  "the same bottleneck (%s) are marked at a shallow queue: a DualQ's classic queue",
                  (unsigned long long)p->marks, p->qdelay_at_marks_ms, cls);
     } else if (!strcmp(g->looks_like, "single_queue") && p->marks > 0 &&
-               (r->l4s ? (marked_alike(g) || per_flow_ratio(g) > EW_PATH_HARM_RATIO) &&
-                             (classic || p->aqm == EW_AQM_L4S)
-                       : classic)) {
+               (r->l4s ? classic || (r->harm && p->aqm == EW_AQM_L4S) : classic)) {
         p->aqm = EW_AQM_CLASSIC_SINGLE;
         p->has_confidence = true;
         p->few_marks = false;

@@ -160,8 +160,14 @@ ew_qseries_packet(struct ew_qseries_pool *p, struct ew_flow *f, int dir, const s
     struct ew_qbin *b;
     int r = dir ^ 1;
 
-    if (!p->s)
+    if (!p->s) {
+        /* no pool: every direction with data is refused, once */
+        if (pkt->u.tcp.payload > 0 && !(f->qs_refused & (1u << dir))) {
+            f->qs_refused |= (uint8_t)(1u << dir);
+            p->refused++;
+        }
         return;
+    }
     /* this packet's own direction: its payload, CE, and the upstream loop
      * (the other way's TSvals, echoed by this packet's sender) */
     if (!f->qs[dir] && pkt->u.tcp.payload > 0 && !(f->qs_refused & (1u << dir)))

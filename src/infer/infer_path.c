@@ -4,12 +4,14 @@
  * the packet path keeps and the flow's verdict; ecnwatch(1) describes it. */
 #include "ecnwatch/infer.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
+#include "ecnwatch/format.h"
 #include "ecnwatch/thresholds.h"
 
 const char *const ew_aqm_name[] = {
@@ -113,6 +115,20 @@ static const char *const qd_from_name[] = {
     [QD_TS_FROM_SENDER] = "ts_from_sender", [QD_BOTH] = "both",
 };
 
+/* the verdict's reason in words, cut to its buffer */
+static void reason(struct ew_path_verdict *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+reason(struct ew_path_verdict *p, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    ew_vformat(p->reason, EW_REASON_LEN, fmt, ap);
+    va_end(ap);
+}
+
 /* What the delays say beside the marks (ew_infer_path works them out). */
 struct qd_view {
     uint64_t marks;          /* marked packets, seen here or fed back */
@@ -155,20 +171,20 @@ path_aqm(const struct ew_half *h, const struct ew_dir_verdict *dv, bool mode_acc
     if (dv->ect1 == EW_ECT1_SCE || dv->feedback == EW_FB_SCE ||
         (dv->network_ect1 && !mode_accecn)) {
         p->aqm = EW_AQM_SCE;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "ECT(0) packets turn ECT(1) in runs (%u changes): an SCE-style AQM",
                  h->ect1_runs);
     } else if (marks > 0 && !q->usable) {
         p->aqm = EW_AQM_UNKNOWN;
         p->qdelay_at_marks_ms = -1;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "%llu marks, but the queueing delay cannot be measured at %s (no timestamps "
                  "to time it by)",
                  (unsigned long long)marks, q->at_receiver ? "the receiver" : "this point");
     } else if (marks > 0 && (q->marks_with_qd < EW_PATH_MIN_MARKS ||
                              q->samples < EW_PATH_MIN_QD_SAMPLES)) {
         p->aqm = EW_AQM_UNKNOWN;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "%llu marks, %llu of them with a delay measured beside them, over %u delay "
                  "samples: too few to name the AQM (at least %u marks and %u samples)",
                  (unsigned long long)marks, (unsigned long long)q->marks_with_qd, q->samples,
@@ -183,21 +199,21 @@ path_aqm(const struct ew_half *h, const struct ew_dir_verdict *dv, bool mode_acc
          * link's burstiness (Wi-Fi aggregation, a bursty sender), not a
          * classic AQM's target */
         p->aqm = EW_AQM_L4S;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "%llu marks, %.2f per round trip, at %.1f ms of queueing delay: an L4S AQM's "
                  "rate (a classic one marks an L4S flow far less), the delay the link's "
                  "burstiness: a shallow, L4S-style AQM",
                  (unsigned long long)marks, p->ce_per_rtt, p->qdelay_at_marks_ms);
     } else if (marks > 0 && q->qd_marks_us <= shallow) {
         p->aqm = EW_AQM_L4S;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "%llu marks at %.1f ms of queueing delay on average, within %.1f ms%s: a "
                  "shallow, L4S-style AQM",
                  (unsigned long long)marks, p->qdelay_at_marks_ms, shallow / 1000.0, scaled);
     } else if (marks > 0 && q->qd_marks_us >= classic &&
                p->marks_above_median >= EW_PATH_ALIGNED_SHARE) {
         p->aqm = EW_AQM_CLASSIC;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "%llu marks at %.1f ms of queueing delay on average, %.1f ms or more%s, "
                  "%.0f%% of them above the median delay: a classic AQM (a queue of its own or "
                  "shared, or a DualQ's classic queue: other flows through it tell)",
@@ -209,7 +225,7 @@ path_aqm(const struct ew_half *h, const struct ew_dir_verdict *dv, bool mode_acc
                       "the queue (bottlenecks)";
     } else if (marks > 0 && q->qd_marks_us >= classic) {
         p->aqm = EW_AQM_UNKNOWN;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "%llu marks at %.1f ms of queueing delay on average, but only %.0f%% of them "
                  "above the median delay (a classic AQM marks when its queue is long: most): "
                  "the delay is not the marking queue's (jitter, a bursty link)",
@@ -217,19 +233,19 @@ path_aqm(const struct ew_half *h, const struct ew_dir_verdict *dv, bool mode_acc
                  p->marks_above_median >= 0 ? p->marks_above_median * 100 : 0);
     } else if (marks > 0) {
         p->aqm = EW_AQM_UNKNOWN;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "%llu marks at %.1f ms of queueing delay: between a shallow and a classic AQM",
                  (unsigned long long)marks, p->qdelay_at_marks_ms);
     } else if (h->retrans > 0 && q->usable && !q->at_receiver &&
                p->qdelay_max_ms * 1000 >= classic) {
         p->aqm = EW_AQM_DROP_TAIL;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "no marks, %u retransmissions and up to %.1f ms of queueing delay: a drop-tail "
                  "queue",
                  h->retrans, p->qdelay_max_ms);
     } else {
         p->aqm = EW_AQM_NONE_SEEN;
-        snprintf(p->reason, EW_REASON_LEN, "no marks and no sign of a filling queue");
+        reason(p, "no marks and no sign of a filling queue");
     }
     if (p->aqm == EW_AQM_UNKNOWN)
         p->has_confidence = false;
@@ -363,7 +379,7 @@ ew_infer_path(const struct ew_flow *f, int d, const struct ew_flow_verdict *v,
         h->data_pkts > 0 && h->bytes_seen[EW_ECN_ECT_0] + h->bytes_seen[EW_ECN_ECT_1] > 0) {
         p->aqm = EW_AQM_UNKNOWN;
         p->has_confidence = false;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "no marks in the part of the flow this capture holds (%s): whether the path "
                  "marks it cannot be told",
                  v->neg_inferred ? "joined mid-flow" : "it missed some of the data");

@@ -717,8 +717,16 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
 {
     const struct ew_tcp *t = &pkt->u.tcp;
     uint32_t newly = 0;
+    /* an ACK older than one already seen (reordered on the way): its
+     * counters are older too, and read against newer ones they would look
+     * like a wrap or a counter set back (RFC 9768 App. A.1) */
+    bool stale = r->ack_init && !seq_geq(t->ack, r->ack_max);
 
     r->fb_segments++;
+    if (stale) {
+        r->stale_acks++;
+        return;
+    }
     feedback_rtt(r, t, ts);
     feedback_classic(in, r, t, handshake_ack, frame, ts);
     if (!r->ack_init || seq_geq(t->ack, r->ack_max)) {

@@ -829,10 +829,11 @@ generate(const struct cfg *c, struct span *sp)
         uint8_t arrived, cp = (i == 0 && c->ect0_prefix) ? ECT0 : scp;
         uint32_t len = (i == 0 && c->ect0_prefix) ? c->ect0_prefix : MSS;
         /* the standing queue builds over 40 segments, then breathes between 50
-         * and 100% in small steps, so that packets never overtake each other */
+         * and 100% over 400 segments in small steps, so that packets never
+         * overtake each other */
         int64_t q = modelled ? model_q(c, t)
                     : i < 40 ? qd * i / 40
-                             : (int64_t)((double)qd * (0.5 + 0.5 * abs(i % 40 - 20) / 20.0));
+                             : (int64_t)((double)qd * (0.5 + 0.5 * abs(i % 400 - 200) / 200.0));
         int64_t arr = t + OWD_NS + q;
         bool lost = false;
 
@@ -864,7 +865,7 @@ generate(const struct cfg *c, struct span *sp)
             r.flags = (uint16_t)((r.flags & ~F_CWR) | F_AE | F_ECE);
         }
         arrived = modelled ? model_mark(c, cp, q)
-                           : aqm_mark(s, &aq, cp, i >= 40 || qd == 0, abs(i % 40 - 20) >= 10);
+                           : aqm_mark(s, &aq, cp, i >= 40 || qd == 0, abs(i % 400 - 200) >= 100);
         if (c->fault == F_REMARK01 && arrived == ECT0 && i >= 60 && (i / 20) % 2 == 1)
             arrived = ECT1; /* a remarking device after the AQM */
         if (staged && !lost)
