@@ -88,9 +88,11 @@ void ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t
  * nothing that is found or reported. */
 struct ew_prepared {
     struct ew_flow_key key;
+    uint64_t dup_sig;   /* its signature among copies (dedupe.h), from the flow's hash */
     uint32_t hash;
     uint8_t dir;
     bool valid; /* the frame has a flow */
+    bool dup_tells; /* the signature holds something a resend would change */
 };
 void ew_analyzer_prepare(const struct ew_analyzer *an, const struct ew_pkt *pkt,
                          struct ew_prepared *pre);

@@ -4,7 +4,8 @@
  * mark would be two and every feedback would look short by half.
  *
  * A packet is a copy of one seen before when everything its sender wrote
- * that tells two packets apart is the same, within EW_DUP_WINDOW_NS: its
+ * that tells two packets apart is the same, less than EW_DUP_WINDOW_NS (to
+ * the microsecond) after the last sighting: its
  * flow and direction, and for TCP the IPv4 identification, sequence and
  * acknowledgement numbers, flags, window, payload length, timestamps and
  * checksum; for UDP the identification, length and checksum. The ECN field
@@ -22,6 +23,8 @@
 #ifndef ECNWATCH_DEDUPE_H
 #define ECNWATCH_DEDUPE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ecnwatch/pkt.h"
@@ -31,7 +34,7 @@
  * (design: more than a path's queue, far less than an RTO) */
 #define EW_DUP_WINDOW_NS 100000000
 
-/* slots: 2^16 (1 MiB), a few hundred milliseconds of packets at a million a second */
+/* slots: 2^16 (512 KiB), some 65 ms of packets at a million a second */
 #define EW_DUP_SLOTS_LOG2 16
 
 enum ew_dup {
@@ -40,9 +43,12 @@ enum ew_dup {
     EW_DUP_UNSURE, /* the same bytes again, but nothing tells a copy from a resend */
 };
 
+/* a slot: the signature's bits the slot's index does not hold, and the
+ * packet time in microseconds (wrapping every 71 minutes; a copy is
+ * compared within the window only) */
 struct ew_dup_slot {
-    uint64_t sig;
-    int64_t ts;
+    uint32_t sig;
+    uint32_t t;
 };
 
 struct ew_dedupe {
@@ -54,9 +60,25 @@ struct ew_dedupe {
 int ew_dedupe_init(struct ew_dedupe *d);
 void ew_dedupe_free(struct ew_dedupe *d);
 
-/* The packet pkt (status OK), of the flow with id flow_id in canonical
- * direction dir, seen at ts: new, a copy, or unsure. Remembers it. */
-enum ew_dup ew_dedupe_check(struct ew_dedupe *d, uint64_t flow_id, int dir,
+/* What identifies the packet pkt (status OK) of flow `flow` (any value that
+ * names the flow: its key's hash) in canonical direction dir: a signature,
+ * and in *tells whether it holds something a resend would change. A pure
+ * function of its arguments, so that a reader thread can work it out ahead. */
+uint64_t ew_dedupe_sig(uint64_t flow, int dir, const struct ew_pkt *pkt, bool *tells);
+
+/* The slot a signature lives in, to fetch into the cache ahead of its check */
+static inline const void *
+ew_dedupe_slot_of(const struct ew_dedupe *d, uint64_t sig)
+{
+    return d->slot ? &d->slot[sig & d->mask] : NULL;
+}
+
+/* A packet with signature sig seen at ts: new, a copy, or unsure.
+ * Remembers it. */
+enum ew_dup ew_dedupe_check_sig(struct ew_dedupe *d, uint64_t sig, bool tells, int64_t ts);
+
+/* The same in one: ew_dedupe_sig, then ew_dedupe_check_sig */
+enum ew_dup ew_dedupe_check(struct ew_dedupe *d, uint64_t flow, int dir,
                             const struct ew_pkt *pkt, int64_t ts);
 
 #endif /* ECNWATCH_DEDUPE_H */

@@ -53,6 +53,17 @@ struct ew_tsloop {
     bool newest_set;
 };
 
+/* What a direction gathers for its bottleneck series (qseries.h) over the
+ * interval of packet time [start, end) it is in: its payload, data segments
+ * and CE, the marks fed back on it (as the ACE counter counts them and as
+ * ECE runs), and the lowest round trip of either loop (units of 10 us); the
+ * series takes it when the interval is over. 0 end: none yet. */
+struct ew_qacc {
+    int64_t start, end;
+    uint32_t bytes, dn_min, up_min;
+    uint16_t data, ce, marks, ece, dn_n, up_n;
+};
+
 /* Laid out for the packet path: what every packet of a bulk flow reads or
  * writes comes first (about five cache lines), the RTT ring next, and what
  * is written once or only on some flows (the evidence frames, the AccECN
@@ -73,6 +84,8 @@ struct ew_half {
     int64_t cwr_ring_ns[4];     /* d's latest CWRs (0: none), the newest at cwr_next - 1 */
     uint64_t last_data_frame;
 
+    struct ew_qacc qa;          /* this interval's part of d's bottleneck series */
+
     /* d's packets as they pass the capture point */
     uint32_t data_pkts;         /* segments with payload, retransmissions included */
     uint32_t ect1_runs;         /* ECT(0) -> ECT(1) changes between consecutive data segments */
@@ -82,6 +95,7 @@ struct ew_half {
     uint32_t cwr_seen;
     uint32_t ce_end;            /* sequence end of the latest CE data segment */
     uint32_t retrans;           /* retransmitted data segments: signs of loss */
+    uint32_t seq_hi;            /* the highest sequence end seen of d's data (seq_hi_set) */
 
     /* classic feedback on the other direction's segments */
     uint32_t fb_segments;       /* feedback-carrying segments seen (ACK set, SYN clear) */
@@ -143,16 +157,21 @@ struct ew_half {
     int64_t rwin_start;
     uint32_t rwin_bytes, peak_kbps;
 
+    uint8_t nholes;
+    uint8_t cwr_next;
+    bool seq_hi_set;
+
+    /* -- cold: evidence, the frames where things were first seen (0 = not seen) */
     /* Capture loss: d's data the capture point never saw. A segment that
      * starts past the highest sequence seen opens a gap; a later segment
      * (a retransmission, or reordering) fills it; an acknowledgement that
      * covers what is still missing shows that the receiver got bytes this
      * capture never saw (missed_bytes). At most EW_HOLES gaps are tracked;
-     * more are noted (gaps) but not followed. */
+     * more are noted (gaps) but not followed. Kept with the cold members:
+     * most packets read only seq_hi. */
     uint64_t missed_bytes;
     int64_t gap_last_ns;        /* when the latest gap opened (0: none) */
     uint32_t hole_start[EW_HOLES], hole_end[EW_HOLES];
-    uint32_t seq_hi;            /* the highest sequence end seen of d's data (seq_hi_set) */
     uint32_t gaps, missed_gaps; /* gaps opened; gaps (or parts) acknowledged unseen */
     /* ECE runs ended without a CWR while a gap in d's data was open, or had
      * opened since a round trip before the run: the CWR may be in it */
@@ -160,11 +179,6 @@ struct ew_half {
     /* delays as histograms (EW_QD_BINS): the data-to-ACK samples and those
      * beside each mark fed back; the upstream excess beside each CE seen */
     uint8_t qd_hist[EW_QD_BINS], qd_marks_hist[EW_QD_BINS], ce_up_hist[EW_QD_BINS];
-    uint8_t nholes;
-    uint8_t cwr_next;
-    bool seq_hi_set;
-
-    /* -- cold: evidence, the frames where things were first seen (0 = not seen) */
     uint64_t first_data_frame;
     uint64_t first_ce_frame, first_ect1_frame, first_ect0_frame;
     uint64_t first_ect_pure_ack_frame, first_ect_retrans_frame;

@@ -43,11 +43,8 @@ struct ew_qbin {
 struct ew_qseries {
     uint64_t flow_id;      /* 0: free */
     int64_t t0, width;     /* bin 0 starts at t0, a multiple of width (ns) */
-    uint64_t last_marks;   /* the ACE counter's marks when last looked at */
-    uint32_t last_ece;     /* the ECE runs when last looked at */
-    uint32_t last_dn, last_up; /* the loops' sample counts when last looked at */
     uint16_t n;            /* bins in use */
-    uint16_t pad;
+    uint16_t pad[3];
     struct ew_qbin b[EW_QS_BINS];
 };
 
@@ -67,15 +64,23 @@ struct ew_pkt;
 int ew_qseries_pool_init(struct ew_qseries_pool *p, uint32_t max_series);
 void ew_qseries_pool_free(struct ew_qseries_pool *p);
 
-/* One TCP packet of the flow's direction dir, after the inference took it:
- * what it carries for its own direction, and the feedback it carries on the
- * other's. */
+/* One TCP packet of the flow's direction dir, before the inference takes
+ * it: a direction's first data takes a series; where the packet's time
+ * ends an interval, what the inference gathered over it (ew_half.qa) goes
+ * into its series, and the next interval starts. The inference gathers;
+ * a packet within the interval costs a comparison here. */
 void ew_qseries_packet(struct ew_qseries_pool *p, struct ew_flow *f, int dir,
                        const struct ew_pkt *pkt, int64_t ts);
 
-/* the series of the flow's direction dir, or NULL */
+/* the series of the flow's direction dir, or NULL; its last interval is
+ * still in ew_half.qa (ew_qseries_view has it) */
 const struct ew_qseries *ew_qseries_get(const struct ew_qseries_pool *p, const struct ew_flow *f,
                                         int dir);
+
+/* The series of the flow's direction dir as far as it goes: a copy into
+ * *out with the interval still gathering in it. false when it has none. */
+bool ew_qseries_view(const struct ew_qseries_pool *p, const struct ew_flow *f, int dir,
+                     struct ew_qseries *out);
 
 /* the flow leaves the table: its series go back to the pool */
 void ew_qseries_release(struct ew_qseries_pool *p, struct ew_flow *f);

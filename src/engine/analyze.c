@@ -302,13 +302,16 @@ ew_prepare_seeded(uint64_t seed, const struct ew_pkt *pkt, struct ew_prepared *p
         return;
     pre->dir = (uint8_t)ew_flow_key_from_pkt(pkt, &pre->key);
     pre->hash = (uint32_t)ew_flow_hash(&pre->key, seed);
+    pre->dup_sig = ew_dedupe_sig(pre->hash, pre->dir, pkt, &pre->dup_tells);
 }
 
 void
 ew_analyzer_prefetch_slot(const struct ew_analyzer *an, const struct ew_prepared *pre)
 {
-    if (pre->valid)
+    if (pre->valid) {
         ew_flowtab_prefetch_slot(an->tab, pre->hash);
+        __builtin_prefetch(ew_dedupe_slot_of(&an->dedupe, pre->dup_sig), 1);
+    }
 }
 
 void
@@ -336,7 +339,8 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
     struct ew_flow_key key;
     struct ew_flow *f;
     struct ew_dir_stats *d;
-    bool created;
+    uint64_t sig;
+    bool created, tells;
     int dir, ev;
 
     /* the frame's number in its file when the reader knows it (a filter skips
@@ -372,9 +376,15 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
     if (pre && pre->valid) {
         dir = pre->dir;
         f = ew_flowtab_get_hashed(an->tab, &pre->key, pre->hash, ts_ns, &created);
+        sig = pre->dup_sig;
+        tells = pre->dup_tells;
     } else {
+        uint32_t hash;
+
         dir = ew_flow_key_from_pkt(pkt, &key);
-        f = ew_flowtab_get(an->tab, &key, ts_ns, &created);
+        hash = (uint32_t)ew_flow_hash(&key, ew_flowtab_seed(an->tab));
+        f = ew_flowtab_get_hashed(an->tab, &key, hash, ts_ns, &created);
+        sig = ew_dedupe_sig(hash, dir, pkt, &tells);
     }
     if (created) {
         f->first_frame = frame;
@@ -388,8 +398,10 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
         }
     } else {
         ew_flowtab_touch(an->tab, f);
-        /* a copy of a packet already counted is left out of every count */
-        switch (ew_dedupe_check(&an->dedupe, f->id, dir, pkt, ts_ns)) {
+        /* a copy of a packet already counted is left out of every count
+         * (another IP protocol without an identification has nothing to go by) */
+        switch (!tells && pkt->l4 == EW_L4_NONE ? EW_DUP_NEW
+                                                 : ew_dedupe_check_sig(&an->dedupe, sig, tells, ts_ns)) {
         case EW_DUP_COPY:
             tot->duplicates++;
             f->dir[dir].dups++;
@@ -403,7 +415,7 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
         }
     }
     if (created)
-        ew_dedupe_check(&an->dedupe, f->id, dir, pkt, ts_ns);
+        ew_dedupe_check_sig(&an->dedupe, sig, tells, ts_ns);
     tot->ip_packets++;
     tot->ecn[pkt->ecn & EW_ECN_MASK]++;
     tot->ecn_bytes[pkt->ecn & EW_ECN_MASK] += pkt->ip_len;
@@ -432,8 +444,10 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
         k = ew_tcp_seg_kind(d, t);
         f->inf->kind_ecn[dir][k][pkt->ecn & EW_ECN_MASK]++;
         record_handshake(f, pkt, frame, dir);
-        ew_infer_tcp(f, pkt, dir, (int)k, frame, ts_ns);
+        /* the bottleneck series first: an interval this packet ends is
+         * closed before the inference gathers the packet into the next */
         ew_qseries_packet(&an->qs, f, dir, pkt, ts_ns);
+        ew_infer_tcp(f, pkt, dir, (int)k, frame, ts_ns);
     } else if (pkt->l4 == EW_L4_UDP) {
         d->payload_bytes += pkt->u.udp.payload;
         if (pkt->u.udp.payload > d->max_payload)

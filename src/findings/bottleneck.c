@@ -34,7 +34,7 @@ struct member {
     double mbps, ce_per_pkt, qdelay_ms; /* over the whole flow */
     double rtts; /* round trips the flow's data spanned, 0 when no RTT is known */
     uint64_t marks;
-    const struct ew_qseries *qs; /* the main direction's series, or NULL */
+    struct ew_qseries *qs; /* the main direction's series as far as it goes (a copy), or NULL */
     enum src src;
     int64_t base_ns; /* the flow's lowest RTT from src, 0 when none */
     bool accecn;     /* its marks are fed back by the ACE counter, else as ECE runs */
@@ -79,10 +79,10 @@ classify(const struct ew_flow *f, const struct ew_qseries_pool *qs, struct membe
     double dur;
 
     *ok = false;
+    memset(m, 0, sizeof(*m));
     if (f->key.l4 != EW_L4_TCP)
         return;
     ew_flow_conclude(f, EW_CONCLUDE_PATH | EW_CONCLUDE_NO_FINDINGS, &sum);
-    memset(m, 0, sizeof(*m));
     m->key = f->key;
     m->first_ns = f->first_ns;
     m->last_ns = f->last_ns;
@@ -120,7 +120,11 @@ classify(const struct ew_flow *f, const struct ew_qseries_pool *qs, struct membe
     else
         m->qdelay_ms = p->qdelay_mean_ms;
     /* the same round trips, interval by interval, from the flow's series */
-    m->qs = ew_qseries_get(qs, f, m->d);
+    if (ew_qseries_get(qs, f, m->d) && (m->qs = malloc(sizeof(*m->qs))) != NULL &&
+        !ew_qseries_view(qs, f, m->d, m->qs)) {
+        free(m->qs);
+        m->qs = NULL;
+    }
     m->src = !strcmp(p->qdelay_from, "data_to_ack")      ? SRC_DN
              : !strcmp(p->qdelay_from, "ts_from_sender") ? SRC_UP
              : !strcmp(p->qdelay_from, "both")           ? SRC_BOTH
@@ -638,6 +642,16 @@ looks_whole(const struct side *l4s, const struct side *cl, char *reason, size_t 
     return "unknown";
 }
 
+static void
+members_free(struct member *m, size_t n)
+{
+    size_t i;
+
+    for (i = 0; m && i < n; i++)
+        free(m[i].qs);
+    free(m);
+}
+
 /* the flows of refs[0, n) that can be in a group, in report order: *nm of
  * them, a new array (NULL with *nm 0 when none, or out of memory) */
 static struct member *
@@ -652,13 +666,16 @@ candidates(const struct ew_flowtab *tab, const struct ew_qseries_pool *qs, const
     *nm = 0;
     for (i = 0; room && i < n; i++) {
         classify(ew_flowtab_view(tab, refs[i], room), qs, &one, &ok);
-        if (!ok)
+        if (!ok) {
+            free(one.qs);
             continue;
+        }
         if (*nm == cap) {
             struct member *more = realloc(m, (cap ? 2 * cap : 64) * sizeof(*m));
 
             if (!more) {
-                free(m);
+                free(one.qs);
+                members_free(m, *nm);
                 m = NULL;
                 *nm = 0;
                 break;
@@ -864,7 +881,7 @@ ew_bottlenecks_find(const struct ew_flowtab *tab, const struct ew_qseries_pool *
         qsort(out->role, out->nrole, sizeof(*out->role), cmp_role);
 done:
     free(gm);
-    free(m);
+    members_free(m, nm);
 }
 
 void

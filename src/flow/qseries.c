@@ -126,83 +126,84 @@ take(struct ew_qseries_pool *p, struct ew_flow *f, int dir, int64_t ts)
     s->flow_id = f->id;
     s->width = EW_QS_WIDTH_NS;
     s->t0 = floor_div(ts, s->width) * s->width;
-    /* what the feedback and the loops held before: not this series' */
-    s->last_dn = f->inf->half[dir].rtt_samples;
-    s->last_up = f->inf->half[dir ^ 1].ts.samples;
-    s->last_marks = f->inf->half[dir].cep_reported;
-    s->last_ece = f->inf->half[dir].ece_runs;
     f->qs[dir] = (uint32_t)(s - p->s) + 1;
+    /* what the inference gathered before is not this series' */
+    memset(&f->inf->half[dir].qa, 0, sizeof(f->inf->half[dir].qa));
     return s;
 }
 
-static uint32_t
-rtt_units(int64_t rtt)
+/* an interval as a bin */
+static void
+bin_of(struct ew_qbin *g, const struct ew_qacc *a)
 {
-    int64_t u = rtt / EW_QS_RTT_UNIT_NS;
-
-    return u < 0 ? 0 : u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+    memset(g, 0, sizeof(*g));
+    g->bytes = a->bytes;
+    g->data = a->data;
+    g->ce = a->ce;
+    g->marks = a->marks;
+    g->ece = a->ece;
+    g->dn_min = a->dn_min;
+    g->dn_n = a->dn_n;
+    g->up_min = a->up_min;
+    g->up_n = a->up_n;
 }
 
+/* direction d's interval at time ts: the gathered one goes into its bin
+ * when ts is past it, and the one ts is in starts */
 static void
-sample(uint32_t *min, uint16_t *n, uint32_t v)
+advance(struct ew_qseries *s, struct ew_qacc *a, int64_t ts)
 {
-    if (!*n || v < *min)
-        *min = v;
-    *n = add16(*n, 1);
+    struct ew_qbin g, *b;
+
+    if (a->end && ts < a->end)
+        return;
+    if (a->end && (b = bin_at(s, a->start)) != NULL) {
+        bin_of(&g, a);
+        bin_add(b, &g);
+    }
+    memset(a, 0, sizeof(*a));
+    if (ts < s->t0)
+        ts = s->t0; /* time going backwards lands in the first bin */
+    a->start = s->t0 + (ts - s->t0) / s->width * s->width;
+    a->end = a->start + s->width;
 }
 
 void
 ew_qseries_packet(struct ew_qseries_pool *p, struct ew_flow *f, int dir, const struct ew_pkt *pkt,
                   int64_t ts)
 {
-    const struct ew_infer *in = f->inf;
-    struct ew_qseries *s;
-    struct ew_qbin *b;
-    int r = dir ^ 1;
+    struct ew_infer *in = f->inf;
+    int d;
 
-    if (!p->s) {
-        /* no pool: every direction with data is refused, once */
-        if (pkt->u.tcp.payload > 0 && !(f->qs_refused & (1u << dir))) {
+    if (!f->qs[dir] && pkt->u.tcp.payload > 0 && !(f->qs_refused & (1u << dir))) {
+        if (p->s) {
+            take(p, f, dir, ts);
+        } else {
+            /* no pool: every direction with data is refused, once */
             f->qs_refused |= (uint8_t)(1u << dir);
             p->refused++;
         }
-        return;
     }
-    /* this packet's own direction: its payload, CE, and the upstream loop
-     * (the other way's TSvals, echoed by this packet's sender) */
-    if (!f->qs[dir] && pkt->u.tcp.payload > 0 && !(f->qs_refused & (1u << dir)))
-        take(p, f, dir, ts);
-    if (f->qs[dir] && (b = bin_at(s = &p->s[f->qs[dir] - 1], ts)) != NULL) {
-        const struct ew_tsloop *up = &in->half[r].ts;
+    for (d = 0; d < 2; d++)
+        if (f->qs[d] && p->s)
+            advance(&p->s[f->qs[d] - 1], &in->half[d].qa, ts);
+}
 
-        if (pkt->u.tcp.payload > 0) {
-            b->bytes = add32(b->bytes, pkt->u.tcp.payload);
-            b->data = add16(b->data, 1);
-        }
-        if ((pkt->ecn & EW_ECN_MASK) == EW_ECN_CE)
-            b->ce = add16(b->ce, 1);
-        if (up->samples != s->last_up) {
-            sample(&b->up_min, &b->up_n, rtt_units(up->last));
-            s->last_up = up->samples;
-        }
-    }
-    /* the other direction: the feedback on its data this packet carries */
-    if (f->qs[r] && (b = bin_at(s = &p->s[f->qs[r] - 1], ts)) != NULL) {
-        const struct ew_half *h = &in->half[r];
+bool
+ew_qseries_view(const struct ew_qseries_pool *p, const struct ew_flow *f, int dir,
+                struct ew_qseries *out)
+{
+    const struct ew_qacc *a = &f->inf->half[dir].qa;
+    struct ew_qbin g, *b;
 
-        if (h->rtt_samples != s->last_dn) {
-            sample(&b->dn_min, &b->dn_n, rtt_units(h->rtt_last));
-            s->last_dn = h->rtt_samples;
-        }
-        if (h->cep_reported > s->last_marks) {
-            b->marks = add16(b->marks, (uint32_t)(h->cep_reported - s->last_marks));
-            s->last_marks = h->cep_reported;
-        }
-        if (h->ece_runs > s->last_ece) {
-            b->ece = add16(b->ece, h->ece_runs - s->last_ece);
-            s->last_ece = h->ece_runs;
-        }
+    if (!p || !p->s || !f->qs[dir])
+        return false;
+    *out = p->s[f->qs[dir] - 1];
+    if (a->end && (b = bin_at(out, a->start)) != NULL) {
+        bin_of(&g, a);
+        bin_add(b, &g);
     }
+    return true;
 }
 
 const struct ew_qseries *

@@ -186,6 +186,24 @@ seq_acked(struct ew_half *h, uint32_t ack)
     }
 }
 
+/* the bottleneck series' interval (infer.h, struct ew_qacc) */
+static inline uint16_t
+sat16(uint32_t v)
+{
+    return (uint16_t)(v > UINT16_MAX ? UINT16_MAX : v);
+}
+
+static inline void
+qa_rtt(uint32_t *min, uint16_t *n, int64_t rtt)
+{
+    int64_t u = rtt / 10000;
+    uint32_t v = u < 0 ? 0 : u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+
+    if (!*n || v < *min)
+        *min = v;
+    *n = sat16((uint32_t)*n + 1);
+}
+
 /* d's packet as it passes: arrivals, data codepoints, CWR, RTT timing */
 static void
 account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t frame,
@@ -199,6 +217,8 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
      * (r.cep), for every Acceptable packet that it receives with the CE code
      * point in the IP ECN field, including CE marked control packets and
      * retransmissions but excluding CE on SYN packets (SYN=1; ACK=0)." */
+    if (ecn == EW_ECN_CE)
+        h->qa.ce = sat16((uint32_t)h->qa.ce + 1);
     if (!pure_syn && ecn == EW_ECN_CE) {
         h->ce_seen++;
         first(h, EW_SEEN_CE, &h->first_ce_frame, frame);
@@ -235,6 +255,8 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
             h->rwin_bytes = 0;
         }
         h->rwin_bytes += t->payload;
+        h->qa.bytes = h->qa.bytes + t->payload < h->qa.bytes ? UINT32_MAX : h->qa.bytes + t->payload;
+        h->qa.data = sat16((uint32_t)h->qa.data + 1);
         h->last_data_ecn = ecn;
         h->last_data_frame = frame;
         if (h->ece_acks > 0)
@@ -319,6 +341,7 @@ rtt_sample(struct ew_half *h, int64_t rtt)
                                       : h->rtt_srtt + (rtt - h->rtt_srtt) / EW_INF_SRTT_GAIN_DIV;
     h->rtt_last = rtt;
     h->rtt_samples++;
+    qa_rtt(&h->qa.dn_min, &h->qa.dn_n, rtt);
     qd = (uint32_t)((rtt - h->rtt_min) / 1000);
     h->qd_sum_us += qd;
     h->qd_n++;
@@ -513,6 +536,7 @@ feedback_classic(const struct ew_infer *in, struct ew_half *r, const struct ew_t
         if (!r->ece_on) {
             r->ece_on = true;
             r->ece_runs++;
+            r->qa.ece = sat16((uint32_t)r->qa.ece + 1);
             r->cwr_during_run = false;
             r->ece_run_start_ns = ts;
             /* mid-flow: on at the first feedback, with no handshake before */
@@ -583,6 +607,7 @@ feedback_ace(struct ew_infer *in, struct ew_half *r, unsigned ace, bool baseline
     if (delta) {
         r->ace_changes++;
         r->cep_reported += delta;
+        r->qa.marks = sat16((uint32_t)r->qa.marks + delta);
         first(r, EW_SEEN_ACE_CHANGE, &r->first_ace_change_frame, frame);
         if (r->ace_init && in->accecn_mode)
             mark_delay(r);
@@ -779,8 +804,15 @@ ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uin
     /* RFC 7323 §3.2: TSecr is valid only with ACK set; echoes first, so
      * that a CE packet below is paired with its own sample */
     if (t->has_ts) {
-        if (ack)
-            ts_echo(&in->half[dir ^ 1].ts, t->tsecr, ts);
+        if (ack) {
+            struct ew_tsloop *up = &in->half[dir ^ 1].ts;
+            uint32_t before = up->samples;
+
+            ts_echo(up, t->tsecr, ts);
+            /* the loop to dir's sender, as it times dir's queue upstream */
+            if (up->samples != before)
+                qa_rtt(&in->half[dir].qa.up_min, &in->half[dir].qa.up_n, up->last);
+        }
         ts_note(&in->half[dir].ts, t->tsval, ts);
     }
     account_arrival(&in->half[dir], pkt, kind, frame, ts);

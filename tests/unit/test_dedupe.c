@@ -129,9 +129,9 @@ test_check(void)
     CU_ASSERT_PTR_NULL(d.slot);
 }
 
-/* EW_DUP_WINDOW_NS: a copy arrives within 100 ms of the packet before it;
- * the same bytes later are a packet of their own; a time before the one
- * remembered is no copy either */
+/* EW_DUP_WINDOW_NS: a copy arrives less than 100 ms (to the microsecond)
+ * after the packet before it; the same bytes later are a packet of their
+ * own; a time before the one remembered is no copy either */
 static void
 test_window(void)
 {
@@ -141,14 +141,14 @@ test_window(void)
     CU_ASSERT_EQUAL_FATAL(ew_dedupe_init(&d), 0);
     tcp(&p, 4, CLI, EW_TCP_ACK, 1000, 9000, 1000, 77);
     CU_ASSERT_EQUAL(ew_dedupe_check(&d, 1, 0, &p, T0), EW_DUP_NEW);
-    CU_ASSERT_EQUAL(ew_dedupe_check(&d, 1, 0, &p, T0 + EW_DUP_WINDOW_NS), EW_DUP_COPY);
+    CU_ASSERT_EQUAL(ew_dedupe_check(&d, 1, 0, &p, T0 + EW_DUP_WINDOW_NS - 1000), EW_DUP_COPY);
     /* the window runs from the latest sighting */
-    CU_ASSERT_EQUAL(ew_dedupe_check(&d, 1, 0, &p, T0 + 2 * EW_DUP_WINDOW_NS), EW_DUP_COPY);
-    CU_ASSERT_EQUAL(ew_dedupe_check(&d, 1, 0, &p, T0 + 3 * EW_DUP_WINDOW_NS + 1), EW_DUP_NEW);
+    CU_ASSERT_EQUAL(ew_dedupe_check(&d, 1, 0, &p, T0 + 2 * EW_DUP_WINDOW_NS - 2000), EW_DUP_COPY);
+    CU_ASSERT_EQUAL(ew_dedupe_check(&d, 1, 0, &p, T0 + 3 * EW_DUP_WINDOW_NS - 2000), EW_DUP_NEW);
 
     tcp(&q, 4, CLI, EW_TCP_ACK, 2000, 9000, 1000, 78);
     CU_ASSERT_EQUAL(ew_dedupe_check(&d, 1, 0, &q, T0), EW_DUP_NEW);
-    CU_ASSERT_EQUAL(ew_dedupe_check(&d, 1, 0, &q, T0 - 1), EW_DUP_NEW);
+    CU_ASSERT_EQUAL(ew_dedupe_check(&d, 1, 0, &q, T0 - 1000), EW_DUP_NEW);
     ew_dedupe_free(&d);
 }
 
