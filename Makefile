@@ -39,6 +39,8 @@ endif
 PKGS = libpcap ncursesw libmicrohttpd libcrypto zlib liblzma
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(shell pkg-config --cflags jansson 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -lncursesw -lmicrohttpd -lcrypto -lz -llzma)
+# the bottleneck comparison's correlation takes a square root
+PKG_LIBS += -lm
 CUNIT_LIBS := $(shell pkg-config --libs cunit 2>/dev/null || echo -lcunit)
 # ecnwatch writes its JSON itself (src/base/jw.c); jansson only reads it back,
 # in the unit tests and the fuzz harnesses

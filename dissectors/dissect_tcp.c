@@ -233,6 +233,7 @@ ew_dissect_tcp(struct ew_cur *c, uint32_t seglen, struct ew_pkt *pkt, const uint
         offb = h[12];
         flb = h[13];
         t->window = be16_at(h + 14);
+        t->csum = be16_at(h + 16);
         c->p += 20;
     } else {
         t->sport = ew_cur_be16(c);
@@ -242,7 +243,8 @@ ew_dissect_tcp(struct ew_cur *c, uint32_t seglen, struct ew_pkt *pkt, const uint
         offb = ew_cur_u8(c);
         flb = ew_cur_u8(c);
         t->window = ew_cur_be16(c);
-        ew_cur_skip(c, 4); /* checksum, urgent pointer */
+        t->csum = ew_cur_be16(c);
+        ew_cur_skip(c, 2); /* urgent pointer */
     }
     if (c->trunc) {
         ew_pkt_event(pkt, EW_EV_TCP_TRUNC);
@@ -282,7 +284,7 @@ ew_dissect_udp(struct ew_cur *c, uint32_t seglen, struct ew_pkt *pkt, const uint
     u->sport = ew_cur_be16(c);
     u->dport = ew_cur_be16(c);
     u->len = ew_cur_be16(c);
-    ew_cur_skip(c, 2); /* checksum */
+    u->csum = ew_cur_be16(c);
     if (c->trunc) {
         ew_pkt_event(pkt, EW_EV_UDP_TRUNC);
         return;

@@ -254,6 +254,55 @@ check "the -o report of a live capture validates against the schema" \
     bounded 60 python3 "$ROOT/tests/schema_validate.py" "$ROOT/man/ecnwatch-report.schema.json" "$tmp/live.json"
 tm kill-server 2>/dev/null
 
+# --- joined mid-flow, as a live view meets most flows: the transfer runs
+# before the view starts, so that its handshake is never seen; the detail
+# pane says so, and the verdict is only likely
+begin "mid-flow: the traffic starts before the view"
+why=""
+bounded 80 ip netns exec "$NS_S" python3 "$TRAFFIC" server 8 10.77.0.2 >"$tmp/mserver.out" 2>&1 &
+msp=$!
+bg="$bg $msp"
+mcp=""
+if wait_port 30 5201 "$NS_S" && wait_port 10 6001 "$NS_S"; then
+    bounded 80 ip netns exec "$NS_C" python3 "$TRAFFIC" client 8 10.77.0.2 >"$tmp/mclient.out" 2>&1 &
+    mcp=$!
+    bg="$bg $mcp"
+    sleep 2
+    tm new-session -d -s "$TM-mid" -x 100 -y 30 \
+        "ip netns exec $NS_S timeout --foreground -k 5 120 $EW -i s0 -o $tmp/mid.json --interval 0.5; echo EXITED \$?; sleep 600" ||
+        bad "mid-flow: tmux new-session failed"
+    TM0=$TM
+    TM=$TM-mid
+    mid_row() { grep -E "10\.77\.0\.1:[0-9]+>10\.77\.0\.2:52" "$1" | grep -q "classic"; }
+    mid_detail() {
+        grep -q "capture: handshake not captured" "$1" && grep -q "verdict classic (likely)" "$1" &&
+            grep -q "neg unseen, as rfc3168?" "$1"
+    }
+    if wait_screen 20 "$tmp/m1.txt" mid_row; then
+        keys / 5 2 0 1 Enter
+        sleep 0.5
+        keys Enter
+        check "mid-flow: the detail pane says the handshake was not captured, the verdict likely" \
+            wait_screen 10 "$tmp/m2.txt" mid_detail
+        [ -f "$tmp/m2.txt" ] && { echo "     --- joined mid-flow, the detail pane:"; sed 's/^/     | /' "$tmp/m2.txt"; }
+    else
+        bad "mid-flow: the transfer's row: $why: $(flat "$tmp/m1.txt")"
+    fi
+    wait_bounded 30 $mcp
+    keys q
+    wait_screen 15 "$tmp/m3.txt" exited
+    check "mid-flow: the -o report says the handshake was not seen, and counts the flow" jq_true "$tmp/mid.json" \
+        '[.flows[] | select(.proto == "tcp" and .server.port == 5201)][0] |
+         .handshake_seen == false and .negotiation == "unseen" and .verdict_confidence == "likely"'
+    check "mid-flow: totals.capture_quality.flows_midstream counts it" jq_true "$tmp/mid.json" \
+        '.totals.capture_quality.flows_midstream >= 1'
+    TM=$TM0
+else
+    bad "mid-flow: the server did not listen: $why $(head -c 200 "$tmp/mserver.out" | tr '\n' ' ')"
+fi
+wait_bounded 30 $msp
+tm kill-server 2>/dev/null
+
 # --- the view at three terminal sizes: 80x24, 200x60, 60x15 (the smallest
 # it is made for). Real traffic (TCP to 5201, UDP), a ping (an ICMP flow),
 # and a bundled capture sent onto the link (an AccECN flow to port 5001

@@ -58,35 +58,52 @@ aqm() { # aqm CAPTURE EXPECTED-AQM EXPECTED-MARKING
 }
 
 C=captures
-# real: at the sender, the RTT shows the queue each mark was fed back from
+# real: at the sender, the RTT shows the queue each mark was fed back from;
+# one flow's capture cannot show whether its queue is shared: "classic"
 aqm $C/accecn-l4s-client.pcap  l4s_shallow          downstream
-aqm $C/accecn-ce-client.pcap   classic_single_queue downstream
-aqm $C/rfc3168-ce-client.pcap  classic_single_queue downstream
+aqm $C/accecn-ce-client.pcap   classic              downstream
 aqm $C/no-ecn-client.pcap      none_seen            none
+# RFC 3168 feeds back one mark a congestion episode (ECE until CWR): the
+# sender sees 2 of the router's 24 marks, too few to name the AQM
+aqm $C/rfc3168-ce-client.pcap  unknown              downstream
+check "rfc3168-ce-client.pcap: too few marks, said so" report_true $C/rfc3168-ce-client.pcap \
+    '.flows[0].c2s.path | .confidence == null and (.reason | test("too few to name the AQM")) and
+     .marks_with_qdelay < 10'
 # real: at the receiver the marks are seen (upstream) and the queue they
 # crossed is timed by TCP timestamps (RFC 7323 §3, as pping): the sender's
 # echo of the receiver's TSval crossed the bottleneck; the same verdict as
 # at the sender
-aqm $C/accecn-ce-server.pcap   classic_single_queue upstream
+aqm $C/accecn-ce-server.pcap   classic              upstream
 aqm $C/rfc3168-sce-server.pcap sce                  upstream
-# generated
-tg prague-shallow prague sender && aqm "$cap" l4s_shallow          downstream
-tg classic-deep classic sender  && aqm "$cap" classic_single_queue downstream
-tg sce-runs sce receiver        && aqm "$cap" sce                  upstream
-if tg prague-classic prague sender --qdelay 8 --mark-p 0.03; then
-    aqm "$cap" classic_single_queue downstream
-    check "an L4S flow under a classic AQM is a finding" report_true "$cap" \
-        '(.flows | length) == 1 and (.flows[0].misuse | map(.kind) == ["classic_aqm_under_l4s"])'
+# a classic AQM marks when its queue is long: most marks above the median
+# delay (the lab router marks above 5 ms of tbf backlog)
+check "accecn-ce-server.pcap: the marks line up with the delay" report_true $C/accecn-ce-server.pcap \
+    '.flows[0].c2s.path | .confidence == "likely" and .marks_above_median >= 0.6 and
+     .marks_with_qdelay >= 10 and .qdelay_samples >= 10'
+# generated (tcpgen's classic AQM marks the upper half of its queue's swing)
+tg prague-shallow prague sender                  && aqm "$cap" l4s_shallow downstream
+tg classic-deep classic sender --segments 4000   && aqm "$cap" classic     downstream
+tg classic-short classic sender                  && aqm "$cap" unknown     downstream
+tg sce-runs sce receiver                         && aqm "$cap" sce         upstream
+# an L4S flow alone through a classic AQM loses its low latency, a path note;
+# the harm of RFC 9331 §4.3 needs a classic flow in the same queue (below)
+if tg prague-classic prague sender --qdelay 8 --mark-p 0.03 --segments 4000; then
+    aqm "$cap" classic downstream
+    check "an L4S flow alone under a classic AQM: a path note, no finding" report_true "$cap" \
+        '(.flows | length) == 1 and .flows[0].misuse == [] and
+         (.flows[0].c2s.path.note | test("low latency is lost"))'
 fi
 tg prague-shallow2 prague sender &&
     check "an L4S flow under a shallow AQM is not" report_true "$cap" \
         '.schema == "ecnwatch.report/1" and (.flows | length) == 1 and .flows[0].verdict == "l4s" and
          .flows[0].misuse == []'
 
-# shared bottleneck: a DualQ against one shared queue
+# shared bottleneck: a DualQ against one shared queue, two seconds of both
+# (the flows are compared over their overlap, interval by interval: a tenth
+# of a second of it shows neither whose delays move together)
 for kind in dualq single; do
     want=$([ $kind = dualq ] && echo dualq || echo single_queue)
-    tg pair-$kind prague sender --pair $kind &&
+    tg pair-$kind prague sender --pair $kind --segments 4000 &&
         check "two flows through a $kind: $want" value_is "$cap" \
             '.bottlenecks | length as $n | .[0] | "\($n) \(.looks_like) \(.l4s.flows) \(.classic.flows)"' "1 $want [1] [2]"
 done
@@ -100,7 +117,7 @@ for kind in dualq single; do
     l4s=$([ $kind = dualq ] && echo l4s_shallow || echo classic_single_queue)
     cl=$([ $kind = dualq ] && echo dualq_classic || echo classic_single_queue)
     for side in sender receiver; do
-        tg pair-$kind-ts-$side prague $side --pair $kind --ts 1 &&
+        tg pair-$kind-ts-$side prague $side --pair $kind --ts 1 --segments 4000 &&
             check "two flows through a $kind, timestamps, at the $side: $want, paths $l4s and $cl" \
                 value_is "$cap" '. as $r | .bottlenecks | length as $n | .[0] as $b |
                     ([.[0].l4s.flows[0], .[0].classic.flows[0]] | map(. as $i | $r.flows[] | select(.id == $i) | .c2s.path.aqm)) as $p |
@@ -121,14 +138,15 @@ if tg prague-lowrate prague sender --gap 2.4 --qdelay 7 --mark-p 0.1 --ts 1; the
     check "no classic_aqm_under_l4s through a shallow queue at 5 Mbit/s" report_true "$cap" \
         '(.flows | length) == 1 and .flows[0].misuse == [] and .flows[0].c2s.path.serialisation_ms > 2'
 fi
-tg prague-highrate prague sender --qdelay 7 --mark-p 0.1 --ts 1 && aqm "$cap" classic_single_queue downstream
+tg prague-highrate prague sender --qdelay 7 --mark-p 0.1 --ts 1 && aqm "$cap" classic downstream
 # marked several times a round trip (an L4S AQM's rate, RFC 9332 §2.1) at a
 # delay up to twice the shallow limit: a bursty link, not a classic AQM (the
 # heistp Prague-over-Wi-Fi capture through DualPI2, captures/field/: 2.0
 # marks per RTT at 7.0 ms against 4.6 ms; field.sh checks it has no finding)
 tg prague-bursty prague sender --qdelay 3.5 --mark-p 0.1 --ts 1 && aqm "$cap" l4s_shallow downstream
 # the same delay with a classic AQM's rare marks is a classic AQM
-tg prague-bursty-rare prague sender --qdelay 3.5 --mark-p 0.002 --ts 1 && aqm "$cap" classic_single_queue downstream
+tg prague-bursty-rare prague sender --qdelay 3.5 --mark-p 0.002 --ts 1 --segments 8000 &&
+    aqm "$cap" classic downstream
 
 # real: an L4S flow (port 5001) and a classic one (5002) at once through the
 # lab router's DualQ, its FIFO, and a FIFO with the L4S thresholds but no L

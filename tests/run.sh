@@ -119,6 +119,9 @@ for build in "$@"; do
     suite misuse 600 bash tests/misuse.sh "$build"
     suite path 600 bash tests/path.sh "$build/ecnwatch"
     suite pathdiag 900 bash tests/pathdiag.sh "$build"
+    # captures as people take them: joined mid-flow, doubled, thinned,
+    # behind jitter, through flow queueing, compared over their overlap
+    suite imperfect 900 bash tests/imperfect.sh "$build"
     # the plots: ticks, units, gridlines, legends, directions, width; rendered
     suite plots 600 bash tests/plots.sh "$build"
 

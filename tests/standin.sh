@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 BUILD=$1
 shift
 export TZ=UTC LC_ALL=C ECNWATCH_HASH_SEED=1
-SUITES=${*:-cli views inference field misuse path pathdiag plots quic outputs hostile schema tshark flood threads install readme live metrics prometheus}
+SUITES=${*:-cli views inference field misuse path pathdiag imperfect plots quic outputs hostile schema tshark flood threads install readme live metrics prometheus}
 # a command of a suite that waits on the stand-in gives up sooner than on the real binary
 export EW_CMD_TIMEOUT=20
 
@@ -35,7 +35,7 @@ EW=$fake/build/ecnwatch
 cmd_of() {
     case $1 in
         cli | views | field | path | live | metrics | prometheus | outputs | hostile | flood) echo "bash tests/$1.sh $EW" ;;
-        inference | misuse | pathdiag | plots | quic | schema) echo "bash tests/$1.sh $fake/build" ;;
+        inference | misuse | pathdiag | imperfect | plots | quic | schema) echo "bash tests/$1.sh $fake/build" ;;
         threads) echo "bash tests/threads.sh $fake/build $fake/tsan" ;;
         install) echo "bash tests/install.sh $fake/build" ;;
         readme) echo "bash tests/readme.sh $fake/build" ;;

@@ -7,10 +7,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ecnwatch/dedupe.h"
 #include "ecnwatch/flow.h"
 #include "ecnwatch/misuse.h" /* EW_MU_MASK_BITS: the findings counted per kind */
 #include "ecnwatch/negotiation.h" /* enum ew_neg, ew_flow_negotiation(): for the flows it keeps */
 #include "ecnwatch/pkt.h"
+#include "ecnwatch/qseries.h"
 #include "ecnwatch/series.h"
 
 struct ew_quic_pool;
@@ -25,8 +27,20 @@ struct ew_totals {
     uint64_t ecn[4];
     uint64_t events[EW_EV_COUNT];
     uint64_t ecn_bytes[4]; /* IP bytes (as the IP header states them) by codepoint */
+    uint64_t duplicates;   /* IP packets captured twice: the copies, left out of every count */
+    uint64_t duplicates_unsure; /* the same TCP bytes again where a copy and a resend look alike */
 };
 
+/* How whole the capture is (dedupe.h, infer.h): copies left out, possible
+ * copies kept, TCP data the receivers acknowledged that was not captured,
+ * and the TCP flows joined after their handshake; flows that left the
+ * table included. */
+struct ew_quality {
+    uint64_t duplicates, duplicates_unsure;
+    uint64_t missed_bytes;
+    uint64_t flows_missed;      /* TCP flows with missed data */
+    uint64_t flows_midstream;   /* TCP flows whose handshake was not captured */
+};
 struct ew_analyzer_cfg {
     uint32_t max_flows;
     uint32_t hot_flows; /* flows kept unpacked (flow.h); 0: EW_HOT_FLOWS */
@@ -36,6 +50,8 @@ struct ew_analyzer_cfg {
     void *evict_arg;
     ew_flow_evict_fn on_end;   /* optional: sees each flow the idle timeout ends */
     void *end_arg;
+    /* directions with a bottleneck series (qseries.h); 0: EW_QS_MAX */
+    uint32_t max_qseries;
 };
 
 struct ew_analyzer {
@@ -44,9 +60,12 @@ struct ew_analyzer {
     struct ew_totals tot;
     /* findings of flows that left the table (evicted), by misuse kind */
     uint64_t evicted_findings[EW_MU_MASK_BITS];
+    struct ew_quality evicted_quality; /* ... and what they said of the capture */
     ew_flow_evict_fn user_evict;
     void *user_evict_arg;
     struct ew_series_pool *series; /* per-flow time series, or NULL */
+    struct ew_dedupe dedupe;       /* packets seen lately, to find copies */
+    struct ew_qseries_pool qs;     /* what the flows of a bottleneck are compared by */
     int64_t first_ns, last_ns;
     bool have_time;
 };
@@ -69,9 +88,11 @@ void ew_analyzer_frame(struct ew_analyzer *an, const struct ew_pkt *pkt, int64_t
  * nothing that is found or reported. */
 struct ew_prepared {
     struct ew_flow_key key;
+    uint64_t dup_sig;   /* its signature among copies (dedupe.h), from the flow's hash */
     uint32_t hash;
     uint8_t dir;
     bool valid; /* the frame has a flow */
+    bool dup_tells; /* the signature holds something a resend would change */
 };
 void ew_analyzer_prepare(const struct ew_analyzer *an, const struct ew_pkt *pkt,
                          struct ew_prepared *pre);
@@ -88,6 +109,14 @@ void ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt
 
 /* segment kind of a TCP packet; updates the direction's sequence tracking */
 enum ew_seg_kind ew_tcp_seg_kind(struct ew_dir_stats *d, const struct ew_tcp *t);
+
+struct ew_bottlenecks;
+
+void ew_analyzer_quality(const struct ew_analyzer *an, struct ew_quality *q);
+
+/* The groups of the flows held that share a bottleneck (bottleneck.h),
+ * compared by their series; released with ew_bottlenecks_free(). */
+void ew_analyzer_bottlenecks(const struct ew_analyzer *an, struct ew_bottlenecks *out);
 
 /* Flows with each misuse kind, held and evicted together: counts[kind] is the
  * number of flows with at least one finding of that kind. Returns the mask of

@@ -68,7 +68,11 @@ struct ew_dir_stats {
     uint32_t ece, cwr, ae;  /* raw TCP header bits */
     uint32_t max_payload; /* largest transport payload: an MSS estimate */
     uint32_t seq_max; /* highest sequence number sent + 1 (TCP) */
+    /* copies of packets already counted (dedupe.h): left out of every count
+     * above; and packets that may be copies or resends, counted */
+    uint32_t dups, dups_unsure;
     bool have_seq;
+    uint8_t first_ecn;    /* the codepoint of the direction's first packet (packets > 0) */
 };
 
 /* The first SYN and SYN-ACK as seen, for the negotiation. */
@@ -113,6 +117,7 @@ struct ew_flow {
     uint64_t id;          /* 1-based, in order of creation (= order of first frame) */
     struct ew_quic_conn *quic; /* QUIC state from the analyzer's pool (quic.h); NULL: none */
     uint32_t series[2];   /* time-series slots + 1 per direction (canonical); 0 = none */
+    uint32_t qs[2];       /* the bottleneck series' slots + 1 per direction (qseries.h); 0 = none */
     uint32_t streamed_kinds; /* misuse kinds already streamed as events (--ndjson) */
     uint8_t client_dir;   /* the canonical direction that is client-to-server */
     bool syn_seen;        /* the client was identified by a SYN */
@@ -120,6 +125,7 @@ struct ew_flow {
     bool ended;           /* idle-expired: kept for the report, out of the index */
     uint8_t end_reason;   /* enum ew_end_reason */
     uint8_t series_refused; /* bit per direction: no time series, the pool was full */
+    uint8_t qs_refused;   /* bit per direction: no bottleneck series, the pool was full */
     /* TCP: the inference state, kept by the table beside the records (so
      * that other flows' records do without its 1,344 bytes); otherwise
      * &ew_infer_none */

@@ -26,6 +26,15 @@
 /* TSvals waiting for their first echo, per direction (as pping/ePPing) */
 #define EW_TS_PENDING 8
 
+/* A histogram of queueing delays: bin 0 below EW_QD_BIN0_US, then bins of
+ * half an octave (0.25, 0.35, 0.5, 0.71, 1, ... ms), the last one open
+ * (from 181 ms). Counts saturate by halving every bin of the histogram, so
+ * that its shape is kept: what is read from it are shares and quantiles. */
+#define EW_QD_BINS 20
+#define EW_QD_BIN0_US 250
+/* sequence ranges of one direction the capture point has skipped, tracked at once */
+#define EW_HOLES 4
+
 /* A round trip timed from TCP timestamps at the capture point, the way
  * pping and ePPing time it: the first packet seen with a new TSval, going
  * one way, against the first packet coming back whose TSecr echoes it
@@ -39,8 +48,20 @@ struct ew_tsloop {
     uint32_t pend_val[EW_TS_PENDING];
     uint32_t samples, excess_max_us;
     uint32_t newest;            /* the highest TSval seen this way */
+    uint8_t excess_hist[EW_QD_BINS]; /* the samples above the running minimum */
     uint8_t head, count;
     bool newest_set;
+};
+
+/* What a direction gathers for its bottleneck series (qseries.h) over the
+ * interval of packet time [start, end) it is in: its payload, data segments
+ * and CE, the marks fed back on it (as the ACE counter counts them and as
+ * ECE runs), and the lowest round trip of either loop (units of 10 us); the
+ * series takes it when the interval is over. 0 end: none yet. */
+struct ew_qacc {
+    int64_t start, end;
+    uint32_t bytes, dn_min, up_min;
+    uint16_t data, ce, marks, ece, dn_n, up_n;
 };
 
 /* Laid out for the packet path: what every packet of a bulk flow reads or
@@ -60,7 +81,10 @@ struct ew_half {
     int64_t data_last_ns;
     int64_t ece_run_start_ns;   /* the current ECE run's first ACK */
     int64_t cwr_off_run_ns;     /* d's latest CWR sent with no ECE run on: a loss reduction's (0: none) */
+    int64_t cwr_ring_ns[4];     /* d's latest CWRs (0: none), the newest at cwr_next - 1 */
     uint64_t last_data_frame;
+
+    struct ew_qacc qa;          /* this interval's part of d's bottleneck series */
 
     /* d's packets as they pass the capture point */
     uint32_t data_pkts;         /* segments with payload, retransmissions included */
@@ -71,6 +95,7 @@ struct ew_half {
     uint32_t cwr_seen;
     uint32_t ce_end;            /* sequence end of the latest CE data segment */
     uint32_t retrans;           /* retransmitted data segments: signs of loss */
+    uint32_t seq_hi;            /* the highest sequence end seen of d's data (seq_hi_set) */
 
     /* classic feedback on the other direction's segments */
     uint32_t fb_segments;       /* feedback-carrying segments seen (ACK set, SYN clear) */
@@ -90,6 +115,10 @@ struct ew_half {
     uint32_t ace_rel_exact, ace_rel_mismatch; /* the same check relative to the first ACE */
     uint32_t ace_wrap_ambiguous; /* increments that could hide a wrap of 8 */
     uint32_t ace_zero_first;    /* ACE 0 on the first feedback after the handshake */
+    /* pure ACKs on d with the CWR bit set: in AccECN it is part of the ACE
+     * counter; a classic receiver sets CWR only on new data (RFC 3168 §6.1.2) */
+    uint32_t ace_cwr_acks;
+    uint32_t stale_acks;        /* feedback older than some already seen (reordered): not read */
 
     uint32_t rtt_samples;
     uint32_t ack_max;           /* highest acknowledgement number seen for d's data */
@@ -102,6 +131,7 @@ struct ew_half {
     uint8_t ace_last;
     uint8_t ace_offset;         /* first ACE - (5 + CE seen then): 0 when the handshake was seen */
     uint8_t rtt_head, rtt_count;
+    bool rtt_pair;              /* the next new segment is timed: the second of a pair */
     bool first_data_ecn_set;
     bool ce_since_ack;          /* a CE arrived that no feedback segment has covered yet */
     bool ece_on;
@@ -127,7 +157,28 @@ struct ew_half {
     int64_t rwin_start;
     uint32_t rwin_bytes, peak_kbps;
 
+    uint8_t nholes;
+    uint8_t cwr_next;
+    bool seq_hi_set;
+
     /* -- cold: evidence, the frames where things were first seen (0 = not seen) */
+    /* Capture loss: d's data the capture point never saw. A segment that
+     * starts past the highest sequence seen opens a gap; a later segment
+     * (a retransmission, or reordering) fills it; an acknowledgement that
+     * covers what is still missing shows that the receiver got bytes this
+     * capture never saw (missed_bytes). At most EW_HOLES gaps are tracked;
+     * more are noted (gaps) but not followed. Kept with the cold members:
+     * most packets read only seq_hi. */
+    uint64_t missed_bytes;
+    int64_t gap_last_ns;        /* when the latest gap opened (0: none) */
+    uint32_t hole_start[EW_HOLES], hole_end[EW_HOLES];
+    uint32_t gaps, missed_gaps; /* gaps opened; gaps (or parts) acknowledged unseen */
+    /* ECE runs ended without a CWR while a gap in d's data was open, or had
+     * opened since a round trip before the run: the CWR may be in it */
+    uint32_t ece_runs_no_cwr_gap;
+    /* delays as histograms (EW_QD_BINS): the data-to-ACK samples and those
+     * beside each mark fed back; the upstream excess beside each CE seen */
+    uint8_t qd_hist[EW_QD_BINS], qd_marks_hist[EW_QD_BINS], ce_up_hist[EW_QD_BINS];
     uint64_t first_data_frame;
     uint64_t first_ce_frame, first_ect1_frame, first_ect0_frame;
     uint64_t first_ect_pure_ack_frame, first_ect_retrans_frame;
@@ -255,6 +306,9 @@ struct ew_dir_verdict {
     /* where the feedback was checked against the marks seen */
     bool fb_checked_exact; /* every checkable feedback value matched what arrived */
     bool marks_downstream; /* the feedback reports marks the capture point did not see */
+    /* ECE runs that ended with no CWR seen and tell DCTCP's echo (those where
+     * the capture missed data that may hold the CWR set aside) */
+    uint32_t runs_no_cwr;
 };
 
 struct ew_flow;
@@ -262,7 +316,15 @@ struct ew_flow;
 struct ew_flow_verdict {
     int neg;                /* enum ew_neg */
     bool neg_inferred;      /* handshake not captured: mode inferred from what followed */
+    int neg_as;             /* neg_inferred: the negotiation the mode was inferred to be (enum ew_neg) */
+    /* neg_inferred, and nothing that followed told the mode: classic ECN or
+     * AccECN feedback cannot be told apart (the feedback is "unknown") */
+    bool mode_unknown;
     bool mode_accecn;       /* AccECN feedback in force (negotiated or inferred) */
+    /* the verdict rests on less than the whole story: the handshake was not
+     * captured, the capture missed some of the flow's data, or it holds
+     * packets that may be copies (ew_infer_copies_left) */
+    bool verdict_likely;
     char neg_reason[EW_REASON_LEN];
     enum ew_verdict verdict;
     char reason[EW_REASON_LEN];
@@ -276,11 +338,18 @@ struct ew_flow_verdict {
 enum ew_aqm {
     EW_AQM_NONE_SEEN,
     EW_AQM_L4S,     /* frequent CE at about a millisecond of queueing delay */
-    EW_AQM_CLASSIC, /* CE at several milliseconds or more: a classic single queue */
+    /* CE at several milliseconds or more, when the queue is long: a classic
+     * AQM; one flow cannot show whether its queue is shared with others */
+    EW_AQM_CLASSIC,
     EW_AQM_SCE,     /* ECT(0) turned ECT(1) in runs */
     EW_AQM_DROP_TAIL, /* losses and growing delay, no marks */
     EW_AQM_UNKNOWN,
-    EW_AQM_DUALQ_CLASSIC, /* classic marks, in a bottleneck that looks like a DualQ (bottleneck.c) */
+    /* a classic AQM, where the flows of its bottleneck show the queue (bottleneck.c):
+     * a DualQ's classic queue, one queue shared with the other flows, a queue of its own */
+    EW_AQM_DUALQ_CLASSIC,
+    EW_AQM_CLASSIC_SINGLE,
+    EW_AQM_FQ_CLASSIC,
+    EW_AQM_COUNT
 };
 extern const char *const ew_aqm_name[];
 
@@ -298,6 +367,19 @@ struct ew_path_verdict {
     const char *qdelay_from;
     double serialisation_ms; /* one largest segment at the flow's own rate, or -1 */
     double ce_per_rtt;       /* marks per round trip (ew_infer_path_rtt), or -1 */
+    /* the counts behind the verdict: delay samples, marks with a delay
+     * sample beside them, and the share of those above the median of the
+     * samples (-1: none) */
+    uint32_t qdelay_samples;
+    uint64_t marks_with_qdelay;
+    double marks_above_median;
+    /* how sure: certain, likely, or not at all (aqm unknown) */
+    bool has_confidence, certain;
+    /* aqm unknown for want of marks with a delay beside them (EW_PATH_MIN_MARKS):
+     * other flows through the same bottleneck may tell what this one cannot */
+    bool few_marks;
+    /* a remark beside the verdict (an L4S flow's lost latency), or NULL */
+    const char *note;
 };
 
 /* The flow's end-to-end round trip (ns, 0 when unknown) as direction d sees
@@ -331,6 +413,16 @@ void ew_infer_conclude_quiet(const struct ew_flow *f, struct ew_flow_verdict *v)
 /* The frames behind the verdict, in frame order; returns how many (<= room). */
 size_t ew_infer_evidence(const struct ew_flow *f, const struct ew_flow_verdict *v,
                          struct ew_evidence *out, size_t room);
+
+/* The capture of direction d's data is not whole: the receiver
+ * acknowledged bytes this capture point never saw (ew_half.missed_bytes). */
+bool ew_infer_missed(const struct ew_flow *f, int d);
+
+/* The flow was captured twice over (ew_dir_stats.dups) and holds packets
+ * that may be copies the dedupe could not tell from resends (dups_unsure):
+ * some of its counts may be double. Unsure packets alone, in a flow with no
+ * copy, are taken for the resends they most likely are. */
+bool ew_infer_copies_left(const struct ew_flow *f);
 
 /* "not_ect", "ect0", "ect1", "mixed" or "none": the codepoints the sender put
  * on its data (TCP: data and retransmissions; otherwise every packet), CE

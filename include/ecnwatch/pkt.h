@@ -86,6 +86,7 @@ struct ew_tcp {
     uint16_t flags;    /* 9 bits, enum ew_tcp_flag */
     uint8_t doff;      /* header length in 32-bit words */
     uint16_t window;
+    uint16_t csum;     /* the checksum as written (not verified): tells copies from resends */
     uint32_t payload;  /* from the IP length, not from what was captured */
     bool opts_complete; /* the whole option space was captured and parsed */
     /* options */
@@ -100,6 +101,7 @@ struct ew_tcp {
 struct ew_udp {
     uint16_t sport, dport;
     uint16_t len;
+    uint16_t csum;     /* as written, not verified; 0: none (IPv4 allows it) */
     uint32_t payload;
 };
 

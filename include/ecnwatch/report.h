@@ -72,6 +72,12 @@ struct ew_hop;
 /* One hop between two captures (pathcmp.h), named up_name and down_name,
  * for people, after the summary: a PATH line of its counts, then one line
  * per change. */
+/* What this capture did not see of a flow, or saw twice, in words into
+ * buf ("handshake not captured; c2s: 2896 bytes acknowledged but not
+ * captured (2 gaps)"); empty when it saw the flow whole. */
+void ew_report_capture_text(const struct ew_flow *f, const struct ew_flow_verdict *v, char *buf,
+                            size_t len);
+
 void ew_report_hop_text(FILE *out, const struct ew_hop *hop, const char *up_name,
                         const char *down_name);
 

@@ -75,10 +75,14 @@ struct ew_snapshot {
 
 #define EW_SNAPSHOT_INIT {NULL, 0, 0, 1, 0, NULL, NULL, NULL}
 
+/* with the rows' flows concluded in the light of their bottlenecks
+ * (bottleneck.h): a finding of one flow among others, a refined path */
+#define EW_SNAP_BOTTLENECKS (1u << 8)
+
 /* Walk the table once and make a row of each flow held, or with more than
  * budget (>= 1; SIZE_MAX for all) flows of an even sample: every k-th flow
- * by id. what is EW_CONCLUDE_PATH for the rows' aqm, or 0. 0, or -1 out of
- * memory (then no rows; held is set). */
+ * by id. what is EW_CONCLUDE_PATH for the rows' aqm, and EW_SNAP_BOTTLENECKS,
+ * or 0. 0, or -1 out of memory (then no rows; held is set). */
 int ew_snapshot_build(struct ew_snapshot *s, const struct ew_analyzer *an, size_t budget,
                       unsigned what);
 void ew_snapshot_free(struct ew_snapshot *s);

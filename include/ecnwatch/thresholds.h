@@ -13,6 +13,13 @@
  * up to one round trip later (RFC 3168 §6.1.2, digest §3.3); 2 smoothed RTTs allow for the RTT's
  * variation (design) */
 #define EW_INF_LOSS_CWR_RTTS 2
+/* a CWR sent before an ECE run explains its end when it left the capture point less than 1.25
+ * loops (capture point -> receiver -> back, the smoothed data-to-ACK RTT) before the run's first
+ * ECE: the RTT's variation (design; tcpgen, classic at a 0.5 ms gap, 25 ms loops: the CWR 17 ms
+ * before; DCTCP's short burst 35 ms after its long run's first CWR, at 21 ms loops, is not) */
+#define EW_INF_CWR_LOOP_SLACK_NUM 5
+/* the denominator of EW_INF_CWR_LOOP_SLACK_NUM */
+#define EW_INF_CWR_LOOP_SLACK_DEN 4
 /* time new segments 1/8 of the smoothed RTT apart: EW_RTT_TIMED (8) slots then span an RTT */
 #define EW_INF_RTT_SPACING_DIV 8
 /* 8 or more packets newly acknowledged can hide a wrap of the 3-bit ACE: RFC 9768 App. A.2.1 */
@@ -23,6 +30,16 @@
 #define EW_INF_AE_SHARE_NUM 9
 /* the denominator of EW_INF_AE_SHARE_NUM */
 #define EW_INF_AE_SHARE_DEN 10
+/* handshake not captured: 2 or more pure ACKs with the CWR bit show the ACE counter; a classic
+ * receiver sets CWR only on new data (RFC 3168 §6.1.2), AccECN's counter passes the bit every
+ * other mark (RFC 9768 §3.2.2); 2, not 1, for a stray bit (design) */
+#define EW_INF_ACE_CWR_MIN_ACKS 2
+/* handshake not captured, at the receiver: the ACE follows 3 or more CE arrivals mod 8 exactly
+ * (a classic receiver's ECE matches one CE by chance; 3 make the counter pass its CWR bit) */
+#define EW_INF_ACE_TRACK_MIN_CE 3
+/* TCP timestamps place the capture point without a handshake from 8 samples of each loop on
+ * (design: the minimum of a few round trips) */
+#define EW_INF_VANTAGE_MIN_TS_SAMPLES 8
 /* 3 or more ACE values, all as the CE seen, make feedback "exact" (design: fewer match by chance) */
 #define EW_INF_ACE_EXACT_MIN_SEGMENTS 3
 /* a sender's ECT(1): on 9 in 10 of its ECT data from the first segment on (design, CE aside) */
@@ -64,12 +81,26 @@
 /* ... only for a flow that sends 4 segments a round trip or more at that rate: fewer is a flow
  * limited by its application or window, whose rate says nothing of the link's (design) */
 #define EW_PATH_SCALE_MIN_PKTS_PER_RTT 4
+/* no AQM is named from fewer than 10 marks with a delay sample beside them, nor from fewer than
+ * 10 delay samples: a handful of marks at one delay sample says nothing of an AQM's habit (design;
+ * a CoDel or DualPI2 queue marks a bulk flow dozens of times a minute) */
+#define EW_PATH_MIN_MARKS 10
+/* the samples' minimum (design: as the marks) */
+#define EW_PATH_MIN_QD_SAMPLES 10
+/* a classic AQM marks when its queue is long: 60 % or more of the marks above the median
+ * queueing delay. Field and lab captures: CoDel, RED, PIE and DualPI2's classic queue 70-100 %;
+ * TCP Prague through DualPI2 behind netem slotting 41 %, behind netem jitter 9 %: that delay is
+ * not the marking queue's (design: between the two) */
+#define EW_PATH_ALIGNED_SHARE 0.6
 /* vantage unknown: an RTT floor under 0.5 ms (in ns) is the receiver's turnaround, not a path (design) */
 #define EW_PATH_RTT_MIN_USABLE_NS 500000
 /* a flow joins the L4S/classic comparison with 10 data segments or more (design: a rate needs some) */
 #define EW_PATH_BN_MIN_DATA_PKTS 10
 /* DualQ: ECT(1) queued under 1/2 the ECT(0) delay (design; RFC 9332 targets 1 ms L4S, 15 ms Classic) */
 #define EW_PATH_DUALQ_DELAY_RATIO 2
+/* ... and by 1 ms or more: below that, the timing noise of a queue of a millisecond or two (design;
+ * the lab's DualQ 4.3 ms apart, DualPI2 in the field 10 ms) */
+#define EW_PATH_DUALQ_MIN_GAP_MS 1.0
 /* DualQ: ECT(1) marked more than twice as often as ECT(0) (design: a DualQ marks L4S far more) */
 #define EW_PATH_DUALQ_MARK_RATIO 2
 /* DualQ coupling factor k: p_L = k * sqrt(p_C), RFC 9332 §2.1 default k = 2 (digest §5.3) */
@@ -97,6 +128,29 @@
 #define EW_PATH_HARM_RATIO 1.1
 /* one shared queue: the two delays differ by 30 % of the larger or less (design: RTT noise) */
 #define EW_PATH_SAME_QDELAY_FRAC 0.3
+/* ... or by 0.5 ms or less: the noise of timing a queue of a millisecond or two (design; field
+ * capture: CUBIC and Prague in one CoDel queue with a 1 ms target, 1.14 and 1.24 ms) */
+#define EW_PATH_QDELAY_NOISE_MS 0.5
+/* the two kinds' delays per interval move together: Pearson's r of 0.6 or more is one queue
+ * (design; one CoDel queue 0.97) */
+#define EW_PATH_CORR_ONE_QUEUE 0.6
+/* ... even 2 ms apart: what each flow's loop adds beside the queue (a paced sender waits up to a
+ * segment's gap before it echoes a TSval; tcpgen, one CoDel queue, the classic flow at a 2.25 ms
+ * gap 1.1 ms above the L4S flow at the receiver) (design) */
+#define EW_PATH_MOVE_TOGETHER_GAP_MS 2.0
+/* ... and below 0.3 they wait apart (design: flow queueing) */
+#define EW_PATH_CORR_APART 0.3
+/* a delay per interval that moves by less than 0.2 ms (standard deviation), or less than 10 % of
+ * its mean, shows no queue's swings: whether two flows share a queue cannot be read from it
+ * (design: the noise of timing 100 ms intervals at a capture point) */
+#define EW_PATH_BN_STEADY_MS 0.2
+/* ... the share of its mean (design) */
+#define EW_PATH_BN_STEADY_FRAC 0.1
+/* a correlation needs 10 or more intervals with a delay on both sides (design) */
+#define EW_PATH_BN_MIN_CELLS 10
+/* a group spans at most 2^20 intervals of its series' width: a longer one is compared over its
+ * whole flows (design: bounds the memory of one comparison to some tens of MiB) */
+#define EW_PATH_BN_MAX_CELLS (1 << 20)
 
 /* ------------------------------------------------------------ misuse */
 

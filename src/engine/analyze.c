@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecnwatch/bottleneck.h"
 #include "ecnwatch/conclude.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/infer.h"
@@ -31,6 +32,45 @@ flow_kinds(const struct ew_flow *f)
     return s.kinds;
 }
 
+/* what one flow says of the capture, added to q */
+static void
+flow_quality(const struct ew_flow *f, struct ew_quality *q)
+{
+    int d;
+
+    if (f->key.l4 != EW_L4_TCP)
+        return;
+    for (d = 0; d < 2; d++)
+        q->missed_bytes += f->inf->half[d].missed_bytes;
+    if (f->inf->half[0].missed_bytes || f->inf->half[1].missed_bytes)
+        q->flows_missed++;
+    if (ew_flow_negotiation(f) == EW_NEG_UNSEEN)
+        q->flows_midstream++;
+}
+
+void
+ew_analyzer_quality(const struct ew_analyzer *an, struct ew_quality *q)
+{
+    struct ew_flowtab_stats st;
+    struct ew_flow_room *room;
+    uint32_t *refs;
+    size_t n, i;
+
+    *q = an->evicted_quality;
+    q->duplicates = an->tot.duplicates;
+    q->duplicates_unsure = an->tot.duplicates_unsure;
+    ew_flowtab_get_stats(an->tab, &st);
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    room = malloc(sizeof(*room));
+    if (refs && room) {
+        n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
+        for (i = 0; i < n; i++)
+            flow_quality(ew_flowtab_view(an->tab, refs[i], room), q);
+    }
+    free(refs);
+    free(room);
+}
+
 /* a flow leaves the table: keep what it was found to do, then tell the user */
 static void
 on_evict(void *arg, const struct ew_flow *f)
@@ -42,10 +82,12 @@ on_evict(void *arg, const struct ew_flow *f)
     for (k = 0; k < EW_MU_COUNT; k++)
         if (mask & (1u << k))
             an->evicted_findings[k]++;
+    flow_quality(f, &an->evicted_quality);
     if (an->user_evict)
         an->user_evict(an->user_evict_arg, f);
     if (an->series)
         ew_series_release(an->series, (struct ew_flow *)(uintptr_t)f);
+    ew_qseries_release(&an->qs, (struct ew_flow *)(uintptr_t)f);
     ew_quic_release(an->quic, f);
 }
 
@@ -64,11 +106,34 @@ ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg)
         ew_flowtab_set_end_cb(an->tab, cfg->on_end, cfg->end_arg);
     /* as many QUIC entries as flow records: a flow gives its entry back on eviction */
     an->quic = an->tab ? ew_quic_pool_new(cfg->max_flows) : NULL;
-    if (an->tab && !an->quic) {
+    if (an->tab && (!an->quic || ew_dedupe_init(&an->dedupe) != 0 ||
+                    ew_qseries_pool_init(&an->qs, cfg->max_qseries ? cfg->max_qseries
+                                                                   : EW_QS_MAX) != 0)) {
+        ew_dedupe_free(&an->dedupe);
+        ew_quic_pool_free(an->quic);
+        an->quic = NULL;
         ew_flowtab_free(an->tab);
         an->tab = NULL;
     }
     return an->tab ? 0 : -1;
+}
+
+void
+ew_analyzer_bottlenecks(const struct ew_analyzer *an, struct ew_bottlenecks *out)
+{
+    struct ew_flowtab_stats st;
+    uint32_t *refs;
+    size_t n;
+
+    ew_flowtab_get_stats(an->tab, &st);
+    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    if (!refs) {
+        memset(out, 0, sizeof(*out)); /* no groups: they cannot be found without memory */
+        return;
+    }
+    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
+    ew_bottlenecks_find(an->tab, &an->qs, refs, n, out);
+    free(refs);
 }
 
 uint32_t
@@ -76,19 +141,27 @@ ew_analyzer_findings(const struct ew_analyzer *an, uint64_t counts[EW_MU_MASK_BI
 {
     struct ew_flowtab_stats st;
     struct ew_flow_room *room;
+    struct ew_bottlenecks bn;
     uint32_t *refs, mask = 0;
     size_t n, i;
     int k;
 
     for (k = 0; k < EW_MU_MASK_BITS; k++)
         counts[k] = k < EW_MU_COUNT ? an->evicted_findings[k] : 0;
+    ew_analyzer_bottlenecks(an, &bn);
     ew_flowtab_get_stats(an->tab, &st);
     refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
     room = malloc(sizeof(*room));
     if (refs && room) {
         n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
         for (i = 0; i < n; i++) {
-            uint32_t m = flow_kinds(ew_flowtab_view(an->tab, refs[i], room));
+            const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
+            struct ew_flow_summary s;
+            uint32_t m;
+
+            ew_flow_conclude(f, 0, &s);
+            ew_bottleneck_apply(&bn, f, &s);
+            m = s.kinds;
 
             for (k = 0; k < EW_MU_COUNT; k++)
                 if (m & (1u << k))
@@ -97,6 +170,7 @@ ew_analyzer_findings(const struct ew_analyzer *an, uint64_t counts[EW_MU_MASK_BI
     }
     free(refs);
     free(room);
+    ew_bottlenecks_free(&bn);
     for (k = 0; k < EW_MU_COUNT; k++)
         if (counts[k])
             mask |= 1u << k;
@@ -110,6 +184,8 @@ ew_analyzer_free(struct ew_analyzer *an)
     an->tab = NULL;
     ew_quic_pool_free(an->quic);
     an->quic = NULL;
+    ew_dedupe_free(&an->dedupe);
+    ew_qseries_pool_free(&an->qs);
 }
 
 /* RFC 1982 serial number arithmetic on 32-bit sequence numbers */
@@ -226,13 +302,16 @@ ew_prepare_seeded(uint64_t seed, const struct ew_pkt *pkt, struct ew_prepared *p
         return;
     pre->dir = (uint8_t)ew_flow_key_from_pkt(pkt, &pre->key);
     pre->hash = (uint32_t)ew_flow_hash(&pre->key, seed);
+    pre->dup_sig = ew_dedupe_sig(pre->hash, pre->dir, pkt, &pre->dup_tells);
 }
 
 void
 ew_analyzer_prefetch_slot(const struct ew_analyzer *an, const struct ew_prepared *pre)
 {
-    if (pre->valid)
+    if (pre->valid) {
         ew_flowtab_prefetch_slot(an->tab, pre->hash);
+        __builtin_prefetch(ew_dedupe_slot_of(&an->dedupe, pre->dup_sig), 1);
+    }
 }
 
 void
@@ -260,7 +339,8 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
     struct ew_flow_key key;
     struct ew_flow *f;
     struct ew_dir_stats *d;
-    bool created;
+    uint64_t sig;
+    bool created, tells;
     int dir, ev;
 
     /* the frame's number in its file when the reader knows it (a filter skips
@@ -293,16 +373,18 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
         tot->undecodable++;
         return;
     }
-    tot->ip_packets++;
-    tot->ecn[pkt->ecn & EW_ECN_MASK]++;
-    tot->ecn_bytes[pkt->ecn & EW_ECN_MASK] += pkt->ip_len;
-
     if (pre && pre->valid) {
         dir = pre->dir;
         f = ew_flowtab_get_hashed(an->tab, &pre->key, pre->hash, ts_ns, &created);
+        sig = pre->dup_sig;
+        tells = pre->dup_tells;
     } else {
+        uint32_t hash;
+
         dir = ew_flow_key_from_pkt(pkt, &key);
-        f = ew_flowtab_get(an->tab, &key, ts_ns, &created);
+        hash = (uint32_t)ew_flow_hash(&key, ew_flowtab_seed(an->tab));
+        f = ew_flowtab_get_hashed(an->tab, &key, hash, ts_ns, &created);
+        sig = ew_dedupe_sig(hash, dir, pkt, &tells);
     }
     if (created) {
         f->first_frame = frame;
@@ -316,11 +398,33 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
         }
     } else {
         ew_flowtab_touch(an->tab, f);
+        /* a copy of a packet already counted is left out of every count
+         * (another IP protocol without an identification has nothing to go by) */
+        switch (!tells && pkt->l4 == EW_L4_NONE ? EW_DUP_NEW
+                                                 : ew_dedupe_check_sig(&an->dedupe, sig, tells, ts_ns)) {
+        case EW_DUP_COPY:
+            tot->duplicates++;
+            f->dir[dir].dups++;
+            return;
+        case EW_DUP_UNSURE:
+            tot->duplicates_unsure++;
+            f->dir[dir].dups_unsure++;
+            break;
+        case EW_DUP_NEW:
+            break;
+        }
     }
+    if (created)
+        ew_dedupe_check_sig(&an->dedupe, sig, tells, ts_ns);
+    tot->ip_packets++;
+    tot->ecn[pkt->ecn & EW_ECN_MASK]++;
+    tot->ecn_bytes[pkt->ecn & EW_ECN_MASK] += pkt->ip_len;
     f->last_frame = frame;
     f->last_ns = ts_ns;
 
     d = &f->dir[dir];
+    if (d->packets == 0)
+        d->first_ecn = pkt->ecn & EW_ECN_MASK;
     d->packets++;
     d->bytes += pkt->ip_len;
     d->ecn[pkt->ecn & EW_ECN_MASK]++;
@@ -340,6 +444,9 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
         k = ew_tcp_seg_kind(d, t);
         f->inf->kind_ecn[dir][k][pkt->ecn & EW_ECN_MASK]++;
         record_handshake(f, pkt, frame, dir);
+        /* the bottleneck series first: an interval this packet ends is
+         * closed before the inference gathers the packet into the next */
+        ew_qseries_packet(&an->qs, f, dir, pkt, ts_ns);
         ew_infer_tcp(f, pkt, dir, (int)k, frame, ts_ns);
     } else if (pkt->l4 == EW_L4_UDP) {
         d->payload_bytes += pkt->u.udp.payload;

@@ -5,6 +5,8 @@
  * rarely at a deeper queue) or one shared queue (the same delay for both). */
 #include "ecnwatch/bottleneck.h"
 
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,12 @@
 #include "ecnwatch/flow.h"
 #include "ecnwatch/format.h"
 #include "ecnwatch/infer.h"
+#include "ecnwatch/misuse.h"
+#include "ecnwatch/qseries.h"
 #include "ecnwatch/thresholds.h"
+
+/* which round trips a flow's queueing delay is read from (its path verdict's qdelay_from) */
+enum src { SRC_NONE, SRC_DN, SRC_UP, SRC_BOTH };
 
 /* what the grouping reads of a flow, copied: flows are viewed one at a time */
 struct member {
@@ -24,8 +31,14 @@ struct member {
     uint32_t data_pkts; /* of the main direction */
     int d;        /* main data direction */
     bool l4s;
-    double mbps, ce_per_pkt, qdelay_ms;
+    double mbps, ce_per_pkt, qdelay_ms; /* over the whole flow */
     double rtts; /* round trips the flow's data spanned, 0 when no RTT is known */
+    uint64_t marks;
+    struct ew_qseries *qs; /* the main direction's series as far as it goes (a copy), or NULL */
+    enum src src;
+    int64_t base_ns; /* the flow's lowest RTT from src, 0 when none */
+    bool accecn;     /* its marks are fed back by the ACE counter, else as ECE runs */
+    bool classic_aqm; /* its own path verdict names a classic AQM */
 };
 
 /* one kind's flows of a group, added up */
@@ -57,7 +70,7 @@ classic_with_retransmissions(const struct ew_flow *f, int d)
 }
 
 static void
-classify(const struct ew_flow *f, struct member *m, bool *ok)
+classify(const struct ew_flow *f, const struct ew_qseries_pool *qs, struct member *m, bool *ok)
 {
     struct ew_flow_summary sum;
     const struct ew_flow_verdict *v = &sum.v;
@@ -66,6 +79,7 @@ classify(const struct ew_flow *f, struct member *m, bool *ok)
     double dur;
 
     *ok = false;
+    memset(m, 0, sizeof(*m));
     if (f->key.l4 != EW_L4_TCP)
         return;
     ew_flow_conclude(f, EW_CONCLUDE_PATH | EW_CONCLUDE_NO_FINDINGS, &sum);
@@ -78,6 +92,7 @@ classify(const struct ew_flow *f, struct member *m, bool *ok)
     m->data_pkts = h->data_pkts;
     if (h->data_pkts < EW_PATH_BN_MIN_DATA_PKTS)
         return;
+    m->accecn = v->mode_accecn;
     if (v->dir[m->d].sender_ect1 && v->mode_accecn)
         m->l4s = true;
     else if (!strcmp(v->dir[m->d].sender_cp, "ect0") || classic_with_retransmissions(f, m->d))
@@ -87,6 +102,8 @@ classify(const struct ew_flow *f, struct member *m, bool *ok)
     dur = (double)(h->data_last_ns - h->data_first_ns) / 1e9;
     m->mbps = dur > 0 ? (double)f->dir[m->d].payload_bytes * 8 / dur / 1e6 : 0;
     p = &sum.path[m->d];
+    m->marks = p->marks;
+    m->classic_aqm = p->aqm == EW_AQM_CLASSIC;
     m->ce_per_pkt = (double)p->marks / (double)h->data_pkts;
     /* The delay the flow's packets waited, over all its RTT samples: the
      * same for every flow in one queue. Not the delay at the marks: AccECN
@@ -102,6 +119,23 @@ classify(const struct ew_flow *f, struct member *m, bool *ok)
         m->qdelay_ms = -1; /* the path verdict found the RTT unusable here */
     else
         m->qdelay_ms = p->qdelay_mean_ms;
+    /* the same round trips, interval by interval, from the flow's series */
+    if (ew_qseries_get(qs, f, m->d) && (m->qs = malloc(sizeof(*m->qs))) != NULL &&
+        !ew_qseries_view(qs, f, m->d, m->qs)) {
+        free(m->qs);
+        m->qs = NULL;
+    }
+    m->src = !strcmp(p->qdelay_from, "data_to_ack")      ? SRC_DN
+             : !strcmp(p->qdelay_from, "ts_from_sender") ? SRC_UP
+             : !strcmp(p->qdelay_from, "both")           ? SRC_BOTH
+                                                         : SRC_NONE;
+    if (m->src == SRC_DN || m->src == SRC_BOTH)
+        m->base_ns = h->rtt_samples ? h->rtt_min : 0;
+    if (m->src == SRC_UP || m->src == SRC_BOTH) {
+        const struct ew_tsloop *up = &f->inf->half[m->d ^ 1].ts;
+
+        m->base_ns = up->samples ? m->base_ns + up->min : 0;
+    }
     *ok = true;
 }
 
@@ -115,6 +149,7 @@ side_out(struct side *s, struct ew_bottleneck_side *o)
     s->ids = NULL;
     o->throughput_mbps = (double)(int64_t)(s->mbps * 1000) / 1000;
     o->ce_per_packet = s->ce_pkts > 0 ? (double)(int64_t)(s->ce / s->ce_pkts * 1e5) / 1e5 : 0;
+    o->marks = (uint64_t)(s->ce + 0.5);
     o->has_qdelay = s->qd_n > 0;
     o->qdelay_ms = s->qd_n ? (double)(int64_t)(s->qd_sum / s->qd_n * 1000) / 1000 : 0;
 }
@@ -200,6 +235,221 @@ group(const struct member *flows, size_t n, struct grp *out)
     return ng;
 }
 
+/* ---------------------------------------------------------------- over time */
+
+/* One interval of the group's time, by kind (0 classic, 1 L4S): payload,
+ * data segments, marks, and the queueing delay above the base RTT (a sum
+ * over samples, and their count). */
+struct cell {
+    double bytes[2], data[2], marks[2], qd_sum[2], qd_n[2];
+};
+
+/* the two kinds over the time they overlap */
+struct overlap {
+    bool ok;          /* every flow had a series, and the kinds overlapped */
+    double secs;      /* the overlap's length */
+    double base_ms;   /* the base RTT: the lowest of the flows' */
+    bool same_base;   /* one base for every flow (else each flow's own) */
+    double mbps[2], data[2], marks[2], qd[2]; /* qd: -1 when not measured */
+    bool has_corr;
+    double corr;
+    bool steady;      /* a side's delay hardly moves: no correlation tells (EW_PATH_BN_STEADY_*) */
+    int cells;        /* intervals with a delay on both sides (for corr) */
+};
+
+static int64_t
+floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/* a bin's lowest RTT from the member's source (ns), and its samples; -1 when none */
+static double
+bin_rtt(const struct member *x, const struct ew_qbin *b, double *n)
+{
+    double dn = b->dn_n ? (double)b->dn_min * EW_QS_RTT_UNIT_NS : -1;
+    double up = b->up_n ? (double)b->up_min * EW_QS_RTT_UNIT_NS : -1;
+
+    *n = 0;
+    switch (x->src) {
+    case SRC_DN:
+        *n = b->dn_n;
+        return dn;
+    case SRC_UP:
+        *n = b->up_n;
+        return up;
+    case SRC_BOTH:
+        if (dn < 0 || up < 0)
+            return -1;
+        *n = b->dn_n < b->up_n ? b->dn_n : b->up_n;
+        return dn + up;
+    case SRC_NONE:
+        break;
+    }
+    return -1;
+}
+
+static double
+pearson(const double *x, const double *y, int n)
+{
+    double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
+    int i;
+
+    for (i = 0; i < n; i++) {
+        mx += x[i];
+        my += y[i];
+    }
+    mx /= n;
+    my /= n;
+    for (i = 0; i < n; i++) {
+        sxy += (x[i] - mx) * (y[i] - my);
+        sxx += (x[i] - mx) * (x[i] - mx);
+        syy += (y[i] - my) * (y[i] - my);
+    }
+    /* a delay that does not vary (below 10 us rms) moves with nothing */
+    if (sxx <= n * 1e-4 || syy <= n * 1e-4)
+        return 2; /* undefined */
+    return sxy / sqrt(sxx * syy);
+}
+
+/* a delay (ms, per interval) that hardly moves: its standard deviation
+ * below EW_PATH_BN_STEADY_MS and EW_PATH_BN_STEADY_FRAC of its mean; two
+ * such delays move together or apart only by their noise */
+static bool
+steady(const double *x, int n)
+{
+    double m = 0, v = 0;
+    int i;
+
+    for (i = 0; i < n; i++)
+        m += x[i];
+    m /= n;
+    for (i = 0; i < n; i++)
+        v += (x[i] - m) * (x[i] - m);
+    v = sqrt(v / n);
+    return v < EW_PATH_BN_STEADY_MS || v < EW_PATH_BN_STEADY_FRAC * m;
+}
+
+/* the members gm[from, to) of one group over the time both kinds ran,
+ * interval by interval: the series' coarsest width */
+static void
+overlap_of(const struct member *m, const struct grp *gm, size_t from, size_t to,
+           struct overlap *o)
+{
+    int64_t w = 0, c0 = INT64_MAX, c1 = INT64_MIN, base = 0;
+    enum src src = SRC_NONE;
+    struct cell *c;
+    double *xs, *ys;
+    size_t y, nc, i;
+    int k, no = 0;
+
+    memset(o, 0, sizeof(*o));
+    o->same_base = true;
+    for (y = from; y < to; y++) {
+        const struct member *x = &m[gm[y].j];
+
+        if (!x->qs || x->src == SRC_NONE || !x->base_ns)
+            return;
+        if (x->qs->width > w)
+            w = x->qs->width;
+        if (src != SRC_NONE && x->src != src)
+            o->same_base = false;
+        src = x->src;
+        if (!base || x->base_ns < base)
+            base = x->base_ns;
+    }
+    for (y = from; y < to; y++) {
+        const struct ew_qseries *q = m[gm[y].j].qs;
+
+        if (floor_div(q->t0, w) < c0)
+            c0 = floor_div(q->t0, w);
+        if (floor_div(q->t0 + q->n * q->width - 1, w) > c1)
+            c1 = floor_div(q->t0 + q->n * q->width - 1, w);
+    }
+    if (c1 < c0 || c1 - c0 >= EW_PATH_BN_MAX_CELLS)
+        return;
+    nc = (size_t)(c1 - c0 + 1);
+    c = calloc(nc, sizeof(*c));
+    xs = malloc(nc * sizeof(*xs));
+    ys = malloc(nc * sizeof(*ys));
+    if (!c || !xs || !ys)
+        goto out;
+    for (y = from; y < to; y++) {
+        const struct member *x = &m[gm[y].j];
+        const struct ew_qseries *q = x->qs;
+        int64_t b0 = o->same_base ? base : x->base_ns;
+
+        k = x->l4s ? 1 : 0;
+        for (i = 0; i < q->n; i++) {
+            const struct ew_qbin *b = &q->b[i];
+            struct cell *ce = &c[floor_div(q->t0 + (int64_t)i * q->width, w) - c0];
+            double n, rtt = bin_rtt(x, b, &n);
+
+            ce->bytes[k] += b->bytes;
+            ce->data[k] += b->data;
+            {
+                /* marks seen here, or fed back in the flow's own mode */
+                uint16_t fb = x->accecn ? b->marks : b->ece;
+
+                ce->marks[k] += b->ce > fb ? b->ce : fb;
+            }
+            if (rtt >= 0 && n > 0) {
+                ce->qd_sum[k] += (rtt - (double)b0) / 1e6 * n;
+                ce->qd_n[k] += n;
+            }
+        }
+    }
+    {
+        double bytes[2] = {0, 0}, qs[2] = {0, 0}, qn[2] = {0, 0};
+        size_t cells = 0;
+
+        for (i = 0; i < nc; i++) {
+            if (c[i].bytes[0] <= 0 || c[i].bytes[1] <= 0)
+                continue;
+            cells++;
+            for (k = 0; k < 2; k++) {
+                bytes[k] += c[i].bytes[k];
+                o->data[k] += c[i].data[k];
+                o->marks[k] += c[i].marks[k];
+                qs[k] += c[i].qd_sum[k];
+                qn[k] += c[i].qd_n[k];
+            }
+            if (c[i].qd_n[0] > 0 && c[i].qd_n[1] > 0) {
+                xs[no] = c[i].qd_sum[1] / c[i].qd_n[1];
+                ys[no] = c[i].qd_sum[0] / c[i].qd_n[0];
+                no++;
+            }
+        }
+        if (cells == 0)
+            goto out;
+        o->ok = true;
+        o->secs = (double)cells * (double)w / 1e9;
+        o->base_ms = (double)base / 1e6;
+        for (k = 0; k < 2; k++) {
+            o->mbps[k] = bytes[k] * 8 / o->secs / 1e6;
+            o->qd[k] = qn[k] > 0 ? qs[k] / qn[k] : -1;
+        }
+        o->cells = no;
+        if (no >= EW_PATH_BN_MIN_CELLS) {
+            double r = pearson(xs, ys, no);
+
+            if (r <= 1) {
+                o->has_corr = true;
+                o->corr = r;
+            }
+            o->steady = steady(xs, no) || steady(ys, no);
+        }
+    }
+out:
+    free(c);
+    free(xs);
+    free(ys);
+}
+
+/* ---------------------------------------------------------------- the verdict */
+
 /* What the two kinds' marking says, apart from their delays: a DualQ
  * couples them (RFC 9332 §2.1: p_C = (p_L / k)^2, k = 2 by default, the L
  * queue's own step marking only adding to p_L), so ECT(1) is marked far more
@@ -231,12 +481,112 @@ by_marks(double pl, double pc, double l4s_per_rtt, char *why, size_t len)
     return NULL;
 }
 
-/* What the two kinds' queueing delays and marking rates look like: "dualq",
- * "single_queue" or "unknown", and why in words. One queue gives both kinds
- * the same delay; a DualQ keeps ECT(1) far shallower. Where the delays do
- * not tell (not measured, or neither pattern), the marking does. */
+/* two delays (ms) alike: within EW_PATH_SAME_QDELAY_FRAC of the larger, or
+ * within the noise of timing them */
+static bool
+alike(double a, double b)
+{
+    double d = a > b ? a - b : b - a, hi = a > b ? a : b;
+
+    return d <= EW_PATH_SAME_QDELAY_FRAC * hi || d <= EW_PATH_QDELAY_NOISE_MS;
+}
+
+/* The two kinds compared over the time they overlap: "dualq",
+ * "single_queue", "fq" or "unknown", and why in words. ECT(1) kept far
+ * shallower than ECT(0), and CE-marked, is a DualQ (never without ECT(1)
+ * marks: a DualQ's L queue marks a scalable flow about twice a round trip);
+ * delays that move together at one level are one queue; delays that do not
+ * move together while both kinds are marked at a classic depth are a queue
+ * per flow. */
 static const char *
-looks_like(const struct side *l4s, const struct side *cl, char *reason, size_t len)
+looks_over_overlap(const struct overlap *o, char *reason, size_t len, bool *likely)
+{
+    double ql = o->qd[1], qc = o->qd[0];
+    double pl = o->data[1] > 0 ? o->marks[1] / o->data[1] : 0;
+    double pc = o->data[0] > 0 ? o->marks[0] / o->data[0] : 0;
+    char corr[64] = "", why[160];
+    const char *m = by_marks(pl, pc, -1, why, sizeof(why));
+
+    *likely = true;
+    if (o->has_corr)
+        snprintf(corr, sizeof(corr), ", their delays' correlation %.2f", o->corr);
+    else if (o->cells >= EW_PATH_BN_MIN_CELLS)
+        snprintf(corr, sizeof(corr), ", a delay too steady to correlate");
+    else
+        snprintf(corr, sizeof(corr), ", too few intervals to correlate their delays");
+    if (ql < 0 || qc < 0) {
+        if (m && (strcmp(m, "dualq") || o->marks[1] > 0)) {
+            snprintf(reason, len, "over the %.1f s both kinds ran, queueing delay not measured; %s",
+                     o->secs, why);
+            return m;
+        }
+        *likely = false;
+        snprintf(reason, len,
+                 "over the %.1f s both kinds ran, the queueing delay could not be measured and "
+                 "the marking fits no pattern",
+                 o->secs);
+        return "unknown";
+    }
+    /* delays that move together are one queue, their levels apart only by
+     * what each loop adds (a paced sender's wait, an ACK held back) */
+    if (o->has_corr && !o->steady && o->corr >= EW_PATH_CORR_ONE_QUEUE &&
+        (alike(ql, qc) || (ql > qc ? ql - qc : qc - ql) < EW_PATH_MOVE_TOGETHER_GAP_MS)) {
+        snprintf(reason, len,
+                 "over the %.1f s both kinds ran, their queueing delays move together (%.1f and "
+                 "%.1f ms above the base RTT)%s: one shared queue",
+                 o->secs, ql, qc, corr);
+        return "single_queue";
+    }
+    if (ql * EW_PATH_DUALQ_DELAY_RATIO < qc && qc - ql >= EW_PATH_DUALQ_MIN_GAP_MS &&
+        o->marks[1] > 0) {
+        snprintf(reason, len,
+                 "over the %.1f s both kinds ran, ECT(1) queued %.1f ms and ECT(0) %.1f ms above "
+                 "the base RTT, ECT(1) marked on %.2f%% of its packets and ECT(0) on %.2f%% "
+                 "(%.0f and %.0f marks): two queues, ECT(1) kept shallow: a DualQ%s",
+                 o->secs, ql, qc, pl * 100, pc * 100, o->marks[1], o->marks[0], corr);
+        return "dualq";
+    }
+    if (o->steady) {
+        *likely = false;
+        snprintf(reason, len,
+                 "over the %.1f s both kinds ran, ECT(1) queued %.1f ms and ECT(0) %.1f ms above "
+                 "the base RTT, but a delay that hardly moves cannot show whether they wait in "
+                 "one queue or in a queue each",
+                 o->secs, ql, qc);
+        return "unknown";
+    }
+    if (!o->has_corr && alike(ql, qc) && m && !strcmp(m, "single_queue")) {
+        snprintf(reason, len,
+                 "over the %.1f s both kinds ran, the same queueing delay for both (%.1f and "
+                 "%.1f ms above the base RTT) and the same marking%s: one shared queue",
+                 o->secs, ql, qc, corr);
+        return "single_queue";
+    }
+    if (o->has_corr && o->corr < EW_PATH_CORR_APART && o->marks[0] > 0 && o->marks[1] > 0 &&
+        ql * 1000 >= EW_PATH_QD_CLASSIC_US && qc * 1000 >= EW_PATH_QD_CLASSIC_US) {
+        snprintf(reason, len,
+                 "over the %.1f s both kinds ran, both are marked at classic depths (%.1f and "
+                 "%.1f ms above the base RTT) but their delays do not move together%s: a queue "
+                 "for each flow (flow queueing, as fq_codel)",
+                 o->secs, ql, qc, corr);
+        return "fq";
+    }
+    *likely = false;
+    snprintf(reason, len,
+             "over the %.1f s both kinds ran, ECT(1) queued %.1f ms and ECT(0) %.1f ms above "
+             "the base RTT%s, with %.0f and %.0f marks: neither one queue, a DualQ, nor a queue "
+             "per flow",
+             o->secs, ql, qc, corr, o->marks[1], o->marks[0]);
+    return "unknown";
+}
+
+/* What the two kinds' whole flows look like, where their series do not
+ * tell (a flow without one): "dualq", "single_queue" or "unknown", and why
+ * in words. One queue gives both kinds the same delay; a DualQ keeps ECT(1)
+ * far shallower, and marks it. */
+static const char *
+looks_whole(const struct side *l4s, const struct side *cl, char *reason, size_t len,
+            bool *likely)
 {
     double ql = l4s->qd_n ? l4s->qd_sum / l4s->qd_n : -1;
     double qc = cl->qd_n ? cl->qd_sum / cl->qd_n : -1;
@@ -246,55 +596,67 @@ looks_like(const struct side *l4s, const struct side *cl, char *reason, size_t l
     char why[160], rtt_txt[48] = "";
     const char *m = by_marks(pl, pc, per_rtt, why, sizeof(why));
 
+    *likely = true;
     if (per_rtt >= 0)
         snprintf(rtt_txt, sizeof(rtt_txt), ", %.2f marks per RTT on ECT(1)", per_rtt);
     if (ql >= 0 && qc >= 0) {
-        if (ql * EW_PATH_DUALQ_DELAY_RATIO < qc && pl > EW_PATH_DUALQ_MARK_RATIO * pc) {
+        if (ql * EW_PATH_DUALQ_DELAY_RATIO < qc && qc - ql >= EW_PATH_DUALQ_MIN_GAP_MS &&
+            l4s->ce > 0) {
             snprintf(reason, len,
-                     "ECT(1) marked %.1fx as often and queued %.1f ms on average, ECT(0) %.1f "
-                     "ms: two queues, coupled as a DualQ%s",
-                     pl / (pc > 0 ? pc : 1e-9), ql, qc, rtt_txt);
+                     "whole flows (no time series to compare them over their overlap): ECT(1) "
+                     "marked on %.2f%% of its packets and queued %.1f ms on average, ECT(0) on "
+                     "%.2f%% at %.1f ms: two queues, as a DualQ%s",
+                     pl * 100, ql, pc * 100, qc, rtt_txt);
             return "dualq";
         }
-        /* one queue cannot keep one kind that much shallower: two queues,
-         * whatever their marking (a DualQ without the coupling) */
-        if (ql * EW_PATH_DUALQ_DELAY_RATIO < qc) {
+        if (alike(ql, qc)) {
             snprintf(reason, len,
-                     "ECT(1) queued %.1f ms on average, ECT(0) %.1f ms: two queues, ECT(1) "
-                     "served first, marking not coupled (%.1fx as often)%s",
-                     ql, qc, pl / (pc > 0 ? pc : 1e-9), rtt_txt);
-            return "dualq";
-        }
-        if ((ql > qc ? ql - qc : qc - ql) <= EW_PATH_SAME_QDELAY_FRAC * (ql > qc ? ql : qc)) {
-            snprintf(reason, len,
-                     "the same queueing delay for both (%.1f and %.1f ms): one shared queue%s",
+                     "whole flows (no time series to compare them over their overlap): the same "
+                     "queueing delay for both (%.1f and %.1f ms): one shared queue%s",
                      ql, qc, rtt_txt);
             return "single_queue";
         }
-        if (m) {
-            snprintf(reason, len, "queueing delay %.1f ms (ECT(1)) against %.1f ms (ECT(0)); %s%s",
+        /* the marking alone tells a DualQ only where the delays do not
+         * contradict it: within a millisecond of each other they are one
+         * queue's, or noise */
+        if (m && (strcmp(m, "dualq") || (l4s->ce > 0 && qc - ql >= EW_PATH_DUALQ_MIN_GAP_MS))) {
+            snprintf(reason, len,
+                     "whole flows: queueing delay %.1f ms (ECT(1)) against %.1f ms (ECT(0)); %s%s",
                      ql, qc, why, rtt_txt);
             return m;
         }
+        *likely = false;
         snprintf(reason, len,
-                 "queueing delay %.1f ms (ECT(1)) against %.1f ms (ECT(0)): neither pattern", ql,
-                 qc);
+                 "whole flows: queueing delay %.1f ms (ECT(1)) against %.1f ms (ECT(0)): neither "
+                 "pattern", ql, qc);
         return "unknown";
     }
     if (m) {
-        snprintf(reason, len, "queueing delay not measured here; %s%s", why, rtt_txt);
+        snprintf(reason, len, "whole flows, queueing delay not measured here; %s%s", why, rtt_txt);
         return m;
     }
+    *likely = false;
     snprintf(reason, len,
              "queueing delay not measurable at this capture point for both kinds, and the "
              "marking rates fit neither pattern");
     return "unknown";
 }
 
+static void
+members_free(struct member *m, size_t n)
+{
+    size_t i;
+
+    for (i = 0; m && i < n; i++)
+        free(m[i].qs);
+    free(m);
+}
+
 /* the flows of refs[0, n) that can be in a group, in report order: *nm of
  * them, a new array (NULL with *nm 0 when none, or out of memory) */
 static struct member *
-candidates(const struct ew_flowtab *tab, const uint32_t *refs, size_t n, size_t *nm)
+candidates(const struct ew_flowtab *tab, const struct ew_qseries_pool *qs, const uint32_t *refs,
+           size_t n, size_t *nm)
 {
     struct member *m = NULL, one;
     struct ew_flow_room *room = malloc(sizeof(*room));
@@ -303,14 +665,17 @@ candidates(const struct ew_flowtab *tab, const uint32_t *refs, size_t n, size_t 
 
     *nm = 0;
     for (i = 0; room && i < n; i++) {
-        classify(ew_flowtab_view(tab, refs[i], room), &one, &ok);
-        if (!ok)
+        classify(ew_flowtab_view(tab, refs[i], room), qs, &one, &ok);
+        if (!ok) {
+            free(one.qs);
             continue;
+        }
         if (*nm == cap) {
             struct member *more = realloc(m, (cap ? 2 * cap : 64) * sizeof(*m));
 
             if (!more) {
-                free(m);
+                free(one.qs);
+                members_free(m, *nm);
                 m = NULL;
                 *nm = 0;
                 break;
@@ -356,24 +721,47 @@ sides_of(const struct member *m, const struct grp *gm, size_t from, size_t to, s
     return true;
 }
 
-/* a group of both kinds between the hosts of lead, as the report shows it */
+/* a group of both kinds between the hosts of lead, as the report shows it:
+ * over the time the kinds overlap where every flow has a series, else over
+ * the whole flows */
 static void
-group_out(const struct member *lead, struct side *l4s, struct side *cl, struct ew_bottleneck *g)
+group_out(const struct member *lead, struct side *l4s, struct side *cl, const struct overlap *o,
+          struct ew_bottleneck *g)
 {
     memset(g, 0, sizeof(*g));
-    g->looks_like = looks_like(l4s, cl, g->reason, sizeof(g->reason));
-    /* RFC 9331 §4.3: an L4S flow on a classic single queue takes more than
-     * its share; the ratio says whether it did here */
-    if (!strcmp(g->looks_like, "single_queue") && cl->mbps > 0) {
-        size_t used = strlen(g->reason);
+    if (o->ok) {
+        int k;
 
+        g->looks_like = looks_over_overlap(o, g->reason, sizeof(g->reason), &g->likely);
+        g->over_overlap = true;
+        g->overlap_s = (double)(int64_t)(o->secs * 1000) / 1000;
+        g->has_base = o->same_base;
+        g->base_rtt_ms = (double)(int64_t)(o->base_ms * 1000) / 1000;
+        g->has_corr = o->has_corr;
+        g->corr = o->has_corr ? (double)(int64_t)(o->corr * 1000) / 1000 : 0;
+        /* the sides' numbers over the overlap */
+        for (k = 0; k < 2; k++) {
+            struct side *s = k ? l4s : cl;
+
+            s->mbps = o->mbps[k];
+            s->ce = o->marks[k];
+            s->ce_pkts = o->data[k];
+            s->qd_sum = o->qd[k] >= 0 ? o->qd[k] : 0;
+            s->qd_n = o->qd[k] >= 0 ? 1 : 0;
+        }
+    } else {
+        g->looks_like = looks_whole(l4s, cl, g->reason, sizeof(g->reason), &g->likely);
+    }
+    /* RFC 9331 §4.3: an L4S flow in a classic single queue takes more than
+     * its share; the ratio says whether it did here */
+    if (!strcmp(g->looks_like, "single_queue") && cl->mbps > 0 && l4s->n > 0) {
+        size_t used = strlen(g->reason);
         double per = (l4s->mbps / l4s->n) / (cl->mbps / cl->n);
 
         snprintf(g->reason + used, sizeof(g->reason) - used,
                  "; L4S:classic throughput %.2f:1 a flow, %s", per,
-                 per > EW_PATH_HARM_RATIO
-                     ? "the L4S flows take more than their share (classic_aqm_under_l4s)"
-                     : "the L4S flows take no more than their share");
+                 per > EW_PATH_HARM_RATIO ? "the L4S flows take more than their share"
+                                          : "the L4S flows take no more than their share");
     }
     ew_addr_str(lead->key.lo, lead->key.family, g->hosts[0], sizeof(g->hosts[0]));
     ew_addr_str(lead->key.hi, lead->key.family, g->hosts[1], sizeof(g->hosts[1]));
@@ -383,23 +771,81 @@ group_out(const struct member *lead, struct side *l4s, struct side *cl, struct e
     side_out(cl, &g->classic);
 }
 
+static int
+cmp_role(const void *pa, const void *pb)
+{
+    const struct ew_bn_role *a = pa, *b = pb;
+
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+/* the group's two kinds CE-marked alike, per data packet (within
+ * EW_PATH_SAME_MARK_RATIO): one AQM that marks ECT(1) as it marks ECT(0) */
+static bool
+marked_alike(const struct ew_bottleneck *g)
+{
+    double pl = g->l4s.ce_per_packet, pc = g->classic.ce_per_packet;
+
+    return g->l4s.marks > 0 && g->classic.marks > 0 && pl <= EW_PATH_SAME_MARK_RATIO * pc &&
+           pc <= EW_PATH_SAME_MARK_RATIO * pl;
+}
+
+/* an L4S flow's throughput against a classic flow's, each kind's mean (0: no classic throughput) */
+static double
+per_flow_ratio(const struct ew_bottleneck *g)
+{
+    if (!g->l4s.n || !g->classic.n || g->classic.throughput_mbps <= 0)
+        return 0;
+    return (g->l4s.throughput_mbps / (double)g->l4s.n) /
+           (g->classic.throughput_mbps / (double)g->classic.n);
+}
+
+/* the members gm[from, to) of group gi, for ew_bottleneck_apply(); false
+ * out of memory */
+static bool
+roles_add(struct ew_bottlenecks *b, size_t *cap, const struct member *m, const struct grp *gm,
+          size_t from, size_t to, uint32_t gi)
+{
+    const struct ew_bottleneck *g = &b->g[gi];
+    bool shared = !strcmp(g->looks_like, "single_queue") && g->l4s.marks > 0;
+    size_t y;
+
+    for (y = from; y < to; y++) {
+        const struct member *x = &m[gm[y].j];
+
+        if (b->nrole == *cap) {
+            struct ew_bn_role *more = realloc(b->role, (*cap ? 2 * *cap : 16) * sizeof(*more));
+
+            if (!more)
+                return false;
+            b->role = more;
+            *cap = *cap ? 2 * *cap : 16;
+        }
+        b->role[b->nrole++] = (struct ew_bn_role){
+            x->id, gi, x->l4s,
+            x->l4s && shared && x->marks > 0 &&
+                (x->classic_aqm || marked_alike(g) || per_flow_ratio(g) > EW_PATH_HARM_RATIO)};
+    }
+    return true;
+}
+
 void
-ew_bottlenecks_find(const struct ew_flowtab *tab, const uint32_t *refs, size_t n,
-                    struct ew_bottlenecks *out)
+ew_bottlenecks_find(const struct ew_flowtab *tab, const struct ew_qseries_pool *qs,
+                    const uint32_t *refs, size_t n, struct ew_bottlenecks *out)
 {
     struct member *m;
     struct grp *gm = NULL;
-    size_t x, y, ng, nm, cap = 0;
+    size_t x, y, ng, nm, cap = 0, rcap = 0;
 
-    out->g = NULL;
-    out->n = 0;
-    m = candidates(tab, refs, n, &nm);
+    memset(out, 0, sizeof(*out));
+    m = candidates(tab, qs, refs, n, &nm);
     gm = malloc((nm ? nm : 1) * sizeof(*gm));
     if (!gm)
         goto done;
     ng = group(m, nm, gm);
     for (x = 0; x < ng; x = y) {
         struct side l4s, cl;
+        struct overlap o;
 
         for (y = x; y < ng && gm[y].lead == gm[x].lead; y++)
             ;
@@ -420,14 +866,22 @@ ew_bottlenecks_find(const struct ew_flowtab *tab, const uint32_t *refs, size_t n
                 out->g = more;
                 cap = cap ? 2 * cap : 4;
             }
-            group_out(&m[gm[x].lead], &l4s, &cl, &out->g[out->n++]);
+            overlap_of(m, gm, x, y, &o);
+            group_out(&m[gm[x].lead], &l4s, &cl, &o, &out->g[out->n++]);
+            if (!roles_add(out, &rcap, m, gm, x, y, (uint32_t)(out->n - 1))) {
+                free(l4s.ids);
+                free(cl.ids);
+                break;
+            }
         }
         free(l4s.ids);
         free(cl.ids);
     }
+    if (out->role)
+        qsort(out->role, out->nrole, sizeof(*out->role), cmp_role);
 done:
     free(gm);
-    free(m);
+    members_free(m, nm);
 }
 
 void
@@ -440,52 +894,147 @@ ew_bottlenecks_free(struct ew_bottlenecks *b)
         free(b->g[i].classic.ids);
     }
     free(b->g);
-    b->g = NULL;
-    b->n = 0;
+    free(b->role);
+    memset(b, 0, sizeof(*b));
 }
 
-static int
-cmp_u64(const void *pa, const void *pb)
+/* the flows of the other kind in group g, as "#3 #4" */
+static void
+others(const struct ew_bottleneck *g, bool l4s, char *buf, size_t len)
 {
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    const struct ew_bottleneck_side *s = l4s ? &g->classic : &g->l4s;
+    size_t i, k = 0;
 
-    return (a > b) - (a < b);
+    buf[0] = '\0';
+    for (i = 0; i < s->n && k + 24 < len; i++)
+        k += (size_t)snprintf(buf + k, len - k, "%s#%llu", i ? " " : "",
+                              (unsigned long long)s->ids[i]);
 }
 
-uint64_t *
-ew_bottleneck_dualq_classics(const struct ew_bottlenecks *b, size_t *n)
+/* a reason in words, cut to its buffer */
+static void fmt(char *buf, size_t len, const char *f, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+fmt(char *buf, size_t len, const char *f, ...)
 {
-    uint64_t *ids = NULL;
-    size_t i, total = 0;
+    va_list ap;
 
-    *n = 0;
-    for (i = 0; i < b->n; i++)
-        if (!strcmp(b->g[i].looks_like, "dualq"))
-            total += b->g[i].classic.n;
-    if (!total || !(ids = malloc(total * sizeof(*ids))))
-        return NULL;
-    for (i = 0; i < b->n; i++)
-        if (!strcmp(b->g[i].looks_like, "dualq")) {
-            memcpy(ids + *n, b->g[i].classic.ids, b->g[i].classic.n * sizeof(*ids));
-            *n += b->g[i].classic.n;
-        }
-    qsort(ids, *n, sizeof(*ids), cmp_u64);
-    return ids;
+    va_start(ap, f);
+    ew_vformat(buf, len, f, ap);
+    va_end(ap);
 }
+
+/* the harm of RFC 9331 §4.3: an L4S flow CE-marked in one queue with
+ * classic flows, which a classic AQM marks alike, out-competes them */
+static void
+harm_finding(const struct ew_bottleneck *g, const struct ew_flow *f, int d,
+             struct ew_flow_summary *s)
+{
+    const struct ew_half *h = &f->inf->half[d];
+    struct ew_finding *x;
+    char cls[96];
+    size_t i;
+
+    if (s->nf >= EW_FLOW_FINDINGS_MAX)
+        return;
+    x = &s->fnd[s->nf];
+    memset(x, 0, sizeof(*x));
+    x->kind = EW_MU_CLASSIC_AQM_UNDER_L4S;
+    x->dir = d;
+    x->first_frame = h->first_ce_frame ? h->first_ce_frame : h->first_ace_change_frame;
+    if (!x->first_frame)
+        x->first_frame = f->first_frame;
+    /* an L4S flow's marks: seen here, or counted by its ACE counter */
+    x->count = h->ce_seen > h->cep_reported ? h->ce_seen : h->cep_reported;
+    if (!x->count)
+        x->count = 1;
+    x->confidence = EW_CONF_LIKELY;
+    x->ref = "RFC 9331 §4.3";
+    others(g, true, cls, sizeof(cls));
+    fmt(x->detail, sizeof(x->detail),
+        "CE-marked in one queue with the classic flow%s %s, which marks ECT(1) like ECT(0): a "
+        "classic AQM, where an L4S flow out-competes classic ones (L4S:classic throughput "
+        "%.2f%s); it should fall back to classic",
+        g->classic.n == 1 ? "" : "s", cls, g->has_ratio ? g->ratio : 0,
+        g->over_overlap ? " while they overlap" : "");
+    s->nf++;
+    s->kinds |= 1u << x->kind;
+    /* kept in the order ew_misuse_find() gives: by frame, kind, direction */
+    for (i = s->nf - 1; i > 0; i--) {
+        struct ew_finding t;
+        const struct ew_finding *a = &s->fnd[i - 1], *b = &s->fnd[i];
+
+        if (a->first_frame < b->first_frame ||
+            (a->first_frame == b->first_frame &&
+             (a->kind < b->kind || (a->kind == b->kind && a->dir <= b->dir))))
+            break;
+        t = s->fnd[i - 1];
+        s->fnd[i - 1] = s->fnd[i];
+        s->fnd[i] = t;
+    }
+}
+
+
 
 void
-ew_bottleneck_refine(const uint64_t *ids, size_t n, uint64_t id, struct ew_flow_summary *r)
+ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
+                    struct ew_flow_summary *s)
 {
+    struct ew_bn_role key = {f->id, 0, false, false};
+    const struct ew_bn_role *r;
+    const struct ew_bottleneck *g;
     struct ew_path_verdict *p;
+    int d = s->v.main_dir;
+    char cls[96];
+    bool classic;
 
-    if (!n || !r->has_path || !bsearch(&id, ids, n, sizeof(*ids), cmp_u64))
+    if (!b || !b->nrole ||
+        !(r = bsearch(&key, b->role, b->nrole, sizeof(*b->role), cmp_role)))
         return;
-    p = &r->path[r->v.main_dir];
-    if (p->aqm != EW_AQM_CLASSIC)
+    g = &b->g[r->group];
+    others(g, r->l4s, cls, sizeof(cls));
+    /* one queue shared with classic flows that marks the L4S flow as a
+     * classic AQM does, or lets it take more than its share: the harm (the
+     * group decided it, so that a summary with or without paths agrees) */
+    if (r->harm && !(s->kinds & (1u << EW_MU_CLASSIC_AQM_UNDER_L4S)))
+        harm_finding(g, f, d, s);
+    if (!s->has_path)
         return;
-    p->aqm = EW_AQM_DUALQ_CLASSIC;
-    snprintf(p->reason, EW_REASON_LEN,
-             "%llu marks at %.1f ms of queueing delay on average, while ECT(1) flows through the "
-             "same bottleneck are marked at a shallow queue: a DualQ's classic queue",
-             (unsigned long long)p->marks, p->qdelay_at_marks_ms);
+    p = &s->path[d];
+    /* a classic AQM, or one this flow's few marks could not name: its
+     * bottleneck's flows tell the queue */
+    classic = p->aqm == EW_AQM_CLASSIC || (p->aqm == EW_AQM_UNKNOWN && p->few_marks);
+    if (!strcmp(g->looks_like, "dualq") && !r->l4s && classic && p->marks > 0) {
+        p->aqm = EW_AQM_DUALQ_CLASSIC;
+        p->has_confidence = true;
+        p->few_marks = false;
+        fmt(p->reason, EW_REASON_LEN,
+                 "%llu marks at %.1f ms of queueing delay on average, while ECT(1) flows through "
+                 "the same bottleneck (%s) are marked at a shallow queue: a DualQ's classic queue",
+                 (unsigned long long)p->marks, p->qdelay_at_marks_ms, cls);
+    } else if (!strcmp(g->looks_like, "single_queue") && p->marks > 0 &&
+               (r->l4s ? classic || (r->harm && p->aqm == EW_AQM_L4S) : classic)) {
+        p->aqm = EW_AQM_CLASSIC_SINGLE;
+        p->has_confidence = true;
+        p->few_marks = false;
+        p->certain = false;
+        fmt(p->reason, EW_REASON_LEN,
+                 "%llu marks at %.1f ms of queueing delay on average, in one queue with the "
+                 "%s flows %s (bottlenecks): a classic single-queue AQM",
+                 (unsigned long long)p->marks, p->qdelay_at_marks_ms,
+                 r->l4s ? "classic" : "L4S", cls);
+        if (r->l4s)
+            p->note = "an L4S flow in one classic queue with classic flows: it loses its low "
+                      "latency and takes more than its share (classic_aqm_under_l4s)";
+    } else if (!strcmp(g->looks_like, "fq") && classic && p->marks > 0) {
+        p->aqm = EW_AQM_FQ_CLASSIC;
+        p->has_confidence = true;
+        p->few_marks = false;
+        fmt(p->reason, EW_REASON_LEN,
+                 "%llu marks at %.1f ms of queueing delay on average, in a queue of its own: "
+                 "the %s flows %s through the same bottleneck are marked at classic depths too, "
+                 "and their delays do not move with this one's (flow queueing)",
+                 (unsigned long long)p->marks, p->qdelay_at_marks_ms,
+                 r->l4s ? "classic" : "L4S", cls);
+    }
 }

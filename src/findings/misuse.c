@@ -142,7 +142,7 @@ fb_none(const struct ctx *c, int d)
 static bool
 fb_classic(const struct ctx *c, int d)
 {
-    return !c->v->mode_accecn && !fb_none(c, d);
+    return !c->v->mode_accecn && !fb_none(c, d) && c->v->dir[d].feedback != EW_FB_UNKNOWN;
 }
 
 /* a DCTCP flow may set ECT on control packets: RFC 8257 §3.6 ("DCTCP SHOULD
@@ -481,7 +481,7 @@ c_ect_without_negotiation(const struct ctx *c, int d, struct ew_finding *x)
     const struct ew_half *h = &c->f->inf->half[d];
     uint64_t n = ect_data(c, d) + data_cp(c->f, d, EW_ECN_CE);
 
-    if (!fb_none(c, d) || ect_data(c, d) == 0)
+    if (!fb_none(c, d) || ect_data(c, d) == 0 || c->v->neg_inferred)
         return false;
     x->first_frame = min_frame(h->first_ect0_frame, h->first_ect1_frame);
     x->count = n;
@@ -493,42 +493,74 @@ c_ect_without_negotiation(const struct ctx *c, int d, struct ew_finding *x)
                h->ce_seen);
 }
 
-/* CE on a sender's packets that carry no ECT. What the CE packets were when
- * sent is never seen here, so the rule rests on what the sender is seen to
- * send otherwise: nothing but CE (a one-packet flow) tells nothing, and is
- * not judged. Certain only where the handshake shows no ECN negotiated, so
- * that the sender must send Not-ECT (RFC 3168 §6.1.1), enough of its
- * packets are seen Not-ECT, and the capture point is past the sender; at the
- * sender the packets leave already CE, set on the host or before the tap:
- * likely, and no AQM on the path is blamed. */
+/* Both ends of a flow on one link (IPv6 or IPv4 link-local): no router
+ * forwards its packets (RFC 4291 §2.5.6, RFC 3927 §2.6.2), so no router's
+ * AQM can have marked them on the way. */
+static bool
+link_local(const struct ew_flow *f)
+{
+    const uint8_t *a[2] = {f->key.lo, f->key.hi};
+    int i, local = 0;
+
+    for (i = 0; i < 2; i++) {
+        if (f->key.family == 6 && a[i][0] == 0xfe && (a[i][1] & 0xc0) == 0x80)
+            local++;
+        else if (f->key.family == 6 && a[i][0] == 0xff && (a[i][1] & 0x0f) == 0x02)
+            local++; /* a link-scope multicast group */
+        else if (f->key.family == 4 && a[i][12] == 169 && a[i][13] == 254)
+            local++;
+    }
+    return local == 2;
+}
+
+/* CE on a sender's packets that carry no ECT. RFC 3168 §5: a router sets
+ * CE instead of dropping only "if the ECT codepoint is set in that packet's
+ * IP header"; and only the network sets CE. What the CE packets were when
+ * sent is never seen here, so who set CE is known only where the capture
+ * point shows it: next to the sender (the packets leave the host CE), or on
+ * a link no router forwards (link-local): certain there; elsewhere the
+ * sender setting CE itself and an AQM marking its Not-ECT packets look
+ * alike: likely. A direction CE from its first packet is judged too; one
+ * that sends Not-ECT and CE (and no ECT) from EW_MU_CE_NOT_ECT_MIN_SEEN
+ * Not-ECT packets on, as a single CE packet tells little. */
+static bool
+ce_never_ect(const struct ctx *c, int d, struct ew_finding *x, uint64_t first_ce)
+{
+    const struct ew_dir_stats *s = &c->f->dir[d];
+    bool from_first = s->packets > 0 && s->first_ecn == EW_ECN_CE;
+    bool sender = c->f->key.l4 == EW_L4_TCP && at_sender(c, d), local = link_local(c->f);
+
+    if (s->ecn[EW_ECN_CE] == 0 || s->ecn[EW_ECN_ECT_0] + s->ecn[EW_ECN_ECT_1] != 0)
+        return false;
+    if (!from_first && s->ecn[EW_ECN_NOT_ECT] < (c->f->key.l4 == EW_L4_TCP ? 1u : EW_MU_CE_NOT_ECT_MIN_SEEN))
+        return false;
+    x->first_frame = first_ce ? first_ce : c->f->first_frame;
+    x->count = s->ecn[EW_ECN_CE];
+    x->confidence = sender || local ? EW_CONF_CERTAIN : EW_CONF_LIKELY;
+    if (sender || local)
+        return say(x,
+                   "%llu packets from the %s, which sends no ECT (%llu Not-ECT), are CE%s %s: "
+                   "the sending host sets CE itself, which only the network may, and only on "
+                   "ECN-capable packets",
+                   (unsigned long long)s->ecn[EW_ECN_CE], dname(c, d),
+                   (unsigned long long)s->ecn[EW_ECN_NOT_ECT],
+                   from_first ? " from its first packet" : "",
+                   sender ? "as they leave it" : "on a link no router forwards (link-local)");
+    return say(x,
+               "%llu packets from the %s, which sends no ECT otherwise (%llu Not-ECT%s), arrive "
+               "CE%s: the sender sets CE itself, or an AQM upstream of this point marks Not-ECT "
+               "packets instead of dropping them; nobody reacts either way",
+               (unsigned long long)s->ecn[EW_ECN_CE], dname(c, d),
+               (unsigned long long)s->ecn[EW_ECN_NOT_ECT],
+               c->f->key.l4 == EW_L4_TCP && fb_none(c, d) && !c->v->neg_inferred
+                   ? ", no ECN negotiated" : "",
+               from_first ? " from its first packet" : "");
+}
+
 static bool
 c_ce_on_not_ect(const struct ctx *c, int d, struct ew_finding *x)
 {
-    const struct ew_dir_stats *s = &c->f->dir[d];
-    bool sure;
-
-    if (s->ecn[EW_ECN_CE] == 0 || s->ecn[EW_ECN_ECT_0] + s->ecn[EW_ECN_ECT_1] != 0 ||
-        s->ecn[EW_ECN_NOT_ECT] == 0)
-        return false;
-    x->first_frame = c->f->inf->half[d].first_ce_frame;
-    x->count = s->ecn[EW_ECN_CE];
-    sure = fb_none(c, d) && !c->v->neg_inferred && !at_sender(c, d) &&
-           s->ecn[EW_ECN_NOT_ECT] >= EW_MU_CE_NOT_ECT_MIN_SEEN;
-    x->confidence = sure ? EW_CONF_CERTAIN : EW_CONF_LIKELY;
-    if (at_sender(c, d))
-        return say(x,
-                   "%llu packets from the %s, which sends no ECT otherwise (%llu Not-ECT), leave "
-                   "the capture point CE: set on the sending host or before this point, not by "
-                   "the path",
-                   (unsigned long long)s->ecn[EW_ECN_CE], dname(c, d),
-                   (unsigned long long)s->ecn[EW_ECN_NOT_ECT]);
-    return say(x,
-               "%llu packets from the %s, which sends no ECT otherwise (%llu Not-ECT%s), arrive "
-               "CE: an AQM upstream of this point marks Not-ECT packets instead of dropping them, "
-               "so no one reacts",
-               (unsigned long long)s->ecn[EW_ECN_CE], dname(c, d),
-               (unsigned long long)s->ecn[EW_ECN_NOT_ECT],
-               fb_none(c, d) && !c->v->neg_inferred ? ", no ECN negotiated" : "");
+    return ce_never_ect(c, d, x, c->f->inf->half[d].first_ce_frame);
 }
 
 static bool
@@ -614,7 +646,9 @@ c_ect1_runs_unechoed(const struct ctx *c, int d, struct ew_finding *x)
 {
     const struct ew_half *h = &c->f->inf->half[d];
 
-    if (!fb_classic(c, d) || !c->v->dir[d].network_ect1 || h->esce_acks != 0 || at_sender(c, d))
+    /* no ESCE seen proves nothing where the capture missed the feedback's segments */
+    if (!fb_classic(c, d) || !c->v->dir[d].network_ect1 || h->esce_acks != 0 || at_sender(c, d) ||
+        c->f->inf->half[d ^ 1].missed_bytes)
         return false;
     x->first_frame = h->first_ect1_frame;
     x->count = data_cp(c->f, d, EW_ECN_ECT_1);
@@ -633,8 +667,9 @@ c_all_not_ect(const struct ctx *c, int d, struct ew_finding *x)
 {
     const struct ew_half *h = &c->f->inf->half[d];
 
+    /* the negotiation says ECN was agreed: without it, Not-ECT data is no sign */
     if (fb_none(c, d) || at_sender(c, d) || h->data_pkts < EW_MU_NOT_ECT_MIN_DATA ||
-        ect_data(c, d) != 0 || data_cp(c->f, d, EW_ECN_CE) != 0)
+        ect_data(c, d) != 0 || data_cp(c->f, d, EW_ECN_CE) != 0 || c->v->neg_inferred)
         return false;
     x->first_frame = h->first_data_frame;
     x->count = h->data_pkts;
@@ -684,7 +719,7 @@ c_ect_on_retransmissions(const struct ctx *c, int d, struct ew_finding *x)
 static bool
 c_ect1_without_l4s(const struct ctx *c, int d, struct ew_finding *x)
 {
-    if (!c->v->dir[d].sender_ect1 || c->v->mode_accecn)
+    if (!c->v->dir[d].sender_ect1 || c->v->mode_accecn || c->v->neg_inferred)
         return false;
     x->first_frame = c->f->inf->half[d].first_data_frame;
     x->count = data_cp(c->f, d, EW_ECN_ECT_1);
@@ -734,8 +769,10 @@ c_ece_ignored(const struct ctx *c, int d, struct ew_finding *x)
 {
     const struct ew_half *h = &c->f->inf->half[d];
 
+    /* no CWR seen proves nothing where the capture missed some of the data */
     if (!fb_classic(c, d) || dctcp(c) || c->v->dir[d].feedback == EW_FB_SCE ||
-        h->ece_acks == 0 || h->cwr_seen != 0 || h->data_after_ece < EW_MU_ECE_IGNORED_MIN_DATA)
+        h->ece_acks == 0 || h->cwr_seen != 0 || h->data_after_ece < EW_MU_ECE_IGNORED_MIN_DATA ||
+        h->missed_bytes)
         return false;
     x->first_frame = h->first_ece_frame;
     x->count = h->ece_acks;
@@ -743,30 +780,6 @@ c_ece_ignored(const struct ctx *c, int d, struct ew_finding *x)
                "the %s got %u ECE ACKs and sent %u more data segments without a CWR seen here "
                "(%s): it does not react to congestion marks",
                dname(c, d), h->ece_acks, h->data_after_ece, origin(c, d));
-}
-
-/* the AQM's kind is a heuristic of its own (ew_infer_path), hence only likely */
-static bool
-c_classic_aqm_under_l4s(const struct ctx *c, int d, struct ew_finding *x)
-{
-    const struct ew_half *h = &c->f->inf->half[d];
-    struct ew_path_verdict p;
-
-    if (c->v->dir[d].ect1 != EW_ECT1_L4S || h->data_pkts == 0)
-        return false;
-    ew_infer_path(c->f, d, c->v, &p);
-    if (p.aqm != EW_AQM_CLASSIC)
-        return false;
-    x->first_frame = h->first_ce_frame ? h->first_ce_frame : h->first_ace_change_frame;
-    x->count = p.marks;
-    /* the harm is a throughput share: the L4S:classic ratio of flows that
-     * share this bottleneck is in the report's bottlenecks (bottleneck.c),
-     * which a finding on one flow cannot see */
-    return say(x,
-               "this L4S flow is CE-marked at %.1f ms of queueing delay, %.2f times per RTT: a "
-               "classic single-queue AQM, where it can starve classic flows (the harm: "
-               "bottlenecks' L4S:classic throughput); it should fall back to classic",
-               p.qdelay_at_marks_ms, p.ce_per_rtt > 0 ? p.ce_per_rtt : 0);
 }
 
 /* counters of the feedback on d: judged only where AccECN was seen negotiated */
@@ -844,17 +857,7 @@ c_option_disagrees(const struct ctx *c, int d, struct ew_finding *x)
 static bool
 c_ce_on_not_ect_any(const struct ctx *c, int d, struct ew_finding *x)
 {
-    const struct ew_dir_stats *s = &c->f->dir[d];
-
-    if (s->ecn[EW_ECN_CE] == 0 || s->ecn[EW_ECN_ECT_0] + s->ecn[EW_ECN_ECT_1] != 0 ||
-        s->ecn[EW_ECN_NOT_ECT] < EW_MU_CE_NOT_ECT_MIN_SEEN)
-        return false;
-    x->first_frame = c->f->first_frame;
-    x->count = s->ecn[EW_ECN_CE];
-    return say(x,
-               "%llu packets from a sender seen sending no ECT (%llu Not-ECT) arrive CE: an AQM "
-               "upstream of this point marks Not-ECT packets instead of dropping them",
-               (unsigned long long)s->ecn[EW_ECN_CE], (unsigned long long)s->ecn[EW_ECN_NOT_ECT]);
+    return ce_never_ect(c, d, x, 0);
 }
 
 /* QUIC Initial packets fail ECN validation against the peer's Initial ACK
@@ -1017,10 +1020,6 @@ static const struct rule rules[] = {
      "\"the TCP sender sets the CWR flag in the TCP header of the first new data packet sent "
      "after the window reduction.\"",
      CONF_AT_SENDER},
-    {EW_MU_CLASSIC_AQM_UNDER_L4S, AT_DATA, c_classic_aqm_under_l4s, "RFC 9331 §4.3",
-     "an L4S sender detects a likely classic ECN bottleneck and falls back to coexist with Reno "
-     "(digest §5.4, wording not verified)",
-     CONF_LIKELY},
     {EW_MU_ACCECN_ACE_ZEROED, AT_FEEDBACK, c_ace_zeroed, "RFC 9768 §3.2.2.4",
      "ACE 0 on the first feedback after the handshake shows a broken peer or a mangled header "
      "(digest §4.5); certain only where the ACE is seen leaving the peer",
@@ -1038,7 +1037,7 @@ static const struct rule rules[] = {
     {EW_MU_CE_ON_NOT_ECT, AT_OTHER, c_ce_on_not_ect_any, "RFC 3168 §5",
      "a router sets CE instead of dropping only \"if the ECT codepoint is set in that packet's "
      "IP header\"",
-     CONF_LIKELY},
+     CONF_OWN},
     {EW_MU_QUIC_ECN_VALIDATION_FAILED, AT_OTHER, c_quic_validation_failed, "RFC 9000 §13.4.2.1",
      "an ACK fails validation when the ECT(0) and CE counts grow less than the ECT(0) packets it "
      "newly acknowledges, or lacks counts (digest §7.3); then \"the endpoint MUST disable ECN\" "
@@ -1087,6 +1086,10 @@ apply(struct ctx *c, const struct rule *r, int d)
     x->ref = r->ref;
     if (!r->fires(c, d, x))
         return;
+    /* nothing is certain from a flow whose handshake was not captured, or
+     * that holds packets that may be copies */
+    if (c->v->neg_inferred || ew_infer_copies_left(c->f))
+        x->confidence = EW_CONF_LIKELY;
     if (!x->first_frame)
         x->first_frame = c->f->first_frame; /* never 0: the flow's first */
     if (!x->count)

@@ -28,7 +28,10 @@ static const size_t rec_frames[] = {R(last_frame), R(hs.syn_frame), R(hs.synack_
 #undef R
 
 #define H(d, m) offsetof(struct ew_infer, half[d].m)
-#define HALF_TIMES(d) H(d, data_last_ns), H(d, data_first_ns), H(d, ece_run_start_ns), H(d, cwr_off_run_ns)
+#define HALF_TIMES(d)                                                                            \
+    H(d, data_last_ns), H(d, data_first_ns), H(d, ece_run_start_ns), H(d, cwr_off_run_ns),       \
+        H(d, cwr_ring_ns[0]), H(d, cwr_ring_ns[1]), H(d, cwr_ring_ns[2]), H(d, cwr_ring_ns[3]),   \
+        H(d, gap_last_ns), H(d, qa.start), H(d, qa.end)
 #define HALF_FRAMES(d)                                                                           \
     H(d, last_data_frame), H(d, first_data_frame), H(d, first_ce_frame), H(d, first_ect1_frame), \
         H(d, first_ect0_frame), H(d, first_ect_pure_ack_frame), H(d, first_ect_retrans_frame),   \

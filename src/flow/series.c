@@ -129,7 +129,9 @@ ew_series_packet(struct ew_series_pool *p, struct ew_flow *f, int dir, const str
         s->b[k].e0 = add16(s->b[k].e0, 1);
     /* what the feedback on this direction says, as it arrives (the other
      * direction's packets carry it; both directions' packets pass here) */
-    marks = h->cep_reported > h->ece_runs ? h->cep_reported : h->ece_runs;
+    /* the ACE counter's count under AccECN, ECE runs under classic feedback
+     * (each reads the other's bits as noise) */
+    marks = f->inf->accecn_mode ? h->cep_reported : h->ece_runs;
     if (marks > s->last_marks) {
         s->b[k].marks = add16(s->b[k].marks, (uint32_t)(marks - s->last_marks));
         s->last_marks = marks;

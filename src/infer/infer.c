@@ -109,26 +109,64 @@ ew_dir_sender_codepoint(const struct ew_flow *f, int dir)
     return ew_ecn_key[last];
 }
 
-/* the handshake was not captured: infer the mode from what followed */
+bool
+ew_infer_missed(const struct ew_flow *f, int d)
+{
+    return f->key.l4 == EW_L4_TCP && f->inf->half[d].missed_bytes > 0;
+}
+
+bool
+ew_infer_copies_left(const struct ew_flow *f)
+{
+    return (f->dir[0].dups || f->dir[1].dups) && (f->dir[0].dups_unsure || f->dir[1].dups_unsure);
+}
+
+/* the handshake was not captured: infer the mode from what followed, from
+ * signs one mode shows and the other cannot; where there are none, say so
+ * (*unknown) rather than assume one */
 static int
-infer_mode(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
+infer_mode(const struct ew_flow *f, struct ew_flow_verdict *v, bool *unknown, bool words)
 {
     const struct ew_infer *in = f->inf;
     uint64_t ae = f->dir[0].ae + f->dir[1].ae;
     uint64_t segs = in->nonsyn_segments;
     int d;
-    bool ect = false, flags = false;
+    bool ect = false, flags = false, latch = false, echo = false;
 
+    *unknown = false;
     if (in->accecn_opt_segments > 0) {
         say(words, v->neg_reason,
                  "handshake not captured; AccECN option on %u segments, first in frame %llu",
                  in->accecn_opt_segments, (unsigned long long)in->first_accecn_opt_frame);
         return EW_NEG_ACCECN;
     }
+    /* RFC 9768 §3.2.2: "a Data Receiver MUST encode the three least
+     * significant bits of its r.cep counter into the ACE field", on every
+     * segment: the counter passes CWR's bit every other mark, where a
+     * classic receiver never sets CWR on a pure ACK (RFC 3168 §6.1.2: the
+     * sender sets it "in the TCP header of the first new data packet") */
+    for (d = 0; d < 2; d++) {
+        const struct ew_half *h = &in->half[d];
+
+        if (h->ace_cwr_acks >= EW_INF_ACE_CWR_MIN_ACKS) {
+            say(words, v->neg_reason,
+                "handshake not captured; %u pure ACKs carry the CWR bit: AccECN's ACE "
+                "counter (a classic receiver never sets CWR on a pure ACK)",
+                h->ace_cwr_acks);
+            return EW_NEG_ACCECN;
+        }
+        if (h->ce_seen >= EW_INF_ACE_TRACK_MIN_CE && h->ace_changes > 0 &&
+            h->ace_segments >= EW_INF_ACE_EXACT_MIN_SEGMENTS && h->ace_rel_mismatch == 0) {
+            say(words, v->neg_reason,
+                "handshake not captured; the ACE field follows the %u CE arrivals seen here "
+                "(mod 8) on all %u feedback segments: AccECN's counter",
+                h->ce_seen, h->ace_segments);
+            return EW_NEG_ACCECN;
+        }
+    }
     /* with no CE yet, every AccECN segment carries ACE 0b101: AE set
      * throughout. RFC 9768 §3.2.1: a Data Receiver "initializes its counters
-     * to r.cep = 5" and §3.2.2: it "MUST encode the three least significant
-     * bits of its r.cep counter into the ACE field" */
+     * to r.cep = 5" */
     if (segs >= EW_INF_AE_MIN_SEGMENTS && ae * EW_INF_AE_SHARE_DEN >= segs * EW_INF_AE_SHARE_NUM &&
         in->ace5_segments > 0) {
         say(words, v->neg_reason,
@@ -137,32 +175,83 @@ infer_mode(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
         return EW_NEG_ACCECN;
     }
     for (d = 0; d < 2; d++) {
+        const struct ew_half *h = &in->half[d];
+
         if (data_cp(f, d, EW_ECN_ECT_0) || data_cp(f, d, EW_ECN_ECT_1) ||
             data_cp(f, d, EW_ECN_CE))
             ect = true;
         if (f->dir[d].ece || f->dir[d].cwr)
             flags = true;
+        /* classic signs: ECE held until a CWR (RFC 3168 §6.1.3), or ECE that
+         * answers CE seen here with no AE bit anywhere */
+        if (h->ece_runs_after_cwr > 0)
+            latch = true;
+        if (h->ce_seen > 0 && h->ece_acks > 0)
+            echo = true;
     }
-    if (ect || flags) {
+    if (!ect && !flags && ae == 0) {
         say(words, v->neg_reason,
-                 "handshake not captured; %s without AccECN signs: classic ECN assumed",
-                 ect ? "ECT on data" : "ECE/CWR flags");
+                 "handshake not captured; no ECT and no ECN flags seen: not ECN-capable");
+        return EW_NEG_NONE;
+    }
+    if (latch || (echo && ae == 0)) {
+        say(words, v->neg_reason, "handshake not captured; %s: classic ECN feedback",
+            latch ? "ECE held until the sender's CWR"
+                  : "ECE answers the CE seen here, and no segment carries the AE bit");
         return EW_NEG_RFC3168;
     }
+    if (ect && !flags && ae == 0) {
+        /* an AccECN host's segments carry its ACE counter from 5: never
+         * all zero for long */
+        say(words, v->neg_reason,
+            "handshake not captured; ECT on the data and the ECN flags clear on all %llu "
+            "segments, where an AccECN host sends its ACE counter from 5: classic ECN",
+            (unsigned long long)segs);
+        return EW_NEG_RFC3168;
+    }
+    /* SCE: ESCE (the AE bit) following ECT(1) that arrives in runs on an
+     * ECT(0) sender's data (draft-morton-tsvwg-sce) */
+    for (d = 0; d < 2; d++) {
+        const struct ew_half *h = &in->half[d];
+
+        if (h->esce_after_ect1 > 0 && h->ect1_runs >= 2 && h->first_data_ecn_set &&
+            h->first_data_ecn == EW_ECN_ECT_0) {
+            say(words, v->neg_reason,
+                "handshake not captured; ESCE follows ECT(1) runs on an ECT(0) sender's data: "
+                "classic ECN with SCE feedback");
+            return EW_NEG_RFC3168;
+        }
+    }
+    *unknown = true;
     say(words, v->neg_reason,
-             "handshake not captured; no ECT and no ECN flags seen: not ECN-capable");
-    return EW_NEG_NONE;
+        "handshake not captured; %s, but nothing since tells AccECN's counter from classic "
+        "ECE/CWR feedback",
+        ect ? "ECT on the data" : "ECN flags on the segments");
+    return EW_NEG_RFC3168;
 }
 
 static void
-conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
+conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred, bool unknown,
                   struct ew_dir_verdict *dv, bool words)
 {
     const struct ew_half *h = &f->inf->half[d];
     uint64_t e1 = f->dir[d].ecn[EW_ECN_ECT_1];
+    uint32_t aside;
 
     dv->fb_checked_exact = false;
     dv->marks_downstream = false;
+    /* runs with no CWR seen, the ones where the capture missed data aside:
+     * they tell only when it missed nothing */
+    dv->runs_no_cwr = h->ece_runs_without_cwr + (h->missed_bytes ? 0 : h->ece_runs_no_cwr_gap);
+    aside = h->ece_runs_in_recovery + h->ece_runs_at_start +
+            (h->missed_bytes ? h->ece_runs_no_cwr_gap : 0);
+    if (m == MODE_CLASSIC && unknown) {
+        dv->feedback = EW_FB_UNKNOWN;
+        say(words, dv->feedback_reason,
+            "handshake not captured, and the segments since show neither AccECN's counter nor "
+            "classic ECE/CWR");
+        return;
+    }
     switch (m) {
     case MODE_NONE:
         dv->feedback = EW_FB_NONE;
@@ -195,13 +284,14 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
      * until it receives a CWR packet"; RFC 8257 §3.2 (DCTCP): "When sending an
      * ACK, the ECE flag MUST be set if and only if DCTCP.CE is true." ECE
      * cleared without a CWR is the latter. */
-    if (h->esce_acks > 0 && (e1 ? h->esce_after_ect1 > 0 : data_cp(f, d, EW_ECN_ECT_0) > 0)) {
+    if (h->esce_acks > 0 &&
+        (e1 ? h->esce_after_ect1 > 0 : data_cp(f, d, EW_ECN_ECT_0) > 0 && !inferred)) {
         dv->feedback = EW_FB_SCE;
         say(words, dv->feedback_reason,
                  "ESCE (former NS bit) on %u of %u feedback segments, %s; CE by ECE (%u ACKs)",
                  h->esce_acks, h->fb_segments,
                  e1 ? "following ECT(1) arrivals" : "while the sender sent ECT(0)", h->ece_acks);
-    } else if (h->ece_runs_without_cwr > 0) {
+    } else if (dv->runs_no_cwr > 0) {
         /* evidence, not a majority: one run that clears with no CWR is
          * something RFC 3168 latching cannot produce, while DCTCP runs that
          * outlast a round trip overlap the sender's CWR as latching ones do
@@ -210,16 +300,16 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
         say(words, dv->feedback_reason,
                  "ECE cleared %u time%s with no CWR from the sender, which RFC 3168 latching "
                  "cannot do: ECE follows CE, as DCTCP echoes it (%u run%s overlapped a CWR)",
-                 h->ece_runs_without_cwr, h->ece_runs_without_cwr == 1 ? "" : "s",
+                 dv->runs_no_cwr, dv->runs_no_cwr == 1 ? "" : "s",
                  h->ece_runs_after_cwr, h->ece_runs_after_cwr == 1 ? "" : "s");
     } else if (h->ece_runs_after_cwr > 0) {
         dv->feedback = EW_FB_RFC3168;
-        if (h->ece_runs_in_recovery + h->ece_runs_at_start > 0)
+        if (aside > 0)
             say(words, dv->feedback_reason,
                      "ECE latched %u time%s (%u ACKs); every run that tells cleared only after "
-                     "a CWR (%u more ended near a loss recovery or began before the capture)",
-                     h->ece_runs, h->ece_runs == 1 ? "" : "s", h->ece_acks,
-                     h->ece_runs_in_recovery + h->ece_runs_at_start);
+                     "a CWR (%u more ended after a CWR sent just before them, began before the "
+                     "capture, or while it missed data)",
+                     h->ece_runs, h->ece_runs == 1 ? "" : "s", h->ece_acks, aside);
         else
             say(words, dv->feedback_reason,
                      "ECE latched %u time%s (%u ACKs), each cleared only after a CWR",
@@ -234,11 +324,14 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
             k += (size_t)snprintf(why + k, sizeof(why) - k, "%sone still on at the end",
                                   k ? ", " : "");
         if (h->ece_runs_in_recovery && k < sizeof(why))
-            k += (size_t)snprintf(why + k, sizeof(why) - k, "%s%u after a loss reduction's CWR",
+            k += (size_t)snprintf(why + k, sizeof(why) - k, "%s%u after a CWR sent just before them",
                                   k ? ", " : "", h->ece_runs_in_recovery);
         if (h->ece_runs_at_start && k < sizeof(why))
-            snprintf(why + k, sizeof(why) - k, "%s%u on when the capture began", k ? ", " : "",
-                     h->ece_runs_at_start);
+            k += (size_t)snprintf(why + k, sizeof(why) - k, "%s%u on when the capture began",
+                                  k ? ", " : "", h->ece_runs_at_start);
+        if (h->missed_bytes && h->ece_runs_no_cwr_gap && k < sizeof(why))
+            snprintf(why + k, sizeof(why) - k, "%s%u while the capture missed data",
+                     k ? ", " : "", h->ece_runs_no_cwr_gap);
         dv->feedback = EW_FB_RFC3168;
         say(words, dv->feedback_reason,
                  "ECE in %u run%s (%u ACKs), none that tells RFC 3168 latching from DCTCP echo "
@@ -247,8 +340,9 @@ conclude_feedback(const struct ew_flow *f, int d, enum mode m, bool inferred,
     } else {
         dv->feedback = EW_FB_RFC3168;
         say(words, dv->feedback_reason,
-                 "classic ECN negotiated; no ECE seen, so RFC 3168 latching and DCTCP echo "
-                 "could not be told apart");
+                 "classic ECN %s; no ECE seen, so RFC 3168 latching and DCTCP echo "
+                 "could not be told apart",
+                 inferred ? "inferred" : "negotiated");
     }
     if (h->ce_seen > 0 && h->ece_acks > 0 && h->ce_unechoed == 0)
         dv->fb_checked_exact = true;
@@ -359,8 +453,8 @@ ect1_accecn(const struct ew_half *h, const struct ect1_signs *s, struct ew_dir_v
 /* ECT(1) on a connection with classic (RFC 3168) feedback, where ESCE tells
  * an SCE receiver */
 static void
-ect1_classic(const struct ew_half *h, const struct ect1_signs *s, struct ew_dir_verdict *dv,
-             bool words)
+ect1_classic(const struct ew_half *h, const struct ect1_signs *s, bool inferred,
+             struct ew_dir_verdict *dv, bool words)
 {
     if (s->sender_e1) {
         if (h->esce_acks * EW_INF_ESCE_SHARE_DIV >= h->fb_segments && h->fb_segments > 0) {
@@ -375,7 +469,8 @@ ect1_classic(const struct ew_half *h, const struct ect1_signs *s, struct ew_dir_
                 "ECT(1) from the first data segment but only classic feedback: an L4S sender "
                 "without AccECN, or remarked before this point");
         }
-    } else if ((s->network_e1 && h->esce_after_ect1 > 0) || (!s->seen && s->esce && s->e0 > 0)) {
+    } else if ((s->network_e1 && h->esce_after_ect1 > 0) ||
+               (!s->seen && s->esce && s->e0 > 0 && !inferred)) {
         dv->ect1 = EW_ECT1_SCE;
         say(words, dv->ect1_reason,
             "the sender sends ECT(0); %s and the receiver echoes ESCE: SCE marking",
@@ -422,10 +517,15 @@ conclude_ect1(const struct ew_flow *f, int d, enum mode m, const struct ew_flow_
                 (unsigned long long)s.e1_any);
         else
             say(words, dv->ect1_reason, "no ECT(1) seen or reported");
+    } else if (v->mode_unknown) {
+        dv->ect1 = EW_ECT1_AMBIGUOUS;
+        say(words, dv->ect1_reason,
+            "ECT(1) here, but without the handshake or a sign of the feedback mode it could "
+            "be L4S or SCE");
     } else if (m == MODE_ACCECN) {
         ect1_accecn(h, &s, dv, words);
     } else if (m == MODE_CLASSIC) {
-        ect1_classic(h, &s, dv, words);
+        ect1_classic(h, &s, v->neg_inferred, dv, words);
     } else {
         dv->ect1 = EW_ECT1_AMBIGUOUS;
         say(words, dv->ect1_reason,
@@ -481,6 +581,31 @@ conclude_vantage(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
                      "segments: the capture point sees what the %s receives",
                      c2s ? "server's" : "client's", h->ce_seen, h->ace_segments,
                      c2s ? "server" : "client");
+            return;
+        }
+    }
+    /* TCP timestamps (RFC 7323): the main direction's TSvals are echoed
+     * after the loop from here to its receiver and back, the other way's
+     * after the loop to its sender and back; at one end, that end's loop
+     * is its own turnaround, a tenth of the other or less */
+    d = v->main_dir;
+    {
+        const struct ew_tsloop *dn = &in->half[d].ts, *up = &in->half[d ^ 1].ts;
+        bool c2s = d == f->client_dir;
+
+        if (dn->samples >= EW_INF_VANTAGE_MIN_TS_SAMPLES &&
+            up->samples >= EW_INF_VANTAGE_MIN_TS_SAMPLES &&
+            dn->min + up->min >= EW_INF_VANTAGE_MIN_HS_NS) {
+            if (up->min * EW_INF_VANTAGE_SIDE_DIV <= dn->min)
+                v->vantage = c2s ? EW_VANT_CLIENT : EW_VANT_SERVER;
+            else if (dn->min * EW_INF_VANTAGE_SIDE_DIV <= up->min)
+                v->vantage = c2s ? EW_VANT_SERVER : EW_VANT_CLIENT;
+            else
+                v->vantage = EW_VANT_MIDDLE;
+            say(words, v->vantage_reason,
+                "no handshake; TCP timestamps: %.3f ms from here to the data's receiver and "
+                "back, %.3f ms to its sender and back",
+                (double)dn->min / 1e6, (double)up->min / 1e6);
             return;
         }
     }
@@ -560,6 +685,11 @@ conclude_verdict(const struct ew_flow *f, struct ew_flow_verdict *v, enum mode m
         v->verdict = EW_V_NOT_ECN;
         say(words, v->reason, "no ECN negotiated (%s)%s", ew_neg_name[v->neg],
                  strcmp(cp, "not_ect") ? "; yet the data carries ECT" : "");
+    } else if (v->mode_unknown) {
+        v->verdict = EW_V_UNKNOWN;
+        say(words, v->reason,
+            "the handshake was not captured and nothing since tells the feedback mode: "
+            "classic ECN, DCTCP, AccECN (L4S) or SCE cannot be told apart from this capture");
     } else if (mv->ect1 == EW_ECT1_CONFLICT) {
         v->verdict = EW_V_CONFLICT;
         say(words, v->reason, "%s", mv->ect1_reason);
@@ -600,7 +730,8 @@ conclude(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
     v->neg = ew_flow_negotiation(f);
     if (v->neg == EW_NEG_UNSEEN && f->key.l4 == EW_L4_TCP) {
         v->neg_inferred = true;
-        m = mode_of(infer_mode(f, v, words));
+        v->neg_as = infer_mode(f, v, &v->mode_unknown, words);
+        m = mode_of(v->neg_as);
     } else {
         m = mode_of(v->neg);
     }
@@ -610,16 +741,19 @@ conclude(const struct ew_flow *f, struct ew_flow_verdict *v, bool words)
 
     if (f->key.l4 != EW_L4_TCP) {
         conclude_not_tcp(f, v, main_dir, words);
+        v->verdict_likely = ew_infer_copies_left(f);
         return;
     }
     /* the vantage first: what ECT(1) means depends on whether the capture
      * point is at the sender */
     conclude_vantage(f, v, words);
     for (d = 0; d < 2; d++) {
-        conclude_feedback(f, d, m, v->neg_inferred, &v->dir[d], words);
+        conclude_feedback(f, d, m, v->neg_inferred, v->mode_unknown, &v->dir[d], words);
         conclude_ect1(f, d, m, v, &v->dir[d], words);
     }
     conclude_verdict(f, v, m, main_dir, words);
+    v->verdict_likely = v->neg_inferred || ew_infer_missed(f, 0) || ew_infer_missed(f, 1) ||
+                        ew_infer_copies_left(f);
 }
 
 void

@@ -4,19 +4,96 @@
  * the packet path keeps and the flow's verdict; ecnwatch(1) describes it. */
 #include "ecnwatch/infer.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
+#include "ecnwatch/format.h"
 #include "ecnwatch/thresholds.h"
 
 const char *const ew_aqm_name[] = {
-    [EW_AQM_NONE_SEEN] = "none_seen", [EW_AQM_L4S] = "l4s_shallow",
-    [EW_AQM_CLASSIC] = "classic_single_queue", [EW_AQM_SCE] = "sce",
-    [EW_AQM_DROP_TAIL] = "drop_tail", [EW_AQM_UNKNOWN] = "unknown",
-    [EW_AQM_DUALQ_CLASSIC] = "dualq_classic",
+    [EW_AQM_NONE_SEEN] = "none_seen",       [EW_AQM_L4S] = "l4s_shallow",
+    [EW_AQM_CLASSIC] = "classic",            [EW_AQM_SCE] = "sce",
+    [EW_AQM_DROP_TAIL] = "drop_tail",        [EW_AQM_UNKNOWN] = "unknown",
+    [EW_AQM_DUALQ_CLASSIC] = "dualq_classic", [EW_AQM_CLASSIC_SINGLE] = "classic_single_queue",
+    [EW_AQM_FQ_CLASSIC] = "fq_classic",
 };
+_Static_assert(sizeof(ew_aqm_name) / sizeof(ew_aqm_name[0]) == EW_AQM_COUNT, "a name each");
+
+/* ---------------------------------------------------------------- histograms */
+
+/* 2^(k/2): the edges of the histogram's half-octave bins, in units of EW_QD_BIN0_US */
+static const double half_octave[EW_QD_BINS + 1] = {
+    1, 1.414213562, 2, 2.828427125, 4, 5.656854249, 8, 11.31370850, 16, 22.62741700,
+    32, 45.25483400, 64, 90.50966799, 128, 181.0193360, 256, 362.0386720, 512, 724.0773439,
+    1024,
+};
+
+/* the lower and upper edges (us) of histogram bin b (infer.h, EW_QD_BINS) */
+static double
+bin_lo(unsigned b)
+{
+    return b == 0 ? 0 : EW_QD_BIN0_US * half_octave[b - 1];
+}
+
+static double
+bin_hi(unsigned b)
+{
+    return EW_QD_BIN0_US * half_octave[b];
+}
+
+/* the q-quantile of a histogram (us), interpolated within its bin, -1 when
+ * empty; *bin and
+ * *above: its bin and the share of that bin's samples above it */
+static double
+hist_quantile(const uint8_t *h, double q, unsigned *bin, double *above)
+{
+    double total = 0, cum = 0, at;
+    unsigned b;
+
+    for (b = 0; b < EW_QD_BINS; b++)
+        total += h[b];
+    if (total <= 0)
+        return -1;
+    at = q * total;
+    for (b = 0; b < EW_QD_BINS; b++) {
+        if (h[b] && cum + h[b] >= at) {
+            double frac = (at - cum) / h[b];
+
+            if (bin)
+                *bin = b;
+            if (above)
+                *above = 1 - frac;
+            return bin_lo(b) + frac * (bin_hi(b) - bin_lo(b));
+        }
+        cum += h[b];
+    }
+    return -1;
+}
+
+/* the share of the marks (their delays in marks[]) above the median of the
+ * samples (samples[]); a mark in the median's own bin counts as far as the
+ * samples of that bin lie above the median. -1 when either is empty. */
+static double
+share_above_median(const uint8_t *samples, const uint8_t *marks)
+{
+    unsigned m = 0, b;
+    double above = 0, n = 0, up = 0;
+
+    if (hist_quantile(samples, 0.5, &m, &above) < 0)
+        return -1;
+    for (b = 0; b < EW_QD_BINS; b++) {
+        n += marks[b];
+        if (b > m)
+            up += marks[b];
+        else if (b == m)
+            up += marks[b] * above;
+    }
+    return n > 0 ? up / n : -1;
+}
 
 int64_t
 ew_infer_path_rtt(const struct ew_flow *f, int d)
@@ -38,83 +115,140 @@ static const char *const qd_from_name[] = {
     [QD_TS_FROM_SENDER] = "ts_from_sender", [QD_BOTH] = "both",
 };
 
+/* the verdict's reason in words, cut to its buffer */
+static void reason(struct ew_path_verdict *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+reason(struct ew_path_verdict *p, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    ew_vformat(p->reason, EW_REASON_LEN, fmt, ap);
+    va_end(ap);
+}
+
+/* What the delays say beside the marks (ew_infer_path works them out). */
+struct qd_view {
+    uint64_t marks;          /* marked packets, seen here or fed back */
+    uint64_t marks_with_qd;  /* ... with a delay sample beside them */
+    uint32_t samples;        /* delay samples */
+    const uint8_t *hist, *marks_hist; /* their histograms, or NULL */
+    bool usable;             /* the delay can be measured here */
+    bool at_receiver;
+    uint32_t qd_marks_us;    /* the mean delay at the marks */
+    uint32_t ser_us;         /* one packet's serialisation time, when it counts */
+};
+
 /* The AQM kind from the marks and the queueing delay they came at: an L4S
  * AQM marks at about a millisecond of queue, a classic one (CoDel's 5 ms
  * target, RED, PIE) at several (EW_PATH_QD_*). Below a link rate where one
  * packet takes about a millisecond to send, even an L4S queue holds a few
  * packets (a burst, the delayed ACK), so the thresholds grow with the
- * serialisation time at the flow's own rate (EW_PATH_BURST_PKTS). */
+ * serialisation time at the flow's own rate (EW_PATH_BURST_PKTS). Delay is
+ * the marking queue's only where the marks line up with it: a classic AQM
+ * marks when its queue is long, so most of its marks come above the
+ * flow's median delay; delay from jitter or a bursty link does not line up
+ * with marks (EW_PATH_ALIGNED_SHARE). No AQM is named from a handful of
+ * marks (EW_PATH_MIN_MARKS). */
 static void
 path_aqm(const struct ew_half *h, const struct ew_dir_verdict *dv, bool mode_accecn,
-         uint64_t marks, bool at_receiver, bool usable, uint32_t qd_marks_us, uint32_t ser_us,
-         struct ew_path_verdict *p)
+         const struct qd_view *q, struct ew_path_verdict *p)
 {
     uint32_t shallow = EW_PATH_QD_SHALLOW_US, classic;
+    uint64_t marks = q->marks;
     char scaled[64] = "";
 
-    if ((uint64_t)ser_us * EW_PATH_BURST_PKTS > shallow) {
-        shallow = ser_us * EW_PATH_BURST_PKTS;
+    if ((uint64_t)q->ser_us * EW_PATH_BURST_PKTS > shallow) {
+        shallow = q->ser_us * EW_PATH_BURST_PKTS;
         snprintf(scaled, sizeof(scaled), " (%u packets of %.1f ms at this rate)",
-                 EW_PATH_BURST_PKTS, ser_us / 1000.0);
+                 EW_PATH_BURST_PKTS, q->ser_us / 1000.0);
     }
     classic = shallow + (EW_PATH_QD_CLASSIC_US - EW_PATH_QD_SHALLOW_US);
+    p->has_confidence = true;
+    p->certain = false;
     if (dv->ect1 == EW_ECT1_SCE || dv->feedback == EW_FB_SCE ||
         (dv->network_ect1 && !mode_accecn)) {
         p->aqm = EW_AQM_SCE;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "ECT(0) packets turn ECT(1) in runs (%u changes): an SCE-style AQM",
                  h->ect1_runs);
-    } else if (marks > 0 && !usable) {
+    } else if (marks > 0 && !q->usable) {
         p->aqm = EW_AQM_UNKNOWN;
         p->qdelay_at_marks_ms = -1;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "%llu marks, but the queueing delay cannot be measured at %s (no timestamps "
                  "to time it by)",
-                 (unsigned long long)marks, at_receiver ? "the receiver" : "this point");
-    } else if (marks > 0 && qd_marks_us > shallow && dv->ect1 == EW_ECT1_L4S &&
+                 (unsigned long long)marks, q->at_receiver ? "the receiver" : "this point");
+    } else if (marks > 0 && (q->marks_with_qd < EW_PATH_MIN_MARKS ||
+                             q->samples < EW_PATH_MIN_QD_SAMPLES)) {
+        p->aqm = EW_AQM_UNKNOWN;
+        reason(p,
+                 "%llu marks, %llu of them with a delay measured beside them, over %u delay "
+                 "samples: too few to name the AQM (at least %u marks and %u samples)",
+                 (unsigned long long)marks, (unsigned long long)q->marks_with_qd, q->samples,
+                 EW_PATH_MIN_MARKS, EW_PATH_MIN_QD_SAMPLES);
+        p->few_marks = true;
+    } else if (marks > 0 && q->qd_marks_us > shallow && dv->ect1 == EW_ECT1_L4S &&
                p->ce_per_rtt >= EW_PATH_L4S_MIN_CE_PER_RTT &&
-               qd_marks_us <= (uint64_t)shallow * EW_PATH_BURST_SLACK) {
+               q->qd_marks_us <= (uint64_t)shallow * EW_PATH_BURST_SLACK) {
         /* RFC 9332 §2.1: an L4S AQM marks a scalable flow about twice a
          * round trip, a classic AQM far less often (it marks for classic
          * flows' sawteeth); the delay above the shallow limit is then the
          * link's burstiness (Wi-Fi aggregation, a bursty sender), not a
          * classic AQM's target */
         p->aqm = EW_AQM_L4S;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "%llu marks, %.2f per round trip, at %.1f ms of queueing delay: an L4S AQM's "
                  "rate (a classic one marks an L4S flow far less), the delay the link's "
                  "burstiness: a shallow, L4S-style AQM",
                  (unsigned long long)marks, p->ce_per_rtt, p->qdelay_at_marks_ms);
-    } else if (marks > 0 && qd_marks_us <= shallow) {
+    } else if (marks > 0 && q->qd_marks_us <= shallow) {
         p->aqm = EW_AQM_L4S;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "%llu marks at %.1f ms of queueing delay on average, within %.1f ms%s: a "
                  "shallow, L4S-style AQM",
                  (unsigned long long)marks, p->qdelay_at_marks_ms, shallow / 1000.0, scaled);
-    } else if (marks > 0 && qd_marks_us >= classic) {
+    } else if (marks > 0 && q->qd_marks_us >= classic &&
+               p->marks_above_median >= EW_PATH_ALIGNED_SHARE) {
         p->aqm = EW_AQM_CLASSIC;
-        snprintf(p->reason, EW_REASON_LEN,
-                 "%llu marks at %.1f ms of queueing delay on average, %.1f ms or more%s: a "
-                 "classic %s",
+        reason(p,
+                 "%llu marks at %.1f ms of queueing delay on average, %.1f ms or more%s, "
+                 "%.0f%% of them above the median delay: a classic AQM (a queue of its own or "
+                 "shared, or a DualQ's classic queue: other flows through it tell)",
                  (unsigned long long)marks, p->qdelay_at_marks_ms, classic / 1000.0, scaled,
-                 dv->ect1 == EW_ECT1_L4S
-                     ? "single-queue AQM"
-                     : "AQM (one queue, or a DualQ's classic queue: an L4S flow beside it tells)");
+                 p->marks_above_median * 100);
+        if (dv->ect1 == EW_ECT1_L4S)
+            p->note = "an L4S flow marked by a classic AQM: its low latency is lost on this "
+                      "path; it takes more than its share only where a classic flow shares "
+                      "the queue (bottlenecks)";
+    } else if (marks > 0 && q->qd_marks_us >= classic) {
+        p->aqm = EW_AQM_UNKNOWN;
+        reason(p,
+                 "%llu marks at %.1f ms of queueing delay on average, but only %.0f%% of them "
+                 "above the median delay (a classic AQM marks when its queue is long: most): "
+                 "the delay is not the marking queue's (jitter, a bursty link)",
+                 (unsigned long long)marks, p->qdelay_at_marks_ms,
+                 p->marks_above_median >= 0 ? p->marks_above_median * 100 : 0);
     } else if (marks > 0) {
         p->aqm = EW_AQM_UNKNOWN;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "%llu marks at %.1f ms of queueing delay: between a shallow and a classic AQM",
                  (unsigned long long)marks, p->qdelay_at_marks_ms);
-    } else if (h->retrans > 0 && usable && !at_receiver && p->qdelay_max_ms * 1000 >= classic) {
+    } else if (h->retrans > 0 && q->usable && !q->at_receiver &&
+               p->qdelay_max_ms * 1000 >= classic) {
         p->aqm = EW_AQM_DROP_TAIL;
-        snprintf(p->reason, EW_REASON_LEN,
+        reason(p,
                  "no marks, %u retransmissions and up to %.1f ms of queueing delay: a drop-tail "
                  "queue",
                  h->retrans, p->qdelay_max_ms);
     } else {
         p->aqm = EW_AQM_NONE_SEEN;
-        snprintf(p->reason, EW_REASON_LEN, "no marks and no sign of a filling queue");
+        reason(p, "no marks and no sign of a filling queue");
     }
+    if (p->aqm == EW_AQM_UNKNOWN)
+        p->has_confidence = false;
 }
 
 void
@@ -141,9 +275,10 @@ ew_infer_path(const struct ew_flow *f, int d, const struct ew_flow_verdict *v,
     double at_marks = -1, mean = -1, max = -1;
     int64_t dur = h->data_last_ns - h->data_first_ns, rtt = ew_infer_path_rtt(f, d);
     uint32_t ser_us = 0;
-    bool usable;
+    struct qd_view q;
 
     memset(p, 0, sizeof(*p));
+    memset(&q, 0, sizeof(q));
     p->marks = marks;
     if (h->ce_seen && dv->marks_downstream)
         p->marking = "both";
@@ -198,10 +333,12 @@ ew_infer_path(const struct ew_flow *f, int d, const struct ew_flow_verdict *v,
      * it then), else its mean */
     p->serialisation_ms = -1;
     if (dur > 0 && f->dir[d].payload_bytes > 0 && h->data_pkts > 1 && f->dir[d].max_payload) {
-        double bps = (double)f->dir[d].payload_bytes * 8e9 / (double)dur;
+        /* what the receiver acknowledged counts, whether captured or not */
+        double bps = (double)(f->dir[d].payload_bytes + h->missed_bytes) * 8e9 / (double)dur;
         double s;
 
-        if ((double)h->peak_kbps * 1000 > bps)
+        /* a peak of what was captured is no peak where the capture missed data */
+        if ((double)h->peak_kbps * 1000 > bps && !h->missed_bytes)
             bps = (double)h->peak_kbps * 1000;
         s = (double)f->dir[d].max_payload * 8e9 / bps; /* ns */
         p->serialisation_ms = s / 1e6;
@@ -214,7 +351,43 @@ ew_infer_path(const struct ew_flow *f, int d, const struct ew_flow_verdict *v,
     p->ce_per_rtt = dur > 0 && rtt > 0 && h->data_pkts > 1
                         ? (double)marks * (double)rtt / (double)dur
                         : -1;
-    usable = from != QD_NONE && (marks == 0 || at_marks >= 0);
-    path_aqm(h, dv, v->mode_accecn, marks, at_receiver, usable,
-             at_marks >= 0 ? (uint32_t)at_marks : 0, ser_us, p);
+    q.marks = marks;
+    q.usable = from != QD_NONE && (marks == 0 || at_marks >= 0);
+    q.at_receiver = at_receiver;
+    q.qd_marks_us = at_marks >= 0 ? (uint32_t)at_marks : 0;
+    q.ser_us = ser_us;
+    /* the counts behind the verdict, from the delay's own source; with both
+     * halves of the loop, the one with more marks beside it */
+    if (from == QD_DATA_TO_ACK || (from == QD_BOTH && h->qd_marks >= h->ce_up_n)) {
+        q.samples = h->qd_n;
+        q.marks_with_qd = h->qd_marks;
+        q.hist = h->qd_hist;
+        q.marks_hist = h->qd_marks_hist;
+    } else if (from == QD_TS_FROM_SENDER || from == QD_BOTH) {
+        q.samples = up->samples;
+        q.marks_with_qd = h->ce_up_n;
+        q.hist = up->excess_hist;
+        q.marks_hist = h->ce_up_hist;
+    }
+    p->qdelay_samples = q.samples;
+    p->marks_with_qdelay = q.marks_with_qd;
+    p->marks_above_median = q.hist ? share_above_median(q.hist, q.marks_hist) : -1;
+    path_aqm(h, dv, v->mode_accecn, &q, p);
+    /* no marks in part of a flow says nothing of the rest: joined mid-flow,
+     * or with data the capture missed (the marks may have been there) */
+    if (p->aqm == EW_AQM_NONE_SEEN && (v->neg_inferred || h->missed_bytes) &&
+        h->data_pkts > 0 && h->bytes_seen[EW_ECN_ECT_0] + h->bytes_seen[EW_ECN_ECT_1] > 0) {
+        p->aqm = EW_AQM_UNKNOWN;
+        p->has_confidence = false;
+        reason(p,
+                 "no marks in the part of the flow this capture holds (%s): whether the path "
+                 "marks it cannot be told",
+                 v->neg_inferred ? "joined mid-flow" : "it missed some of the data");
+    }
+    /* no marks, seen or fed back, is certain only from a whole capture
+     * whose feedback could be read */
+    if (p->aqm == EW_AQM_NONE_SEEN && !v->neg_inferred && !h->missed_bytes &&
+        dv->feedback != EW_FB_UNKNOWN && dv->feedback != EW_FB_NONE &&
+        h->data_pkts >= EW_PATH_BN_MIN_DATA_PKTS)
+        p->certain = true;
 }

@@ -46,6 +46,164 @@ first(struct ew_half *h, uint16_t bit, uint64_t *slot, uint64_t frame)
     }
 }
 
+static bool
+seq_after(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) > 0;
+}
+
+/* the histogram bin of a delay (infer.h, EW_QD_BINS): half octaves from
+ * EW_QD_BIN0_US */
+static unsigned
+qd_bin(uint32_t us)
+{
+    uint64_t lo;
+    unsigned k, b;
+
+    if (us < EW_QD_BIN0_US)
+        return 0;
+    if (us > (1u << 30))
+        us = 1u << 30;
+    k = 31u - (unsigned)__builtin_clz(us / EW_QD_BIN0_US); /* the octave */
+    lo = (uint64_t)EW_QD_BIN0_US << k;
+    /* its upper half from lo * sqrt(2) */
+    b = 1 + 2 * k + ((uint64_t)us * us >= 2 * lo * lo);
+    return b < EW_QD_BINS ? b : EW_QD_BINS - 1;
+}
+
+static void
+hist_add(uint8_t *h, uint32_t us)
+{
+    unsigned b = qd_bin(us), i;
+
+    if (h[b] == UINT8_MAX)
+        for (i = 0; i < EW_QD_BINS; i++)
+            h[i] = (uint8_t)((h[i] + 1u) / 2u);
+    h[b]++;
+}
+
+/* Capture loss (infer.h): d's data segment [seq, end) as it passes. A
+ * start past the highest sequence seen leaves a gap behind it; a segment
+ * below it fills what it covers of the gaps. */
+#define GAP_MAX (1u << 30) /* a jump this large is not a gap: a new sequence space */
+
+static void
+hole_fill(struct ew_half *h, uint32_t seq, uint32_t end)
+{
+    unsigned i = 0;
+
+    while (i < h->nholes) {
+        uint32_t hs = h->hole_start[i], he = h->hole_end[i];
+
+        if (!seq_after(end, hs) || !seq_after(he, seq)) {
+            i++;
+            continue; /* no overlap */
+        }
+        if (!seq_after(seq, hs) && !seq_after(he, end)) { /* all of it */
+            h->nholes--;
+            h->hole_start[i] = h->hole_start[h->nholes];
+            h->hole_end[i] = h->hole_end[h->nholes];
+            continue;
+        }
+        if (!seq_after(seq, hs)) {
+            h->hole_start[i] = end;
+        } else if (!seq_after(he, end)) {
+            h->hole_end[i] = seq;
+        } else { /* inside: two gaps, when there is room for the second */
+            h->hole_end[i] = seq;
+            if (h->nholes < EW_HOLES) {
+                h->hole_start[h->nholes] = end;
+                h->hole_end[h->nholes] = he;
+                h->nholes++;
+            }
+        }
+        i++;
+    }
+}
+
+static void
+seq_seen(struct ew_half *h, uint32_t seq, uint32_t end, int64_t ts)
+{
+    if (!h->seq_hi_set) {
+        h->seq_hi = end;
+        h->seq_hi_set = true;
+        return;
+    }
+    if (seq_after(seq, h->seq_hi) && seq - h->seq_hi < GAP_MAX) {
+        h->gaps++;
+        h->gap_last_ns = ts ? ts : 1;
+        if (h->nholes < EW_HOLES) {
+            h->hole_start[h->nholes] = h->seq_hi;
+            h->hole_end[h->nholes] = seq;
+            h->nholes++;
+        }
+        h->seq_hi = end;
+        return;
+    }
+    if (seq_after(seq, h->seq_hi)) { /* no gap: the sequence starts anew */
+        h->nholes = 0;
+        h->seq_hi = end;
+        return;
+    }
+    if (h->nholes)
+        hole_fill(h, seq, end);
+    if (seq_after(end, h->seq_hi))
+        h->seq_hi = end;
+}
+
+/* an acknowledgement of d's data up to ack: what it covers that was never
+ * seen here was missed by the capture. A FIN's sequence number is left out
+ * of the bytes acknowledged past everything seen. */
+static void
+seq_acked(struct ew_half *h, uint32_t ack)
+{
+    unsigned i = 0;
+
+    while (i < h->nholes) {
+        uint32_t hs = h->hole_start[i], he = h->hole_end[i];
+
+        if (!seq_after(ack, hs)) {
+            i++;
+            continue;
+        }
+        if (!seq_after(he, ack)) {
+            h->missed_bytes += he - hs;
+            h->missed_gaps++;
+            h->nholes--;
+            h->hole_start[i] = h->hole_start[h->nholes];
+            h->hole_end[i] = h->hole_end[h->nholes];
+            continue;
+        }
+        h->missed_bytes += ack - hs;
+        h->hole_start[i] = ack;
+        i++;
+    }
+    if (h->seq_hi_set && seq_after(ack, h->seq_hi + 1) && ack - h->seq_hi < GAP_MAX) {
+        h->missed_bytes += ack - h->seq_hi;
+        h->missed_gaps++;
+        h->gaps++;
+        h->seq_hi = ack;
+    }
+}
+
+/* the bottleneck series' interval (infer.h, struct ew_qacc) */
+static inline uint16_t
+sat16(uint32_t v)
+{
+    return (uint16_t)(v > UINT16_MAX ? UINT16_MAX : v);
+}
+
+static inline void
+qa_rtt(uint32_t *min, uint16_t *n, int64_t rtt)
+{
+    int64_t u = rtt / 10000;
+    uint32_t v = u < 0 ? 0 : u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+
+    if (!*n || v < *min)
+        *min = v;
+    *n = sat16((uint32_t)*n + 1);
+}
+
 /* d's packet as it passes: arrivals, data codepoints, CWR, RTT timing */
 static void
 account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t frame,
@@ -59,6 +217,8 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
      * (r.cep), for every Acceptable packet that it receives with the CE code
      * point in the IP ECN field, including CE marked control packets and
      * retransmissions but excluding CE on SYN packets (SYN=1; ACK=0)." */
+    if (ecn == EW_ECN_CE)
+        h->qa.ce = sat16((uint32_t)h->qa.ce + 1);
     if (!pure_syn && ecn == EW_ECN_CE) {
         h->ce_seen++;
         first(h, EW_SEEN_CE, &h->first_ce_frame, frame);
@@ -95,6 +255,8 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
             h->rwin_bytes = 0;
         }
         h->rwin_bytes += t->payload;
+        h->qa.bytes = h->qa.bytes + t->payload < h->qa.bytes ? UINT32_MAX : h->qa.bytes + t->payload;
+        h->qa.data = sat16((uint32_t)h->qa.data + 1);
         h->last_data_ecn = ecn;
         h->last_data_frame = frame;
         if (h->ece_acks > 0)
@@ -108,12 +270,23 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
                 h->ect0_after_ect1++;
         }
     }
+    /* what of d's sequence space passed here: a SYN starts it, data and a
+     * FIN take it up */
+    if (t->flags & EW_TCP_SYN) {
+        if (!h->seq_hi_set) {
+            h->seq_hi = t->seq + 1 + t->payload;
+            h->seq_hi_set = true;
+        }
+    } else if (!(t->flags & EW_TCP_RST) && (t->payload > 0 || (t->flags & EW_TCP_FIN))) {
+        seq_seen(h, t->seq, t->seq + t->payload + ((t->flags & EW_TCP_FIN) ? 1u : 0u), ts);
+    }
     if (ew_ecn_is_ect(ecn) && kind == EW_SEG_PURE_ACK)
         first(h, EW_SEEN_ECT_PURE_ACK, &h->first_ect_pure_ack_frame, frame);
     if (ew_ecn_is_ect(ecn) && kind == EW_SEG_RETRANS)
         first(h, EW_SEEN_ECT_RETRANS, &h->first_ect_retrans_frame, frame);
     if ((t->flags & EW_TCP_CWR) && !(t->flags & EW_TCP_SYN)) {
         h->cwr_seen++;
+        h->cwr_ring_ns[h->cwr_next++ & 3] = ts ? ts : 1;
         first(h, EW_SEEN_CWR, &h->first_cwr_frame, frame);
         if (h->ece_on)
             h->cwr_during_run = true;
@@ -131,20 +304,25 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
             h->ce_since_ack = false;
     }
     /* RTT: time new segments, spaced at least an eighth of the smoothed RTT
-     * apart; a retransmission spoils every timing (Karn) */
+     * apart, each with the segment after it: a receiver that acknowledges
+     * every second segment answers one of the two at once, so that one ACK
+     * in two ends exactly at a timed segment (feedback_rtt); a
+     * retransmission spoils every timing (Karn) */
     if (kind == EW_SEG_DATA && h->rtt_count < EW_RTT_TIMED) {
         int64_t last = h->rtt_count ? h->rtt_ts[(h->rtt_head + h->rtt_count - 1) % EW_RTT_TIMED]
                                     : INT64_MIN;
 
-        if (h->rtt_count == 0 || ts - last >= h->rtt_srtt / EW_INF_RTT_SPACING_DIV) {
+        if (h->rtt_count == 0 || h->rtt_pair || ts - last >= h->rtt_srtt / EW_INF_RTT_SPACING_DIV) {
             unsigned i = (h->rtt_head + h->rtt_count) % EW_RTT_TIMED;
 
             h->rtt_seq_end[i] = t->seq + t->payload;
             h->rtt_ts[i] = ts;
             h->rtt_count++;
+            h->rtt_pair = !h->rtt_pair;
         }
     } else if (kind == EW_SEG_RETRANS) {
         h->rtt_count = 0;
+        h->rtt_pair = false;
     }
     if (kind == EW_SEG_RETRANS)
         h->retrans++;
@@ -163,9 +341,11 @@ rtt_sample(struct ew_half *h, int64_t rtt)
                                       : h->rtt_srtt + (rtt - h->rtt_srtt) / EW_INF_SRTT_GAIN_DIV;
     h->rtt_last = rtt;
     h->rtt_samples++;
+    qa_rtt(&h->qa.dn_min, &h->qa.dn_n, rtt);
     qd = (uint32_t)((rtt - h->rtt_min) / 1000);
     h->qd_sum_us += qd;
     h->qd_n++;
+    hist_add(h->qd_hist, qd);
     if (qd > h->qd_max_us)
         h->qd_max_us = qd;
 }
@@ -181,6 +361,7 @@ mark_delay(struct ew_half *h)
     qd = (uint32_t)((h->rtt_last - h->rtt_min) / 1000);
     h->qd_marks++;
     h->qd_marks_sum_us += qd;
+    hist_add(h->qd_marks_hist, qd);
     if (qd > h->qd_marks_max_us)
         h->qd_marks_max_us = qd;
 }
@@ -211,6 +392,7 @@ ts_sample(struct ew_tsloop *l, int64_t rtt)
     l->samples++;
     ex = (uint32_t)((rtt - l->min) / 1000);
     l->excess_sum_us += ex;
+    hist_add(l->excess_hist, ex);
     if (ex > l->excess_max_us)
         l->excess_max_us = ex;
 }
@@ -265,9 +447,15 @@ static void
 feedback_rtt(struct ew_half *r, const struct ew_tcp *t, int64_t ts)
 {
     int64_t sent = -1;
+    bool exact = false;
 
+    /* the segment whose end this ACK acknowledges exactly is the one whose
+     * arrival sent it; an earlier one waited for it too (a delayed ACK) */
     while (r->rtt_count && seq_geq(t->ack, r->rtt_seq_end[r->rtt_head])) {
-        sent = r->rtt_ts[r->rtt_head];
+        if (!exact)
+            sent = r->rtt_ts[r->rtt_head];
+        if (r->rtt_seq_end[r->rtt_head] == t->ack)
+            exact = true;
         r->rtt_head = (uint8_t)((r->rtt_head + 1) % EW_RTT_TIMED);
         r->rtt_count--;
     }
@@ -283,15 +471,45 @@ feedback_rtt(struct ew_half *r, const struct ew_tcp *t, int64_t ts)
  * a round trip before the run's first ECE reached here (twice the smoothed
  * RTT, for its variation), or one sent before a mid-flow capture began. Such
  * runs are set aside; any other rules latching out (digest §3.3). */
+/* A CWR sent before an ECE run began here that still explains its end: the
+ * run's CE reached the receiver before that CWR did, and the CWR cleared the
+ * latch before the run's last ECE was sent (RFC 3168 Errata 3639: CWR
+ * first, then CE; a CE just before the CWR goes unechoed). Times are as the
+ * capture point sees them, one loop from here to the receiver and back (the
+ * data-to-ACK RTT here: a round trip next to the sender, almost nothing next
+ * to the receiver) apart: the CWR left here after the run's start less a
+ * loop (EW_INF_CWR_LOOP_SLACK for its variation), and at least its shortest
+ * loop before the run's end. */
+static bool
+cwr_before_clears(const struct ew_half *r, int64_t end)
+{
+    int64_t loop = r->rtt_samples ? r->rtt_srtt : 0, fast = r->rtt_samples ? r->rtt_min : 0;
+    unsigned i;
+
+    for (i = 0; i < 4; i++) {
+        int64_t c = r->cwr_ring_ns[i];
+
+        if (c && c > r->ece_run_start_ns - loop * EW_INF_CWR_LOOP_SLACK_NUM / EW_INF_CWR_LOOP_SLACK_DEN &&
+            c <= end - fast)
+            return true;
+    }
+    return false;
+}
+
 static void
-ece_run_ended_without_cwr(struct ew_half *r, uint64_t frame)
+ece_run_ended_without_cwr(struct ew_half *r, uint64_t frame, int64_t ts)
 {
     int64_t since = r->ece_run_start_ns - EW_INF_LOSS_CWR_RTTS * (r->rtt_srtt > 0 ? r->rtt_srtt : 0);
 
     if (r->ece_run_at_start) {
         r->ece_runs_at_start++;
-    } else if (r->cwr_off_run_ns != 0 && r->cwr_off_run_ns >= since) {
+    } else if ((r->cwr_off_run_ns != 0 && r->cwr_off_run_ns >= since) ||
+               cwr_before_clears(r, ts)) {
         r->ece_runs_in_recovery++;
+    } else if (r->nholes || (r->gap_last_ns != 0 && r->gap_last_ns >= since)) {
+        /* the CWR may be in what this capture point did not see; whether
+         * it missed anything, the acknowledgements tell later */
+        r->ece_runs_no_cwr_gap++;
     } else {
         r->ece_runs_without_cwr++;
         first(r, EW_SEEN_ECE_OFF, &r->first_ece_off_frame, frame);
@@ -318,6 +536,7 @@ feedback_classic(const struct ew_infer *in, struct ew_half *r, const struct ew_t
         if (!r->ece_on) {
             r->ece_on = true;
             r->ece_runs++;
+            r->qa.ece = sat16((uint32_t)r->qa.ece + 1);
             r->cwr_during_run = false;
             r->ece_run_start_ns = ts;
             /* mid-flow: on at the first feedback, with no handshake before */
@@ -330,7 +549,7 @@ feedback_classic(const struct ew_infer *in, struct ew_half *r, const struct ew_t
         if (r->cwr_during_run)
             r->ece_runs_after_cwr++;
         else
-            ece_run_ended_without_cwr(r, frame);
+            ece_run_ended_without_cwr(r, frame, ts);
     }
     /* RFC 3168 §6.1.3: "When TCP receives a CE data packet at the
      * destination end-system, the TCP data receiver sets the ECN-Echo flag in
@@ -388,6 +607,7 @@ feedback_ace(struct ew_infer *in, struct ew_half *r, unsigned ace, bool baseline
     if (delta) {
         r->ace_changes++;
         r->cep_reported += delta;
+        r->qa.marks = sat16((uint32_t)r->qa.marks + delta);
         first(r, EW_SEEN_ACE_CHANGE, &r->first_ace_change_frame, frame);
         if (r->ace_init && in->accecn_mode)
             mark_delay(r);
@@ -522,15 +742,26 @@ account_feedback(struct ew_infer *in, struct ew_half *r, const struct ew_pkt *pk
 {
     const struct ew_tcp *t = &pkt->u.tcp;
     uint32_t newly = 0;
+    /* an ACK older than one already seen (reordered on the way): its
+     * counters are older too, and read against newer ones they would look
+     * like a wrap or a counter set back (RFC 9768 App. A.1) */
+    bool stale = r->ack_init && !seq_geq(t->ack, r->ack_max);
 
     r->fb_segments++;
+    if (stale) {
+        r->stale_acks++;
+        return;
+    }
     feedback_rtt(r, t, ts);
     feedback_classic(in, r, t, handshake_ack, frame, ts);
     if (!r->ack_init || seq_geq(t->ack, r->ack_max)) {
         newly = r->ack_init ? t->ack - r->ack_max : 0;
         r->ack_max = t->ack;
         r->ack_init = true;
+        seq_acked(r, t->ack);
     }
+    if (t->payload == 0 && !(t->flags & (EW_TCP_FIN | EW_TCP_RST)) && (t->flags & EW_TCP_CWR))
+        r->ace_cwr_acks++;
     if (!handshake_ack)
         feedback_ace(in, r, ew_tcp_ace(t->flags), baseline, frame, newly, mss_est);
     if (t->acc.present)
@@ -573,8 +804,15 @@ ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uin
     /* RFC 7323 §3.2: TSecr is valid only with ACK set; echoes first, so
      * that a CE packet below is paired with its own sample */
     if (t->has_ts) {
-        if (ack)
-            ts_echo(&in->half[dir ^ 1].ts, t->tsecr, ts);
+        if (ack) {
+            struct ew_tsloop *up = &in->half[dir ^ 1].ts;
+            uint32_t before = up->samples;
+
+            ts_echo(up, t->tsecr, ts);
+            /* the loop to dir's sender, as it times dir's queue upstream */
+            if (up->samples != before)
+                qa_rtt(&in->half[dir].qa.up_min, &in->half[dir].qa.up_n, up->last);
+        }
         ts_note(&in->half[dir].ts, t->tsval, ts);
     }
     account_arrival(&in->half[dir], pkt, kind, frame, ts);
@@ -590,6 +828,7 @@ ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uin
 
         h->ce_up_sum_us += ex;
         h->ce_up_n++;
+        hist_add(h->ce_up_hist, ex);
         if (ex > h->ce_up_max_us)
             h->ce_up_max_us = ex;
     }

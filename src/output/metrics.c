@@ -67,7 +67,7 @@ ew_metrics_count_flows(const struct ew_analyzer *an, size_t budget,
     struct ew_snapshot snap = EW_SNAPSHOT_INIT;
 
     /* out of memory: no rows, and the text says the counts are missing */
-    ew_snapshot_build(&snap, an, budget ? budget : 1, 0);
+    ew_snapshot_build(&snap, an, budget ? budget : 1, EW_SNAP_BOTTLENECKS);
     ew_metrics_count_snapshot(&snap, an, out);
     ew_snapshot_free(&snap);
 }

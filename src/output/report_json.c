@@ -57,10 +57,13 @@ feedback_write(struct jw *w, const struct ew_flow *f, int d, const struct ew_dir
     kuint(w, "segments", h->fb_segments);
     kuint(w, "ce_seen", h->ce_seen);
     if (dv->feedback == EW_FB_ACCECN) {
+        /* joined mid-flow, the first ACE seen is the counter's baseline */
+        bool base = f->hs.syn_count > 0 || f->inf->synack_dir_set;
+
         kuint(w, "ace_changes", h->ace_changes);
         kuint(w, "ce_reported", h->cep_reported);
-        kuint(w, "ace_matches_seen", h->ace_exact);
-        kuint(w, "ace_differs_from_seen", h->ace_mismatch);
+        kuint(w, "ace_matches_seen", base ? h->ace_exact : h->ace_rel_exact);
+        kuint(w, "ace_differs_from_seen", base ? h->ace_mismatch : h->ace_rel_mismatch);
         kuint(w, "ace_wrap_ambiguous", h->ace_wrap_ambiguous);
         jw_key(w, "option");
         jw_object_begin(w);
@@ -81,7 +84,11 @@ feedback_write(struct jw *w, const struct ew_flow *f, int d, const struct ew_dir
         kuint(w, "ece_segments", h->ece_acks);
         kuint(w, "ece_runs", h->ece_runs);
         kuint(w, "ece_runs_ended_by_cwr", h->ece_runs_after_cwr);
-        kuint(w, "ece_runs_ended_without_cwr", h->ece_runs_without_cwr);
+        kuint(w, "ece_runs_ended_without_cwr", dv->runs_no_cwr);
+        /* runs that ended with no CWR seen but tell nothing: after a CWR sent
+         * just before them, on when the capture began, or while it missed data */
+        kuint(w, "ece_runs_set_aside", h->ece_runs_in_recovery + h->ece_runs_at_start +
+                                           (h->missed_bytes ? h->ece_runs_no_cwr_gap : 0));
         kuint(w, "cwr_segments", h->cwr_seen);
         kuint(w, "esce_segments", h->esce_acks);
         kuint(w, "ce_unechoed", h->ce_unechoed);
@@ -128,7 +135,9 @@ static void
 rtt_write(struct jw *w, const struct ew_flow *f, int d)
 {
     const struct ew_half *h = &f->inf->half[d];
-    uint64_t ce = h->ce_seen > h->cep_reported ? h->ce_seen : h->cep_reported;
+    /* marks fed back: the ACE counter's under AccECN, ECE runs under classic feedback */
+    uint64_t fb = f->inf->accecn_mode ? h->cep_reported : h->ece_runs;
+    uint64_t ce = h->ce_seen > fb ? h->ce_seen : fb;
     int64_t dur = h->data_last_ns - h->data_first_ns;
     int64_t rtt = ew_infer_path_rtt(f, d);
 
@@ -170,9 +179,19 @@ path_write(struct jw *w, const struct ew_path_verdict *pv)
     jw_key(w, "path");
     jw_object_begin(w);
     jw_kstring(w, "aqm", ew_aqm_name[p.aqm]);
+    jw_kstring_or_null(w, "confidence",
+                       !p.has_confidence ? NULL : p.certain ? "certain" : "likely");
     jw_kstring(w, "reason", p.reason);
+    jw_kstring_or_null(w, "note", p.note);
     jw_kstring(w, "marking", p.marking);
     kuint(w, "marks", p.marks);
+    kuint(w, "marks_with_qdelay", p.marks_with_qdelay);
+    kuint(w, "qdelay_samples", p.qdelay_samples);
+    jw_key(w, "marks_above_median");
+    if (p.marks_above_median < 0)
+        jw_null(w);
+    else
+        jw_real(w, (double)(int64_t)(p.marks_above_median * 1000.0 + 0.5) / 1000.0);
     opt_ms(w, "qdelay_at_marks_ms", p.qdelay_at_marks_ms);
     opt_ms(w, "qdelay_mean_ms", p.qdelay_mean_ms);
     opt_ms(w, "qdelay_max_ms", p.qdelay_max_ms);
@@ -212,6 +231,14 @@ dir_write(struct jw *w, const char *name, const struct ew_flow *f, int dir,
                          kc[k][EW_ECN_ECT_1], kc[k][EW_ECN_CE]);
         jw_object_end(w);
     }
+    /* what this capture did not see of the direction, or saw twice */
+    jw_key(w, "capture");
+    jw_object_begin(w);
+    kuint(w, "duplicates", d->dups);
+    kuint(w, "duplicates_unsure", d->dups_unsure);
+    kuint(w, "missed_bytes", f->key.l4 == EW_L4_TCP ? f->inf->half[dir].missed_bytes : 0);
+    kuint(w, "missed_gaps", f->key.l4 == EW_L4_TCP ? f->inf->half[dir].missed_gaps : 0);
+    jw_object_end(w);
     jw_kstring(w, "sender_codepoint", dv->sender_cp);
     jw_kstring(w, "feedback", ew_fb_name[dv->feedback]);
     jw_kstring(w, "ect1", ew_ect1_name[dv->ect1]);
@@ -395,6 +422,8 @@ ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew
     jw_kstring(w, "negotiation", ew_neg_name[v->neg]);
     if (v->neg_inferred)
         jw_kstring(w, "negotiation_inferred", v->neg_reason);
+    if (f->key.l4 == EW_L4_TCP)
+        jw_kbool(w, "handshake_seen", f->hs.syn_count > 0 || f->hs.synack_count > 0);
     if (handshake_rtt(f))
         jw_kreal(w, "handshake_rtt_ms", ms(handshake_rtt(f)));
     if (f->key.l4 == EW_L4_TCP) {
@@ -417,6 +446,9 @@ ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew
         jw_object_end(w);
     }
     jw_kstring(w, "verdict", ew_verdict_name[v->verdict]);
+    jw_kstring_or_null(w, "verdict_confidence", v->verdict == EW_V_UNKNOWN ? NULL
+                                                 : v->verdict_likely ? "likely"
+                                                                     : "certain");
     jw_kstring(w, "verdict_reason", v->reason);
     jw_kstring(w, "vantage", ew_vantage_name[v->vantage]);
     jw_kstring(w, "vantage_reason", v->vantage_reason);
@@ -524,7 +556,21 @@ ew_report_totals_write(struct jw *w, const struct ew_analyzer *an, const struct 
     jw_object_end(w);
     if (an->series)
         kuint(w, "timeseries_refused", an->series->refused);
+    kuint(w, "bottleneck_series_refused", an->qs.refused);
     if (src->have_loss)
         capture_loss_write(w, src);
+    {
+        struct ew_quality q;
+
+        ew_analyzer_quality(an, &q);
+        jw_key(w, "capture_quality");
+        jw_object_begin(w);
+        kuint(w, "duplicates", q.duplicates);
+        kuint(w, "duplicates_unsure", q.duplicates_unsure);
+        kuint(w, "missed_bytes", q.missed_bytes);
+        kuint(w, "flows_missed", q.flows_missed);
+        kuint(w, "flows_midstream", q.flows_midstream);
+        jw_object_end(w);
+    }
     jw_object_end(w);
 }

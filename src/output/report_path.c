@@ -27,6 +27,7 @@ side_write(struct jw *w, const char *k, const struct ew_bottleneck_side *s)
     jw_array_end(w);
     jw_kreal(w, "throughput_mbps", s->throughput_mbps);
     jw_kreal(w, "ce_per_packet", s->ce_per_packet);
+    jw_kint(w, "marks", (int64_t)s->marks);
     jw_kreal_if(w, "qdelay_ms", s->has_qdelay, s->qdelay_ms);
     jw_object_end(w);
 }
@@ -47,7 +48,12 @@ ew_report_bottlenecks_write(struct jw *w, const struct ew_bottlenecks *b)
         jw_string(w, g->hosts[1]);
         jw_array_end(w);
         jw_kstring(w, "looks_like", g->looks_like);
+        jw_kstring_or_null(w, "confidence", g->likely ? "likely" : NULL);
         jw_kstring(w, "reason", g->reason);
+        jw_kstring(w, "compared_over", g->over_overlap ? "overlap" : "whole_flows");
+        jw_kreal_if(w, "overlap_s", g->over_overlap, g->overlap_s);
+        jw_kreal_if(w, "base_rtt_ms", g->has_base, g->base_rtt_ms);
+        jw_kreal_if(w, "qdelay_correlation", g->has_corr, g->corr);
         jw_kreal_if(w, "throughput_ratio_l4s_to_classic", g->has_ratio, g->ratio);
         side_write(w, "l4s", &g->l4s);
         side_write(w, "classic", &g->classic);

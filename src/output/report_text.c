@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ecnwatch/bottleneck.h"
+#include "ecnwatch/conclude.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/format.h"
 #include "ecnwatch/pathcmp.h"
@@ -50,24 +51,70 @@ text_path(FILE *out, const char *name, const struct ew_flow *f, int dir,
     if (f->key.l4 != EW_L4_TCP || !sum->has_path || f->inf->half[dir].data_pkts == 0 ||
         p->aqm == EW_AQM_NONE_SEEN)
         return;
-    fprintf(out, "    path %s: %s%s%s: %s\n", name, ew_aqm_name[p->aqm], where ? ", " : "",
+    fprintf(out, "    path %s: %s%s%s%s: %s\n", name, ew_aqm_name[p->aqm],
+            !p->has_confidence ? "" : p->certain ? " (certain)" : " (likely)", where ? ", " : "",
             where ? where : "", p->reason);
+    if (p->note)
+        fprintf(out, "      note: %s\n", p->note);
+}
+
+void
+ew_report_capture_text(const struct ew_flow *f, const struct ew_flow_verdict *v, char *buf,
+                       size_t len)
+{
+    size_t k = 0;
+    int i;
+
+    buf[0] = '\0';
+    if (f->key.l4 == EW_L4_TCP && v->neg_inferred)
+        k += (size_t)snprintf(buf, len, "handshake not captured");
+    for (i = 0; i < 2 && k < len; i++) {
+        int d = i == 0 ? f->client_dir : f->client_dir ^ 1;
+        const struct ew_dir_stats *ds = &f->dir[d];
+        uint64_t missed = f->key.l4 == EW_L4_TCP ? f->inf->half[d].missed_bytes : 0;
+
+        if (!missed && !ds->dups && !ds->dups_unsure)
+            continue;
+        k += (size_t)snprintf(buf + k, len - k, "%s%s:", k ? "; " : "", i ? "s2c" : "c2s");
+        if (missed && k < len)
+            k += (size_t)snprintf(buf + k, len - k,
+                                  " %" PRIu64 " bytes acknowledged but not captured (%u gaps)",
+                                  missed, f->inf->half[d].missed_gaps);
+        if (ds->dups && k < len)
+            k += (size_t)snprintf(buf + k, len - k, "%s %u copies left out",
+                                  missed ? "," : "", ds->dups);
+        if (ds->dups_unsure && k < len)
+            k += (size_t)snprintf(buf + k, len - k,
+                                  "%s %u packets that may be copies", missed || ds->dups ? "," : "",
+                                  ds->dups_unsure);
+    }
+}
+
+/* what this capture did not see of a flow, or saw twice; nothing when whole */
+static void
+text_capture(FILE *out, const struct ew_flow *f, const struct ew_flow_verdict *v)
+{
+    char buf[320];
+
+    ew_report_capture_text(f, v, buf, sizeof(buf));
+    if (buf[0])
+        fprintf(out, "    capture: %s\n", buf);
 }
 
 /* the groups of flows sharing a bottleneck: one queue or a DualQ, and why */
 static void
-text_bottlenecks(FILE *out, const struct ew_analyzer *an, const uint32_t *refs, size_t n)
+text_bottlenecks(FILE *out, const struct ew_bottlenecks *bn)
 {
-    struct ew_bottlenecks b;
+    const struct ew_bottlenecks b = *bn;
     size_t i, k;
 
-    ew_bottlenecks_find(an->tab, refs, n, &b);
     if (b.n)
         fprintf(out, "\nBOTTLENECKS:\n");
     for (i = 0; i < b.n; i++) {
         const struct ew_bottleneck *g = &b.g[i];
 
-        fprintf(out, "  %s <-> %s: %s: %s\n", g->hosts[0], g->hosts[1], g->looks_like, g->reason);
+        fprintf(out, "  %s <-> %s: %s%s: %s\n", g->hosts[0], g->hosts[1], g->looks_like,
+                g->likely ? " (likely)" : "", g->reason);
         fprintf(out, "    L4S flows");
         for (k = 0; k < g->l4s.n; k++)
             fprintf(out, " #%" PRIu64, g->l4s.ids[k]);
@@ -78,13 +125,12 @@ text_bottlenecks(FILE *out, const struct ew_analyzer *an, const uint32_t *refs, 
             fprintf(out, "; throughput L4S:classic %.2f", g->ratio);
         fputc('\n', out);
     }
-    ew_bottlenecks_free(&b);
 }
 
 /* findings first, where a person looks first */
 static void
 text_findings(FILE *out, const struct ew_analyzer *an, const uint32_t *refs, size_t n,
-              struct ew_flow_room *room)
+              struct ew_flow_room *room, const struct ew_bottlenecks *bn)
 {
     size_t i, j, shown = 0, total = 0;
     uint64_t evicted = 0;
@@ -96,6 +142,7 @@ text_findings(FILE *out, const struct ew_analyzer *an, const uint32_t *refs, siz
         const struct ew_finding *fnd = sum.fnd;
 
         ew_flow_conclude(f, 0, &sum);
+        ew_bottleneck_apply(bn, f, &sum);
         for (j = 0; j < sum.nf; j++) {
             if (total++ == 0)
                 fprintf(out, "\nMISUSE FOUND:\n");
@@ -125,6 +172,7 @@ text_totals(FILE *out, const struct ew_analyzer *an, const struct ew_report_src 
             const struct ew_flowtab_stats *st)
 {
     const struct ew_totals *t = &an->tot;
+    struct ew_quality q;
 
     fprintf(out, "%s (%s): %" PRIu64 " frames, %" PRIu64 " IP packets, %" PRIu64 " flow%s\n",
             src->name, src->linktype ? src->linktype : "unknown", t->frames, t->ip_packets,
@@ -150,6 +198,24 @@ text_totals(FILE *out, const struct ew_analyzer *an, const struct ew_report_src 
     if (st->evicted)
         fprintf(out, "Flow table full: %" PRIu64 " flows evicted (raise --max-flows)\n",
                 st->evicted);
+    ew_analyzer_quality(an, &q);
+    if (q.duplicates || q.duplicates_unsure)
+        fprintf(out,
+                "Copies: %" PRIu64 " packets were captured twice (a mirror port, a bridge or "
+                "merged captures) and counted once%s",
+                q.duplicates, q.duplicates_unsure ? "" : "\n");
+    if (q.duplicates_unsure)
+        fprintf(out, "%s%" PRIu64 " more may be copies or resends, and were counted\n",
+                q.duplicates ? "; " : "Copies: ", q.duplicates_unsure);
+    if (q.flows_missed)
+        fprintf(out,
+                "Missed: %" PRIu64 " bytes of %" PRIu64 " TCP flow%s were acknowledged by "
+                "their receivers but not captured: what rests on a signal's absence there is "
+                "unknown\n",
+                q.missed_bytes, q.flows_missed, q.flows_missed == 1 ? "" : "s");
+    if (q.flows_midstream)
+        fprintf(out, "Joined mid-flow: %" PRIu64 " TCP flow%s without a captured handshake\n",
+                q.flows_midstream, q.flows_midstream == 1 ? "" : "s");
 }
 
 /* the flow's client end (client true) or server end as "addr:port"
@@ -174,7 +240,7 @@ text_endpoint(const struct ew_flow *f, bool client, char *buf, size_t len)
 /* one flow: its ends and protocol, the negotiation, the verdict, a row per
  * direction and the path verdicts */
 static void
-text_flow(FILE *out, const struct ew_flow *f)
+text_flow(FILE *out, const struct ew_flow *f, const struct ew_bottlenecks *bn)
 {
     struct ew_flow_summary sum;
     const struct ew_flow_verdict *vp = &sum.v;
@@ -193,17 +259,20 @@ text_flow(FILE *out, const struct ew_flow *f)
     else
         fprintf(out, "#%" PRIu64 " %s  %s -> %s", f->id, ew_report_proto_name(f), ce, se);
     ew_flow_conclude(f, EW_REPORT_CONCLUDE, &sum);
+    ew_bottleneck_apply(bn, f, &sum);
     if (f->key.l4 == EW_L4_TCP)
         fprintf(out, "  negotiation %s%s\n", ew_neg_name[vp->neg],
                 vp->neg_inferred ? " (handshake not captured)" : "");
     else if (f->key.l4 == EW_L4_UDP)
         fputc('\n', out);
-    fprintf(out, "    verdict %s", ew_verdict_name[vp->verdict]);
+    fprintf(out, "    verdict %s%s", ew_verdict_name[vp->verdict],
+            vp->verdict_likely && vp->verdict != EW_V_UNKNOWN ? " (likely)" : "");
     if (vp->vantage != EW_VANT_UNKNOWN)
         fprintf(out, ", captured %s", vp->vantage == EW_VANT_CLIENT   ? "at the client side"
                                       : vp->vantage == EW_VANT_SERVER ? "at the server side"
                                                                     : "in the middle");
     fprintf(out, ": %s\n", vp->reason);
+    text_capture(out, f, vp);
     fprintf(out, "    dir  %9s %8s %8s %8s %8s%s\n", "packets", "Not-ECT", "ECT(0)", "ECT(1)",
             "CE", f->key.l4 == EW_L4_TCP ? "  feedback ECT(1)" : "");
     text_dir(out, "c2s", f, c2s, vp);
@@ -218,6 +287,7 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
 {
     struct ew_flowtab_stats st;
     struct ew_flow_room *room;
+    struct ew_bottlenecks bn;
     uint32_t *refs;
     size_t n, i;
 
@@ -234,10 +304,12 @@ ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
     /* two walks: the findings of every flow come first (concluded without
      * words), then the first max_flows flows with their reasons; holding a
      * summary per flow between them would cost several KB a flow */
-    text_findings(out, an, refs, n, room);
-    text_bottlenecks(out, an, refs, n);
+    ew_analyzer_bottlenecks(an, &bn);
+    text_findings(out, an, refs, n, room, &bn);
+    text_bottlenecks(out, &bn);
     for (i = 0; i < n && i < max_flows; i++)
-        text_flow(out, ew_flowtab_view(an->tab, refs[i], room));
+        text_flow(out, ew_flowtab_view(an->tab, refs[i], room), &bn);
+    ew_bottlenecks_free(&bn);
     if (n > max_flows)
         fprintf(out, "\n... and %zu more flows (the JSON report, --json or -o, has them all)\n",
                 n - max_flows);

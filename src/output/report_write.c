@@ -17,18 +17,12 @@
 #include "ecnwatch/thread.h"
 #include "ecnwatch/version.h"
 
-/* the classic flows of DualQ-looking bottlenecks (ew_bottleneck_refine) */
-struct dualq_set {
-    const uint64_t *ids;
-    size_t n;
-};
-
 /* the flows refs[from, to) as members of w's open array (room: for the
  * packed ones) */
 static void
 flows_range(struct jw *w, const struct ew_analyzer *an, const uint32_t *refs, size_t from,
             size_t to, struct ew_flow_summary *r, struct ew_flow_room *room,
-            const struct dualq_set *dq)
+            const struct ew_bottlenecks *bn)
 {
     size_t i;
 
@@ -36,7 +30,7 @@ flows_range(struct jw *w, const struct ew_analyzer *an, const uint32_t *refs, si
         const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
 
         ew_flow_conclude(f, EW_REPORT_CONCLUDE, r);
-        ew_bottleneck_refine(dq->ids, dq->n, f->id, r);
+        ew_bottleneck_apply(bn, f, r);
         ew_report_flow_write(w, an, f, r);
     }
 }
@@ -60,7 +54,7 @@ struct flows_job {
     const struct ew_analyzer *an;
     const uint32_t *refs;
     size_t n;
-    struct dualq_set dq;
+    const struct ew_bottlenecks *bn;
     struct jw at; /* the caller's writer as it was inside the array, before any flow */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -134,7 +128,7 @@ flows_helper(void *arg)
             break;
         f = r && room ? membuf_open(&mb) : NULL;
         if (f && jw_init_inside(&c, &j->at, f, false) == 0) {
-            flows_range(&c, j->an, j->refs, k * FLOW_CHUNK, to, r, room, &j->dq);
+            flows_range(&c, j->an, j->refs, k * FLOW_CHUNK, to, r, room, j->bn);
             if (jw_finish(&c) == 0)
                 state = PART_READY;
         }
@@ -165,7 +159,7 @@ one_thread(void)
 
 /* the flows of the report, as the array at w's place */
 static int
-flows_write(struct jw *w, const struct ew_analyzer *an, const struct dualq_set *dq)
+flows_write(struct jw *w, const struct ew_analyzer *an, const struct ew_bottlenecks *bn)
 {
     struct ew_flowtab_stats st;
     uint32_t *refs;
@@ -192,7 +186,7 @@ flows_write(struct jw *w, const struct ew_analyzer *an, const struct dualq_set *
     j.an = an;
     j.refs = refs;
     j.n = n;
-    j.dq = *dq;
+    j.bn = bn;
     j.at = *w; /* its state only: the helper never writes through it */
     if (n >= 4 * FLOW_CHUNK && ew_spare_processor() && !one_thread() &&
         pthread_mutex_init(&j.mu, NULL) == 0) {
@@ -209,7 +203,7 @@ flows_write(struct jw *w, const struct ew_analyzer *an, const struct dualq_set *
         struct part *pt;
 
         if (!helper || k % 2 == 0) {
-            flows_range(w, an, refs, k * FLOW_CHUNK, to, r, room, dq);
+            flows_range(w, an, refs, k * FLOW_CHUNK, to, r, room, bn);
             continue;
         }
         pt = &j.part[h++ % PARTS];
@@ -221,7 +215,7 @@ flows_write(struct jw *w, const struct ew_analyzer *an, const struct dualq_set *
             jw_raw(w, pt->mem, pt->len);
             jw_members_placed(w);
         } else {
-            flows_range(w, an, refs, k * FLOW_CHUNK, to, r, room, dq);
+            flows_range(w, an, refs, k * FLOW_CHUNK, to, r, room, bn);
         }
         free(pt->mem);
         pt->mem = NULL;
@@ -248,30 +242,13 @@ flows_write(struct jw *w, const struct ew_analyzer *an, const struct dualq_set *
     return 0;
 }
 
-/* the groups of flows through one bottleneck: written as the report's
- * "bottlenecks", and the DualQ's classic flows among them (dq) refine
- * those flows' path verdicts */
+/* the groups of flows through one bottleneck, written as the report's
+ * "bottlenecks"; they refine the flows' conclusions (ew_bottleneck_apply) */
 static void
-bottlenecks_write(struct jw *w, const struct ew_analyzer *an, struct dualq_set *dq,
-                  uint64_t **dq_ids)
+bottlenecks_write(struct jw *w, const struct ew_bottlenecks *b)
 {
-    struct ew_flowtab_stats st;
-    struct ew_bottlenecks b;
-    uint32_t *refs;
-    size_t n;
-
-    ew_flowtab_get_stats(an->tab, &st);
-    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
-    if (!refs)
-        return; /* no member: the flows will fail for want of memory too */
-    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
-    ew_bottlenecks_find(an->tab, refs, n, &b);
-    free(refs);
     jw_key(w, "bottlenecks");
-    ew_report_bottlenecks_write(w, &b);
-    *dq_ids = ew_bottleneck_dualq_classics(&b, &dq->n);
-    dq->ids = *dq_ids;
-    ew_bottlenecks_free(&b);
+    ew_report_bottlenecks_write(w, b);
 }
 
 int
@@ -280,19 +257,19 @@ ew_report_dump(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
 {
     struct jw w;
     int rc = 0;
-    struct dualq_set dq = {NULL, 0};
-    uint64_t *dq_ids = NULL;
+    struct ew_bottlenecks bn;
 
     if (jw_init(&w, out, 2, 10) != 0)
         return -1;
+    ew_analyzer_bottlenecks(an, &bn);
     jw_object_begin(&w);
     jw_kstring(&w, "schema", EW_SCHEMA);
     jw_kstring(&w, "version", EW_VERSION);
     ew_report_source_write(&w, an, src);
     ew_report_totals_write(&w, an, src);
-    bottlenecks_write(&w, an, &dq, &dq_ids);
+    bottlenecks_write(&w, &bn);
     jw_key(&w, "flows");
-    if (!jw_error(&w) && flows_write(&w, an, &dq) != 0)
+    if (!jw_error(&w) && flows_write(&w, an, &bn) != 0)
         rc = -1;
     if (path && path->ncaptures > 1 && rc == 0) {
         jw_key(&w, "path");
@@ -302,7 +279,7 @@ ew_report_dump(FILE *out, const struct ew_analyzer *an, const struct ew_report_s
     jw_raw(&w, "\n", 1);
     if (jw_finish(&w) != 0)
         rc = -1;
-    free(dq_ids);
+    ew_bottlenecks_free(&bn);
     return rc;
 }
 

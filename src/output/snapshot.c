@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecnwatch/bottleneck.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/format.h"
 #include "ecnwatch/infer.h"
@@ -14,7 +15,7 @@
 #include "ecnwatch/pkt.h"
 
 _Static_assert(EW_FLOW_FINDINGS_MAX <= UINT8_MAX, "a row counts its findings in a byte");
-_Static_assert(EW_V_UNKNOWN <= UINT8_MAX && EW_NEG_NA <= INT8_MAX && EW_AQM_DUALQ_CLASSIC <= UINT8_MAX,
+_Static_assert(EW_V_UNKNOWN <= UINT8_MAX && EW_NEG_NA <= INT8_MAX && EW_AQM_COUNT <= UINT8_MAX,
                "a row keeps its verdict, negotiation and aqm in a byte");
 /* compact: a full table of rows in a few megabytes */
 _Static_assert(sizeof(struct ew_snap_row) <= 128, "a row stays about a hundred bytes");
@@ -73,13 +74,14 @@ ew_snap_row_matches(const struct ew_snap_row *r, const char *text)
 /* the row of flow f, concluded into the scratch summary sum */
 static void
 fill_row(struct ew_snap_row *r, uint32_t ref, const struct ew_flow *f,
-         struct ew_flow_summary *sum, unsigned what)
+         struct ew_flow_summary *sum, unsigned what, const struct ew_bottlenecks *bn)
 {
     int d = ew_snap_list_dir(f), k;
     const struct ew_dir_stats *ds = &f->dir[d];
     const struct ew_flow_verdict *v = &sum->v;
 
     ew_flow_conclude(f, what & EW_CONCLUDE_PATH, sum);
+    ew_bottleneck_apply(bn, f, sum);
     memset(r, 0, sizeof(*r));
     r->id = f->id;
     r->last_ns = f->last_ns;
@@ -136,6 +138,7 @@ ew_snapshot_build(struct ew_snapshot *s, const struct ew_analyzer *an, size_t bu
                   unsigned what)
 {
     struct ew_flowtab_stats st;
+    struct ew_bottlenecks bn = {0};
     size_t n, i;
 
     ew_flowtab_get_stats(an->tab, &st);
@@ -149,9 +152,12 @@ ew_snapshot_build(struct ew_snapshot *s, const struct ew_analyzer *an, size_t bu
         budget = 1;
     if (n > budget)
         s->step = (n + budget - 1) / budget;
+    if (what & EW_SNAP_BOTTLENECKS)
+        ew_analyzer_bottlenecks(an, &bn);
     for (i = 0; i < n; i += s->step)
         fill_row(&s->rows[s->n++], s->refs[i], ew_flowtab_view(an->tab, s->refs[i], s->room),
-                 s->sum, what);
+                 s->sum, what, &bn);
+    ew_bottlenecks_free(&bn);
     return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ecnwatch/bottleneck.h"
 #include "ecnwatch/flow.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/misuse.h"
@@ -58,6 +59,20 @@ flow_end(struct ew_stream *s, const struct ew_flow *f, const char *reason,
 
 /* new findings on one flow, each kind once: fnd[0..n) are its findings */
 static void
+finding_event(struct ew_stream *s, const struct ew_flow *f, const struct ew_finding *x)
+{
+    if (!room_for_event(s))
+        return;
+    event_begin(s, "finding", f->last_ns);
+    jw_kint(&s->w, "flow", (int64_t)f->id);
+    jw_kstring(&s->w, "proto", ew_report_proto_name(f));
+    ew_report_endpoint_write(&s->w, "client", f, true);
+    ew_report_endpoint_write(&s->w, "server", f, false);
+    ew_report_finding_members(&s->w, f, x);
+    event_end(s);
+}
+
+static void
 new_findings(struct ew_stream *s, struct ew_flow *f, const struct ew_finding *fnd, size_t n)
 {
     size_t i;
@@ -66,15 +81,7 @@ new_findings(struct ew_stream *s, struct ew_flow *f, const struct ew_finding *fn
         if (f->streamed_kinds & (1u << fnd[i].kind))
             continue;
         f->streamed_kinds |= 1u << fnd[i].kind;
-        if (!room_for_event(s))
-            continue;
-        event_begin(s, "finding", f->last_ns);
-        jw_kint(&s->w, "flow", (int64_t)f->id);
-        jw_kstring(&s->w, "proto", ew_report_proto_name(f));
-        ew_report_endpoint_write(&s->w, "client", f, true);
-        ew_report_endpoint_write(&s->w, "server", f, false);
-        ew_report_finding_members(&s->w, f, &fnd[i]);
-        event_end(s);
+        finding_event(s, f, &fnd[i]);
     }
 }
 
@@ -226,13 +233,17 @@ ew_stream_finish(struct ew_stream *s, const struct ew_report_src *src)
 {
     struct ew_flowtab_stats st;
     struct ew_flow_room *room;
+    struct ew_bottlenecks bn;
     uint32_t *refs;
-    size_t i, n;
+    size_t i, j, n;
 
     if (!s->an)
         return;
-    /* the last interval's findings, then every live flow ends, in id order */
+    /* the last interval's findings, then every live flow ends, in id order,
+     * in the light of the bottlenecks its flows share: what that adds (a
+     * finding of one flow among others) comes before its flow_end */
     ew_flowtab_foreach_recent(s->an->tab, s->last_tick, findings, s);
+    ew_analyzer_bottlenecks(s->an, &bn);
     ew_flowtab_get_stats(s->an->tab, &st);
     refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
     room = malloc(sizeof(*room));
@@ -242,6 +253,10 @@ ew_stream_finish(struct ew_stream *s, const struct ew_report_src *src)
             const struct ew_flow *f = ew_flowtab_view(s->an->tab, refs[i], room);
 
             ew_flow_conclude(f, EW_REPORT_CONCLUDE, &s->fr);
+            ew_bottleneck_apply(&bn, f, &s->fr);
+            for (j = 0; j < s->fr.nf; j++)
+                if (!(f->streamed_kinds & (1u << s->fr.fnd[j].kind)))
+                    finding_event(s, f, &s->fr.fnd[j]);
             flow_end(s, f, "capture_end", &s->fr);
         }
     }
@@ -250,6 +265,9 @@ ew_stream_finish(struct ew_stream *s, const struct ew_report_src *src)
     event_begin(s, "summary", s->an->last_ns);
     ew_report_source_write(&s->w, s->an, src);
     ew_report_totals_write(&s->w, s->an, src);
+    jw_key(&s->w, "bottlenecks");
+    ew_report_bottlenecks_write(&s->w, &bn);
+    ew_bottlenecks_free(&bn);
     jw_kint(&s->w, "flow_ends_summarised", (int64_t)s->summarised);
     jw_kint(&s->w, "events_dropped", (int64_t)s->dropped);
     event_end(s);

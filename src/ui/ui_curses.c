@@ -26,12 +26,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "ecnwatch/bottleneck.h"
 #include "ecnwatch/conclude.h"
 #include "ecnwatch/ecn.h"
 #include "ecnwatch/flow.h"
 #include "ecnwatch/infer.h"
 #include "ecnwatch/misuse.h"
 #include "ecnwatch/pkt.h"
+#include "ecnwatch/report.h"
 #include "ecnwatch/snapshot.h"
 #include "ecnwatch/ui_draw.h"
 #include "ecnwatch/ui_hist.h"
@@ -385,8 +387,8 @@ draw_row(struct ew_ui *ui, const struct layout *lo, const struct ew_snap_row *r,
 /* the selected flow: its row, and the flow itself for the sentences of its
  * conclusion, its evidence and its counters */
 static void
-draw_detail(struct ew_ui *ui, const struct ew_snap_row *r, const struct ew_flow *f, int y0,
-            int rows, int cols)
+draw_detail(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_snap_row *r,
+            const struct ew_flow *f, int y0, int rows, int cols)
 {
     struct ew_flow_summary sum;
     const struct ew_flow_verdict *vp = &sum.v;
@@ -402,13 +404,25 @@ draw_detail(struct ew_ui *ui, const struct ew_snap_row *r, const struct ew_flow 
     if (sw < 8)
         sw = cols - 12 - 16 > 8 ? cols - 12 - 16 : 8;
     ew_flow_conclude(f, EW_CONCLUDE_WORDS | EW_CONCLUDE_EVIDENCE, &sum);
+    {
+        /* as in the list: a finding of this flow among the others of its bottleneck */
+        struct ew_bottlenecks bn;
+
+        ew_analyzer_bottlenecks(an, &bn);
+        ew_bottleneck_apply(&bn, f, &sum);
+        ew_bottlenecks_free(&bn);
+    }
     nf = sum.nf;
     ne = sum.nev;
     ew_snap_endpoints(r, ends, sizeof(ends));
     ew_draw_item(&hl, 0, 0, "#%" PRIu64 " %s %s", f->id, proto_of(r, pb, sizeof(pb)), ends);
-    ew_draw_item(&hl, 1, 0, "verdict %s", ew_verdict_name[vp->verdict]);
-    if (f->key.l4 == EW_L4_TCP)
-        ew_draw_item(&hl, 2, 0, "neg %s%s", ew_neg_name[vp->neg], vp->neg_inferred ? "?" : "");
+    ew_draw_item(&hl, 1, 0, "verdict %s%s", ew_verdict_name[vp->verdict],
+                 vp->verdict_likely && vp->verdict != EW_V_UNKNOWN ? " (likely)" : "");
+    if (f->key.l4 == EW_L4_TCP && vp->neg_inferred)
+        ew_draw_item(&hl, 2, 0, "neg unseen, as %s?",
+                     vp->mode_unknown ? "unknown" : ew_neg_name[vp->neg_as]);
+    else if (f->key.l4 == EW_L4_TCP)
+        ew_draw_item(&hl, 2, 0, "neg %s", ew_neg_name[vp->neg]);
     ew_draw_item(&hl, 3, 0, "vantage %s", ew_vantage_name[vp->vantage]);
     ew_draw_color_on(ui->color, C_HEAD);
     y = ew_draw_items(&hl, y, 1, cols - 2, y + 2 < end ? y + 2 : end);
@@ -428,6 +442,17 @@ draw_detail(struct ew_ui *ui, const struct ew_snap_row *r, const struct ew_flow 
                  p * (double)s->ecn[EW_ECN_CE], ew_fb_name[vp->dir[dd].feedback],
                  ew_ect1_name[vp->dir[dd].ect1]);
         y = ew_draw_wrap(y, 1, cols - 2, 4, end, text);
+    }
+    if (y < end) {
+        char text[320], line[340];
+
+        ew_report_capture_text(f, vp, text, sizeof(text));
+        if (text[0]) {
+            snprintf(line, sizeof(line), "capture: %s", text);
+            ew_draw_color_on(ui->color, C_WARN);
+            y = ew_draw_wrap(y, 1, cols - 2, 4, end, line);
+            ew_draw_color_off(ui->color, C_WARN);
+        }
     }
     if (y < end) {
         ew_draw_fmt_si(r->bps, rate, sizeof(rate));
@@ -655,7 +680,7 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
     snap = &ui->snap;
     room = room_of(ui);
     /* the one snapshot of this redraw: the list, the filter and the counts */
-    if (!room || ew_snapshot_build(snap, an, SIZE_MAX, 0) != 0)
+    if (!room || ew_snapshot_build(snap, an, SIZE_MAX, EW_SNAP_BOTTLENECKS) != 0)
         snap->n = 0;
     ew_snapshot_rates(snap, &ui->cnt[ui->cur ^ 1], &ui->cnt[ui->cur]);
     getmaxyx(stdscr, maxy, maxx);
@@ -684,7 +709,7 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
         draw_row(ui, &lo, r, 3 + y, ui->top + y == ui->sel, maxx);
     }
     if (ui->detail && n)
-        draw_detail(ui, &rows[ui->sel], ew_flowtab_view(an->tab, rows[ui->sel].ref, room),
+        draw_detail(ui, an, &rows[ui->sel], ew_flowtab_view(an->tab, rows[ui->sel].ref, room),
                     3 + table_h, maxy - 4 - table_h, maxx);
     draw_keys(ui, maxy - 1, maxx);
     if (ui->help)

@@ -19,6 +19,17 @@
  *       Write one bidirectional UDP flow, ECT(1) and CE from the client
  *       (small datagrams), Not-ECT from the server (fewer, larger ones).
  *
+ *   ecngen ptp-ce OUT
+ *       Write PTP (IEEE 1588v2 over UDP/IPv6, link-local, hop limit 1)
+ *       between fe80::1 and fe80::2 over 4 s: fe80::1 sends Sync (port 319)
+ *       and Follow_Up (320) every 250 ms and a Delay_Resp (320) to each
+ *       Delay_Req to fe80::2, and joins the peer-delay exchange on ff02::6b
+ *       (Pdelay_Req 319 each second, Pdelay_Resp 319 and
+ *       Pdelay_Resp_Follow_Up 320 to fe80::2's): 60 packets, every one CE
+ *       from the first and none ECT (a stack that sets the traffic class to
+ *       3 itself). fe80::2 answers Not-ECT: Delay_Req every 250 ms, the
+ *       peer-delay exchange the other way (28 packets).
+ *
  *   ecngen flood OUT N [udp]
  *       Write N TCP SYNs, each from its own pseudo-random address (a fixed
  *       sequence, no two alike) and port, 1 us apart: N flows; with udp,
@@ -791,6 +802,193 @@ fail:
     return 3;
 }
 
+/* --- PTP over link-local IPv6 ----------------------------------------------- */
+
+/* one PTP message of ptp_ce(): who sends it, when, what */
+struct ptp_ev {
+    uint32_t t_us;    /* from the start */
+    bool from1;       /* fe80::1 (else fe80::2) */
+    bool mcast;       /* to ff02::6b (else unicast to the other) */
+    uint8_t type;     /* PTP messageType */
+    uint16_t seq;
+};
+
+/* IEEE 1588-2008 §13: messageType, the UDP port (319 event, 320 general),
+ * messageLength, controlField */
+static void
+ptp_type(uint8_t type, uint16_t *port, uint16_t *len, uint8_t *control)
+{
+    switch (type) {
+    case 0x0: /* Sync */
+        *port = 319, *len = 44, *control = 0;
+        break;
+    case 0x1: /* Delay_Req */
+        *port = 319, *len = 44, *control = 1;
+        break;
+    case 0x2: /* Pdelay_Req */
+    case 0x3: /* Pdelay_Resp */
+        *port = 319, *len = 54, *control = 5;
+        break;
+    case 0x8: /* Follow_Up */
+        *port = 320, *len = 44, *control = 2;
+        break;
+    case 0x9: /* Delay_Resp */
+        *port = 320, *len = 54, *control = 3;
+        break;
+    default: /* 0xA Pdelay_Resp_Follow_Up */
+        *port = 320, *len = 54, *control = 5;
+        break;
+    }
+}
+
+/* a PTP timestamp: 48-bit seconds, 32-bit nanoseconds */
+static void
+ptp_ts(uint8_t *p, uint64_t ns)
+{
+    uint64_t sec = ns / 1000000000u;
+
+    put16(p, (uint32_t)(sec >> 32));
+    put32(p + 2, (uint32_t)sec);
+    put32(p + 6, (uint32_t)(ns % 1000000000u));
+}
+
+/* Ethernet + IPv6 (hop limit 1) + UDP + the PTP message of ev; returns the
+ * frame's length */
+static size_t
+ptp_frame(uint8_t *f, const struct ptp_ev *ev, uint64_t ns)
+{
+    static const uint8_t mac1[6] = {0x02, 0, 0, 0, 0, 0x01}, mac2[6] = {0x02, 0, 0, 0, 0, 0x02},
+                         macm[6] = {0x33, 0x33, 0, 0, 0, 0x6b};
+    uint8_t *ip = f + 14, *udp = ip + 40, *m = udp + 8;
+    uint16_t port, mlen;
+    uint8_t control;
+    uint32_t sum = 0;
+    size_t i;
+
+    ptp_type(ev->type, &port, &mlen, &control);
+    memset(f, 0, 14 + 40 + 8 + mlen);
+    memcpy(f, ev->mcast ? macm : ev->from1 ? mac2 : mac1, 6);
+    memcpy(f + 6, ev->from1 ? mac1 : mac2, 6);
+    put16(f + 12, 0x86dd);
+    /* version 6, traffic class: DSCP 0 and CE from fe80::1, Not-ECT else */
+    put32(ip, 0x60000000u | ((ev->from1 ? 0x03u : 0x00u) << 20));
+    put16(ip + 4, (uint32_t)(8 + mlen));
+    ip[6] = 17;
+    ip[7] = 1; /* hop limit: the link only */
+    ip[8] = 0xfe;
+    ip[9] = 0x80;
+    ip[23] = ev->from1 ? 1 : 2;
+    if (ev->mcast) {
+        ip[24] = 0xff;
+        ip[25] = 0x02;
+        ip[39] = 0x6b;
+    } else {
+        ip[24] = 0xfe;
+        ip[25] = 0x80;
+        ip[39] = ev->from1 ? 2 : 1;
+    }
+    put16(udp, port);
+    put16(udp + 2, port);
+    put16(udp + 4, (uint32_t)(8 + mlen));
+    /* the PTP header (§13.3) */
+    m[0] = ev->type;                  /* transportSpecific 0 */
+    m[1] = 2;                         /* versionPTP */
+    put16(m + 2, mlen);
+    m[4] = 0;                         /* domainNumber */
+    if (ev->type == 0x0 || ev->type == 0x3)
+        m[6] |= 0x02;                 /* twoStepFlag */
+    if (!ev->mcast)
+        m[6] |= 0x04;                 /* unicastFlag */
+    /* sourcePortIdentity: the EUI-64 of the sender's MAC, port 1 */
+    memcpy(m + 20, "\x02\x00\x00\xff\xfe\x00\x00", 7);
+    m[27] = ev->from1 ? 1 : 2;
+    put16(m + 28, 1);
+    put16(m + 30, ev->seq);
+    m[32] = control;
+    m[33] = ev->type == 0x0 || ev->type == 0x8 ? 0xfe : ev->type == 0x1 || ev->type == 0x9 ? 0xfe : 0x7f;
+    ptp_ts(m + 34, ns);
+    if (mlen == 54 && ev->type != 0x2) {
+        /* requestingPortIdentity: the other clock's */
+        memcpy(m + 44, "\x02\x00\x00\xff\xfe\x00\x00", 7);
+        m[51] = ev->from1 ? 2 : 1;
+        put16(m + 52, 1);
+    }
+    /* the UDP checksum over the IPv6 pseudo-header (RFC 8200 §8.1) */
+    for (i = 0; i < 32; i += 2)
+        sum += (uint32_t)(ip[8 + i] << 8 | ip[8 + i + 1]);
+    sum += 8u + mlen + 17u;
+    for (i = 0; i < 8u + mlen; i += 2)
+        sum += (uint32_t)(udp[i] << 8 | (i + 1 < 8u + mlen ? udp[i + 1] : 0));
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    put16(udp + 6, (~sum & 0xffff) ? (~sum & 0xffff) : 0xffff);
+    return 14 + 40 + 8 + mlen;
+}
+
+static int
+cmp_ptp_ev(const void *a, const void *b)
+{
+    const struct ptp_ev *x = a, *y = b;
+
+    return (x->t_us > y->t_us) - (x->t_us < y->t_us);
+}
+
+/* PTP between fe80::1 (CE on all it sends) and fe80::2 (Not-ECT) */
+static int
+ptp_ce(const char *out)
+{
+    struct ptp_ev ev[128];
+    uint8_t f[256];
+    size_t n = 0, i, len;
+    uint16_t k;
+    FILE *fp = fopen(out, "wb");
+
+    if (!fp) {
+        fprintf(stderr, "ecngen: %s: %s\n", out, strerror(errno));
+        return 3;
+    }
+    for (k = 0; k < 16; k++) {
+        uint32_t t = 1000u + 250000u * k;
+
+        /* two-step Sync and its Follow_Up, unicast to fe80::2; its Delay_Req
+         * 40 ms on, the Delay_Resp 300 us after that */
+        ev[n++] = (struct ptp_ev){t, true, false, 0x0, k};
+        ev[n++] = (struct ptp_ev){t + 120, true, false, 0x8, k};
+        ev[n++] = (struct ptp_ev){t + 40000, false, false, 0x1, k};
+        ev[n++] = (struct ptp_ev){t + 40300, true, false, 0x9, k};
+    }
+    for (k = 0; k < 4; k++) {
+        uint32_t t = 120000u + 1000000u * k;
+
+        /* the peer delay on ff02::6b, each way once a second */
+        ev[n++] = (struct ptp_ev){t, true, true, 0x2, k};
+        ev[n++] = (struct ptp_ev){t + 200, false, true, 0x3, k};
+        ev[n++] = (struct ptp_ev){t + 320, false, true, 0xa, k};
+        ev[n++] = (struct ptp_ev){t + 500000, false, true, 0x2, k};
+        ev[n++] = (struct ptp_ev){t + 500200, true, true, 0x3, k};
+        ev[n++] = (struct ptp_ev){t + 500320, true, true, 0xa, k};
+    }
+    qsort(ev, n, sizeof(ev[0]), cmp_ptp_ev);
+    if (pcap_header(fp, 65535, 1) != 0)
+        goto fail;
+    for (i = 0; i < n; i++) {
+        uint32_t sec = 1700000000u + ev[i].t_us / 1000000u, usec = ev[i].t_us % 1000000u;
+
+        len = ptp_frame(f, &ev[i], (uint64_t)sec * 1000000000u + (uint64_t)usec * 1000u);
+        if (pcap_frame(fp, sec, usec, f, len) != 0)
+            goto fail;
+    }
+    if (fclose(fp) != 0) {
+        fprintf(stderr, "ecngen: %s: cannot write\n", out);
+        return 3;
+    }
+    return 0;
+fail:
+    fclose(fp);
+    fprintf(stderr, "ecngen: %s: cannot write\n", out);
+    return 3;
+}
+
 static void
 usage(void)
 {
@@ -800,6 +998,7 @@ usage(void)
                     "       ecngen hostile KIND OUT\n"
                     "       ecngen flood OUT N [udp]\n"
                     "       ecngen udp-oneway OUT\n"
+                    "       ecngen ptp-ce OUT\n"
                     "hostile kinds:");
     for (i = 0; hostile_kinds[i]; i++)
         fprintf(stderr, " %s", hostile_kinds[i]);
@@ -815,6 +1014,8 @@ main(int argc, char **argv)
         return hostile(argv[2], argv[3]);
     if (argc == 3 && !strcmp(argv[1], "udp-oneway"))
         return udp_oneway(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "ptp-ce"))
+        return ptp_ce(argv[2]);
     if (argc == 4 && !strcmp(argv[1], "flood"))
         return flood(argv[2], argv[3], false);
     if (argc == 5 && !strcmp(argv[1], "flood") && !strcmp(argv[4], "udp"))

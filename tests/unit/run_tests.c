@@ -28,7 +28,9 @@ main(void)
         ew_test_register_quic() || ew_test_register_jw() || ew_test_register_reader() ||
         ew_test_register_format() || ew_test_register_pack() || ew_test_register_misuse() ||
         ew_test_register_report() || ew_test_register_stream() || ew_test_register_pathcmp() ||
-        ew_test_register_bottleneck() || ew_test_register_snapshot()) {
+        ew_test_register_bottleneck() || ew_test_register_snapshot() ||
+        ew_test_register_dedupe() || ew_test_register_loss() || ew_test_register_qseries() ||
+        ew_test_register_midflow() || ew_test_register_path()) {
         fprintf(stderr, "cannot register the test suites: %s\n", CU_get_error_msg());
         CU_cleanup_registry();
         return 2;

@@ -21,6 +21,11 @@ int ew_test_register_stream(void);
 int ew_test_register_pathcmp(void);
 int ew_test_register_bottleneck(void);
 int ew_test_register_snapshot(void);
+int ew_test_register_dedupe(void);
+int ew_test_register_loss(void);
+int ew_test_register_qseries(void);
+int ew_test_register_midflow(void);
+int ew_test_register_path(void);
 
 /* xorshift64: the same numbers on every run from the same *state (not 0) */
 uint64_t ew_test_next(uint64_t *state);
