@@ -48,7 +48,7 @@ JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 
 WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
        -Wformat=2 -Wcast-align -Wwrite-strings -Wundef -Wpointer-arith -Wvla
-CPPFLAGS += -Iinclude -D_DEFAULT_SOURCE
+CPPFLAGS += -Isrc -I. -D_DEFAULT_SOURCE
 CFLAGS ?= $(OPT) -g
 CFLAGS += -std=c11 -pthread $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS += -pthread $(SANFLAGS)

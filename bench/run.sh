@@ -348,7 +348,7 @@ for n in $SCALE; do
     rm -f "$f"
 done
 echo
-echo "-- a TCP flow's state today, and packed (include/ecnwatch/pack.h): the 512-byte target"
+echo "-- a TCP flow's state today, and packed (src/flow/pack.h): the 512-byte target"
 for n in $SCALE; do
     echo "  $n flows:"
     sed 's/^   /    /' "$tmp/packed-$n"

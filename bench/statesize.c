@@ -19,12 +19,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/capture.h"
-#include "ecnwatch/dissect.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/pack.h"
+#include "engine/analyze.h"
+#include "input/capture.h"
+#include "dissectors/dissect.h"
+#include "flow/flowtab.h"
+#include "infer/infer.h"
+#include "flow/pack.h"
 
 /* the table's index slots (two or more 8-byte slots per entry) and the two
  * 4-byte activity links beside each entry, and the entry (src/flow/flowtab.c) */

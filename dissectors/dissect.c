@@ -3,7 +3,7 @@
  * Linux cooked v1/v2, raw IP, BSD null and OpenBSD loop, PPP (RFC 1661, RFC
  * 1662 framing), Cisco HDLC (RFC 1547 §4.3.1), IP over InfiniBand.
  * Link-layer formats: https://www.tcpdump.org/linktypes.html. */
-#include "ecnwatch/dissect.h"
+#include "dissectors/dissect.h"
 
 #include <string.h>
 

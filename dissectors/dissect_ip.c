@@ -1,10 +1,10 @@
 /* dissect_ip.c - IPv4 (RFC 791) and IPv6 (RFC 8200) headers, the ECN field
  * of both (RFC 3168 §5) through one extractor, and the transport demux. */
-#include "ecnwatch/dissect.h"
+#include "dissectors/dissect.h"
 
 #include <string.h>
 
-#include "ecnwatch/ecn.h"
+#include "dissectors/ecn.h"
 
 enum {
     IPPROTO_NUM_HOPOPTS = 0,

@@ -1,7 +1,7 @@
 /* dissect_quic.c - QUIC packet headers and the frames of a decrypted
  * payload (see dissect_quic.h). Facts: RFC 9000 (transport), RFC 8999
  * (invariants), RFC 9369 (version 2). */
-#include "ecnwatch/dissect_quic.h"
+#include "dissectors/dissect_quic.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* format.c - text formatting for the reasons and notes of a report,
  * addresses and packet times (see format.h). */
-#include "ecnwatch/format.h"
+#include "base/format.h"
 
 #include <arpa/inet.h>
 #include <stdbool.h>

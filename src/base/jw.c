@@ -23,7 +23,7 @@
  *            "1e-05" -> "1e-5"); text of 24 bytes or more fails the dump;
  *            json_real() refuses NaN and infinities
  */
-#include "ecnwatch/jw.h"
+#include "base/jw.h"
 
 #include <errno.h>
 #include <locale.h>

@@ -3,8 +3,8 @@
  * they name). They live here, at the bottom, rather than beside the
  * dissectors, so that a module that prints a name does not link the
  * dissectors for it; the dissectors use none of them. */
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/pkt.h"
+#include "dissectors/ecn.h"
+#include "dissectors/pkt.h"
 
 #include <stddef.h>
 

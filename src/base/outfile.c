@@ -1,6 +1,6 @@
 /* outfile.c - the one writer of ecnwatch's files (outfile.h) */
 #define _GNU_SOURCE /* O_TMPFILE, linkat's AT_EMPTY_PATH */
-#include "ecnwatch/outfile.h"
+#include "base/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

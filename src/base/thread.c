@@ -1,6 +1,6 @@
 /* thread.c - starting helper threads (see thread.h). */
 #define _GNU_SOURCE /* sched_getaffinity */
-#include "ecnwatch/thread.h"
+#include "base/thread.h"
 
 #include <sched.h>
 #include <signal.h>

@@ -7,7 +7,7 @@
  * places here that change together (its usage line, the check of its value,
  * the combinations it refuses); split, the usage text would sit apart from
  * the options it lists. */
-#include "ecnwatch/cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -18,11 +18,11 @@
 #include <sys/random.h>
 #include <sys/types.h>
 
-#include "ecnwatch/ifaces.h"
-#include "ecnwatch/metrics.h"
-#include "ecnwatch/misuse.h"
-#include "ecnwatch/pathcmp.h"
-#include "ecnwatch/version.h"
+#include "input/ifaces.h"
+#include "output/metrics.h"
+#include "findings/misuse.h"
+#include "findings/pathcmp.h"
+#include "base/version.h"
 
 enum {
     OPT_JSON = 256,

@@ -1,6 +1,6 @@
 /* live.c - live capture loop (see live.h). Signal handlers only set a flag;
  * the loop notices it, stops, writes the report and restores the terminal. */
-#include "ecnwatch/live.h"
+#include "cli/live.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -13,18 +13,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ecnwatch/capture.h"
-#include "ecnwatch/cli.h"
-#include "ecnwatch/dissect.h"
-#include "ecnwatch/exporter.h"
-#include "ecnwatch/misuse.h"
-#include "ecnwatch/outfile.h"
-#include "ecnwatch/plots.h"
-#include "ecnwatch/report.h"
-#include "ecnwatch/savefile.h"
-#include "ecnwatch/series.h"
-#include "ecnwatch/stream.h"
-#include "ecnwatch/ui.h"
+#include "input/capture.h"
+#include "cli/cli.h"
+#include "dissectors/dissect.h"
+#include "output/exporter.h"
+#include "findings/misuse.h"
+#include "base/outfile.h"
+#include "output/plots.h"
+#include "output/report.h"
+#include "input/savefile.h"
+#include "flow/series.h"
+#include "output/stream.h"
+#include "ui/ui.h"
 
 #define DISPATCH_BUDGET 512 /* frames per read, so that keys stay responsive */
 

@@ -5,9 +5,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ecnwatch/cli.h"
-#include "ecnwatch/live.h"
-#include "ecnwatch/offline.h"
+#include "cli/cli.h"
+#include "cli/live.h"
+#include "cli/offline.h"
 
 /* the time series' bin width when --interval is not given (seconds); --interval
  * given sets both it and the live refresh */

@@ -6,7 +6,7 @@
  * The read loop is the hot path (bench/README.md): account_frame() and the
  * loops that call it stay static in this file, with nothing between them and
  * the analyzer. */
-#include "ecnwatch/offline.h"
+#include "cli/offline.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,17 +15,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ecnwatch/capture.h"
-#include "ecnwatch/cli.h"
-#include "ecnwatch/metrics.h"
-#include "ecnwatch/pathcmp.h"
-#include "ecnwatch/outfile.h"
-#include "ecnwatch/plots.h"
-#include "ecnwatch/reader.h"
-#include "ecnwatch/savefile.h"
-#include "ecnwatch/report.h"
-#include "ecnwatch/series.h"
-#include "ecnwatch/stream.h"
+#include "input/capture.h"
+#include "cli/cli.h"
+#include "output/metrics.h"
+#include "findings/pathcmp.h"
+#include "base/outfile.h"
+#include "output/plots.h"
+#include "engine/reader.h"
+#include "input/savefile.h"
+#include "output/report.h"
+#include "flow/series.h"
+#include "output/stream.h"
 
 /* flow directions with a time series, at most (each EW_SERIES_BINS bins) */
 #define SERIES_MAX 1024

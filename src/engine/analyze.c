@@ -1,18 +1,22 @@
 /* analyze.c - totals, flows and per-direction ECN accounting. */
-#include "ecnwatch/analyze.h"
+#include "engine/analyze.h"
 
 #include <stdint.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/bottleneck.h"
-#include "ecnwatch/conclude.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/misuse.h"
-#include "ecnwatch/negotiation.h"
-#include "ecnwatch/quic.h"
+#include "findings/bottleneck.h"
+#include "findings/conclude.h"
+#include "dissectors/ecn.h"
+#include "infer/infer.h"
+#include "findings/misuse.h"
+#include "infer/negotiation.h"
+#include "dissectors/dissect_quic.h"
+#include "infer/quic_conn.h"
+#include "infer/quic_crypto.h"
+#include "infer/quic_infer.h"
+#include "output/quic_json.h"
 
 /* events that mean "the capture ended early" rather than "the header is wrong" */
 static const uint64_t trunc_events =

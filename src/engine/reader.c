@@ -8,7 +8,7 @@
  * the other side, after publishing, looks at `waiting` (sequentially
  * consistent, so that one of the two sees the other) and wakes it.
  */
-#include "ecnwatch/reader.h"
+#include "engine/reader.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/dissect.h"
-#include "ecnwatch/thread.h"
+#include "dissectors/dissect.h"
+#include "base/thread.h"
 
 #ifndef RING
 #define RING 4096u      /* frames in flight (1.1 MiB; their copies are in `bytes`); a power of two */

@@ -3,7 +3,7 @@
  * throughput share, marking rate and queueing delay side by side, and whether
  * that looks like a DualQ (RFC 9332: ECT(1) marked often at low delay, ECT(0)
  * rarely at a deeper queue) or one shared queue (the same delay for both). */
-#include "ecnwatch/bottleneck.h"
+#include "findings/bottleneck.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -11,14 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/conclude.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/format.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/misuse.h"
-#include "ecnwatch/qseries.h"
-#include "ecnwatch/thresholds.h"
+#include "findings/conclude.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
+#include "base/format.h"
+#include "infer/infer.h"
+#include "findings/misuse.h"
+#include "flow/qseries.h"
+#include "infer/thresholds.h"
 
 /* which round trips a flow's queueing delay is read from (its path verdict's qdelay_from) */
 enum src { SRC_NONE, SRC_DN, SRC_UP, SRC_BOTH };

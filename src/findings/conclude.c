@@ -1,10 +1,14 @@
 /* conclude.c - one conclusion per flow (conclude.h) */
-#include "ecnwatch/conclude.h"
+#include "findings/conclude.h"
 
 #include <string.h>
 
-#include "ecnwatch/flow.h"
-#include "ecnwatch/quic.h"
+#include "flow/flowtab.h"
+#include "dissectors/dissect_quic.h"
+#include "infer/quic_conn.h"
+#include "infer/quic_crypto.h"
+#include "infer/quic_infer.h"
+#include "output/quic_json.h"
 
 void
 ew_flow_conclude(const struct ew_flow *f, unsigned what, struct ew_flow_summary *s)

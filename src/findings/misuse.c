@@ -9,17 +9,17 @@
  * conditions belong together (the engine and the kinds' names are the other
  * 150 lines). Split, a rule's row would sit far from what it checks, and the
  * conditions would need a header of their own. */
-#include "ecnwatch/misuse.h"
+#include "findings/misuse.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/quic_infer.h"
-#include "ecnwatch/thresholds.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
+#include "infer/quic_infer.h"
+#include "infer/thresholds.h"
 
 const char *const ew_misuse_name[EW_MU_COUNT] = {
     [EW_MU_ECT_WITHOUT_NEGOTIATION] = "ect_without_negotiation",

@@ -5,16 +5,16 @@
  * ECT(0)->ECT(1) on a flow whose receiver echoes ESCE is SCE marking
  * (draft-morton-tsvwg-sce: an SCE AQM turns ECT(0) into ECT(1)), by the same
  * rule as the single-capture verdict (infer.c), not remarking. */
-#include "ecnwatch/pathcmp.h"
+#include "findings/pathcmp.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/misuse.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
+#include "infer/infer.h"
+#include "findings/misuse.h"
 
 struct ix_entry {
     uint64_t sig;   /* 0 = empty slot */

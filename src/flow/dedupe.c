@@ -1,5 +1,5 @@
 /* dedupe.c - the same packet captured twice (dedupe.h) */
-#include "ecnwatch/dedupe.h"
+#include "flow/dedupe.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
  * them - every live flow has exactly one index slot, one list place and
  * either a whole record or packed bytes - and every operation touches all
  * three. Split, each part would need the others' private layout. */
-#include "ecnwatch/flow.h"
-#include "ecnwatch/pack.h"
+#include "flow/flowtab.h"
+#include "flow/pack.h"
 
 #include <stdint.h>
 #include <stdlib.h>

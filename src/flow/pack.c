@@ -1,6 +1,6 @@
 /* pack.c - a flow's record and inference state in a few hundred bytes, and
  * back, exactly (pack.h). */
-#include "ecnwatch/pack.h"
+#include "flow/pack.h"
 
 #include <string.h>
 #ifdef __SSE2__

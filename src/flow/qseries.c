@@ -1,12 +1,12 @@
 /* qseries.c - the bottleneck analysis's time series (qseries.h) */
-#include "ecnwatch/qseries.h"
+#include "flow/qseries.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/infer.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
+#include "infer/infer.h"
 
 int
 ew_qseries_pool_init(struct ew_qseries_pool *p, uint32_t max_series)

@@ -1,14 +1,14 @@
 /* series.c - per-flow time series (see series.h), as plain data: the
  * report writes them (output/report_json.c), --plot draws them
  * (output/plot_svg.c). */
-#include "ecnwatch/series.h"
+#include "flow/series.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/infer.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
+#include "infer/infer.h"
 
 int
 ew_series_pool_init(struct ew_series_pool *p, uint32_t max_series, int64_t width_ns)

@@ -12,7 +12,7 @@
  * verdict), each next to the RFC sentence it implements and each reading
  * what the one before concluded; split, the order would be scattered over
  * files that all need the others' intermediate results. */
-#include "ecnwatch/infer.h"
+#include "infer/infer.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/format.h"
-#include "ecnwatch/negotiation.h"
-#include "ecnwatch/thresholds.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
+#include "base/format.h"
+#include "infer/negotiation.h"
+#include "infer/thresholds.h"
 
 const char *const ew_fb_name[] = {
     [EW_FB_NONE] = "none",   [EW_FB_RFC3168] = "rfc3168", [EW_FB_DCTCP] = "dctcp",

@@ -2,17 +2,17 @@
  * infer.h): where the marks were applied, the queueing delay they came at,
  * and from that the kind of AQM that marked them. A heuristic on the state
  * the packet path keeps and the flow's verdict; ecnwatch(1) describes it. */
-#include "ecnwatch/infer.h"
+#include "infer/infer.h"
 
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/format.h"
-#include "ecnwatch/thresholds.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
+#include "base/format.h"
+#include "infer/thresholds.h"
 
 const char *const ew_aqm_name[] = {
     [EW_AQM_NONE_SEEN] = "none_seen",       [EW_AQM_L4S] = "l4s_shallow",

@@ -5,13 +5,13 @@
  * is static here, so that the compiler folds them into ew_infer_tcp().
  * Facts and section numbers: RFC 3168, RFC 8257 (DCTCP), RFC 9768 (AccECN),
  * draft-grimes-tcpm-tcpsce (SCE). */
-#include "ecnwatch/infer.h"
+#include "infer/infer.h"
 
 #include <stdint.h>
 
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/thresholds.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
+#include "infer/thresholds.h"
 
 /* the ring of timed segments spans one smoothed RTT */
 _Static_assert(EW_INF_RTT_SPACING_DIV == EW_RTT_TIMED, "one timing per slot over an RTT");

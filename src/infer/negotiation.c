@@ -1,10 +1,10 @@
 /* negotiation.c - the ECN negotiation a TCP handshake shows (see
  * negotiation.h). The analyzer records the SYN and SYN-ACK in the flow; this
  * reads them. */
-#include "ecnwatch/negotiation.h"
+#include "infer/negotiation.h"
 
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
 
 const char *const ew_neg_name[] = {
     [EW_NEG_NONE] = "none",     [EW_NEG_RFC3168] = "rfc3168", [EW_NEG_ACCECN] = "accecn",

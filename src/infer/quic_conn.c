@@ -2,14 +2,14 @@
  * quic_conn.h): the pool of per-connection entries, coalesced packets, and
  * the Initial packets opened with the keys of the client's first
  * Destination Connection ID. Facts: RFC 9000, RFC 9001, RFC 9369. */
-#include "ecnwatch/quic_conn.h"
+#include "infer/quic_conn.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/quic_infer.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
+#include "infer/quic_infer.h"
 
 #define SCRATCH_LEN 65536 /* a decrypted payload: no UDP datagram is larger */
 

@@ -1,7 +1,7 @@
 /* quic_crypto.c - QUIC Initial secrets, header protection and AEAD (see
  * quic_crypto.h). Facts: RFC 9001 (packet protection), RFC 8446 §7.1
  * (HKDF-Expand-Label), RFC 9369 (version 2). */
-#include "ecnwatch/quic_crypto.h"
+#include "infer/quic_crypto.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

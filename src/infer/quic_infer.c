@@ -1,13 +1,13 @@
 /* quic_infer.c - the validation of QUIC Initial packets' ECN against the
  * peer's ACK frames, and the conclusions drawn from it (see quic_infer.h).
  * Facts: RFC 9000 §13.4, App. A.4. */
-#include "ecnwatch/quic_infer.h"
+#include "infer/quic_infer.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
 
 const char *const ew_quic_verdict_name[] = {
     [EW_QV_NOT_ECN] = "not_ecn",         [EW_QV_VALIDATED] = "ecn_validated",

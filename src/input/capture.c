@@ -17,9 +17,9 @@
  * interface's link type, time resolution and offset, and the filter is
  * compiled once per link type. From standard input, which cannot be read
  * twice, libpcap reads it, and a second link type is refused with one line. */
-#include "ecnwatch/capture.h"
-#include "ecnwatch/decompress.h"
-#include "ecnwatch/pcapng.h"
+#include "input/capture.h"
+#include "input/decompress.h"
+#include "input/pcapng.h"
 
 #include <errno.h>
 #include <pcap/pcap.h>

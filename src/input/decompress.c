@@ -4,7 +4,7 @@
  * stream that is corrupt, cut short or needs too much memory makes the read
  * fail (errno EIO) and leaves the reason for ew_unzip_error(). */
 #define _GNU_SOURCE /* fopencookie */
-#include "ecnwatch/decompress.h"
+#include "input/decompress.h"
 
 #include <errno.h>
 #include <lzma.h>

@@ -1,5 +1,5 @@
 /* ifaces.c - -D, as tcpdump -D (see ifaces.h) */
-#include "ecnwatch/ifaces.h"
+#include "input/ifaces.h"
 
 #include <errno.h>
 #include <pcap/pcap.h>

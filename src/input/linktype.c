@@ -1,5 +1,5 @@
 /* linktype.c - the libpcap link types ecnwatch decodes (see pcapng.h). */
-#include "ecnwatch/pcapng.h"
+#include "input/pcapng.h"
 
 #include <pcap/pcap.h>
 #include <stddef.h>

@@ -6,7 +6,7 @@
  * resolution and offset, and the filter is compiled once per link type.
  * What breaks the format's rules is EW_CAP_INVALID, a file cut short
  * EW_CAP_BROKEN. */
-#include "ecnwatch/pcapng.h"
+#include "input/pcapng.h"
 
 #include <pcap/pcap.h>
 #include <stdlib.h>

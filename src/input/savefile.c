@@ -1,5 +1,5 @@
 /* savefile.c - -w through libpcap's pcap_dump (see savefile.h) */
-#include "ecnwatch/savefile.h"
+#include "input/savefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ecnwatch/outfile.h"
+#include "base/outfile.h"
 
 struct ew_savefile {
     struct ew_outfile *out;

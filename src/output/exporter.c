@@ -1,6 +1,6 @@
 /* exporter.c - /metrics over libmicrohttpd in external-polling mode, and the
  * metrics file (see exporter.h). */
-#include "ecnwatch/exporter.h"
+#include "output/exporter.h"
 
 #include <errno.h>
 #include <microhttpd.h>

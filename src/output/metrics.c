@@ -1,5 +1,5 @@
 /* metrics.c - the Prometheus text exposition (see metrics.h). */
-#include "ecnwatch/metrics.h"
+#include "output/metrics.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/outfile.h"
-#include "ecnwatch/snapshot.h"
-#include "ecnwatch/version.h"
+#include "dissectors/ecn.h"
+#include "base/outfile.h"
+#include "output/snapshot.h"
+#include "base/version.h"
 
 /* label values of ecnwatch_flows_by_negotiation, by enum ew_neg */
 static const char *const neg_label[EW_METRICS_NEGS] = {

@@ -9,16 +9,16 @@
  * and a legend where it holds more than one line. The SVG has a viewBox and
  * width="100%", so it follows the page it is shown on. Only fixed-format
  * numbers are printed: the same capture gives the same bytes. */
-#include "ecnwatch/plot_svg.h"
+#include "output/plot_svg.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "ecnwatch/flow.h"
-#include "ecnwatch/format.h"
-#include "ecnwatch/series.h"
+#include "flow/flowtab.h"
+#include "base/format.h"
+#include "flow/series.h"
 
 #define SVG_W 1000
 #define LEFT 84

@@ -1,7 +1,7 @@
 /* plots.c - --plot DIR (see plots.h): the pictures come from plot_svg.c, the
  * verdicts of the index page from conclude.c; this file walks the table and
  * writes the files. */
-#include "ecnwatch/plots.h"
+#include "output/plots.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,11 +9,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ecnwatch/conclude.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/outfile.h"
-#include "ecnwatch/plot_svg.h"
-#include "ecnwatch/report.h"
+#include "findings/conclude.h"
+#include "infer/infer.h"
+#include "base/outfile.h"
+#include "output/plot_svg.h"
+#include "output/report.h"
 
 struct plot_arg {
     const struct ew_analyzer *an;

@@ -1,15 +1,15 @@
 /* quic_json.c - the report's "quic" object of a flow (see quic_json.h):
  * the connection's packets, its conclusion and per direction the Initial
  * packets, the peer's counts and the frames that decided. */
-#include "ecnwatch/quic_json.h"
+#include "output/quic_json.h"
 
 #include <stdio.h>
 
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/jw.h"
-#include "ecnwatch/quic_conn.h"
-#include "ecnwatch/quic_infer.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
+#include "base/jw.h"
+#include "infer/quic_conn.h"
+#include "infer/quic_infer.h"
 
 /* a count as a JSON integer, clamped to what an int64_t holds */
 static void

@@ -3,19 +3,23 @@
  * the NDJSON stream write it, and the report's source and totals, which the
  * stream's summary has too. report_path.c writes the parts across flows and
  * captures, report_write.c the whole. */
-#include "ecnwatch/report.h"
+#include "output/report.h"
 
 #include <arpa/inet.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/format.h"
-#include "ecnwatch/jw.h"
-#include "ecnwatch/misuse.h"
-#include "ecnwatch/quic.h"
-#include "ecnwatch/series.h"
+#include "dissectors/ecn.h"
+#include "base/format.h"
+#include "base/jw.h"
+#include "findings/misuse.h"
+#include "dissectors/dissect_quic.h"
+#include "infer/quic_conn.h"
+#include "infer/quic_crypto.h"
+#include "infer/quic_infer.h"
+#include "output/quic_json.h"
+#include "flow/series.h"
 
 /* ------------------------------------------------------------- the flows:
  * written straight to the writer, in the order (and with the bytes) the

@@ -2,16 +2,16 @@
  * (ecnwatch-report(5)): "bottlenecks", the groups of flows through one
  * bottleneck (findings/bottleneck.c finds them), and "path", the changes
  * between captures of the same traffic (findings/pathcmp.c finds them). */
-#include "ecnwatch/report.h"
+#include "output/report.h"
 
 #include <arpa/inet.h>
 
-#include "ecnwatch/bottleneck.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/format.h"
-#include "ecnwatch/jw.h"
-#include "ecnwatch/misuse.h"
-#include "ecnwatch/pathcmp.h"
+#include "findings/bottleneck.h"
+#include "dissectors/ecn.h"
+#include "base/format.h"
+#include "base/jw.h"
+#include "findings/misuse.h"
+#include "findings/pathcmp.h"
 
 static void
 side_write(struct jw *w, const char *k, const struct ew_bottleneck_side *s)

@@ -1,6 +1,6 @@
 /* report_text.c - the human summary: totals, the findings, and a table of
  * flows; with several captures, the PATH lines of each hop between them. */
-#include "ecnwatch/report.h"
+#include "output/report.h"
 
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/bottleneck.h"
-#include "ecnwatch/conclude.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/format.h"
-#include "ecnwatch/pathcmp.h"
+#include "findings/bottleneck.h"
+#include "findings/conclude.h"
+#include "dissectors/ecn.h"
+#include "base/format.h"
+#include "findings/pathcmp.h"
 
 static double
 pct(uint64_t part, uint64_t whole)

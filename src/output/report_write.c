@@ -2,7 +2,7 @@
  * flows one at a time (in two threads when there are many), and the
  * atomic report file. */
 #define _GNU_SOURCE /* fopencookie */
-#include "ecnwatch/report.h"
+#include "output/report.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/bottleneck.h"
-#include "ecnwatch/conclude.h"
-#include "ecnwatch/jw.h"
-#include "ecnwatch/outfile.h"
-#include "ecnwatch/thread.h"
-#include "ecnwatch/version.h"
+#include "findings/bottleneck.h"
+#include "findings/conclude.h"
+#include "base/jw.h"
+#include "base/outfile.h"
+#include "base/thread.h"
+#include "base/version.h"
 
 /* the flows refs[from, to) as members of w's open array (room: for the
  * packed ones) */

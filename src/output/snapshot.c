@@ -1,5 +1,5 @@
 /* snapshot.c - the flow table as rows (see snapshot.h) */
-#include "ecnwatch/snapshot.h"
+#include "output/snapshot.h"
 
 #include <ctype.h>
 #include <netinet/in.h>
@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/bottleneck.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/format.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/negotiation.h"
-#include "ecnwatch/pkt.h"
+#include "findings/bottleneck.h"
+#include "dissectors/ecn.h"
+#include "base/format.h"
+#include "infer/infer.h"
+#include "infer/negotiation.h"
+#include "dissectors/pkt.h"
 
 _Static_assert(EW_FLOW_FINDINGS_MAX <= UINT8_MAX, "a row counts its findings in a byte");
 _Static_assert(EW_V_UNKNOWN <= UINT8_MAX && EW_NEG_NA <= INT8_MAX && EW_AQM_COUNT <= UINT8_MAX,

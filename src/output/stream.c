@@ -1,15 +1,19 @@
 /* stream.c - NDJSON events (see stream.h). */
-#include "ecnwatch/stream.h"
+#include "output/stream.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/bottleneck.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/misuse.h"
-#include "ecnwatch/quic.h"
+#include "findings/bottleneck.h"
+#include "flow/flowtab.h"
+#include "infer/infer.h"
+#include "findings/misuse.h"
+#include "dissectors/dissect_quic.h"
+#include "infer/quic_conn.h"
+#include "infer/quic_crypto.h"
+#include "infer/quic_infer.h"
+#include "output/quic_json.h"
 
 /* May one more event be written? Past the byte limit it is counted instead. */
 static bool

@@ -15,7 +15,7 @@
  * pane, the header and the keys all read and change the one view state
  * (struct ew_ui: selection, scroll, sort, filter, pause, the snapshot); the
  * drawing pieces that need none of it are in ui_draw.c. */
-#include "ecnwatch/ui.h"
+#include "ui/ui.h"
 
 #include <ctype.h>
 #include <curses.h>
@@ -26,17 +26,17 @@
 #include <string.h>
 #include <time.h>
 
-#include "ecnwatch/bottleneck.h"
-#include "ecnwatch/conclude.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/misuse.h"
-#include "ecnwatch/pkt.h"
-#include "ecnwatch/report.h"
-#include "ecnwatch/snapshot.h"
-#include "ecnwatch/ui_draw.h"
-#include "ecnwatch/ui_hist.h"
+#include "findings/bottleneck.h"
+#include "findings/conclude.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
+#include "infer/infer.h"
+#include "findings/misuse.h"
+#include "dissectors/pkt.h"
+#include "output/report.h"
+#include "output/snapshot.h"
+#include "ui/ui_draw.h"
+#include "ui/ui_hist.h"
 
 static const char *const sort_name[EW_SNAP_SORT_COUNT] = {
     [EW_SNAP_SORT_PACKETS] = "packets", [EW_SNAP_SORT_CE] = "CE share",

@@ -1,5 +1,5 @@
 /* ui_draw.c - the live view's drawing pieces (see ui_draw.h). */
-#include "ecnwatch/ui_draw.h"
+#include "ui/ui_draw.h"
 
 #include <curses.h>
 #include <stdarg.h>

@@ -1,14 +1,14 @@
 /* ui_hist.c - the live view's short history (see ui_hist.h) */
-#include "ecnwatch/ui_hist.h"
+#include "ui/ui_hist.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/snapshot.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
+#include "infer/infer.h"
+#include "output/snapshot.h"
 
 static bool
 wanted(uint64_t id, const uint64_t *want, int nwant)

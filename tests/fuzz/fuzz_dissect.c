@@ -8,7 +8,7 @@
  * Invariants of struct ew_pkt that every consumer relies on are checked. */
 #include <stdlib.h>
 
-#include "ecnwatch/dissect.h"
+#include "dissectors/dissect.h"
 #include "fuzz.h"
 
 static void

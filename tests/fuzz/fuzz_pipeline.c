@@ -25,12 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/dissect.h"
-#include "ecnwatch/plot_svg.h"
-#include "ecnwatch/report.h"
-#include "ecnwatch/series.h"
-#include "ecnwatch/stream.h"
+#include "engine/analyze.h"
+#include "dissectors/dissect.h"
+#include "output/plot_svg.h"
+#include "output/report.h"
+#include "flow/series.h"
+#include "output/stream.h"
 #include "fuzz.h"
 
 /* the latest time src/input/capture.c hands out, in ns */

@@ -21,11 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/flow.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/jw.h"
-#include "ecnwatch/misuse.h"
-#include "ecnwatch/quic.h"
+#include "flow/flowtab.h"
+#include "infer/infer.h"
+#include "base/jw.h"
+#include "findings/misuse.h"
+#include "dissectors/dissect_quic.h"
+#include "infer/quic_conn.h"
+#include "infer/quic_crypto.h"
+#include "infer/quic_infer.h"
+#include "output/quic_json.h"
 #include "fuzz.h"
 
 static const uint8_t dcid[8] = {0x83, 0x94, 0xc8, 0xf0, 0x3e, 0x51, 0x57, 0x08};

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/capture.h"
+#include "input/capture.h"
 
 #define DISSECT_HEAD 40
 #define DISSECT_EVERY 50

@@ -45,7 +45,7 @@
 
 #include <openssl/evp.h>
 
-#include "ecnwatch/quic_crypto.h"
+#include "infer/quic_crypto.h"
 
 #include "bytes.h"
 

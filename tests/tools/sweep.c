@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/capture.h"
-#include "ecnwatch/dissect.h"
+#include "engine/analyze.h"
+#include "input/capture.h"
+#include "dissectors/dissect.h"
 
 static const uint64_t any_trunc = (1ull << EW_EV_LINK_TRUNC) | (1ull << EW_EV_IPV4_TRUNC) |
                                   (1ull << EW_EV_IPV6_TRUNC) | (1ull << EW_EV_TCP_TRUNC) |

@@ -3,10 +3,10 @@
 #include <CUnit/CUnit.h>
 #include <string.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/infer.h"
+#include "engine/analyze.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
+#include "infer/infer.h"
 #include "suites.h"
 
 enum { CLI = 0, SRV = 1 };

@@ -21,15 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/bottleneck.h"
-#include "ecnwatch/conclude.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/jw.h"
-#include "ecnwatch/misuse.h"
-#include "ecnwatch/qseries.h"
-#include "ecnwatch/report.h"
+#include "engine/analyze.h"
+#include "findings/bottleneck.h"
+#include "findings/conclude.h"
+#include "dissectors/ecn.h"
+#include "infer/infer.h"
+#include "base/jw.h"
+#include "findings/misuse.h"
+#include "flow/qseries.h"
+#include "output/report.h"
 #include "suites.h"
 
 #define MS 1000000LL

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/cursor.h"
+#include "dissectors/cursor.h"
 #include "suites.h"
 
 /* high bits set everywhere, so a sign-extension shows up */

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/dissect.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/pkt.h"
+#include "dissectors/dissect.h"
+#include "dissectors/ecn.h"
+#include "dissectors/pkt.h"
 #include "suites.h"
 
 #define EV(e) ((uint64_t)1 << (e))

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/flow.h"
+#include "flow/flowtab.h"
 #include "suites.h"
 
 static void

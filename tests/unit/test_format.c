@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/format.h"
+#include "base/format.h"
 #include "suites.h"
 
 static int mismatches;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/jw.h"
+#include "base/jw.h"
 #include "suites.h"
 
 #define LAYOUTS 2

@@ -8,10 +8,10 @@
 #include <CUnit/CUnit.h>
 #include <string.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/misuse.h"
+#include "engine/analyze.h"
+#include "dissectors/ecn.h"
+#include "infer/infer.h"
+#include "findings/misuse.h"
 #include "suites.h"
 
 enum { CLI = 0, SRV = 1 };

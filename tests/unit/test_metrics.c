@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/metrics.h"
-#include "ecnwatch/version.h"
+#include "engine/analyze.h"
+#include "dissectors/ecn.h"
+#include "output/metrics.h"
+#include "base/version.h"
 #include "suites.h"
 
 enum { CLI = 0, SRV = 1 };

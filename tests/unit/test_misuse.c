@@ -14,13 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/bottleneck.h"
-#include "ecnwatch/conclude.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/misuse.h"
-#include "ecnwatch/quic.h"
+#include "engine/analyze.h"
+#include "findings/bottleneck.h"
+#include "findings/conclude.h"
+#include "dissectors/ecn.h"
+#include "infer/infer.h"
+#include "findings/misuse.h"
+#include "dissectors/dissect_quic.h"
+#include "infer/quic_conn.h"
+#include "infer/quic_crypto.h"
+#include "infer/quic_infer.h"
+#include "output/quic_json.h"
 #include "suites.h"
 
 enum { CLI = 0, SRV = 1 };

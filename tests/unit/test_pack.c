@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/capture.h"
-#include "ecnwatch/dissect.h"
-#include "ecnwatch/pack.h"
+#include "engine/analyze.h"
+#include "input/capture.h"
+#include "dissectors/dissect.h"
+#include "flow/pack.h"
 #include "suites.h"
 
 static uint8_t buf[EW_PACK_MAX + 16];

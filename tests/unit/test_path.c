@@ -14,9 +14,9 @@
 #include <CUnit/CUnit.h>
 #include <string.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/infer.h"
+#include "engine/analyze.h"
+#include "dissectors/ecn.h"
+#include "infer/infer.h"
 #include "suites.h"
 
 #define MS 1000000LL

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/misuse.h"
-#include "ecnwatch/jw.h"
-#include "ecnwatch/pathcmp.h"
-#include "ecnwatch/report.h"
+#include "dissectors/ecn.h"
+#include "findings/misuse.h"
+#include "base/jw.h"
+#include "findings/pathcmp.h"
+#include "output/report.h"
 #include "suites.h"
 
 /* 10.0.0.9:40000 is the client, 10.0.0.1:443 the server */

@@ -8,9 +8,9 @@
 #include <CUnit/CUnit.h>
 #include <string.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/qseries.h"
+#include "engine/analyze.h"
+#include "dissectors/ecn.h"
+#include "flow/qseries.h"
 #include "suites.h"
 
 #define MS 1000000LL

@@ -9,11 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/dissect.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/quic.h"
+#include "engine/analyze.h"
+#include "dissectors/dissect.h"
+#include "dissectors/ecn.h"
+#include "flow/flowtab.h"
+#include "dissectors/dissect_quic.h"
+#include "infer/quic_conn.h"
+#include "infer/quic_crypto.h"
+#include "infer/quic_infer.h"
+#include "output/quic_json.h"
 #include "suites.h"
 
 /* RFC 9001 App. A.2 and A.3 (QUIC v1), RFC 9369 App. A.2 and A.3 (v2): the

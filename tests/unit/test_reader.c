@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ecnwatch/capture.h"
-#include "ecnwatch/dissect.h"
-#include "ecnwatch/reader.h"
+#include "input/capture.h"
+#include "dissectors/dissect.h"
+#include "engine/reader.h"
 #include "suites.h"
 
 #define SRC "captures/rfc3168-ce-server.pcap" /* classic pcap, 2,198 frames */

@@ -17,14 +17,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/capture.h"
-#include "ecnwatch/dissect.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/jw.h"
-#include "ecnwatch/pathcmp.h"
-#include "ecnwatch/report.h"
-#include "ecnwatch/version.h"
+#include "engine/analyze.h"
+#include "input/capture.h"
+#include "dissectors/dissect.h"
+#include "dissectors/ecn.h"
+#include "base/jw.h"
+#include "findings/pathcmp.h"
+#include "output/report.h"
+#include "base/version.h"
 #include "suites.h"
 
 enum { CLI = 0, SRV = 1 };

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/capture.h"
-#include "ecnwatch/conclude.h"
-#include "ecnwatch/dissect.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/snapshot.h"
+#include "engine/analyze.h"
+#include "input/capture.h"
+#include "findings/conclude.h"
+#include "dissectors/dissect.h"
+#include "dissectors/ecn.h"
+#include "output/snapshot.h"
 #include "suites.h"
 
 /* an analyzer fed a capture; hot is its hot set (0: the default) */

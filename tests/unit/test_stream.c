@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/capture.h"
-#include "ecnwatch/dissect.h"
-#include "ecnwatch/ecn.h"
-#include "ecnwatch/report.h"
-#include "ecnwatch/stream.h"
+#include "engine/analyze.h"
+#include "input/capture.h"
+#include "dissectors/dissect.h"
+#include "dissectors/ecn.h"
+#include "output/report.h"
+#include "output/stream.h"
 #include "suites.h"
 
 enum { CLI = 0, SRV = 1 };

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ecnwatch/capture.h"
+#include "input/capture.h"
 
 struct ew_savefile;
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ecnwatch/cursor.h"
+#include "dissectors/cursor.h"
 
 #define EW_QUIC_V1 0x00000001u  /* RFC 9000 §15 */
 #define EW_QUIC_V2 0x6b3343cfu  /* RFC 9369 §3.1 */

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ecnwatch/infer.h"
-#include "ecnwatch/misuse.h"
+#include "infer/infer.h"
+#include "findings/misuse.h"
 
 /* findings of one flow: at most one per kind and direction */
 #define EW_FLOW_FINDINGS_MAX 32

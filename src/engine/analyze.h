@@ -7,13 +7,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ecnwatch/dedupe.h"
-#include "ecnwatch/flow.h"
-#include "ecnwatch/misuse.h" /* EW_MU_MASK_BITS: the findings counted per kind */
-#include "ecnwatch/negotiation.h" /* enum ew_neg, ew_flow_negotiation(): for the flows it keeps */
-#include "ecnwatch/pkt.h"
-#include "ecnwatch/qseries.h"
-#include "ecnwatch/series.h"
+#include "flow/dedupe.h"
+#include "flow/flowtab.h"
+#include "findings/misuse.h" /* EW_MU_MASK_BITS: the findings counted per kind */
+#include "infer/negotiation.h" /* enum ew_neg, ew_flow_negotiation(): for the flows it keeps */
+#include "dissectors/pkt.h"
+#include "flow/qseries.h"
+#include "flow/series.h"
 
 struct ew_quic_pool;
 

@@ -19,11 +19,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/capture.h"
-#include "ecnwatch/pkt.h"
+#include "engine/analyze.h"
+#include "input/capture.h"
+#include "dissectors/pkt.h"
 /* ew_spare_processor(): whether reading ahead in a thread can pay */
-#include "ecnwatch/thread.h"
+#include "base/thread.h"
 
 /* The copies of the frames read and not yet released share one buffer of
  * this many bytes, allocated once: a capture of long frames cannot make the

@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ecnwatch/cursor.h"
-#include "ecnwatch/pkt.h"
+#include "dissectors/cursor.h"
+#include "dissectors/pkt.h"
 
 /* Decode one frame of `caplen` captured bytes. `wirelen` is the length on the
  * wire as the capture claims it; it is used only to tell a short capture from

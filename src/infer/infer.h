@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ecnwatch/negotiation.h"
-#include "ecnwatch/pkt.h"
+#include "infer/negotiation.h"
+#include "dissectors/pkt.h"
 
 /* Observations about one direction d's data and the feedback on it, which
  * travels in the other direction. */

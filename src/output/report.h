@@ -14,12 +14,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/conclude.h"
+#include "engine/analyze.h"
+#include "findings/conclude.h"
 /* ew_addr_str() and ew_time_str(), which the report's users print with */
-#include "ecnwatch/format.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/misuse.h"
+#include "base/format.h"
+#include "infer/infer.h"
+#include "findings/misuse.h"
 
 #define EW_SCHEMA "ecnwatch.report/1"
 

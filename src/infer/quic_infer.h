@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ecnwatch/dissect_quic.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/quic_conn.h"
+#include "dissectors/dissect_quic.h"
+#include "infer/infer.h"
+#include "infer/quic_conn.h"
 
 /* How a connection's ECN use turned out, from its Initial packets. */
 enum ew_quic_verdict {

@@ -21,9 +21,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/jw.h"
-#include "ecnwatch/report.h"
+#include "engine/analyze.h"
+#include "base/jw.h"
+#include "output/report.h"
 
 struct ew_stream {
     FILE *out;

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "ecnwatch/analyze.h"
+#include "engine/analyze.h"
 
 #define EW_HIST_LEN 60   /* seconds kept: the width of a sparkline */
 #define EW_HIST_FLOWS 64 /* flows kept: more than a screen's rows */

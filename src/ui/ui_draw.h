@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ecnwatch/ui_hist.h"
+#include "ui/ui_hist.h"
 
 /* A line of items, each shown whole or not at all: the items are taken in
  * order of importance while they fit, and shown in their own order. */

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ecnwatch/dissect_quic.h"
-#include "ecnwatch/quic_crypto.h"
+#include "dissectors/dissect_quic.h"
+#include "infer/quic_crypto.h"
 
 /* the Initial packets one endpoint sent, as they passed the capture point,
  * and what the other endpoint's Initial ACK frames say about them */

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ecnwatch/analyze.h"
+#include "engine/analyze.h"
 
 struct ew_offline_cfg {
     const char *const *files; /* upstream first; only the first may be "-" (standard input) */

@@ -16,9 +16,9 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/infer.h"
-#include "ecnwatch/misuse.h"
+#include "engine/analyze.h"
+#include "infer/infer.h"
+#include "findings/misuse.h"
 
 /* flows evaluated at most per pass over the table */
 #define EW_METRICS_FLOW_BUDGET 100000

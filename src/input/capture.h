@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ecnwatch/pkt.h"
+#include "dissectors/pkt.h"
 
 #define EW_ERRBUF_SIZE 512
 

@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/conclude.h"
-#include "ecnwatch/flow.h"
+#include "engine/analyze.h"
+#include "findings/conclude.h"
+#include "flow/flowtab.h"
 
 /* the live list's sort keys: all descending, then by id ascending */
 enum ew_snap_sort {

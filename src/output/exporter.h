@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ecnwatch/analyze.h"
-#include "ecnwatch/metrics.h"
+#include "engine/analyze.h"
+#include "output/metrics.h"
 
 /* concurrent HTTP connections, and so descriptors the loop polls for them:
  * enough that, with EW_EXPORTER_CONNS_PER_IP from each client address, a

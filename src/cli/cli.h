@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ecnwatch/analyze.h"
+#include "engine/analyze.h"
 
 enum {
     EW_EXIT_DONE = 0,

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "ecnwatch/analyze.h"
+#include "engine/analyze.h"
 
 /* Before the first packet: make DIR when missing, with its missing parent
  * folders (as mkdir -p), and check that files can be written in it, so that

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ecnwatch/misuse.h"
-#include "ecnwatch/pkt.h"
+#include "findings/misuse.h"
+#include "dissectors/pkt.h"
 
 #define EW_PATH_MAX_PAIRS 200000
 #define EW_PATH_MAX_GROUPS 4096

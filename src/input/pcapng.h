@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "ecnwatch/capture.h"
-#include "ecnwatch/pkt.h"
+#include "input/capture.h"
+#include "dissectors/pkt.h"
 
 /* The libpcap link type dlt as ecnwatch decodes it: 0, or -1 when it is not. */
 int ew_link_from_dlt(int dlt, enum ew_link *out);

@@ -1,4 +1,4 @@
-/* flow.h - the bidirectional flow table and the per-flow record.
+/* flowtab.h - the bidirectional flow table and the per-flow record.
  *
  * The table holds at most max_flows flows; its arrays are allocated once,
  * and only packing (below) allocates afterwards. Live flows are indexed by a
@@ -19,15 +19,15 @@
  * are borrowed, valid until the next ew_flowtab_get() or other call that
  * changes the table.
  */
-#ifndef ECNWATCH_FLOW_H
-#define ECNWATCH_FLOW_H
+#ifndef ECNWATCH_FLOWTAB_H
+#define ECNWATCH_FLOWTAB_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ecnwatch/infer.h"
-#include "ecnwatch/pkt.h"
+#include "infer/infer.h"
+#include "dissectors/pkt.h"
 
 /* Canonical key: (addr, port) pairs ordered so both directions map to one
  * key. IPv4 addresses are stored v4-mapped. 40 bytes, no implicit padding,
@@ -225,4 +225,4 @@ struct ew_flow_room {
 const struct ew_flow *ew_flowtab_view(const struct ew_flowtab *tab, uint32_t ref,
                                       struct ew_flow_room *room);
 
-#endif /* ECNWATCH_FLOW_H */
+#endif /* ECNWATCH_FLOWTAB_H */

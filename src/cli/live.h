@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ecnwatch/analyze.h"
+#include "engine/analyze.h"
 
 struct ew_live_cfg {
     const char *iface;

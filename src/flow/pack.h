@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ecnwatch/flow.h"
-#include "ecnwatch/infer.h"
+#include "flow/flowtab.h"
+#include "infer/infer.h"
 
 /* the words packed: the record after its key, and the inference state */
 #define EW_PACK_REC_WORDS ((sizeof(struct ew_flow) - sizeof(struct ew_flow_key)) / 4)

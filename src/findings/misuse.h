@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ecnwatch/infer.h"
+#include "infer/infer.h"
 
 enum ew_misuse_kind {
     EW_MU_ECT_WITHOUT_NEGOTIATION,

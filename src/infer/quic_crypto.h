@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ecnwatch/dissect_quic.h"
+#include "dissectors/dissect_quic.h"
 
 #define EW_QUIC_TAG_LEN 16      /* AEAD_AES_128_GCM tag (RFC 9001 §5.3) */
 

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ecnwatch/pkt.h"
+#include "dissectors/pkt.h"
 
 /* a copy arrives within 100 ms of its original: a mirror or a bridge adds
  * microseconds, two merged capture points the one-way delay between them
