@@ -43,10 +43,10 @@ packed_flow(const struct ew_flow *f, bool *same)
     static uint8_t buf[EW_PACK_MAX];
     static struct ew_flow g;
     static struct ew_infer inf;
-    size_t len = ew_flow_pack(f, buf), blob = (len + GRANULE - 1) / GRANULE * GRANULE;
+    size_t len = ew_flow_pack(&ew_infer_state, f, buf), blob = (len + GRANULE - 1) / GRANULE * GRANULE;
 
     g.key = f->key;
-    *same = ew_flow_unpack(buf, len, &g, &inf) && g.inf == &inf &&
+    *same = ew_flow_unpack(&ew_infer_state, buf, len, &g, &inf) && g.inf == &inf &&
             !memcmp(&inf, f->inf, sizeof(inf)) && (g.inf = f->inf, !memcmp(&g, f, sizeof(g)));
     return ENTRY + INDEX_AND_LINKS + MALLOC_HEADER + blob;
 }
@@ -125,9 +125,9 @@ main(int argc, char **argv)
         const struct ew_flow *f = ew_flowtab_view(an.tab, refs[i], &room);
 
         if (f->inf != &ew_infer_none) {
-            size_t len = ew_flow_pack(f, buf);
+            size_t len = ew_flow_pack(&ew_infer_state, f, buf);
 
-            if (!ew_flow_unpack(buf, len, &g, &inf))
+            if (!ew_flow_unpack(&ew_infer_state, buf, len, &g, &inf))
                 differ++;
         }
     }

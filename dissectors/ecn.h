@@ -6,41 +6,42 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The codepoint, taken from the header once (ew_ecn_from_tc) and passed on
+ * as this enum from there: its values are 0..3, never masked again. Kept in
+ * a record as a uint8_t, it is still one of these. */
 enum ew_ecn {
     EW_ECN_NOT_ECT = 0,
     EW_ECN_ECT_1 = 1,
     EW_ECN_ECT_0 = 2,
     EW_ECN_CE = 3,
-    EW_ECN_MASK = 3,
 };
 
 static inline bool
-ew_ecn_is_ce(uint8_t ecn)
+ew_ecn_is_ce(enum ew_ecn ecn)
 {
-    return (ecn & EW_ECN_MASK) == EW_ECN_CE;
+    return ecn == EW_ECN_CE;
 }
 
 static inline bool
-ew_ecn_is_not_ect(uint8_t ecn)
+ew_ecn_is_not_ect(enum ew_ecn ecn)
 {
-    return (ecn & EW_ECN_MASK) == EW_ECN_NOT_ECT;
+    return ecn == EW_ECN_NOT_ECT;
 }
 
 /* ECT(0) or ECT(1); deliberately false for CE (no "is_capable" here) */
 static inline bool
-ew_ecn_is_ect(uint8_t ecn)
+ew_ecn_is_ect(enum ew_ecn ecn)
 {
-    uint8_t e = ecn & EW_ECN_MASK;
-
-    return e == EW_ECN_ECT_0 || e == EW_ECN_ECT_1;
+    return ecn == EW_ECN_ECT_0 || ecn == EW_ECN_ECT_1;
 }
 
 /* IPv4: low two bits of the TOS octet. IPv6: low two bits of the Traffic
- * Class, bits 20-21 of the first 32-bit word. Both families go through here. */
-static inline uint8_t
+ * Class, bits 20-21 of the first 32-bit word. Both families go through here:
+ * the only place the two bits are taken out of a header. */
+static inline enum ew_ecn
 ew_ecn_from_tc(uint8_t tos_or_tclass)
 {
-    return (uint8_t)(tos_or_tclass & EW_ECN_MASK);
+    return (enum ew_ecn)(tos_or_tclass & 3u);
 }
 
 /* TCP flag bits as a 9-bit value: the low 8 bits are header byte 13, bit 8 is

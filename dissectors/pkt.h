@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dissectors/ecn.h"
+
 enum ew_link {
     EW_LINK_ETHERNET,
     EW_LINK_SLL,  /* Linux cooked v1 */
@@ -121,7 +123,7 @@ struct ew_pkt {
     /* network: valid when status == EW_PKT_OK */
     uint8_t family;   /* 4 or 6 */
     uint8_t src[16], dst[16]; /* IPv4 as v4-mapped IPv6 (::ffff:a.b.c.d) */
-    uint8_t ecn;      /* enum ew_ecn */
+    enum ew_ecn ecn;
     uint8_t dscp;
     uint8_t ttl;      /* hop limit for IPv6 */
     uint8_t ip_proto; /* final next-header value */

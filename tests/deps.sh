@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# deps.sh BUILD - the source files' dependencies, read from the objects' own
-# symbol tables (nm): file A depends on file B when A uses a symbol that B
-# defines. Fails on any cycle between source files, and on any use that
+# deps.sh BUILD - the source files' dependencies, twice: read from the
+# objects' own symbol tables (nm: file A depends on file B when A uses a
+# symbol that B defines), and from the sources' #include lines
+# (tests/includes.py: types and macros too, which no symbol shows). Fails on
+# any cycle between source files or modules, on any use or include that
 # crosses the layers the wrong way (tests/layers: each folder and what it may
-# use). Ends "deps: N passed, N failed".
+# use), and on a header with functions but no source of its own. Ends
+# "deps: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 . tests/lib.sh
@@ -116,5 +119,33 @@ if grep -qE '^(LAYER|NOLAYER)' "$tmp/out"; then
     grep -E '^(LAYER|NOLAYER)' "$tmp/out" | sed 's/^/    /'
 else
     ok "every file in a layer of tests/layers, every use allowed"
+fi
+
+# the includes: every header in a layer's folder, every include downward,
+# no loop between modules at any distance
+python3 tests/includes.py tests/layers >"$tmp/inc" 2>&1
+begin "every include downward, no loop between modules"
+if [ "$(grep -c '' "$tmp/inc")" = 1 ] && grep -q '^FILES [0-9]* INCLUDES [0-9]* MODULES' "$tmp/inc"; then
+    ok "includes: $(sed -n 's/^FILES \([0-9]*\) INCLUDES \([0-9]*\) MODULES \([0-9]*\)/\1 files, \2 includes, \3 modules/p' "$tmp/inc"), none upward, no loop"
+else
+    bad "includes:"
+    sed 's/^/    /' "$tmp/inc"
+fi
+
+# the include check itself can fail: a copy of the tree with an upward
+# include planted in the flow table, a header of a layer above it, and a
+# loop between two modules of one folder
+begin "the include check fails on a planted upward include and a loop"
+mkdir -p "$tmp/tree"
+cp -r src dissectors "$tmp/tree/"
+printf '#include "output/report.h"\n' >>"$tmp/tree/src/flow/flowtab.c"
+printf '#include "flow/flowtab.h"\n' >>"$tmp/tree/src/flow/pack.h"
+if (cd "$tmp/tree" && python3 "$OLDPWD/tests/includes.py" "$OLDPWD/tests/layers") >"$tmp/planted" 2>&1 &&
+    grep -q '^LAYER src/flow/flowtab.c:[0-9]* -> src/output/report.h' "$tmp/planted" &&
+    grep -q '^CYCLE .*src/flow/flowtab -> src/flow/pack' "$tmp/planted"; then
+    ok "the include check names a planted upward include and loop"
+else
+    bad "the include check missed what was planted:"
+    sed 's/^/    /' "$tmp/planted"
 fi
 finish deps

@@ -15,7 +15,8 @@
 #include <stdint.h>
 
 /* size >= 1 */
-void ew_vformat(char *buf, size_t size, const char *fmt, va_list ap);
+void ew_vformat(char *buf, size_t size, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 /* address of a flow end as text ("192.0.2.1" or "2001:db8::1"); an IPv4
  * address is in the last 4 bytes of addr (family 4) */

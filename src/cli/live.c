@@ -22,7 +22,7 @@
 #include "output/plots.h"
 #include "output/report.h"
 #include "input/savefile.h"
-#include "flow/series.h"
+#include "infer/series.h"
 #include "output/stream.h"
 #include "ui/ui.h"
 

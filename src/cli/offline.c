@@ -24,7 +24,7 @@
 #include "engine/reader.h"
 #include "input/savefile.h"
 #include "output/report.h"
-#include "flow/series.h"
+#include "infer/series.h"
 #include "output/stream.h"
 
 /* flow directions with a time series, at most (each EW_SERIES_BINS bins) */

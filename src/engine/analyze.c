@@ -12,11 +12,7 @@
 #include "infer/infer.h"
 #include "findings/misuse.h"
 #include "infer/negotiation.h"
-#include "dissectors/dissect_quic.h"
-#include "infer/quic_conn.h"
-#include "infer/quic_crypto.h"
 #include "infer/quic_infer.h"
-#include "output/quic_json.h"
 
 /* events that mean "the capture ended early" rather than "the header is wrong" */
 static const uint64_t trunc_events =
@@ -101,7 +97,8 @@ ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg)
     memset(an, 0, sizeof(*an));
     an->user_evict = cfg->on_evict;
     an->user_evict_arg = cfg->evict_arg;
-    an->tab = ew_flowtab_new(cfg->max_flows, cfg->hash_seed, cfg->idle_ns, on_evict, an);
+    an->tab = ew_flowtab_new(cfg->max_flows, cfg->hash_seed, cfg->idle_ns, on_evict, an,
+                             &ew_infer_state);
     if (an->tab && cfg->hot_flows && ew_flowtab_set_hot(an->tab, cfg->hot_flows) < 0) {
         ew_flowtab_free(an->tab);
         an->tab = NULL;
@@ -252,7 +249,7 @@ record_handshake(struct ew_flow *f, const struct ew_pkt *pkt, uint64_t frame, in
         if (h->syn_count == 0) {
             h->syn_frame = frame;
             h->syn_flags = t->flags;
-            h->syn_ecn = pkt->ecn;
+            h->syn_ecn = (uint8_t)pkt->ecn;
             /* the SYN's sender is the client (simultaneous open aside) */
             if (!f->syn_seen) {
                 f->client_dir = (uint8_t)dir;
@@ -268,7 +265,7 @@ record_handshake(struct ew_flow *f, const struct ew_pkt *pkt, uint64_t frame, in
         if (h->synack_count == 0) {
             h->synack_frame = frame;
             h->synack_flags = t->flags;
-            h->synack_ecn = pkt->ecn;
+            h->synack_ecn = (uint8_t)pkt->ecn;
             /* a SYN-ACK goes to the client */
             if (!f->syn_seen) {
                 f->client_dir = (uint8_t)(dir ^ 1);
@@ -421,17 +418,17 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
     if (created)
         ew_dedupe_check_sig(&an->dedupe, sig, tells, ts_ns);
     tot->ip_packets++;
-    tot->ecn[pkt->ecn & EW_ECN_MASK]++;
-    tot->ecn_bytes[pkt->ecn & EW_ECN_MASK] += pkt->ip_len;
+    tot->ecn[pkt->ecn]++;
+    tot->ecn_bytes[pkt->ecn] += pkt->ip_len;
     f->last_frame = frame;
     f->last_ns = ts_ns;
 
     d = &f->dir[dir];
     if (d->packets == 0)
-        d->first_ecn = pkt->ecn & EW_ECN_MASK;
+        d->first_ecn = (uint8_t)pkt->ecn;
     d->packets++;
     d->bytes += pkt->ip_len;
-    d->ecn[pkt->ecn & EW_ECN_MASK]++;
+    d->ecn[pkt->ecn]++;
     if (pkt->l4 == EW_L4_TCP) {
         const struct ew_tcp *t = &pkt->u.tcp;
         enum ew_seg_kind k;
@@ -446,7 +443,7 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
         if (t->flags & EW_TCP_AE)
             d->ae++;
         k = ew_tcp_seg_kind(d, t);
-        f->inf->kind_ecn[dir][k][pkt->ecn & EW_ECN_MASK]++;
+        f->inf->kind_ecn[dir][k][pkt->ecn]++;
         record_handshake(f, pkt, frame, dir);
         /* the bottleneck series first: an interval this packet ends is
          * closed before the inference gathers the packet into the next */
@@ -457,7 +454,7 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
         if (pkt->u.udp.payload > d->max_payload)
             d->max_payload = pkt->u.udp.payload;
         if (pkt->l4_payload_len > 0)
-            ew_quic_datagram(an->quic, f, dir, pkt->ecn & EW_ECN_MASK, pkt->l4_payload,
+            ew_quic_datagram(an->quic, f, dir, pkt->ecn, pkt->l4_payload,
                              pkt->l4_payload_len, pkt->u.udp.payload, frame);
     }
     if (an->series)

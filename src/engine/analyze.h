@@ -12,8 +12,8 @@
 #include "findings/misuse.h" /* EW_MU_MASK_BITS: the findings counted per kind */
 #include "infer/negotiation.h" /* enum ew_neg, ew_flow_negotiation(): for the flows it keeps */
 #include "dissectors/pkt.h"
-#include "flow/qseries.h"
-#include "flow/series.h"
+#include "infer/qseries.h"
+#include "infer/series.h"
 
 struct ew_quic_pool;
 

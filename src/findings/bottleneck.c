@@ -17,7 +17,7 @@
 #include "base/format.h"
 #include "infer/infer.h"
 #include "findings/misuse.h"
-#include "flow/qseries.h"
+#include "infer/qseries.h"
 #include "infer/thresholds.h"
 
 /* which round trips a flow's queueing delay is read from (its path verdict's qdelay_from) */

@@ -4,11 +4,7 @@
 #include <string.h>
 
 #include "flow/flowtab.h"
-#include "dissectors/dissect_quic.h"
-#include "infer/quic_conn.h"
-#include "infer/quic_crypto.h"
 #include "infer/quic_infer.h"
-#include "output/quic_json.h"
 
 void
 ew_flow_conclude(const struct ew_flow *f, unsigned what, struct ew_flow_summary *s)

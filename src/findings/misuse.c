@@ -115,13 +115,13 @@ peer_name(const struct ctx *c, int d)
 }
 
 static uint64_t
-kind_cp(const struct ew_flow *f, int d, int kind, int cp)
+kind_cp(const struct ew_flow *f, int d, int kind, enum ew_ecn cp)
 {
     return f->inf->kind_ecn[d][kind][cp];
 }
 
 static uint64_t
-data_cp(const struct ew_flow *f, int d, int cp)
+data_cp(const struct ew_flow *f, int d, enum ew_ecn cp)
 {
     return kind_cp(f, d, EW_SEG_DATA, cp) + kind_cp(f, d, EW_SEG_RETRANS, cp);
 }
@@ -174,7 +174,7 @@ counters_usable(const struct ctx *c, int d)
  * field counting them first appeared (all of them where it never did): the
  * counters' baseline is their first value (infer_track.c) */
 static uint64_t
-since_first(const struct ew_half *h, int field, int cp)
+since_first(const struct ew_half *h, int field, enum ew_ecn cp)
 {
     return h->opt_seen[field] ? h->bytes_seen[cp] - h->opt_base_bytes[field] : h->bytes_seen[cp];
 }
@@ -234,7 +234,8 @@ code_to_cp(unsigned code)
 struct arrival {
     uint64_t frame; /* the packet carrying the peer's report */
     const char *what;
-    int sent, got;
+    enum ew_ecn sent;
+    int got; /* enum ew_ecn, or -1: the code says nothing of it */
 };
 
 static bool
@@ -245,12 +246,12 @@ arrival_of(const struct ctx *c, int d, struct arrival *a)
     if (c->v->neg != EW_NEG_ACCECN)
         return false;
     if (d == c->f->client_dir) {
-        *a = (struct arrival){h->synack_frame, "SYN", h->syn_ecn & 3,
+        *a = (struct arrival){h->synack_frame, "SYN", h->syn_ecn,
                               code_to_cp(ew_tcp_ace(h->synack_flags))};
     } else {
         if (!c->f->inf->ack3_seen)
             return false;
-        *a = (struct arrival){c->f->inf->ack3_frame, "SYN-ACK", h->synack_ecn & 3,
+        *a = (struct arrival){c->f->inf->ack3_frame, "SYN-ACK", h->synack_ecn,
                               code_to_cp(c->f->inf->ack3_ace)};
     }
     return true;
@@ -258,17 +259,22 @@ arrival_of(const struct ctx *c, int d, struct arrival *a)
 
 /* which change the arrival shows; EW_MU_COUNT for none (same, unknown, or marking) */
 static enum ew_misuse_kind
-arrival_change(int sent, int got)
+arrival_change(enum ew_ecn sent, int got)
 {
-    if (got < 0 || sent == got)
+    enum ew_ecn g;
+
+    if (got < 0)
         return EW_MU_COUNT;
-    if (ew_ecn_is_ect((uint8_t)sent) && got == EW_ECN_NOT_ECT)
+    g = (enum ew_ecn)got;
+    if (sent == g)
+        return EW_MU_COUNT;
+    if (ew_ecn_is_ect(sent) && g == EW_ECN_NOT_ECT)
         return EW_MU_BLEACHING;
-    if (ew_ecn_is_ect((uint8_t)sent) && ew_ecn_is_ect((uint8_t)got))
+    if (ew_ecn_is_ect(sent) && ew_ecn_is_ect(g))
         return EW_MU_REMARKING;
     if (sent == EW_ECN_CE)
         return EW_MU_CE_UNMARKED;
-    if (sent == EW_ECN_NOT_ECT && got == EW_ECN_CE)
+    if (sent == EW_ECN_NOT_ECT && g == EW_ECN_CE)
         return EW_MU_CE_ON_NOT_ECT;
     if (sent == EW_ECN_NOT_ECT)
         return EW_MU_ECT_ON_NOT_ECT;
@@ -383,7 +389,7 @@ c_ect_on_syn(const struct ctx *c, int d, struct ew_finding *x)
     if (!h->syn_count || !ew_ecn_is_ect(h->syn_ecn) || syn_code(c) == HS_ACCECN_SYN || dctcp(c))
         return false;
     x->first_frame = h->syn_frame;
-    return say(x, "the SYN is %s without an AccECN request (%s)", ew_ecn_name[h->syn_ecn & 3],
+    return say(x, "the SYN is %s without an AccECN request (%s)", ew_ecn_name[h->syn_ecn],
                at_sender(c, d) ? "the client sets it" : "the client, or the path, sets it");
 }
 
@@ -397,7 +403,7 @@ c_ect_on_synack(const struct ctx *c, int d, struct ew_finding *x)
         return false;
     x->first_frame = h->synack_frame;
     return say(x, "the SYN-ACK is %s although the SYN did not request AccECN (%s)",
-               ew_ecn_name[h->synack_ecn & 3], origin(c, d));
+               ew_ecn_name[h->synack_ecn], origin(c, d));
 }
 
 /* where the capture point is next to the reporting peer, the packet was

@@ -19,7 +19,7 @@
 struct ix_entry {
     uint64_t sig;   /* 0 = empty slot */
     uint64_t frame;
-    uint8_t ecn;
+    uint8_t ecn; /* enum ew_ecn */
     bool matched;
 };
 
@@ -150,7 +150,7 @@ ew_index_add(struct ew_index *ix, const struct ew_pkt *pkt, const uint8_t *paylo
         i = (i + 1) & ix->mask;
     ix->slot[i].sig = sig;
     ix->slot[i].frame = frame;
-    ix->slot[i].ecn = pkt->ecn & EW_ECN_MASK;
+    ix->slot[i].ecn = (uint8_t)pkt->ecn;
     ix->count++;
 }
 
@@ -181,7 +181,7 @@ ew_hop_free(struct ew_hop *hop)
 }
 
 static struct group *
-find_group(struct ew_hop *hop, const struct ew_flow_key *k, int dir, uint8_t from, uint8_t to,
+find_group(struct ew_hop *hop, const struct ew_flow_key *k, int dir, enum ew_ecn from, enum ew_ecn to,
            uint16_t *gi)
 {
     uint32_t h = (uint32_t)ew_flow_hash(k, 0) ^ (uint32_t)(dir << 4 | from << 2 | to);
@@ -231,13 +231,13 @@ ew_hop_match(struct ew_hop *hop, struct ew_index *up, const struct ew_pkt *pkt,
     }
     e->matched = true;
     hop->matched++;
-    if (e->ecn == (pkt->ecn & EW_ECN_MASK)) {
+    if (e->ecn == pkt->ecn) {
         hop->unchanged++;
     } else {
         struct ew_flow_key k;
         int dir = ew_flow_key_from_pkt(pkt, &k);
         uint16_t gi = 0;
-        struct group *g = find_group(hop, &k, dir, e->ecn, pkt->ecn & EW_ECN_MASK, &gi);
+        struct group *g = find_group(hop, &k, dir, e->ecn, pkt->ecn, &gi);
 
         if (!g) {
             hop->groups_dropped++;
@@ -273,7 +273,7 @@ ew_hop_finish(struct ew_hop *hop, const struct ew_index *up)
 /* the misuse kind of a transition, or -1 for congestion marking (ECT -> CE,
  * and SCE's ECT(0) -> ECT(1)) */
 static int
-transition_kind(uint8_t from, uint8_t to, bool sce)
+transition_kind(enum ew_ecn from, enum ew_ecn to, bool sce)
 {
     if (sce && from == EW_ECN_ECT_0 && to == EW_ECN_ECT_1)
         return -1;
@@ -291,7 +291,7 @@ transition_kind(uint8_t from, uint8_t to, bool sce)
 }
 
 static const char *
-transition_meaning(uint8_t from, uint8_t to, bool sce)
+transition_meaning(enum ew_ecn from, enum ew_ecn to, bool sce)
 {
     if (sce && from == EW_ECN_ECT_0 && to == EW_ECN_ECT_1)
         return "ECT(0) turned ECT(1) on a flow whose receiver echoes ESCE: SCE marking";

@@ -79,7 +79,10 @@ struct ew_flowtab {
     uint32_t mask;           /* slot count - 1 (a power of two, >= 2 * max_flows) */
     /* the hot set: records and their TCP inference state, by hot index */
     struct ew_flow *hot;
-    struct ew_infer *inf;    /* untouched for flows that are not TCP */
+    uint8_t *inf;            /* their state (state->size bytes each, stride apart); untouched
+                              * for flows that are not TCP */
+    size_t stride;
+    const struct ew_flow_state *state;
     uint32_t *owner;         /* the entry of each hot record (ref), 0 = none */
     uint8_t *recent;         /* CLOCK bits: touched since the hand last passed */
     uint32_t hot_max, hot_used, hand;
@@ -214,6 +217,13 @@ ew_flow_key_from_pkt(const struct ew_pkt *pkt, struct ew_flow_key *key)
     return EW_DIR_HI_LO;
 }
 
+/* hot record h's state */
+static inline struct ew_infer *
+state_of(const struct ew_flowtab *t, uint32_t h)
+{
+    return (struct ew_infer *)(void *)(t->inf + (size_t)h * t->stride);
+}
+
 /* ---- the table */
 
 static void
@@ -234,7 +244,7 @@ hot_alloc(struct ew_flowtab *t, uint32_t n)
 {
     hot_free(t);
     t->hot = calloc(n, sizeof(*t->hot));
-    t->inf = calloc(n, sizeof(*t->inf));
+    t->inf = calloc(n, t->stride);
     t->owner = calloc(n, sizeof(*t->owner));
     t->recent = calloc(n, sizeof(*t->recent));
     if (!t->hot || !t->inf || !t->owner || !t->recent) {
@@ -247,18 +257,21 @@ hot_alloc(struct ew_flowtab *t, uint32_t n)
 
 struct ew_flowtab *
 ew_flowtab_new(uint32_t max_flows, uint64_t seed, int64_t idle_ns, ew_flow_evict_fn on_evict,
-               void *arg)
+               void *arg, const struct ew_flow_state *state)
 {
     struct ew_flowtab *t;
     uint64_t nslots = 4;
 
-    if (max_flows == 0 || max_flows > (1u << 30))
+    if (max_flows == 0 || max_flows > (1u << 30) || !state || state->size % 4 ||
+        state->size > EW_FLOW_STATE_MAX)
         return NULL;
     while (nslots < 2ull * max_flows)
         nslots <<= 1;
     t = calloc(1, sizeof(*t));
     if (!t)
         return NULL;
+    t->state = state;
+    t->stride = (state->size + 7) & ~(size_t)7;
     t->ent = calloc(max_flows, sizeof(*t->ent));
     t->lnk = calloc(max_flows, sizeof(*t->lnk));
     t->slot = calloc((size_t)nslots, sizeof(*t->slot));
@@ -412,7 +425,7 @@ pack_out(struct ew_flowtab *t, uint32_t h)
 {
     struct ew_entry *e = &t->ent[t->owner[h] - 1];
     const struct ew_flow *f = &t->hot[h];
-    size_t len = ew_flow_pack(f, t->buf);
+    size_t len = ew_flow_pack(t->state, f, t->buf);
 
     if (len > (size_t)e->cap * GRANULE) {
         unsigned g = (unsigned)((len + GRANULE - 1) / GRANULE);
@@ -502,7 +515,7 @@ heat(struct ew_flowtab *t, uint32_t ref, struct ew_slot *s)
         s = NULL;
     f = &t->hot[h];
     f->key = e->key;
-    if (!ew_flow_unpack(e->packed, e->len, f, &t->inf[h]))
+    if (!ew_flow_unpack(t->state, e->packed, e->len, f, state_of(t, h)))
         abort(); /* the table's own bytes: cannot happen */
     e->hot = h + 1;
     if (e->state == ENT_LIVE)
@@ -602,11 +615,11 @@ ew_flowtab_get_hashed(struct ew_flowtab *t, const struct ew_flow_key *key, uint3
     memset(f, 0, sizeof(*f));
     f->key = e->key = *key;
     if (key->l4 == EW_L4_TCP) {
-        f->inf = &t->inf[hot];
-        memset(f->inf, 0, sizeof(*f->inf));
+        f->inf = state_of(t, hot);
+        memset(f->inf, 0, t->state->size);
     } else {
         /* read only: what is never written costs no memory */
-        f->inf = (struct ew_infer *)(uintptr_t)&ew_infer_none;
+        f->inf = (struct ew_infer *)(uintptr_t)t->state->none;
     }
     f->id = e->id = ++t->st.created;
     f->first_ns = f->last_ns = now_ns;
@@ -690,7 +703,7 @@ ew_flowtab_prefetch_flow(struct ew_flowtab *t, uint32_t h, size_t len, bool inf)
             if (t->owner[v])
                 __builtin_prefetch(&t->ent[t->owner[v] - 1]);
             prefetch_lines(&t->hot[v], sizeof(struct ew_flow));
-            prefetch_lines(&t->inf[v], sizeof(struct ew_infer)); /* none touched: no cost */
+            prefetch_lines(state_of(t, v), t->state->size); /* none touched: no cost */
         }
         return;
     }
@@ -700,8 +713,10 @@ ew_flowtab_prefetch_flow(struct ew_flowtab *t, uint32_t h, size_t len, bool inf)
     t->fetched[t->fetched_at++ % EW_FETCHED_RECENT] = s->hot;
     prefetch_lines(&t->hot[s->hot - 1], len);
     if (inf) { /* the hot parts only: the evidence frames are written once */
-        prefetch_lines(&t->inf[s->hot - 1], offsetof(struct ew_infer, half) + EW_HALF_HOT_BYTES);
-        prefetch_lines(&t->inf[s->hot - 1].half[1], EW_HALF_HOT_BYTES);
+        const uint8_t *b = (const uint8_t *)state_of(t, s->hot - 1);
+
+        prefetch_lines(b + t->state->hot_at[0], t->state->hot_len[0]);
+        prefetch_lines(b + t->state->hot_at[1], t->state->hot_len[1]);
     }
 }
 
@@ -796,7 +811,7 @@ ew_flowtab_view(const struct ew_flowtab *t, uint32_t ref, struct ew_flow_room *r
     if (e->hot)
         return &t->hot[e->hot - 1];
     room->flow.key = e->key;
-    if (!ew_flow_unpack(e->packed, e->len, &room->flow, &room->inf))
+    if (!ew_flow_unpack(t->state, e->packed, e->len, &room->flow, room->inf))
         abort(); /* the table's own bytes: cannot happen */
     return &room->flow;
 }

@@ -1,5 +1,5 @@
-/* pack.c - a flow's record and inference state in a few hundred bytes, and
- * back, exactly (pack.h). */
+/* pack.c - a flow's record and its state in a few hundred bytes, and back,
+ * exactly (pack.h). */
 #include "flow/pack.h"
 
 #include <string.h>
@@ -13,11 +13,7 @@
 _Static_assert(offsetof(struct ew_flow, key) == 0 &&
                    offsetof(struct ew_flow, first_ns) == KEY_BYTES,
                "the key comes first, the packed words after it");
-_Static_assert(REC_BYTES % 4 == 0 && sizeof(struct ew_infer) % 4 == 0, "whole words");
-
-/* the inference state of every flow that is not TCP: all zero, shared,
- * never written (flow.h) */
-const struct ew_infer ew_infer_none;
+_Static_assert(REC_BYTES % 4 == 0 && EW_FLOW_STATE_MAX % 4 == 0, "whole words");
 
 /* 64-bit members taken relative to the flow's first packet time or frame
  * (offsets in the words packed: the record's after its key) */
@@ -27,33 +23,7 @@ static const size_t rec_frames[] = {R(last_frame), R(hs.syn_frame), R(hs.synack_
                                     R(hs.syn_option_frame)};
 #undef R
 
-#define H(d, m) offsetof(struct ew_infer, half[d].m)
-#define HALF_TIMES(d)                                                                            \
-    H(d, data_last_ns), H(d, data_first_ns), H(d, ece_run_start_ns), H(d, cwr_off_run_ns),       \
-        H(d, cwr_ring_ns[0]), H(d, cwr_ring_ns[1]), H(d, cwr_ring_ns[2]), H(d, cwr_ring_ns[3]),   \
-        H(d, gap_last_ns), H(d, qa.start), H(d, qa.end)
-#define HALF_FRAMES(d)                                                                           \
-    H(d, last_data_frame), H(d, first_data_frame), H(d, first_ce_frame), H(d, first_ect1_frame), \
-        H(d, first_ect0_frame), H(d, first_ect_pure_ack_frame), H(d, first_ect_retrans_frame),   \
-        H(d, first_cwr_frame), H(d, first_ece_frame), H(d, first_ece_off_frame),                 \
-        H(d, first_ce_unechoed_frame), H(d, first_esce_frame), H(d, first_ace_change_frame),     \
-        H(d, first_ace_mismatch_frame), H(d, first_opt_frame), H(d, first_opt_mismatch_frame), \
-        H(d, first_opt_zeroed_frame)
-static const size_t inf_times[] = {HALF_TIMES(0), HALF_TIMES(1), offsetof(struct ew_infer, syn_ns),
-                                   offsetof(struct ew_infer, synack_ns),
-                                   offsetof(struct ew_infer, ack3_ns)};
-static const size_t inf_frames[] = {HALF_FRAMES(0), HALF_FRAMES(1),
-                                    offsetof(struct ew_infer, ack3_frame),
-                                    offsetof(struct ew_infer, first_accecn_opt_frame)};
-#undef HALF_TIMES
-#undef HALF_FRAMES
-#undef H
-
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-/* The segments being timed are a few round trips old at most: their send
- * times are taken relative to the half's latest data, their sequence ends
- * relative to its highest acknowledgement, before everything else. */
 
 /* zigzag: small magnitudes of either sign to small numbers */
 static uint64_t
@@ -107,63 +77,16 @@ unrel32(uint32_t r, uint32_t base)
     return base + (uint32_t)unzig((uint64_t)(r - 1));
 }
 
-/* the timed segments of both halves in the inference state's bytes,
- * relative (or back) */
-static void
-ring_rel(uint8_t *in, bool back)
+uint64_t
+ew_pack_rel(uint64_t v, uint64_t base, bool back)
 {
-    for (size_t d = 0; d < 2; d++) {
-        uint8_t *h = in + offsetof(struct ew_infer, half) + d * sizeof(struct ew_half);
-        uint64_t last;
-        uint32_t ack;
-
-        memcpy(&last, h + offsetof(struct ew_half, data_last_ns), sizeof(last));
-        memcpy(&ack, h + offsetof(struct ew_half, ack_max), sizeof(ack));
-        for (size_t i = 0; i < EW_RTT_TIMED; i++) {
-            uint8_t *ts = h + offsetof(struct ew_half, rtt_ts) + i * sizeof(int64_t);
-            uint8_t *se = h + offsetof(struct ew_half, rtt_seq_end) + i * sizeof(uint32_t);
-            uint64_t t;
-            uint32_t q;
-
-            memcpy(&t, ts, sizeof(t));
-            memcpy(&q, se, sizeof(q));
-            t = back ? unrel(t, last) : rel(t, last);
-            q = back ? unrel32(q, ack) : rel32(q, ack);
-            memcpy(ts, &t, sizeof(t));
-            memcpy(se, &q, sizeof(q));
-        }
-    }
+    return back ? unrel(v, base) : rel(v, base);
 }
 
-/* the timestamp loops of both halves (struct ew_tsloop): the pending
- * TSvals' times and the peak-rate window's start relative to the flow's
- * last packet, the TSvals to the newest seen (or back) */
-static void
-tsloop_rel(uint8_t *in, uint64_t last_ns, bool back)
+uint32_t
+ew_pack_rel32(uint32_t v, uint32_t base, bool back)
 {
-    for (size_t d = 0; d < 2; d++) {
-        uint8_t *h = in + offsetof(struct ew_infer, half) + d * sizeof(struct ew_half);
-        uint8_t *l = h + offsetof(struct ew_half, ts);
-        uint8_t *w = h + offsetof(struct ew_half, rwin_start);
-        uint32_t newest, q;
-        uint64_t t;
-
-        memcpy(&newest, l + offsetof(struct ew_tsloop, newest), sizeof(newest));
-        for (size_t i = 0; i < EW_TS_PENDING; i++) {
-            uint8_t *ts = l + offsetof(struct ew_tsloop, pend_ts) + i * sizeof(int64_t);
-            uint8_t *v = l + offsetof(struct ew_tsloop, pend_val) + i * sizeof(uint32_t);
-
-            memcpy(&t, ts, sizeof(t));
-            memcpy(&q, v, sizeof(q));
-            t = back ? unrel(t, last_ns) : rel(t, last_ns);
-            q = back ? unrel32(q, newest) : rel32(q, newest);
-            memcpy(ts, &t, sizeof(t));
-            memcpy(v, &q, sizeof(q));
-        }
-        memcpy(&t, w, sizeof(t));
-        t = back ? unrel(t, last_ns) : rel(t, last_ns);
-        memcpy(w, &t, sizeof(t));
-    }
+    return back ? unrel32(v, base) : rel32(v, base);
 }
 
 /* the 64-bit members at `at` taken relative to base (or back) */
@@ -307,11 +230,11 @@ get_words(const uint8_t *in, size_t len, size_t *pos, uint8_t *dst, size_t n)
 }
 
 size_t
-ew_flow_pack(const struct ew_flow *f, uint8_t *out)
+ew_flow_pack(const struct ew_flow_state *st, const struct ew_flow *f, uint8_t *out)
 {
     uint32_t rec[EW_PACK_REC_WORDS], inf[EW_PACK_INF_WORDS];
     uint8_t *rb = (uint8_t *)rec, *ib = (uint8_t *)inf;
-    bool tcp = f->inf != &ew_infer_none;
+    bool tcp = (const void *)f->inf != st->none;
     size_t len = 1;
 
     memcpy(rb, (const uint8_t *)f + KEY_BYTES, REC_BYTES);
@@ -321,20 +244,20 @@ ew_flow_pack(const struct ew_flow *f, uint8_t *out)
     out[0] = tcp;
     len += put_words(rec, EW_PACK_REC_WORDS, out + len);
     if (tcp) {
-        memcpy(ib, f->inf, sizeof(inf));
-        ring_rel(ib, false); /* before the times it is relative to are */
-        tsloop_rel(ib, (uint64_t)f->last_ns, false);
-        members_rel(ib, inf_times, COUNT(inf_times), (uint64_t)f->first_ns, false);
-        members_rel(ib, inf_frames, COUNT(inf_frames), f->first_frame, false);
-        len += put_words(inf, EW_PACK_INF_WORDS, out + len);
+        memcpy(ib, f->inf, st->size);
+        st->rel(ib, (uint64_t)f->last_ns, false); /* before the times it is relative to are */
+        members_rel(ib, st->times, st->ntimes, (uint64_t)f->first_ns, false);
+        members_rel(ib, st->frames, st->nframes, f->first_frame, false);
+        len += put_words(inf, st->size / 4, out + len);
     }
     return len;
 }
 
 bool
-ew_flow_unpack(const uint8_t *in, size_t len, struct ew_flow *f, struct ew_infer *infer)
+ew_flow_unpack(const struct ew_flow_state *st, const uint8_t *in, size_t len, struct ew_flow *f,
+               void *infer)
 {
-    uint8_t *rb = (uint8_t *)f + KEY_BYTES, *ib = (uint8_t *)infer;
+    uint8_t *rb = (uint8_t *)f + KEY_BYTES, *ib = infer;
     size_t pos = 1;
     bool tcp;
 
@@ -343,20 +266,19 @@ ew_flow_unpack(const uint8_t *in, size_t len, struct ew_flow *f, struct ew_infer
     tcp = in[0];
     if (!get_words(in, len, &pos, rb, EW_PACK_REC_WORDS))
         return false;
-    if (tcp && !get_words(in, len, &pos, ib, EW_PACK_INF_WORDS))
+    if (tcp && !get_words(in, len, &pos, ib, st->size / 4))
         return false;
     if (pos != len)
         return false;
     members_rel(rb, rec_times, COUNT(rec_times), (uint64_t)f->first_ns, true);
     members_rel(rb, rec_frames, COUNT(rec_frames), f->first_frame, true);
     if (tcp) {
-        members_rel(ib, inf_times, COUNT(inf_times), (uint64_t)f->first_ns, true);
-        members_rel(ib, inf_frames, COUNT(inf_frames), f->first_frame, true);
-        ring_rel(ib, true);
-        tsloop_rel(ib, (uint64_t)f->last_ns, true);
+        members_rel(ib, st->times, st->ntimes, (uint64_t)f->first_ns, true);
+        members_rel(ib, st->frames, st->nframes, f->first_frame, true);
+        st->rel(ib, (uint64_t)f->last_ns, true);
         f->inf = infer;
     } else {
-        f->inf = (struct ew_infer *)(uintptr_t)&ew_infer_none;
+        f->inf = (struct ew_infer *)(uintptr_t)st->none;
     }
     return true;
 }

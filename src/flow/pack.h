@@ -1,7 +1,7 @@
-/* pack.h - a flow's record and inference state in a few hundred bytes, and
- * back, exactly.
+/* pack.h - a flow's record and its state in a few hundred bytes, and back,
+ * exactly.
  *
- * A TCP flow's state takes 1,664 bytes (flow.h, infer.h), most of them zero
+ * A TCP flow's record and state take over 2 KB (flow.h, infer.h), most of them zero
  * or small: counters that have not moved, evidence frames not seen, times
  * close to the flow's first packet. The packed form keeps the state as
  * 32-bit words, leaves the zero ones out and writes the others as LEB128
@@ -18,12 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "flow/flowtab.h"
-#include "infer/infer.h"
+#include "flow/flow.h"
 
-/* the words packed: the record after its key, and the inference state */
+/* the words packed: the record after its key, and the state beside it (at most) */
 #define EW_PACK_REC_WORDS ((sizeof(struct ew_flow) - sizeof(struct ew_flow_key)) / 4)
-#define EW_PACK_INF_WORDS (sizeof(struct ew_infer) / 4)
+#define EW_PACK_INF_WORDS (EW_FLOW_STATE_MAX / 4)
 #define EW_PACK_GROUPS(words) (((words) + 7) / 8)
 /* the longest packed form: a byte of flags, a bit per group of 8 words, and
  * for each group a byte of bits and 8 varints of at most 5 bytes */
@@ -31,14 +30,24 @@
     (1 + (EW_PACK_GROUPS(EW_PACK_REC_WORDS) + 7) / 8 + EW_PACK_GROUPS(EW_PACK_REC_WORDS) * 41 + \
      (EW_PACK_GROUPS(EW_PACK_INF_WORDS) + 7) / 8 + EW_PACK_GROUPS(EW_PACK_INF_WORDS) * 41)
 
-/* Pack f (and *f->inf when it is not ew_infer_none) into out, which has
- * room for EW_PACK_MAX bytes; returns the length. */
-size_t ew_flow_pack(const struct ew_flow *f, uint8_t *out);
+/* Pack f (and its state, described by st, when it is not st->none) into
+ * out, which has room for EW_PACK_MAX bytes; returns the length. */
+size_t ew_flow_pack(const struct ew_flow_state *st, const struct ew_flow *f, uint8_t *out);
 
 /* Unpack len bytes made by ew_flow_pack() into *f, all but its key, which
- * is left as it is. f->inf becomes inf, filled, when the flow had inference
- * state, else &ew_infer_none (and *inf is not touched). Returns false when
- * the bytes end early or run on: they were not made by ew_flow_pack(). */
-bool ew_flow_unpack(const uint8_t *in, size_t len, struct ew_flow *f, struct ew_infer *inf);
+ * is left as it is. f->inf becomes inf (st->size bytes), filled, when the
+ * flow had state, else st->none (and inf is not touched). Returns false
+ * when the bytes end early or run on: they were not made by
+ * ew_flow_pack(). */
+bool ew_flow_unpack(const struct ew_flow_state *st, const uint8_t *in, size_t len,
+                    struct ew_flow *f, void *inf);
+
+/* A value near base as a small number, and 0 (not set) as 0; one-to-one on
+ * 64 bits (back true: the value again), so that times out of order and
+ * frames of any size come back as they were. For a state's own relative
+ * form (struct ew_flow_state's rel). */
+uint64_t ew_pack_rel(uint64_t v, uint64_t base, bool back);
+/* the same on 32 bits (sequence numbers, TCP timestamp values) */
+uint32_t ew_pack_rel32(uint32_t v, uint32_t base, bool back);
 
 #endif /* ECNWATCH_PACK_H */

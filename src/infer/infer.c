@@ -77,7 +77,7 @@ mode_of(int neg)
 }
 
 static uint64_t
-data_cp(const struct ew_flow *f, int d, int cp)
+data_cp(const struct ew_flow *f, int d, enum ew_ecn cp)
 {
     return (uint64_t)f->inf->kind_ecn[d][EW_SEG_DATA][cp] + f->inf->kind_ecn[d][EW_SEG_RETRANS][cp];
 }
@@ -842,7 +842,7 @@ ew_infer_evidence(const struct ew_flow *f, const struct ew_flow_verdict *v,
         a = ew_tcp_ace(f->hs.syn_flags);
         n = add(out, n, room, f->hs.syn_frame, "SYN %s (AE,CWR,ECE = %u,%u,%u), IP %s",
                 a == 7 ? "requests AccECN" : a == 3 ? "requests classic ECN" : a == 0 ? "without ECN" : "with an anomalous ECN setup",
-                (a >> 2) & 1, (a >> 1) & 1, a & 1, ew_ecn_name[f->hs.syn_ecn & 3]);
+                (a >> 2) & 1, (a >> 1) & 1, a & 1, ew_ecn_name[f->hs.syn_ecn]);
     }
     if (f->hs.synack_count) {
         a = ew_tcp_ace(f->hs.synack_flags);
@@ -852,7 +852,7 @@ ew_infer_evidence(const struct ew_flow *f, const struct ew_flow_verdict *v,
                 : a == 1                          ? "classic ECN (RFC 3168)"
                 : a == 0                          ? "no ECN"
                                                   : "not a valid answer to this SYN",
-                ew_ecn_name[f->hs.synack_ecn & 3]);
+                ew_ecn_name[f->hs.synack_ecn]);
     }
     if (v->neg == EW_NEG_ACCECN && in->ack3_seen)
         n = add(out, n, room, in->ack3_frame, "ACK of the SYN-ACK, ACE %u: %s", in->ack3_ace,
@@ -867,7 +867,7 @@ ew_infer_evidence(const struct ew_flow *f, const struct ew_flow_verdict *v,
 
         if (h->first_data_frame)
             n = add(out, n, room, h->first_data_frame, "first %s data segment is %s", dn,
-                    ew_ecn_name[h->first_data_ecn_set ? h->first_data_ecn & 3 : EW_ECN_CE]);
+                    ew_ecn_name[h->first_data_ecn_set ? h->first_data_ecn : EW_ECN_CE]);
         if (h->first_ect1_frame && h->first_ect1_frame != h->first_data_frame)
             n = add(out, n, room, h->first_ect1_frame, "first ECT(1) on %s data (%u ECT(0)->ECT(1) changes)",
                     dn, h->ect1_runs);

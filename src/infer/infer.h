@@ -17,8 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "infer/negotiation.h"
 #include "dissectors/pkt.h"
+#include "flow/flow.h"
+#include "infer/negotiation.h"
 
 /* Observations about one direction d's data and the feedback on it, which
  * travels in the other direction. */
@@ -230,9 +231,6 @@ enum {
 /* what every packet of a flow may touch outside its two halves' hot parts */
 #define EW_HALF_HOT_BYTES offsetof(struct ew_half, first_data_frame)
 
-/* segment kinds (enum ew_seg_kind, flow.h) */
-#define EW_INFER_SEG_KINDS 7
-
 struct ew_infer {
     /* read or written by every packet */
     uint32_t nonsyn_segments;
@@ -246,12 +244,17 @@ struct ew_infer {
     bool accecn_opt_seen;       /* first_accecn_opt_frame is set */
     /* packets by direction (canonical), segment kind and codepoint: kept
      * here, not in the record, since only TCP has segment kinds */
-    uint32_t kind_ecn[2][EW_INFER_SEG_KINDS][4];
+    uint32_t kind_ecn[2][EW_SEG_COUNT][4];
     struct ew_half half[2];     /* indexed by the data direction */
     int64_t syn_ns, synack_ns, ack3_ns;
     uint64_t ack3_frame;
     uint64_t first_accecn_opt_frame;
 };
+
+/* the state of a flow that is not TCP: all zero, shared, read only */
+extern const struct ew_infer ew_infer_none;
+/* struct ew_infer as the flow table keeps and packs it (infer_pack.c) */
+extern const struct ew_flow_state ew_infer_state;
 
 enum ew_fb {
     EW_FB_NONE,

@@ -210,7 +210,7 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
                 int64_t ts)
 {
     const struct ew_tcp *t = &pkt->u.tcp;
-    uint8_t ecn = pkt->ecn & EW_ECN_MASK;
+    enum ew_ecn ecn = pkt->ecn;
     bool pure_syn = (t->flags & EW_TCP_SYN) && !(t->flags & EW_TCP_ACK);
 
     /* RFC 9768 §3.2: "The Data Receiver MUST increment the CE packet counter
@@ -820,7 +820,7 @@ ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uin
         option_baseline(&in->half[dir ^ 1], t);
     /* CE on d's packets as they pass: the queue they crossed upstream of
      * here shows in the loop to d's sender (its TSvals echoed by d) */
-    if ((pkt->ecn & EW_ECN_MASK) == EW_ECN_CE && t->payload > 0 && !syn &&
+    if (pkt->ecn == EW_ECN_CE && t->payload > 0 && !syn &&
         in->half[dir ^ 1].ts.samples) {
         const struct ew_tsloop *up = &in->half[dir ^ 1].ts;
         struct ew_half *h = &in->half[dir];

@@ -9,7 +9,6 @@
 
 #include "dissectors/ecn.h"
 #include "flow/flowtab.h"
-#include "infer/quic_infer.h"
 
 #define SCRATCH_LEN 65536 /* a decrypted payload: no UDP datagram is larger */
 
@@ -198,12 +197,12 @@ open_initial(struct ew_quic_pool *p, struct ew_quic_conn *c, struct ew_flow *f, 
  * to the validation of the other direction's Initial packets. */
 static void
 on_initial(struct ew_quic_pool *p, struct ew_quic_conn *c, struct ew_flow *f, int dir,
-           uint8_t ecn, const uint8_t *pkt, size_t avail, const struct ew_quic_hdr *h,
+           enum ew_ecn ecn, const uint8_t *pkt, size_t avail, const struct ew_quic_hdr *h,
            uint64_t frame)
 {
     struct ew_quic_dir *q = &c->dir[dir];
     struct ew_quic_frames fr;
-    unsigned cp = ecn & EW_ECN_MASK;
+    unsigned cp = ecn;
     uint64_t pn = 0;
     long n;
 
@@ -246,7 +245,7 @@ on_initial(struct ew_quic_pool *p, struct ew_quic_conn *c, struct ew_flow *f, in
 }
 
 void
-ew_quic_datagram(struct ew_quic_pool *p, struct ew_flow *f, int dir, uint8_t ecn,
+ew_quic_datagram(struct ew_quic_pool *p, struct ew_flow *f, int dir, enum ew_ecn ecn,
                  const uint8_t *data, uint32_t caplen, uint32_t wirelen, uint64_t frame)
 {
     struct ew_quic_conn *c = f->quic;
@@ -296,8 +295,8 @@ ew_quic_datagram(struct ew_quic_pool *p, struct ew_flow *f, int dir, uint8_t ecn
         case EW_QP_0RTT:
         case EW_QP_HANDSHAKE:
         case EW_QP_SHORT:
-            ew_quic_inc32(&c->dir[dir].later[ecn & EW_ECN_MASK]);
-            if ((ecn & EW_ECN_MASK) != EW_ECN_NOT_ECT)
+            ew_quic_inc32(&c->dir[dir].later[ecn]);
+            if (ecn != EW_ECN_NOT_ECT)
                 ew_quic_first(&c->dir[dir].first_later_ect_frame, frame);
             break;
         case EW_QP_COUNT:

@@ -13,36 +13,9 @@
 #include <stdint.h>
 
 #include "dissectors/dissect_quic.h"
+#include "dissectors/ecn.h"
 #include "infer/quic_crypto.h"
-
-/* the Initial packets one endpoint sent, as they passed the capture point,
- * and what the other endpoint's Initial ACK frames say about them */
-struct ew_quic_dir {
-    uint32_t initials[4];     /* Initial packets by IP codepoint (enum ew_ecn) */
-    uint32_t opened;          /* of them decrypted */
-    /* packet numbers 0..63: each space starts at 0 (RFC 9000 §12.3) */
-    uint64_t pn_seen;         /* bit n: Initial packet n passed here */
-    uint64_t pn_acked;        /* bit n: the peer acknowledged it */
-    uint64_t cp_hi, cp_lo;    /* bits n: the codepoint packet n passed with */
-    int64_t largest_pn;       /* largest packet number opened; -1 none */
-    int64_t largest_acked;    /* largest the peer acknowledged; -1 none */
-    uint32_t acks, acks_ecn;  /* the peer's ACK frames, and those with counts */
-    uint32_t plain_on_ect;    /* ACKs without counts that newly acknowledge ECT or CE packets */
-    uint32_t validated;       /* ACKs whose counts passed with ECT packets newly acknowledged */
-    uint32_t acked_cp[4];     /* packets the peer acknowledged, by codepoint seen here */
-    uint64_t rep[3];          /* the latest counts: ECT(0), ECT(1), CE */
-    uint8_t fail;             /* enum ew_quic_fail (quic_infer.h): the first failure */
-    uint64_t first_frame;     /* first Initial from this end */
-    uint64_t first_ect_frame; /* first ECT (or CE) Initial */
-    uint64_t ack_frame;       /* first ACK of these Initials */
-    uint64_t ecn_ack_frame;   /* latest ACK with counts */
-    uint64_t plain_ack_frame; /* first ACK without counts over ECT packets */
-    uint64_t fail_frame;
-    /* 0-RTT, Handshake and 1-RTT packets: their codepoints are plain to
-     * see, their ACK frames (the peer's counts) are not (RFC 9001 §4, §5) */
-    uint32_t later[4];        /* by IP codepoint (enum ew_ecn) */
-    uint64_t first_later_ect_frame; /* the first ECT (or CE) one */
-};
+#include "infer/quic_validate.h"
 
 struct ew_quic_conn {
     uint32_t version;         /* of the first long header */
@@ -70,22 +43,6 @@ struct ew_quic_conn {
     uint32_t self, next_free; /* pool bookkeeping: own index, next free index + 1 */
 };
 
-/* a counter that stops at its maximum instead of wrapping */
-static inline void
-ew_quic_inc32(uint32_t *v)
-{
-    if (*v < UINT32_MAX)
-        (*v)++;
-}
-
-/* a frame number slot that keeps the first frame put in it (0: none yet) */
-static inline void
-ew_quic_first(uint64_t *slot, uint64_t frame)
-{
-    if (*slot == 0)
-        *slot = frame;
-}
-
 struct ew_flow;
 struct ew_quic_pool;
 
@@ -103,8 +60,8 @@ void ew_quic_release(struct ew_quic_pool *p, const struct ew_flow *f);
  * pool at its first QUIC long header. When a client Initial identifies the
  * client and the flow knew its client only from its first packet, the flow's
  * client direction follows the Initial. The peer's Initial ACK frames are
- * validated as they come (ew_quic_on_ack, quic_infer.h). */
-void ew_quic_datagram(struct ew_quic_pool *p, struct ew_flow *f, int dir, uint8_t ecn,
+ * validated as they come (ew_quic_on_ack, quic_validate.h). */
+void ew_quic_datagram(struct ew_quic_pool *p, struct ew_flow *f, int dir, enum ew_ecn ecn,
                       const uint8_t *data, uint32_t caplen, uint32_t wirelen, uint64_t frame);
 
 #endif /* ECNWATCH_QUIC_CONN_H */

@@ -2,16 +2,17 @@
  * its path. Each direction's Initial packets are validated against the
  * peer's Initial ACK frames' ECN counts (RFC 9000 §19.3.2) the way their
  * sender validates them (RFC 9000 §13.4.2.1, App. A.4); the conclusion is a
- * pure function of the connection's state (quic_conn.h). */
+ * pure function of the connection's state (quic_conn.h) and of its
+ * validation (quic_validate.h). */
 #ifndef ECNWATCH_QUIC_INFER_H
 #define ECNWATCH_QUIC_INFER_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dissectors/dissect_quic.h"
 #include "infer/infer.h"
 #include "infer/quic_conn.h"
+#include "infer/quic_validate.h"
 
 /* How a connection's ECN use turned out, from its Initial packets. */
 enum ew_quic_verdict {
@@ -22,23 +23,6 @@ enum ew_quic_verdict {
     EW_QV_UNKNOWN,        /* ECT sent, but no Initial ACK that covers it was read */
 };
 extern const char *const ew_quic_verdict_name[];
-
-/* why a direction failed (RFC 9000 §13.4.2.1, App. A.4) */
-enum ew_quic_fail {
-    EW_QF_NONE,
-    EW_QF_COUNTS_MISSING, /* an ACK without counts newly acknowledges ECT packets */
-    EW_QF_BLEACHED,       /* counts present, all zero */
-    EW_QF_UNDERCOUNT,     /* ECT(0)+CE (or ECT(1)+CE) grew less than the ECT packets acknowledged */
-    EW_QF_REMARKED,       /* the counts grow in the other ECT codepoint than was sent */
-    EW_QF_ALL_CE,         /* every ECT packet reported CE */
-    EW_QF_DECREASED,      /* a count went down */
-};
-extern const char *const ew_quic_fail_name[];
-
-/* The peer's ACK over the Initial packets of direction q, validated as q's
- * sender would (RFC 9000 §13.4.2.1) against the codepoints they passed the
- * capture point with; the first failure is kept in q. */
-void ew_quic_on_ack(struct ew_quic_dir *q, const struct ew_quic_ack *a, uint64_t frame);
 
 /* The conclusion for a connection, and per canonical direction. */
 enum ew_quic_dir_result {

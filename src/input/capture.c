@@ -19,6 +19,7 @@
  * twice, libpcap reads it, and a second link type is refused with one line. */
 #include "input/capture.h"
 #include "input/decompress.h"
+#include "input/linktype.h"
 #include "input/pcapng.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
-/* linktype.c - the libpcap link types ecnwatch decodes (see pcapng.h). */
-#include "input/pcapng.h"
+/* linktype.c - the libpcap link types ecnwatch decodes (see linktype.h). */
+#include "input/linktype.h"
 
 #include <pcap/pcap.h>
 #include <stddef.h>

@@ -8,6 +8,8 @@
  * EW_CAP_BROKEN. */
 #include "input/pcapng.h"
 
+#include "input/linktype.h"
+
 #include <pcap/pcap.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,4 @@
-/* pcapng.h - inside the capture layer (capture.c): the pcapng block reader
- * and the link types decoded. */
+/* pcapng.h - inside the capture layer (capture.c): the pcapng block reader. */
 #ifndef ECNWATCH_PCAPNG_H
 #define ECNWATCH_PCAPNG_H
 
@@ -7,11 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "input/capture.h"
 #include "dissectors/pkt.h"
-
-/* The libpcap link type dlt as ecnwatch decodes it: 0, or -1 when it is not. */
-int ew_link_from_dlt(int dlt, enum ew_link *out);
+#include "input/frame.h"
 
 struct ew_ng;
 

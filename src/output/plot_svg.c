@@ -18,7 +18,7 @@
 
 #include "flow/flowtab.h"
 #include "base/format.h"
-#include "flow/series.h"
+#include "infer/series.h"
 
 #define SVG_W 1000
 #define LEFT 84

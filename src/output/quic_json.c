@@ -8,7 +8,6 @@
 #include "dissectors/ecn.h"
 #include "flow/flowtab.h"
 #include "base/jw.h"
-#include "infer/quic_conn.h"
 #include "infer/quic_infer.h"
 
 /* a count as a JSON integer, clamped to what an int64_t holds */

@@ -14,12 +14,8 @@
 #include "base/format.h"
 #include "base/jw.h"
 #include "findings/misuse.h"
-#include "dissectors/dissect_quic.h"
-#include "infer/quic_conn.h"
-#include "infer/quic_crypto.h"
-#include "infer/quic_infer.h"
 #include "output/quic_json.h"
-#include "flow/series.h"
+#include "infer/series.h"
 
 /* ------------------------------------------------------------- the flows:
  * written straight to the writer, in the order (and with the bytes) the
@@ -438,13 +434,13 @@ ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew
         if (f->hs.syn_count) {
             kuint(w, "syn_frame", f->hs.syn_frame);
             jw_kstring(w, "syn_ecn_flags", flag_bits(f->hs.syn_flags, bits));
-            jw_kstring(w, "syn_ecn", ew_ecn_key[f->hs.syn_ecn & 3]);
+            jw_kstring(w, "syn_ecn", ew_ecn_key[f->hs.syn_ecn]);
             kuint(w, "syns", f->hs.syn_count);
         }
         if (f->hs.synack_count) {
             kuint(w, "synack_frame", f->hs.synack_frame);
             jw_kstring(w, "synack_ecn_flags", flag_bits(f->hs.synack_flags, bits));
-            jw_kstring(w, "synack_ecn", ew_ecn_key[f->hs.synack_ecn & 3]);
+            jw_kstring(w, "synack_ecn", ew_ecn_key[f->hs.synack_ecn]);
             kuint(w, "synacks", f->hs.synack_count);
         }
         jw_object_end(w);

@@ -9,11 +9,6 @@
 #include "flow/flowtab.h"
 #include "infer/infer.h"
 #include "findings/misuse.h"
-#include "dissectors/dissect_quic.h"
-#include "infer/quic_conn.h"
-#include "infer/quic_crypto.h"
-#include "infer/quic_infer.h"
-#include "output/quic_json.h"
 
 /* May one more event be written? Past the byte limit it is counted instead. */
 static bool

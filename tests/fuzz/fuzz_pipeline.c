@@ -29,7 +29,7 @@
 #include "dissectors/dissect.h"
 #include "output/plot_svg.h"
 #include "output/report.h"
-#include "flow/series.h"
+#include "infer/series.h"
 #include "output/stream.h"
 #include "fuzz.h"
 

@@ -28,7 +28,7 @@
 #include "infer/infer.h"
 #include "base/jw.h"
 #include "findings/misuse.h"
-#include "flow/qseries.h"
+#include "infer/qseries.h"
 #include "output/report.h"
 #include "suites.h"
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "flow/flowtab.h"
+#include "infer/infer.h"
 #include "suites.h"
 
 static void
@@ -36,7 +37,7 @@ static uint32_t hot;
 static struct ew_flowtab *
 newtab(uint32_t max_flows, uint64_t seed, int64_t idle_ns, ew_flow_evict_fn cb, void *arg)
 {
-    struct ew_flowtab *t = ew_flowtab_new(max_flows, seed, idle_ns, cb, arg);
+    struct ew_flowtab *t = ew_flowtab_new(max_flows, seed, idle_ns, cb, arg, &ew_infer_state);
 
     if (t && hot && ew_flowtab_set_hot(t, hot) != 0) {
         ew_flowtab_free(t);
@@ -261,12 +262,12 @@ test_list_in_id_order(void)
 static void
 test_bad_sizes_refused(void)
 {
-    struct ew_flowtab *t = ew_flowtab_new(4, 0, 0, NULL, NULL);
+    struct ew_flowtab *t = ew_flowtab_new(4, 0, 0, NULL, NULL, &ew_infer_state);
     struct ew_flow_key k;
     struct ew_pkt p;
     bool created;
 
-    CU_ASSERT_PTR_NULL(ew_flowtab_new(0, 0, 0, NULL, NULL));
+    CU_ASSERT_PTR_NULL(ew_flowtab_new(0, 0, 0, NULL, NULL, &ew_infer_state));
     CU_ASSERT_PTR_NOT_NULL_FATAL(t);
     CU_ASSERT_EQUAL(ew_flowtab_set_hot(t, 0), -1);
     CU_ASSERT_EQUAL(ew_flowtab_set_hot(t, 9), 0); /* more than the table holds: its size */
@@ -284,7 +285,7 @@ static void
 test_packed_flows_whole(void)
 {
     struct evict_log log = {0};
-    struct ew_flowtab *t = ew_flowtab_new(6, 5, 100, on_evict, &log);
+    struct ew_flowtab *t = ew_flowtab_new(6, 5, 100, on_evict, &log, &ew_infer_state);
     static struct ew_flow_room room;
     struct ew_flowtab_stats st, st2;
     struct ew_flow_key k[7];

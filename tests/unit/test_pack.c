@@ -23,13 +23,13 @@ round_trip(const struct ew_flow *f)
 {
     static struct ew_flow g;
     static struct ew_infer inf;
-    size_t len = ew_flow_pack(f, buf);
+    size_t len = ew_flow_pack(&ew_infer_state, f, buf);
 
     CU_ASSERT_FATAL(len >= 1 && len <= EW_PACK_MAX);
     memset(&g, 0xa5, sizeof(g));
     memset(&inf, 0x5a, sizeof(inf));
     g.key = f->key;
-    CU_ASSERT_FATAL(ew_flow_unpack(buf, len, &g, &inf));
+    CU_ASSERT_FATAL(ew_flow_unpack(&ew_infer_state, buf, len, &g, &inf));
     if (f->inf == &ew_infer_none) {
         CU_ASSERT(g.inf == &ew_infer_none);
     } else {
@@ -38,9 +38,9 @@ round_trip(const struct ew_flow *f)
         g.inf = f->inf;
     }
     CU_ASSERT(memcmp(&g, f, sizeof(g)) == 0);
-    CU_ASSERT(!ew_flow_unpack(buf, len - 1, &g, &inf));
+    CU_ASSERT(!ew_flow_unpack(&ew_infer_state, buf, len - 1, &g, &inf));
     buf[len] = 0;
-    CU_ASSERT(!ew_flow_unpack(buf, len + 1, &g, &inf));
+    CU_ASSERT(!ew_flow_unpack(&ew_infer_state, buf, len + 1, &g, &inf));
     return len;
 }
 
@@ -187,21 +187,21 @@ test_refused(void)
     uint8_t b[EW_PACK_MAX];
 
     memset(b, 0, sizeof(b));
-    CU_ASSERT(!ew_flow_unpack(b, 0, &f, &inf));
+    CU_ASSERT(!ew_flow_unpack(&ew_infer_state, b, 0, &f, &inf));
     b[0] = 2;
-    CU_ASSERT(!ew_flow_unpack(b, 1 + 2, &f, &inf));
+    CU_ASSERT(!ew_flow_unpack(&ew_infer_state, b, 1 + 2, &f, &inf));
     b[0] = 0;
-    CU_ASSERT(ew_flow_unpack(b, 1 + 2, &f, &inf)); /* no word set: all zero */
+    CU_ASSERT(ew_flow_unpack(&ew_infer_state, b, 1 + 2, &f, &inf)); /* no word set: all zero */
     CU_ASSERT(f.inf == &ew_infer_none && f.first_ns == 0 && f.dir[1].packets == 0);
     b[1] = 1; /* group 0 present, its mask and varint missing */
-    CU_ASSERT(!ew_flow_unpack(b, 1 + 2, &f, &inf));
+    CU_ASSERT(!ew_flow_unpack(&ew_infer_state, b, 1 + 2, &f, &inf));
     b[3] = 1;
     b[4] = 0xff, b[5] = 0xff, b[6] = 0xff, b[7] = 0xff, b[8] = 0x10; /* a 33-bit varint */
-    CU_ASSERT(!ew_flow_unpack(b, 9, &f, &inf));
+    CU_ASSERT(!ew_flow_unpack(&ew_infer_state, b, 9, &f, &inf));
     b[8] = 0x0f;
-    CU_ASSERT(ew_flow_unpack(b, 9, &f, &inf));
+    CU_ASSERT(ew_flow_unpack(&ew_infer_state, b, 9, &f, &inf));
     b[8] = 0x8f; /* runs on past the end */
-    CU_ASSERT(!ew_flow_unpack(b, 9, &f, &inf));
+    CU_ASSERT(!ew_flow_unpack(&ew_infer_state, b, 9, &f, &inf));
 }
 
 int

@@ -10,7 +10,7 @@
 
 #include "engine/analyze.h"
 #include "dissectors/ecn.h"
-#include "flow/qseries.h"
+#include "infer/qseries.h"
 #include "suites.h"
 
 #define MS 1000000LL

@@ -1,7 +1,7 @@
 /* series.c - per-flow time series (see series.h), as plain data: the
  * report writes them (output/report_json.c), --plot draws them
  * (output/plot_svg.c). */
-#include "flow/series.h"
+#include "infer/series.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -121,11 +121,11 @@ ew_series_packet(struct ew_series_pool *p, struct ew_flow *f, int dir, const str
         s->b[k].bytes += pkt->u.tcp.payload;
     else if (pkt->l4 == EW_L4_UDP)
         s->b[k].bytes += pkt->u.udp.payload;
-    if ((pkt->ecn & EW_ECN_MASK) == EW_ECN_CE)
+    if (pkt->ecn == EW_ECN_CE)
         s->b[k].ce = add16(s->b[k].ce, 1);
-    if ((pkt->ecn & EW_ECN_MASK) == EW_ECN_ECT_1)
+    if (pkt->ecn == EW_ECN_ECT_1)
         s->b[k].e1 = add16(s->b[k].e1, 1);
-    if ((pkt->ecn & EW_ECN_MASK) == EW_ECN_ECT_0)
+    if (pkt->ecn == EW_ECN_ECT_0)
         s->b[k].e0 = add16(s->b[k].e0, 1);
     /* what the feedback on this direction says, as it arrives (the other
      * direction's packets carry it; both directions' packets pass here) */

@@ -1,8 +1,6 @@
-/* names.c - the names of codepoints, anomaly events and link types, as
- * every output prints them (declared in ecn.h and pkt.h beside the values
- * they name). They live here, at the bottom, rather than beside the
- * dissectors, so that a module that prints a name does not link the
- * dissectors for it; the dissectors use none of them. */
+/* pkt.c - the names of codepoints, anomaly events, link types and IP
+ * protocols, as every output prints them (declared in ecn.h and pkt.h beside
+ * the values they name): constant tables, at the bottom of the tree. */
 #include "dissectors/ecn.h"
 #include "dissectors/pkt.h"
 

@@ -1,5 +1,5 @@
 /* qseries.c - the bottleneck analysis's time series (qseries.h) */
-#include "flow/qseries.h"
+#include "infer/qseries.h"
 
 #include <stdlib.h>
 #include <string.h>
