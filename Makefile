@@ -29,6 +29,8 @@ OPT ?= -O1
 else ifeq ($(SAN),1)
 BUILD ?= build/asan
 SANFLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# the sanitizer build also checks what the code takes for granted (EW_CHECKS)
+CPPFLAGS += -DEW_CHECKS=1
 OPT ?= -O1
 else
 BUILD ?= build

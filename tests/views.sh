@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # views.sh ECNWATCH - every output tells the same story of a flow: for every
-# bundled capture, each flow's verdict and misuse kinds in the JSON report,
+# bundled capture, each flow's verdict, misuse kinds and path verdicts (the
+# AQM of each direction, as its bottleneck refines it) in the JSON report,
 # the NDJSON stream's flow_end events and finding events, the text summary,
 # and the Prometheus metrics file (the counts of flows by verdict and by
 # misuse kind) all agree. Each comes from the flow's one conclusion
@@ -38,6 +39,16 @@ agree() { # agree CAPTURE
         why="JSON and NDJSON flow_end differ: $(echo "$a" | head -4 | tr '\n' ' ')"
         return 1
     fi
+    # the path verdicts, by flow and direction, refined by the bottleneck
+    jq -r '.flows[] | . as $f | ("c2s", "s2c") | select($f[.].path.aqm != null) |
+           "\($f.id) \(.) \($f[.].path.aqm)"' "$tmp/r.json" | sort >"$tmp/jpath.txt"
+    jq -r 'select(.event == "flow_end") | .flow | . as $f | ("c2s", "s2c") |
+           select($f[.].path.aqm != null) | "\($f.id) \(.) \($f[.].path.aqm)"' \
+        "$tmp/r.ndjson" | sort >"$tmp/npath.txt"
+    if ! a=$(diff "$tmp/jpath.txt" "$tmp/npath.txt"); then
+        why="JSON and NDJSON path verdicts differ: $(echo "$a" | head -4 | tr '\n' ' ')"
+        return 1
+    fi
     # every finding event belongs to a kind the flow ends with
     if ! awk '{ split($3, k, ","); split($4, e, ",");
                 for (i in e) { f = 0; for (j in k) if (e[i] == k[j]) f = 1;
@@ -54,6 +65,21 @@ agree() { # agree CAPTURE
     cut -d' ' -f1-2 "$tmp/json.txt" >"$tmp/json2.txt"
     if ! a=$(diff "$tmp/json2.txt" "$tmp/text.txt"); then
         why="JSON and the text summary differ: $(echo "$a" | head -4 | tr '\n' ' ')"
+        return 1
+    fi
+    # ... and its "    path DIR: AQM ..." lines: every one the JSON's, and
+    # every AQM the JSON names among them (the text leaves out none_seen, and
+    # directions that carried no data, which the table already shows)
+    awk '/^#[0-9]+ / { id = substr($1, 2) }
+         /^    path (c2s|s2c): / && id != "" { d = $2; sub(/:$/, "", d); a = $3; sub(/[,:]$/, "", a);
+                                             print id, d, a }' "$tmp/r.txt" | sort >"$tmp/tpath.txt"
+    if a=$(comm -23 "$tmp/tpath.txt" "$tmp/jpath.txt") && [ -n "$a" ]; then
+        why="path verdicts in the text that the JSON does not give: $(echo "$a" | head -4 | tr '\n' ' ')"
+        return 1
+    fi
+    if a=$(grep -Ev ' (none_seen|unknown)$' "$tmp/jpath.txt" | comm -23 - "$tmp/tpath.txt") &&
+        [ -n "$a" ]; then
+        why="path verdicts of the JSON that the text does not give: $(echo "$a" | head -4 | tr '\n' ' ')"
         return 1
     fi
     # the metrics file: flows by verdict and by misuse kind

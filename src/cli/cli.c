@@ -20,6 +20,7 @@
 
 #include "input/ifaces.h"
 #include "output/metrics.h"
+#include "output/output.h"
 #include "findings/misuse.h"
 #include "findings/pathcmp.h"
 #include "base/version.h"
@@ -622,14 +623,15 @@ ew_cli_hash_seed(const struct ew_options *o)
 }
 
 uint32_t
-ew_fail_on_eval(const struct ew_analyzer *an, struct ew_hop *const *hops, int nhops,
-                uint32_t mask, struct ew_fail_on *r)
+ew_fail_on_eval(const struct ew_pass *p, struct ew_hop *const *hops, int nhops, uint32_t mask,
+                struct ew_fail_on *r)
 {
     uint32_t found;
     int i;
 
     memset(r, 0, sizeof(*r));
-    found = ew_analyzer_findings(an, r->flows);
+    memcpy(r->flows, p->counts, sizeof(r->flows));
+    found = p->found;
     for (i = 0; i < nhops; i++)
         found |= ew_hop_kinds(hops[i], r->packets);
     r->found = found & mask;

@@ -80,9 +80,10 @@ struct ew_fail_on {
     uint64_t packets[EW_MU_MASK_BITS];
 };
 
-/* Which kinds of mask the analysis (an) and the hops between captures
- * (nhops of them, or none) found; returns r->found. */
-uint32_t ew_fail_on_eval(const struct ew_analyzer *an, struct ew_hop *const *hops, int nhops,
+/* Which kinds of mask the pass p and the hops between captures (nhops of
+ * them, or none) found; returns r->found. */
+struct ew_pass;
+uint32_t ew_fail_on_eval(const struct ew_pass *p, struct ew_hop *const *hops, int nhops,
                          uint32_t mask, struct ew_fail_on *r);
 
 /* The line that names what matched, with its counts. */

@@ -17,6 +17,8 @@
 #include "cli/cli.h"
 #include "dissectors/dissect.h"
 #include "output/exporter.h"
+#include "output/output.h"
+#include "findings/conclusions.h"
 #include "findings/misuse.h"
 #include "base/outfile.h"
 #include "output/plots.h"
@@ -47,6 +49,9 @@ struct live {
     struct ew_savefile *save;  /* -w, or NULL */
     struct ew_series_pool series; /* --timeseries, --plot: allocated once, bounded */
     struct ew_report_src src;
+    /* the conclusions of a redraw, and of the end, every output reads */
+    struct ew_conclusions concl;
+    struct ew_pass pass;
     int interval_ms;
     int status;                /* exit status so far */
     bool mx_failed;
@@ -320,7 +325,10 @@ live_turn(struct live *l)
         struct ew_ui_status st = {l->cfg->iface, l->an.tot.frames, l->rate, l->drops,
                                   l->drops_known, wall_ns()};
 
-        ew_ui_draw(l->ui, &l->an, &st);
+        /* out of memory: the pass has no rows, and the view says so */
+        (void)ew_analyzer_pass(&l->an, &l->concl, EW_PASS_BOTTLENECKS, NULL);
+        ew_pass_init(&l->pass, &l->an, &l->concl, &l->src, NULL);
+        ew_ui_draw(l->ui, &l->pass, &st);
     }
     return true;
 }
@@ -361,8 +369,18 @@ live_finish(struct live *l, bool interrupted)
             l->src.loss_ifdrop_known = loss.ifdrop_known;
         }
     }
+    if (l->have_an) {
+        /* every flow concluded once, for every output of the end */
+        if (ew_analyzer_pass(&l->an, &l->concl, EW_PASS_BOTTLENECKS, NULL) != 0) {
+            fprintf(stderr, "ecnwatch: out of memory for the conclusions of %zu flows\n",
+                    l->concl.held);
+            if (l->status == 0)
+                l->status = 4;
+        }
+        ew_pass_init(&l->pass, &l->an, &l->concl, &l->src, NULL);
+    }
     if (l->streaming && l->have_an) {
-        ew_stream_finish(&l->stream, &l->src);
+        ew_stream_finish(&l->stream, &l->pass);
         if (l->stream.error && l->status == 0)
             l->status = 4;
     }
@@ -376,15 +394,14 @@ live_finish(struct live *l, bool interrupted)
         l->save = NULL;
     }
     if (cfg->out_file && l->have_an) {
-        if (ew_report_write_file(&l->an, &l->src, NULL, cfg->out_file, l->err, sizeof(l->err)) !=
-            0) {
+        if (ew_report_write_file(&l->pass, cfg->out_file, l->err, sizeof(l->err)) != 0) {
             fprintf(stderr, "ecnwatch: %s\n", l->err);
             if (l->status == 0)
                 l->status = 4;
         }
     }
     if (cfg->plot_dir && l->have_an &&
-        ew_plots_write(&l->an, cfg->plot_dir, l->err, sizeof(l->err)) != 0) {
+        ew_plots_write(&l->pass, cfg->plot_dir, l->err, sizeof(l->err)) != 0) {
         fprintf(stderr, "ecnwatch: %s\n", l->err);
         if (l->status == 0)
             l->status = 4;
@@ -392,7 +409,7 @@ live_finish(struct live *l, bool interrupted)
     if (l->status == 0 && cfg->fail_on && l->have_an) {
         struct ew_fail_on fo;
 
-        if (ew_fail_on_eval(&l->an, NULL, 0, cfg->fail_on, &fo)) {
+        if (ew_fail_on_eval(&l->pass, NULL, 0, cfg->fail_on, &fo)) {
             ew_fail_on_print(stderr, &fo);
             l->status = 1;
         }
@@ -420,34 +437,42 @@ live_close(struct live *l)
     if (l->have_an)
         ew_analyzer_free(&l->an);
     ew_series_pool_free(&l->series);
+    ew_conclusions_free(&l->concl);
+    ew_stream_free(&l->stream);
     ew_capture_close(l->cap);
 }
 
 int
 ew_live_run(const struct ew_live_cfg *cfg, volatile sig_atomic_t *stop)
 {
-    struct live l;
+    struct live *l = calloc(1, sizeof(*l));
     int rc;
 
-    memset(&l, 0, sizeof(l));
-    l.cfg = cfg;
-    l.interval_ms = (int)(cfg->interval_s * 1000);
-    if (l.interval_ms < 100)
-        l.interval_ms = 100;
-    rc = live_start(&l);
+    if (!l) {
+        fprintf(stderr, "ecnwatch: out of memory\n");
+        return 2;
+    }
+    l->cfg = cfg;
+    l->interval_ms = (int)(cfg->interval_s * 1000);
+    if (l->interval_ms < 100)
+        l->interval_ms = 100;
+    rc = live_start(l);
     if (rc != 0) {
-        live_close(&l);
+        live_close(l);
+        free(l);
         return rc;
     }
-    l.next_refresh = mono_ns();
-    l.last_rate_ns = l.next_refresh;
-    while (!*stop && !l.limit_reached && live_turn(&l))
+    l->next_refresh = mono_ns();
+    l->last_rate_ns = l->next_refresh;
+    while (!*stop && !l->limit_reached && live_turn(l))
         ;
     /* the terminal is restored before any message of the end is printed */
-    if (l.ui)
-        ew_ui_stop(l.ui);
-    l.ui = NULL;
-    live_finish(&l, *stop != 0);
-    live_close(&l);
-    return l.status;
+    if (l->ui)
+        ew_ui_stop(l->ui);
+    l->ui = NULL;
+    live_finish(l, *stop != 0);
+    live_close(l);
+    rc = l->status;
+    free(l);
+    return rc;
 }

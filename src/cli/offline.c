@@ -18,6 +18,8 @@
 #include "input/capture.h"
 #include "cli/cli.h"
 #include "output/metrics.h"
+#include "output/output.h"
+#include "findings/conclusions.h"
 #include "findings/pathcmp.h"
 #include "base/outfile.h"
 #include "output/plots.h"
@@ -45,6 +47,10 @@ struct offline {
     /* between capture i and i + 1: the index of capture i and the hop */
     struct ew_index **up_ix;
     struct ew_hop **hops;
+    /* the conclusions every output writes from, once the reading is done */
+    struct ew_conclusions concl;
+    struct ew_pass pass;
+    struct ew_report_path path;
 };
 
 /* what the reading of one capture does with each frame */
@@ -399,16 +405,34 @@ read_all(struct offline *off)
             off->invalid = true;
         if (rc != 0)
             return rc;
-        if (i > 0) {
+        if (i > 0)
             ew_hop_finish(off->hops[i - 1], off->up_ix[i - 1]);
-            /* the same SCE rule as the first capture's own report */
-            ew_hop_judge_sce(off->hops[i - 1], off->an.tab);
-        }
     }
     if (off->src.interrupted)
         fprintf(stderr, "ecnwatch: interrupted after %" PRIu64 " frames; writing what was read\n",
                 off->an.tot.frames);
     return 0;
+}
+
+/* Every flow of the first capture concluded once, for every output; the
+ * hops judged by the same SCE rule as the first capture's own report.
+ * 0, or EW_EXIT_OUTPUT when the conclusions do not fit in memory. */
+static int
+conclude_all(struct offline *off)
+{
+    const struct ew_offline_cfg *cfg = off->cfg;
+    int i, status = EW_EXIT_DONE;
+
+    if (ew_analyzer_pass(&off->an, &off->concl, EW_PASS_BOTTLENECKS, NULL) != 0) {
+        fprintf(stderr, "ecnwatch: out of memory for the conclusions of %zu flows\n",
+                off->concl.held);
+        status = EW_EXIT_OUTPUT;
+    }
+    off->path = (struct ew_report_path){cfg->nfiles, cfg->files, off->hops};
+    for (i = 1; i < cfg->nfiles; i++)
+        ew_hop_judge_sce(off->hops[i - 1], &off->concl);
+    ew_pass_init(&off->pass, &off->an, &off->concl, &off->src, &off->path);
+    return status;
 }
 
 /* -o, --metrics-file, then standard output (--json, --ndjson's summary or
@@ -418,39 +442,37 @@ static int
 write_outputs(struct offline *off)
 {
     const struct ew_offline_cfg *cfg = off->cfg;
+    const struct ew_pass *p = &off->pass;
     char err[EW_ERRBUF_SIZE];
-    /* the hops between captures, when several */
-    const struct ew_report_path path = {cfg->nfiles, cfg->files, off->hops};
     int i, status = EW_EXIT_DONE;
 
-    if (cfg->out_file &&
-        ew_report_write_file(&off->an, &off->src, &path, cfg->out_file, err, sizeof(err)) != 0) {
+    if (cfg->out_file && ew_report_write_file(p, cfg->out_file, err, sizeof(err)) != 0) {
         fprintf(stderr, "ecnwatch: %s\n", err);
         status = EW_EXIT_OUTPUT;
     }
     if (cfg->metrics_file) {
         struct ew_metrics_src ms = {.interface = NULL};
 
-        if (ew_metrics_write_snapshot(&off->an, &ms, cfg->metrics_file, err, sizeof(err)) != 0) {
+        if (ew_metrics_write_snapshot(p, &ms, cfg->metrics_file, err, sizeof(err)) != 0) {
             fprintf(stderr, "ecnwatch: --metrics-file %s\n", err);
             status = EW_EXIT_OUTPUT;
         }
     }
     if (cfg->json) {
-        if (ew_report_dump(stdout, &off->an, &off->src, &path) != 0 || fflush(stdout) != 0) {
+        if (ew_report_dump(stdout, p) != 0 || fflush(stdout) != 0) {
             fprintf(stderr, "ecnwatch: cannot write the report to standard output: %s\n",
                     strerror(errno ? errno : EIO));
             status = EW_EXIT_OUTPUT;
         }
     } else if (cfg->ndjson) {
-        ew_stream_finish(&off->stream, &off->src);
+        ew_stream_finish(&off->stream, p);
         if (off->stream.error) {
             fprintf(stderr, "ecnwatch: cannot write the event stream to standard output: %s\n",
                     strerror(off->stream.w.err ? off->stream.w.err : EIO));
             status = EW_EXIT_OUTPUT;
         }
     } else if (!cfg->quiet) {
-        ew_report_text(stdout, &off->an, &off->src, cfg->text_flows);
+        ew_report_text(stdout, p, cfg->text_flows);
         for (i = 1; i < cfg->nfiles; i++)
             ew_report_hop_text(stdout, off->hops[i - 1], cfg->files[i - 1], cfg->files[i]);
         if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -459,7 +481,7 @@ write_outputs(struct offline *off)
             status = EW_EXIT_OUTPUT;
         }
     }
-    if (cfg->plot_dir && ew_plots_write(&off->an, cfg->plot_dir, err, sizeof(err)) != 0) {
+    if (cfg->plot_dir && ew_plots_write(p, cfg->plot_dir, err, sizeof(err)) != 0) {
         fprintf(stderr, "ecnwatch: %s\n", err);
         status = EW_EXIT_OUTPUT;
     }
@@ -489,6 +511,8 @@ teardown(struct offline *off)
 {
     int i;
 
+    ew_conclusions_free(&off->concl);
+    ew_stream_free(&off->stream);
     if (off->have_an)
         ew_analyzer_free(&off->an);
     ew_series_pool_free(&off->series);
@@ -505,31 +529,40 @@ teardown(struct offline *off)
 int
 ew_offline_run(const struct ew_offline_cfg *cfg, volatile sig_atomic_t *stop)
 {
-    struct offline off;
-    int status;
+    struct offline *off = calloc(1, sizeof(*off));
+    int status, wrote;
 
-    memset(&off, 0, sizeof(off));
-    off.cfg = cfg;
-    off.stop = stop;
-    off.src.kind = "file";
+    if (!off) {
+        fprintf(stderr, "ecnwatch: out of memory\n");
+        return EW_EXIT_USAGE;
+    }
+    off->cfg = cfg;
+    off->stop = stop;
+    off->src.kind = "file";
     status = check_outputs(cfg);
     if (status == EW_EXIT_DONE)
-        status = setup(&off);
+        status = setup(off);
     if (status == EW_EXIT_DONE)
-        status = read_all(&off);
-    if (status == EW_EXIT_DONE)
-        status = write_outputs(&off);
+        status = read_all(off);
+    if (status == EW_EXIT_DONE) {
+        status = conclude_all(off);
+        /* what was concluded is written even when not every flow was */
+        wrote = write_outputs(off);
+        if (status == EW_EXIT_DONE)
+            status = wrote;
+    }
     /* what was read is written; the status says the input was invalid */
-    if (status == EW_EXIT_DONE && off.invalid)
+    if (status == EW_EXIT_DONE && off->invalid)
         status = EW_EXIT_INPUT;
     if (status == EW_EXIT_DONE && cfg->fail_on) {
         struct ew_fail_on r;
 
-        if (ew_fail_on_eval(&off.an, off.hops, cfg->nfiles - 1, cfg->fail_on, &r)) {
+        if (ew_fail_on_eval(&off->pass, off->hops, cfg->nfiles - 1, cfg->fail_on, &r)) {
             ew_fail_on_print(stderr, &r);
             status = EW_EXIT_FAIL_ON;
         }
     }
-    teardown(&off);
+    teardown(off);
+    free(off);
     return status;
 }

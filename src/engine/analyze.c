@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings/bottleneck.h"
-#include "findings/conclude.h"
+#include "findings/conclusions.h"
 #include "dissectors/ecn.h"
 #include "infer/infer.h"
 #include "findings/misuse.h"
@@ -21,16 +20,6 @@ static const uint64_t trunc_events =
 static const uint64_t benign_events =
     (1ull << EW_EV_NON_IP) | (1ull << EW_EV_IPV4_FRAGMENT) | (1ull << EW_EV_IPV6_FRAGMENT) |
     (1ull << EW_EV_LINK_UNSUPPORTED); /* not wrong: not read */
-
-/* the kinds of misuse one flow shows, as a mask */
-static uint32_t
-flow_kinds(const struct ew_flow *f)
-{
-    struct ew_flow_summary s;
-
-    ew_flow_conclude(f, 0, &s);
-    return s.kinds;
-}
 
 /* what one flow says of the capture, added to q */
 static void
@@ -51,24 +40,16 @@ flow_quality(const struct ew_flow *f, struct ew_quality *q)
 void
 ew_analyzer_quality(const struct ew_analyzer *an, struct ew_quality *q)
 {
-    struct ew_flowtab_stats st;
-    struct ew_flow_room *room;
-    uint32_t *refs;
-    size_t n, i;
+    struct ew_flow_iter it;
+    const struct ew_flow *f;
 
     *q = an->evicted_quality;
     q->duplicates = an->tot.duplicates;
     q->duplicates_unsure = an->tot.duplicates_unsure;
-    ew_flowtab_get_stats(an->tab, &st);
-    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
-    room = malloc(sizeof(*room));
-    if (refs && room) {
-        n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
-        for (i = 0; i < n; i++)
-            flow_quality(ew_flowtab_view(an->tab, refs[i], room), q);
-    }
-    free(refs);
-    free(room);
+    ew_flow_iter_start(&it, an->tab, EW_ITER_HELD, 0);
+    while ((f = ew_flow_iter_next(&it)) != NULL)
+        flow_quality(f, q);
+    ew_flow_iter_end(&it);
 }
 
 /* a flow leaves the table: keep what it was found to do, then tell the user */
@@ -76,15 +57,17 @@ static void
 on_evict(void *arg, const struct ew_flow *f)
 {
     struct ew_analyzer *an = arg;
-    uint32_t mask = flow_kinds(f);
+    struct ew_conclusion row;
     int k;
 
+    /* concluded once: its kinds kept here, its row and summary handed on */
+    ew_conclusion_of(f, 0, 0, an->evict_sum, &row);
     for (k = 0; k < EW_MU_COUNT; k++)
-        if (mask & (1u << k))
+        if (row.kinds & (1u << k))
             an->evicted_findings[k]++;
     flow_quality(f, &an->evicted_quality);
     if (an->user_evict)
-        an->user_evict(an->user_evict_arg, f);
+        an->user_evict(an->user_evict_arg, f, &row);
     if (an->series)
         ew_series_release(an->series, (struct ew_flow *)(uintptr_t)f);
     ew_qseries_release(&an->qs, (struct ew_flow *)(uintptr_t)f);
@@ -107,71 +90,44 @@ ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg)
         ew_flowtab_set_end_cb(an->tab, cfg->on_end, cfg->end_arg);
     /* as many QUIC entries as flow records: a flow gives its entry back on eviction */
     an->quic = an->tab ? ew_quic_pool_new(cfg->max_flows) : NULL;
-    if (an->tab && (!an->quic || ew_dedupe_init(&an->dedupe) != 0 ||
+    an->evict_sum = an->tab ? malloc(sizeof(*an->evict_sum)) : NULL;
+    if (an->tab && (!an->quic || !an->evict_sum || ew_dedupe_init(&an->dedupe) != 0 ||
                     ew_qseries_pool_init(&an->qs, cfg->max_qseries ? cfg->max_qseries
                                                                    : EW_QS_MAX) != 0)) {
         ew_dedupe_free(&an->dedupe);
         ew_quic_pool_free(an->quic);
         an->quic = NULL;
+        free(an->evict_sum);
+        an->evict_sum = NULL;
         ew_flowtab_free(an->tab);
         an->tab = NULL;
     }
     return an->tab ? 0 : -1;
 }
 
-void
-ew_analyzer_bottlenecks(const struct ew_analyzer *an, struct ew_bottlenecks *out)
+int
+ew_analyzer_pass(const struct ew_analyzer *an, struct ew_conclusions *c, unsigned what,
+                 const struct ew_pass_sel *sel)
 {
-    struct ew_flowtab_stats st;
-    uint32_t *refs;
-    size_t n;
+    static const struct ew_pass_sel held = {EW_ITER_HELD, 0, 0};
 
-    ew_flowtab_get_stats(an->tab, &st);
-    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
-    if (!refs) {
-        memset(out, 0, sizeof(*out)); /* no groups: they cannot be found without memory */
-        return;
-    }
-    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
-    ew_bottlenecks_find(an->tab, &an->qs, refs, n, out);
-    free(refs);
+    return ew_conclusions_build(c, an->tab, &an->qs, what, sel ? sel : &held);
 }
 
 uint32_t
-ew_analyzer_findings(const struct ew_analyzer *an, uint64_t counts[EW_MU_MASK_BITS])
+ew_analyzer_findings(const struct ew_analyzer *an, const struct ew_conclusions *c,
+                     uint64_t counts[EW_MU_MASK_BITS])
 {
-    struct ew_flowtab_stats st;
-    struct ew_flow_room *room;
-    struct ew_bottlenecks bn;
-    uint32_t *refs, mask = 0;
-    size_t n, i;
+    uint32_t mask = 0;
+    size_t i;
     int k;
 
     for (k = 0; k < EW_MU_MASK_BITS; k++)
         counts[k] = k < EW_MU_COUNT ? an->evicted_findings[k] : 0;
-    ew_analyzer_bottlenecks(an, &bn);
-    ew_flowtab_get_stats(an->tab, &st);
-    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
-    room = malloc(sizeof(*room));
-    if (refs && room) {
-        n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
-        for (i = 0; i < n; i++) {
-            const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
-            struct ew_flow_summary s;
-            uint32_t m;
-
-            ew_flow_conclude(f, 0, &s);
-            ew_bottleneck_apply(&bn, f, &s);
-            m = s.kinds;
-
-            for (k = 0; k < EW_MU_COUNT; k++)
-                if (m & (1u << k))
-                    counts[k]++;
-        }
-    }
-    free(refs);
-    free(room);
-    ew_bottlenecks_free(&bn);
+    for (i = 0; c && i < c->n; i++)
+        for (k = 0; k < EW_MU_COUNT; k++)
+            if (c->row[i].kinds & (1u << k))
+                counts[k]++;
     for (k = 0; k < EW_MU_COUNT; k++)
         if (counts[k])
             mask |= 1u << k;
@@ -185,6 +141,8 @@ ew_analyzer_free(struct ew_analyzer *an)
     an->tab = NULL;
     ew_quic_pool_free(an->quic);
     an->quic = NULL;
+    free(an->evict_sum);
+    an->evict_sum = NULL;
     ew_dedupe_free(&an->dedupe);
     ew_qseries_pool_free(&an->qs);
 }

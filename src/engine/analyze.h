@@ -41,12 +41,20 @@ struct ew_quality {
     uint64_t flows_missed;      /* TCP flows with missed data */
     uint64_t flows_midstream;   /* TCP flows whose handshake was not captured */
 };
+struct ew_conclusion;
+
+/* a flow about to leave the table and its row, concluded once
+ * (conclusions.h); its words, when the callee shows it, are written out
+ * with ew_conclusion_of() */
+typedef void (*ew_analyzer_evict_fn)(void *arg, const struct ew_flow *f,
+                                     const struct ew_conclusion *row);
+
 struct ew_analyzer_cfg {
     uint32_t max_flows;
     uint32_t hot_flows; /* flows kept unpacked (flow.h); 0: EW_HOT_FLOWS */
     uint64_t hash_seed;
     int64_t idle_ns;
-    ew_flow_evict_fn on_evict; /* optional: sees each flow before its record is reused */
+    ew_analyzer_evict_fn on_evict; /* optional: sees each flow before its record is reused */
     void *evict_arg;
     ew_flow_evict_fn on_end;   /* optional: sees each flow the idle timeout ends */
     void *end_arg;
@@ -61,8 +69,9 @@ struct ew_analyzer {
     /* findings of flows that left the table (evicted), by misuse kind */
     uint64_t evicted_findings[EW_MU_MASK_BITS];
     struct ew_quality evicted_quality; /* ... and what they said of the capture */
-    ew_flow_evict_fn user_evict;
+    ew_analyzer_evict_fn user_evict;
     void *user_evict_arg;
+    struct ew_flow_summary *evict_sum; /* a flow leaving the table, concluded */
     struct ew_series_pool *series; /* per-flow time series, or NULL */
     struct ew_dedupe dedupe;       /* packets seen lately, to find copies */
     struct ew_qseries_pool qs;     /* what the flows of a bottleneck are compared by */
@@ -110,17 +119,21 @@ void ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt
 /* segment kind of a TCP packet; updates the direction's sequence tracking */
 enum ew_seg_kind ew_tcp_seg_kind(struct ew_dir_stats *d, const struct ew_tcp *t);
 
-struct ew_bottlenecks;
-
 void ew_analyzer_quality(const struct ew_analyzer *an, struct ew_quality *q);
 
-/* The groups of the flows held that share a bottleneck (bottleneck.h),
- * compared by their series; released with ew_bottlenecks_free(). */
-void ew_analyzer_bottlenecks(const struct ew_analyzer *an, struct ew_bottlenecks *out);
+struct ew_conclusions;
+struct ew_pass_sel;
 
-/* Flows with each misuse kind, held and evicted together: counts[kind] is the
- * number of flows with at least one finding of that kind. Returns the mask of
- * kinds found. */
-uint32_t ew_analyzer_findings(const struct ew_analyzer *an, uint64_t counts[EW_MU_MASK_BITS]);
+/* A pass of conclusions over the analyzer's table (conclusions.h), with
+ * what (EW_PASS_*) over the selected flows (NULL: every flow held). 0, or -1
+ * out of memory. */
+int ew_analyzer_pass(const struct ew_analyzer *an, struct ew_conclusions *c, unsigned what,
+                     const struct ew_pass_sel *sel);
+
+/* Flows with each misuse kind, those of the pass c (of every flow held) and
+ * those evicted together: counts[kind] is the number of flows with at least
+ * one finding of that kind. Returns the mask of kinds found. */
+uint32_t ew_analyzer_findings(const struct ew_analyzer *an, const struct ew_conclusions *c,
+                              uint64_t counts[EW_MU_MASK_BITS]);
 
 #endif /* ECNWATCH_ANALYZE_H */

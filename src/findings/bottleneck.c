@@ -24,7 +24,7 @@
 enum src { SRC_NONE, SRC_DN, SRC_UP, SRC_BOTH };
 
 /* what the grouping reads of a flow, copied: flows are viewed one at a time */
-struct member {
+struct ew_bn_member {
     struct ew_flow_key key;
     int64_t first_ns, last_ns;
     uint64_t id;
@@ -49,7 +49,7 @@ struct side {
 };
 
 static int
-same_hosts(const struct member *a, const struct member *b)
+same_hosts(const struct ew_bn_member *a, const struct ew_bn_member *b)
 {
     return a->key.family == b->key.family && !memcmp(a->key.lo, b->key.lo, 16) &&
            !memcmp(a->key.hi, b->key.hi, 16);
@@ -70,19 +70,18 @@ classic_with_retransmissions(const struct ew_flow *f, int d)
 }
 
 static void
-classify(const struct ew_flow *f, const struct ew_qseries_pool *qs, struct member *m, bool *ok)
+classify(const struct ew_flow *f, const struct ew_flow_summary *sum,
+         const struct ew_qseries_pool *qs, struct ew_bn_member *m, bool *ok)
 {
-    struct ew_flow_summary sum;
-    const struct ew_flow_verdict *v = &sum.v;
+    const struct ew_flow_verdict *v = &sum->v;
     const struct ew_path_verdict *p;
     const struct ew_half *h;
     double dur;
 
     *ok = false;
     memset(m, 0, sizeof(*m));
-    if (f->key.l4 != EW_L4_TCP)
+    if (f->key.l4 != EW_L4_TCP || !sum->has_path)
         return;
-    ew_flow_conclude(f, EW_CONCLUDE_PATH | EW_CONCLUDE_NO_FINDINGS, &sum);
     m->key = f->key;
     m->first_ns = f->first_ns;
     m->last_ns = f->last_ns;
@@ -101,7 +100,7 @@ classify(const struct ew_flow *f, const struct ew_qseries_pool *qs, struct membe
         return; /* neither an L4S nor a classic ECN sender */
     dur = (double)(h->data_last_ns - h->data_first_ns) / 1e9;
     m->mbps = dur > 0 ? (double)f->dir[m->d].payload_bytes * 8 / dur / 1e6 : 0;
-    p = &sum.path[m->d];
+    p = &sum->path[m->d];
     m->marks = p->marks;
     m->classic_aqm = p->aqm == EW_AQM_CLASSIC;
     m->ce_per_pkt = (double)p->marks / (double)h->data_pkts;
@@ -156,7 +155,7 @@ side_out(struct side *s, struct ew_bottleneck_side *o)
 
 /* flows in host-pair order (family, addresses), then in report order */
 struct ord {
-    const struct member *f;
+    const struct ew_bn_member *f;
     size_t i;
 };
 
@@ -195,7 +194,7 @@ cmp_grp(const void *pa, const void *pb)
  * time. Flows are first sorted by host pair, so that only flows between the
  * same hosts are compared: O(n log n) plus the pairs within each host pair. */
 static size_t
-group(const struct member *flows, size_t n, struct grp *out)
+group(const struct ew_bn_member *flows, size_t n, struct grp *out)
 {
     struct ord *o = malloc((n ? n : 1) * sizeof(*o));
     bool *done = calloc(n ? n : 1, sizeof(*done));
@@ -213,12 +212,12 @@ group(const struct member *flows, size_t n, struct grp *out)
         for (b = a + 1; b < k && same_hosts(o[a].f, o[b].f); b++)
             ;
         for (x = a; x < b; x++) {
-            const struct member *fi = o[x].f;
+            const struct ew_bn_member *fi = o[x].f;
 
             if (done[o[x].i])
                 continue;
             for (y = x; y < b; y++) {
-                const struct member *fj = o[y].f;
+                const struct ew_bn_member *fj = o[y].f;
 
                 if (done[o[y].i])
                     continue;
@@ -267,7 +266,7 @@ floor_div(int64_t a, int64_t b)
 
 /* a bin's lowest RTT from the member's source (ns), and its samples; -1 when none */
 static double
-bin_rtt(const struct member *x, const struct ew_qbin *b, double *n)
+bin_rtt(const struct ew_bn_member *x, const struct ew_qbin *b, double *n)
 {
     double dn = b->dn_n ? (double)b->dn_min * EW_QS_RTT_UNIT_NS : -1;
     double up = b->up_n ? (double)b->up_min * EW_QS_RTT_UNIT_NS : -1;
@@ -335,7 +334,7 @@ steady(const double *x, int n)
 /* the members gm[from, to) of one group over the time both kinds ran,
  * interval by interval: the series' coarsest width */
 static void
-overlap_of(const struct member *m, const struct grp *gm, size_t from, size_t to,
+overlap_of(const struct ew_bn_member *m, const struct grp *gm, size_t from, size_t to,
            struct overlap *o)
 {
     int64_t w = 0, c0 = INT64_MAX, c1 = INT64_MIN, base = 0;
@@ -348,7 +347,7 @@ overlap_of(const struct member *m, const struct grp *gm, size_t from, size_t to,
     memset(o, 0, sizeof(*o));
     o->same_base = true;
     for (y = from; y < to; y++) {
-        const struct member *x = &m[gm[y].j];
+        const struct ew_bn_member *x = &m[gm[y].j];
 
         if (!x->qs || x->src == SRC_NONE || !x->base_ns)
             return;
@@ -377,7 +376,7 @@ overlap_of(const struct member *m, const struct grp *gm, size_t from, size_t to,
     if (!c || !xs || !ys)
         goto out;
     for (y = from; y < to; y++) {
-        const struct member *x = &m[gm[y].j];
+        const struct ew_bn_member *x = &m[gm[y].j];
         const struct ew_qseries *q = x->qs;
         int64_t b0 = o->same_base ? base : x->base_ns;
 
@@ -643,7 +642,7 @@ looks_whole(const struct side *l4s, const struct side *cl, char *reason, size_t 
 }
 
 static void
-members_free(struct member *m, size_t n)
+members_free(struct ew_bn_member *m, size_t n)
 {
     size_t i;
 
@@ -652,47 +651,40 @@ members_free(struct member *m, size_t n)
     free(m);
 }
 
-/* the flows of refs[0, n) that can be in a group, in report order: *nm of
- * them, a new array (NULL with *nm 0 when none, or out of memory) */
-static struct member *
-candidates(const struct ew_flowtab *tab, const struct ew_qseries_pool *qs, const uint32_t *refs,
-           size_t n, size_t *nm)
+void
+ew_bottlenecks_add(struct ew_bn_members *ms, const struct ew_qseries_pool *qs,
+                   const struct ew_flow *f, const struct ew_flow_summary *s)
 {
-    struct member *m = NULL, one;
-    struct ew_flow_room *room = malloc(sizeof(*room));
-    size_t i, cap = 0;
+    struct ew_bn_member one;
     bool ok;
 
-    *nm = 0;
-    for (i = 0; room && i < n; i++) {
-        classify(ew_flowtab_view(tab, refs[i], room), qs, &one, &ok);
-        if (!ok) {
-            free(one.qs);
-            continue;
-        }
-        if (*nm == cap) {
-            struct member *more = realloc(m, (cap ? 2 * cap : 64) * sizeof(*m));
-
-            if (!more) {
-                free(one.qs);
-                members_free(m, *nm);
-                m = NULL;
-                *nm = 0;
-                break;
-            }
-            m = more;
-            cap = cap ? 2 * cap : 64;
-        }
-        m[(*nm)++] = one;
+    if (ms->nomem)
+        return;
+    classify(f, s, qs, &one, &ok);
+    if (!ok) {
+        free(one.qs);
+        return;
     }
-    free(room);
-    return m;
+    if (ms->n == ms->cap) {
+        struct ew_bn_member *more = realloc(ms->m, (ms->cap ? 2 * ms->cap : 64) * sizeof(*more));
+
+        if (!more) {
+            /* no groups can be found without every member */
+            free(one.qs);
+            members_free(ms->m, ms->n);
+            *ms = (struct ew_bn_members){NULL, 0, 0, true};
+            return;
+        }
+        ms->m = more;
+        ms->cap = ms->cap ? 2 * ms->cap : 64;
+    }
+    ms->m[ms->n++] = one;
 }
 
 /* the members gm[from, to) of one group, added up by kind into l4s and cl
  * (each with room for to - from ids); false when out of memory */
 static bool
-sides_of(const struct member *m, const struct grp *gm, size_t from, size_t to, struct side *l4s,
+sides_of(const struct ew_bn_member *m, const struct grp *gm, size_t from, size_t to, struct side *l4s,
          struct side *cl)
 {
     size_t y;
@@ -704,7 +696,7 @@ sides_of(const struct member *m, const struct grp *gm, size_t from, size_t to, s
     if (!l4s->ids || !cl->ids)
         return false;
     for (y = from; y < to; y++) {
-        const struct member *x = &m[gm[y].j];
+        const struct ew_bn_member *x = &m[gm[y].j];
         struct side *s = x->l4s ? l4s : cl;
 
         s->ids[s->n] = x->id;
@@ -725,7 +717,7 @@ sides_of(const struct member *m, const struct grp *gm, size_t from, size_t to, s
  * over the time the kinds overlap where every flow has a series, else over
  * the whole flows */
 static void
-group_out(const struct member *lead, struct side *l4s, struct side *cl, const struct overlap *o,
+group_out(const struct ew_bn_member *lead, struct side *l4s, struct side *cl, const struct overlap *o,
           struct ew_bottleneck *g)
 {
     memset(g, 0, sizeof(*g));
@@ -803,7 +795,7 @@ per_flow_ratio(const struct ew_bottleneck *g)
 /* the members gm[from, to) of group gi, for ew_bottleneck_apply(); false
  * out of memory */
 static bool
-roles_add(struct ew_bottlenecks *b, size_t *cap, const struct member *m, const struct grp *gm,
+roles_add(struct ew_bottlenecks *b, size_t *cap, const struct ew_bn_member *m, const struct grp *gm,
           size_t from, size_t to, uint32_t gi)
 {
     const struct ew_bottleneck *g = &b->g[gi];
@@ -811,7 +803,7 @@ roles_add(struct ew_bottlenecks *b, size_t *cap, const struct member *m, const s
     size_t y;
 
     for (y = from; y < to; y++) {
-        const struct member *x = &m[gm[y].j];
+        const struct ew_bn_member *x = &m[gm[y].j];
 
         if (b->nrole == *cap) {
             struct ew_bn_role *more = realloc(b->role, (*cap ? 2 * *cap : 16) * sizeof(*more));
@@ -830,15 +822,16 @@ roles_add(struct ew_bottlenecks *b, size_t *cap, const struct member *m, const s
 }
 
 void
-ew_bottlenecks_find(const struct ew_flowtab *tab, const struct ew_qseries_pool *qs,
-                    const uint32_t *refs, size_t n, struct ew_bottlenecks *out)
+ew_bottlenecks_group(struct ew_bn_members *ms, struct ew_bottlenecks *out)
 {
-    struct member *m;
+    struct ew_bn_member *m;
     struct grp *gm = NULL;
     size_t x, y, ng, nm, cap = 0, rcap = 0;
 
     memset(out, 0, sizeof(*out));
-    m = candidates(tab, qs, refs, n, &nm);
+    m = ms->m;
+    nm = ms->n;
+    *ms = (struct ew_bn_members){NULL, 0, 0, false};
     gm = malloc((nm ? nm : 1) * sizeof(*gm));
     if (!gm)
         goto done;
@@ -976,20 +969,48 @@ harm_finding(const struct ew_bottleneck *g, const struct ew_flow *f, int d,
 
 
 
+const struct ew_bn_role *
+ew_bottleneck_role(const struct ew_bottlenecks *b, uint64_t id)
+{
+    struct ew_bn_role key = {id, 0, false, false};
+
+    if (!b || !b->nrole)
+        return NULL;
+    return bsearch(&key, b->role, b->nrole, sizeof(*b->role), cmp_role);
+}
+
+enum ew_aqm
+ew_bottleneck_refine(const struct ew_bottlenecks *b, const struct ew_bn_role *r, enum ew_aqm aqm,
+                     bool few_marks, bool marked)
+{
+    const char *like = b->g[r->group].looks_like;
+    /* a classic AQM, or one this flow's few marks could not name: its
+     * bottleneck's flows tell the queue */
+    bool classic = aqm == EW_AQM_CLASSIC || (aqm == EW_AQM_UNKNOWN && few_marks);
+
+    if (!marked)
+        return aqm;
+    if (!strcmp(like, "dualq") && !r->l4s && classic)
+        return EW_AQM_DUALQ_CLASSIC;
+    if (!strcmp(like, "single_queue") &&
+        (r->l4s ? classic || (r->harm && aqm == EW_AQM_L4S) : classic))
+        return EW_AQM_CLASSIC_SINGLE;
+    if (!strcmp(like, "fq") && classic)
+        return EW_AQM_FQ_CLASSIC;
+    return aqm;
+}
+
 void
 ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
                     struct ew_flow_summary *s)
 {
-    struct ew_bn_role key = {f->id, 0, false, false};
-    const struct ew_bn_role *r;
+    const struct ew_bn_role *r = ew_bottleneck_role(b, f->id);
     const struct ew_bottleneck *g;
     struct ew_path_verdict *p;
     int d = s->v.main_dir;
     char cls[96];
-    bool classic;
 
-    if (!b || !b->nrole ||
-        !(r = bsearch(&key, b->role, b->nrole, sizeof(*b->role), cmp_role)))
+    if (!r)
         return;
     g = &b->g[r->group];
     others(g, r->l4s, cls, sizeof(cls));
@@ -1001,10 +1022,8 @@ ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
     if (!s->has_path)
         return;
     p = &s->path[d];
-    /* a classic AQM, or one this flow's few marks could not name: its
-     * bottleneck's flows tell the queue */
-    classic = p->aqm == EW_AQM_CLASSIC || (p->aqm == EW_AQM_UNKNOWN && p->few_marks);
-    if (!strcmp(g->looks_like, "dualq") && !r->l4s && classic && p->marks > 0) {
+    switch (ew_bottleneck_refine(b, r, p->aqm, p->few_marks, p->marks > 0)) {
+    case EW_AQM_DUALQ_CLASSIC:
         p->aqm = EW_AQM_DUALQ_CLASSIC;
         p->has_confidence = true;
         p->few_marks = false;
@@ -1012,8 +1031,8 @@ ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
                  "%llu marks at %.1f ms of queueing delay on average, while ECT(1) flows through "
                  "the same bottleneck (%s) are marked at a shallow queue: a DualQ's classic queue",
                  (unsigned long long)p->marks, p->qdelay_at_marks_ms, cls);
-    } else if (!strcmp(g->looks_like, "single_queue") && p->marks > 0 &&
-               (r->l4s ? classic || (r->harm && p->aqm == EW_AQM_L4S) : classic)) {
+        break;
+    case EW_AQM_CLASSIC_SINGLE:
         p->aqm = EW_AQM_CLASSIC_SINGLE;
         p->has_confidence = true;
         p->few_marks = false;
@@ -1026,7 +1045,8 @@ ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
         if (r->l4s)
             p->note = "an L4S flow in one classic queue with classic flows: it loses its low "
                       "latency and takes more than its share (classic_aqm_under_l4s)";
-    } else if (!strcmp(g->looks_like, "fq") && classic && p->marks > 0) {
+        break;
+    case EW_AQM_FQ_CLASSIC:
         p->aqm = EW_AQM_FQ_CLASSIC;
         p->has_confidence = true;
         p->few_marks = false;
@@ -1036,5 +1056,8 @@ ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
                  "and their delays do not move with this one's (flow queueing)",
                  (unsigned long long)p->marks, p->qdelay_at_marks_ms,
                  r->l4s ? "classic" : "L4S", cls);
+        break;
+    default:
+        break;
     }
 }

@@ -17,7 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct ew_flowtab;
+#include "infer/infer.h" /* enum ew_aqm */
+
 struct ew_qseries_pool;
 
 /* one kind of a group's flows (L4S or classic), added up over the time the
@@ -70,18 +71,30 @@ struct ew_bottlenecks {
     size_t nrole;
 };
 
-/* One entry per group of flows between the same two hosts, overlapping in
- * time, that holds both an L4S (ECT(1), AccECN) and a classic (ECT(0)) flow;
- * the flows are tab's refs[0, n), in id order; qs: their series (NULL: the
- * whole flows are compared). Out of memory, the groups found so far.
- * Released with ew_bottlenecks_free(). O(n^2) in the worst case over the
- * flows held, each compared once per group. */
-void ew_bottlenecks_find(const struct ew_flowtab *tab, const struct ew_qseries_pool *qs,
-                         const uint32_t *refs, size_t n, struct ew_bottlenecks *out);
-void ew_bottlenecks_free(struct ew_bottlenecks *b);
-
 struct ew_flow;
 struct ew_flow_summary;
+
+/* What the grouping reads of the flows, gathered one flow at a time as each
+ * is concluded (conclusions.h), in report order (by id). */
+struct ew_bn_member;
+struct ew_bn_members {
+    struct ew_bn_member *m;
+    size_t n, cap;
+    bool nomem; /* a flow could not be kept: no groups */
+};
+#define EW_BN_MEMBERS_INIT {NULL, 0, 0, false}
+
+/* Flow f, concluded as s (with its path verdicts), as a candidate; qs: its
+ * series (NULL: the whole flows are compared). */
+void ew_bottlenecks_add(struct ew_bn_members *ms, const struct ew_qseries_pool *qs,
+                        const struct ew_flow *f, const struct ew_flow_summary *s);
+/* One entry per group of the flows gathered between the same two hosts,
+ * overlapping in time, that holds both an L4S (ECT(1), AccECN) and a classic
+ * (ECT(0)) flow; the members are used up. Out of memory, the groups found so
+ * far. Released with ew_bottlenecks_free(). O(n^2) in the worst case over
+ * the flows, each compared once per group. */
+void ew_bottlenecks_group(struct ew_bn_members *ms, struct ew_bottlenecks *out);
+void ew_bottlenecks_free(struct ew_bottlenecks *b);
 
 /* A flow's conclusion in the light of its bottleneck: its path verdict
  * refined (a classic AQM's queue: a DualQ's classic queue, one queue shared
@@ -90,5 +103,13 @@ struct ew_flow_summary;
  * one queue with classic flows. Nothing for a flow in no group. */
 void ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
                          struct ew_flow_summary *s);
+
+/* The parts of that for a flow's compact conclusion (conclusions.h): its
+ * role, NULL for a flow in no group; and its main direction's path verdict
+ * refined, from its own verdict, whether too few marks named it, and
+ * whether it was marked at all (aqm itself when the group says no more). */
+const struct ew_bn_role *ew_bottleneck_role(const struct ew_bottlenecks *b, uint64_t id);
+enum ew_aqm ew_bottleneck_refine(const struct ew_bottlenecks *b, const struct ew_bn_role *r,
+                                 enum ew_aqm aqm, bool few_marks, bool marked);
 
 #endif /* ECNWATCH_BOTTLENECK_H */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dissectors/ecn.h"
+#include "findings/conclusions.h"
 #include "flow/flowtab.h"
 #include "infer/infer.h"
 #include "findings/misuse.h"
@@ -313,27 +314,11 @@ transition_meaning(enum ew_ecn from, enum ew_ecn to, bool sce)
     }
 }
 
-/* the flow f of the first capture, concluded as the single-capture report
- * does: its direction d gets SCE marking and echoes it (infer.c: feedback
- * SCE, or ECT(1) read as SCE) */
-static bool
-flow_is_sce(const struct ew_flow *f, int d)
-{
-    struct ew_flow_verdict v;
-
-    if (f->key.l4 != EW_L4_TCP)
-        return false;
-    ew_infer_conclude_quiet(f, &v);
-    return v.dir[d].ect1 == EW_ECT1_SCE || v.dir[d].feedback == EW_FB_SCE;
-}
-
 void
-ew_hop_judge_sce(struct ew_hop *hop, const struct ew_flowtab *tab)
+ew_hop_judge_sce(struct ew_hop *hop, const struct ew_conclusions *c)
 {
-    struct ew_flowtab_stats st;
     struct ew_flow_room *room;
-    uint32_t *refs;
-    size_t n, i;
+    size_t i;
     uint32_t g, cand = 0;
 
     for (g = 0; g < hop->ngroups; g++) {
@@ -342,29 +327,29 @@ ew_hop_judge_sce(struct ew_hop *hop, const struct ew_flowtab *tab)
             hop->groups[g].key.l4 == EW_L4_TCP)
             cand++;
     }
-    if (!cand || !tab)
+    if (!cand || !c || c->nomem)
         return;
-    ew_flowtab_get_stats(tab, &st);
-    refs = calloc(st.in_table ? st.in_table : 1, sizeof(*refs));
     room = malloc(sizeof(*room));
-    if (!refs || !room) {
-        free(refs);
-        free(room);
+    if (!room)
         return; /* out of memory: every ECT(0) -> ECT(1) stays remarking */
-    }
-    n = ew_flowtab_refs(tab, refs, st.in_table, false);
-    for (i = 0; i < n; i++) {
-        const struct ew_flow *f = ew_flowtab_view(tab, refs[i], room);
+    for (i = 0; i < c->n; i++) {
+        const struct ew_conclusion *r = &c->row[i];
+        const struct ew_flow *f = ew_flowtab_view(c->tab, r->ref, room);
 
-        for (g = 0; f && g < hop->ngroups; g++) {
+        if (f->key.l4 != EW_L4_TCP)
+            continue;
+        for (g = 0; g < hop->ngroups; g++) {
             struct group *gr = &hop->groups[g];
 
+            /* the flow as the single-capture report concludes it: its
+             * direction gets SCE marking and echoes it (feedback SCE, or
+             * ECT(1) read as SCE) */
             if (gr->from == EW_ECN_ECT_0 && gr->to == EW_ECN_ECT_1 &&
-                memcmp(&gr->key, &f->key, sizeof(f->key)) == 0 && flow_is_sce(f, gr->dir))
+                memcmp(&gr->key, &f->key, sizeof(f->key)) == 0 &&
+                (r->ect1[gr->dir] == EW_ECT1_SCE || r->fb[gr->dir] == EW_FB_SCE))
                 gr->sce = true;
         }
     }
-    free(refs);
     free(room);
 }
 

@@ -78,13 +78,13 @@ struct ew_hop_frames {
 int ew_hop_frames(const struct ew_hop *hop, struct ew_hop_frames *fr);
 void ew_hop_frames_free(struct ew_hop_frames *fr);
 
-/* Read the flows of the first capture (upstream), as the single-capture
- * report concludes them: a change ECT(0) -> ECT(1) on a direction whose
+/* Read the flows of the first capture (upstream) in its pass of
+ * conclusions (conclusions.h), as its report concludes them: a change ECT(0) -> ECT(1) on a direction whose
  * receiver echoes ESCE is SCE marking, which the hop lists but does not count
  * as remarking. Call after ew_hop_finish(), before the hop is reported; a
  * flow no longer in the table (evicted) leaves its changes remarking. */
-struct ew_flowtab;
-void ew_hop_judge_sce(struct ew_hop *hop, const struct ew_flowtab *tab);
+struct ew_conclusions;
+void ew_hop_judge_sce(struct ew_hop *hop, const struct ew_conclusions *c);
 
 /* misuse kinds found on this hop: bit (1 << enum ew_misuse_kind); counts[kind]
  * packets */

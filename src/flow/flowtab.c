@@ -823,16 +823,61 @@ ew_flowtab_set_end_cb(struct ew_flowtab *t, ew_flow_evict_fn on_end, void *arg)
     t->end_arg = arg;
 }
 
-void
-ew_flowtab_foreach_recent(struct ew_flowtab *t, int64_t since_ns,
-                          void (*fn)(void *arg, struct ew_flow *f), void *arg)
+struct ew_flow *
+ew_flowtab_heat(struct ew_flowtab *t, uint32_t ref)
+{
+    return heat(t, ref, NULL);
+}
+
+/* the live flows active at or after since_ns, the latest active first */
+static size_t
+refs_recent(const struct ew_flowtab *t, int64_t since_ns, uint32_t *out, size_t room)
 {
     uint32_t r = t->live.tail;
+    size_t n = 0;
 
-    while (r && last_ns_of(t, r) >= since_ns) {
-        uint32_t prev = t->lnk[r - 1].prev;
-
-        fn(arg, heat(t, r, NULL));
-        r = prev;
+    while (r && n < room && last_ns_of(t, r) >= since_ns) {
+        out[n++] = r;
+        r = t->lnk[r - 1].prev;
     }
+    return n;
+}
+
+void
+ew_flow_iter_start(struct ew_flow_iter *it, const struct ew_flowtab *t, enum ew_iter_which which,
+                   int64_t since_ns)
+{
+    uint32_t held = t->st.in_table;
+
+    memset(it, 0, sizeof(*it));
+    it->tab = t;
+    it->refs = malloc((held ? held : 1) * sizeof(*it->refs));
+    it->room = malloc(sizeof(*it->room));
+    if (!it->refs || !it->room) {
+        it->nomem = true;
+        return;
+    }
+    if (which == EW_ITER_RECENT)
+        it->n = refs_recent(t, since_ns, it->refs, held);
+    else
+        it->n = ew_flowtab_refs(t, it->refs, held, which == EW_ITER_LIVE);
+}
+
+const struct ew_flow *
+ew_flow_iter_next(struct ew_flow_iter *it)
+{
+    if (it->i >= it->n)
+        return NULL;
+    it->ref = it->refs[it->i++];
+    return ew_flowtab_view(it->tab, it->ref, it->room);
+}
+
+void
+ew_flow_iter_end(struct ew_flow_iter *it)
+{
+    free(it->refs);
+    free(it->room);
+    it->refs = NULL;
+    it->room = NULL;
+    it->n = it->i = 0;
 }

@@ -78,12 +78,6 @@ struct ew_flow *ew_flowtab_get_hashed(struct ew_flowtab *tab, const struct ew_fl
 /* Called when a live flow ends by the idle timeout (the flow is intact). */
 void ew_flowtab_set_end_cb(struct ew_flowtab *tab, ew_flow_evict_fn on_end, void *arg);
 
-/* Call fn for every live flow active at or after since_ns, most recent
- * first (each is brought into the hot set). O(flows visited). fn must not
- * add or remove flows. */
-void ew_flowtab_foreach_recent(struct ew_flowtab *tab, int64_t since_ns,
-                               void (*fn)(void *arg, struct ew_flow *f), void *arg);
-
 /* For a reader that knows its next frames: the key's hash in this table is
  * (uint32_t)ew_flow_hash(key, ew_flowtab_seed(tab)); then its index slot,
  * then (one frame later, when the slot has arrived) its entry and the first
@@ -119,5 +113,39 @@ struct ew_flow_room {
  * change the table (threads may view at once while it does not change). */
 const struct ew_flow *ew_flowtab_view(const struct ew_flowtab *tab, uint32_t ref,
                                       struct ew_flow_room *room);
+
+/* The flow a ref names, to change: brought into the hot set (which may pack
+ * another flow, but changes no ref). */
+struct ew_flow *ew_flowtab_heat(struct ew_flowtab *tab, uint32_t ref);
+
+/* The one walk over the table: the flows it holds, one at a time, to read.
+ *
+ *   struct ew_flow_iter it;
+ *   const struct ew_flow *f;
+ *
+ *   ew_flow_iter_start(&it, tab, EW_ITER_HELD, 0);
+ *   while ((f = ew_flow_iter_next(&it)) != NULL)
+ *       ... it.ref names f ...
+ *   ew_flow_iter_end(&it);
+ *
+ * The table must not change until the walk ends. Out of memory, the walk
+ * visits nothing and it.nomem says so. */
+enum ew_iter_which {
+    EW_ITER_HELD,   /* every flow held, live and ended, by id */
+    EW_ITER_LIVE,   /* every live flow, by id */
+    EW_ITER_RECENT, /* every live flow active at or after since_ns, the latest active first */
+};
+struct ew_flow_iter {
+    const struct ew_flowtab *tab;
+    uint32_t *refs;             /* the flows to visit, in order: n of them */
+    size_t n, i;
+    uint32_t ref;               /* the flow ew_flow_iter_next() returned last */
+    struct ew_flow_room *room;
+    bool nomem;
+};
+void ew_flow_iter_start(struct ew_flow_iter *it, const struct ew_flowtab *tab,
+                        enum ew_iter_which which, int64_t since_ns);
+const struct ew_flow *ew_flow_iter_next(struct ew_flow_iter *it);
+void ew_flow_iter_end(struct ew_flow_iter *it);
 
 #endif /* ECNWATCH_FLOWTAB_H */

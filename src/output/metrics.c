@@ -1,5 +1,6 @@
 /* metrics.c - the Prometheus text exposition (see metrics.h). */
 #include "output/metrics.h"
+#include "output/output.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -13,7 +14,7 @@
 
 #include "dissectors/ecn.h"
 #include "base/outfile.h"
-#include "output/snapshot.h"
+#include "findings/conclusions.h"
 #include "base/version.h"
 
 /* label values of ecnwatch_flows_by_negotiation, by enum ew_neg */
@@ -32,16 +33,16 @@ scale(uint64_t count, uint64_t held, uint64_t evaluated)
 }
 
 void
-ew_metrics_count_snapshot(const struct ew_snapshot *snap, const struct ew_analyzer *an,
-                          struct ew_metrics_flows *out)
+ew_metrics_count_pass(const struct ew_conclusions *c, const struct ew_analyzer *an,
+                      struct ew_metrics_flows *out)
 {
     size_t i;
     int k;
 
     memset(out, 0, sizeof(*out));
-    out->held = snap->held;
-    for (i = 0; i < snap->n; i++) {
-        const struct ew_snap_row *r = &snap->rows[i];
+    out->held = c->held;
+    for (i = 0; i < c->n; i++) {
+        const struct ew_conclusion *r = &c->row[i];
 
         out->verdict[r->verdict < EW_METRICS_VERDICTS ? r->verdict : EW_V_UNKNOWN]++;
         out->negotiation[r->neg >= 0 && r->neg < EW_METRICS_NEGS ? r->neg : EW_NEG_NA]++;
@@ -49,7 +50,7 @@ ew_metrics_count_snapshot(const struct ew_snapshot *snap, const struct ew_analyz
             if (r->kinds & (1u << k))
                 out->misuse[k]++;
     }
-    out->evaluated = snap->n;
+    out->evaluated = c->n;
     for (k = 0; k < EW_METRICS_VERDICTS; k++)
         out->verdict[k] = scale(out->verdict[k], out->held, out->evaluated);
     for (k = 0; k < EW_METRICS_NEGS; k++)
@@ -64,12 +65,13 @@ void
 ew_metrics_count_flows(const struct ew_analyzer *an, size_t budget,
                        struct ew_metrics_flows *out)
 {
-    struct ew_snapshot snap = EW_SNAPSHOT_INIT;
+    struct ew_conclusions c = EW_CONCLUSIONS_INIT;
+    const struct ew_pass_sel sel = {EW_ITER_HELD, 0, budget ? budget : 1};
 
     /* out of memory: no rows, and the text says the counts are missing */
-    ew_snapshot_build(&snap, an, budget ? budget : 1, EW_SNAP_BOTTLENECKS);
-    ew_metrics_count_snapshot(&snap, an, out);
-    ew_snapshot_free(&snap);
+    ew_analyzer_pass(an, &c, EW_PASS_BOTTLENECKS, &sel);
+    ew_metrics_count_pass(&c, an, out);
+    ew_conclusions_free(&c);
 }
 
 /* output to a caller's buffer (snprintf rules) or to a FILE */
@@ -290,7 +292,7 @@ ew_metrics_write_file(const char *path, const char *text, size_t len, char *err,
 }
 
 int
-ew_metrics_write_snapshot(const struct ew_analyzer *an, const struct ew_metrics_src *src,
+ew_metrics_write_snapshot(const struct ew_pass *p, const struct ew_metrics_src *src,
                           const char *path, char *err, size_t errlen)
 {
     struct ew_metrics_flows fl;
@@ -298,8 +300,8 @@ ew_metrics_write_snapshot(const struct ew_analyzer *an, const struct ew_metrics_
     char *text;
     int rc;
 
-    ew_metrics_count_flows(an, EW_METRICS_FLOW_BUDGET, &fl);
-    text = ew_metrics_text(an, &fl, src, &len);
+    ew_metrics_count_pass(p->c, p->an, &fl);
+    text = ew_metrics_text(p->an, &fl, src, &len);
     if (!text) {
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;

@@ -48,11 +48,11 @@ struct ew_metrics_src {
 void ew_metrics_count_flows(const struct ew_analyzer *an, size_t budget,
                             struct ew_metrics_flows *out);
 
-/* The same from a snapshot already built (unfiltered; snapshot.h) with that
- * budget: its rows are the flows evaluated. */
-struct ew_snapshot;
-void ew_metrics_count_snapshot(const struct ew_snapshot *snap, const struct ew_analyzer *an,
-                               struct ew_metrics_flows *out);
+/* The same from a pass of conclusions already built (of every flow held,
+ * or an even sample, conclusions.h) */
+struct ew_conclusions;
+void ew_metrics_count_pass(const struct ew_conclusions *c, const struct ew_analyzer *an,
+                           struct ew_metrics_flows *out);
 
 /* Write the text into buf (NUL-terminated when room > 0). Returns the length
  * of the whole text, as snprintf does: a result >= room means it was cut. */
@@ -73,9 +73,10 @@ char *ew_metrics_text(const struct ew_analyzer *an, const struct ew_metrics_flow
 int ew_metrics_write_file(const char *path, const char *text, size_t len, char *err,
                           size_t errlen);
 
-/* Count the flows (budget EW_METRICS_FLOW_BUDGET), build the text and write
- * it to path atomically: the offline --metrics-file. 0, or -1 as above. */
-int ew_metrics_write_snapshot(const struct ew_analyzer *an, const struct ew_metrics_src *src,
+/* Count the flows of the pass p, build the text and write it to path
+ * atomically: the offline --metrics-file. 0, or -1 as above. */
+struct ew_pass;
+int ew_metrics_write_snapshot(const struct ew_pass *p, const struct ew_metrics_src *src,
                               const char *path, char *err, size_t errlen);
 
 /* Parse "ADDR:PORT" with a numeric IPv4 address or a bracketed IPv6 one

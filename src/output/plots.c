@@ -1,5 +1,5 @@
 /* plots.c - --plot DIR (see plots.h): the pictures come from plot_svg.c, the
- * verdicts of the index page from conclude.c; this file walks the table and
+ * verdicts of the index page from the pass's rows; this file walks them and
  * writes the files. */
 #include "output/plots.h"
 
@@ -9,17 +9,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "findings/conclude.h"
+#include "findings/conclusions.h"
 #include "infer/infer.h"
 #include "base/outfile.h"
 #include "output/plot_svg.h"
 #include "output/report.h"
 
 struct plot_arg {
-    const struct ew_analyzer *an;
+    const struct ew_pass *p;
     const struct ew_flow *f;
-    const uint32_t *refs;
-    size_t n;
     struct ew_flow_room *room;
 };
 
@@ -28,13 +26,14 @@ svg_cb(void *arg, FILE *out)
 {
     struct plot_arg *a = arg;
 
-    return ew_plot_svg(a->an->series, a->f, out);
+    return ew_plot_svg(a->p->an->series, a->f, out);
 }
 
 static int
 index_cb(void *arg, FILE *out)
 {
     struct plot_arg *a = arg;
+    const struct ew_conclusions *c = a->p->c;
     size_t i;
 
     /* the plots follow the page: one a row, two side by side on a page
@@ -51,25 +50,23 @@ index_cb(void *arg, FILE *out)
                  ".plots img { width: 100%%; height: auto; display: block; }\n"
                  "</style></head>\n<body>\n<h1>ecnwatch: flows over time</h1>\n<table>\n"
                  "<tr><th>flow</th><th>endpoints</th><th>verdict</th><th>path</th></tr>\n");
-    for (i = 0; i < a->n; i++) {
-        const struct ew_flow *f = ew_flowtab_view(a->an->tab, a->refs[i], a->room);
-        struct ew_flow_summary sum;
+    for (i = 0; i < c->n; i++) {
+        const struct ew_conclusion *r = &c->row[i];
+        const struct ew_flow *f = ew_flowtab_view(c->tab, r->ref, a->room);
         char x[64], y[64];
 
         if (!f->series[0] && !f->series[1])
             continue;
-        ew_flow_conclude(f, EW_CONCLUDE_PATH, &sum);
         ew_addr_str(f->key.lo, f->key.family, x, sizeof(x));
         ew_addr_str(f->key.hi, f->key.family, y, sizeof(y));
         fprintf(out, "<tr><td><a href=\"flow-%llu.svg\">%llu</a></td><td>%s:%u &harr; %s:%u</td>"
                      "<td>%s</td><td>%s</td></tr>\n",
                 (unsigned long long)f->id, (unsigned long long)f->id, x, f->key.port_lo, y,
-                f->key.port_hi, ew_verdict_name[sum.v.verdict],
-                ew_aqm_name[sum.path[sum.v.main_dir].aqm]);
+                f->key.port_hi, ew_verdict_name[r->verdict], ew_aqm_name[r->aqm[r->main_dir]]);
     }
     fprintf(out, "</table>\n<div class=\"plots\">\n");
-    for (i = 0; i < a->n; i++) {
-        const struct ew_flow *f = ew_flowtab_view(a->an->tab, a->refs[i], a->room);
+    for (i = 0; i < c->n; i++) {
+        const struct ew_flow *f = ew_flowtab_view(c->tab, c->row[i].ref, a->room);
 
         if (f->series[0] || f->series[1])
             fprintf(out, "<figure id=\"flow-%llu\"><a href=\"flow-%llu.svg\"><img "
@@ -112,11 +109,10 @@ ew_plots_prepare(const char *dir, char *err, size_t errlen)
 }
 
 int
-ew_plots_write(const struct ew_analyzer *an, const char *dir, char *err, size_t errlen)
+ew_plots_write(const struct ew_pass *p, const char *dir, char *err, size_t errlen)
 {
-    struct ew_flowtab_stats st;
-    struct plot_arg a = {.an = an};
-    uint32_t *refs;
+    const struct ew_conclusions *c = p->c;
+    struct plot_arg a = {.p = p};
     char path[4096];
     size_t i;
     int rc = 0;
@@ -125,19 +121,14 @@ ew_plots_write(const struct ew_analyzer *an, const char *dir, char *err, size_t 
         snprintf(err, errlen, "--plot %s: %s", dir, strerror(errno));
         return -1;
     }
-    ew_flowtab_get_stats(an->tab, &st);
-    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
     a.room = malloc(sizeof(*a.room));
-    if (!refs || !a.room) {
-        free(refs);
+    if (!a.room || c->nomem) {
         free(a.room);
         snprintf(err, errlen, "--plot: out of memory");
         return -1;
     }
-    a.refs = refs;
-    a.n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
-    for (i = 0; i < a.n && rc == 0; i++) {
-        a.f = ew_flowtab_view(an->tab, refs[i], a.room);
+    for (i = 0; i < c->n && rc == 0; i++) {
+        a.f = ew_flowtab_view(c->tab, c->row[i].ref, a.room);
         if (!a.f->series[0] && !a.f->series[1])
             continue;
         snprintf(path, sizeof(path), "%s/flow-%llu.svg", dir, (unsigned long long)a.f->id);
@@ -147,7 +138,6 @@ ew_plots_write(const struct ew_analyzer *an, const char *dir, char *err, size_t 
         snprintf(path, sizeof(path), "%s/index.html", dir);
         rc = ew_outfile_write(path, index_cb, &a, "plot index", err, errlen);
     }
-    free(refs);
     free(a.room);
     return rc;
 }

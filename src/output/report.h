@@ -16,6 +16,7 @@
 
 #include "engine/analyze.h"
 #include "findings/conclude.h"
+#include "output/output.h"
 /* ew_addr_str() and ew_time_str(), which the report's users print with */
 #include "base/format.h"
 #include "infer/infer.h"
@@ -64,9 +65,9 @@ ew_report_proto_name(const struct ew_flow *f)
     }
 }
 
-/* The human summary: totals and a table of at most max_flows flows. */
-void ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
-                    size_t max_flows);
+/* The human summary of pass p: totals and a table of at most max_flows
+ * flows. */
+void ew_report_text(FILE *out, const struct ew_pass *p, size_t max_flows);
 
 struct ew_hop;
 /* One hop between two captures (pathcmp.h), named up_name and down_name,
@@ -90,27 +91,22 @@ struct ew_report_path {
     struct ew_hop *const *hops;  /* ncaptures - 1 hops */
 };
 
-/* Write the report as indented JSON (jansson's JSON_INDENT(2) |
+/* Write pass p's report as indented JSON (jansson's JSON_INDENT(2) |
  * JSON_REAL_PRECISION(10) layout) and a newline, through a buffer, the flows
- * one at a time so that memory does not grow with their number; path NULL
- * (or of one capture): no "path" member. 0 on success, else -1 with errno
- * set. */
-int ew_report_dump(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
-                   const struct ew_report_path *path);
+ * written out one at a time so that memory does not grow with their number;
+ * p->path NULL (or of one capture): no "path" member. 0 on success, else -1
+ * with errno set. */
+int ew_report_dump(FILE *out, const struct ew_pass *p);
 
 /* Write the report (ew_report_dump) to file atomically (temporary file in
  * the same folder, fsync, rename). 0 on success; on failure -1, errbuf says
  * why, and nothing is left at file or in the folder. */
-int ew_report_write_file(const struct ew_analyzer *an, const struct ew_report_src *src,
-                         const struct ew_report_path *path, const char *file, char *errbuf,
-                         size_t errlen);
+int ew_report_write_file(const struct ew_pass *p, const char *file, char *errbuf, size_t errlen);
 
 /* The members "source" and "totals", into the object open in w (the
  * report's, and the event stream's summary). */
-void ew_report_source_write(struct jw *w, const struct ew_analyzer *an,
-                            const struct ew_report_src *src);
-void ew_report_totals_write(struct jw *w, const struct ew_analyzer *an,
-                            const struct ew_report_src *src);
+void ew_report_source_write(struct jw *w, const struct ew_pass *p);
+void ew_report_totals_write(struct jw *w, const struct ew_pass *p);
 
 /* The report's "bottlenecks" (bottleneck.h) as the value at w's place. */
 struct ew_bottlenecks;

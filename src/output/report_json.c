@@ -484,8 +484,10 @@ ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew
  * once per report, and in the event stream's summary */
 
 void
-ew_report_source_write(struct jw *w, const struct ew_analyzer *an, const struct ew_report_src *src)
+ew_report_source_write(struct jw *w, const struct ew_pass *p)
 {
+    const struct ew_analyzer *an = p->an;
+    const struct ew_report_src *src = p->src;
     char t[64];
 
     jw_key(w, "source");
@@ -519,11 +521,12 @@ capture_loss_write(struct jw *w, const struct ew_report_src *src)
 }
 
 void
-ew_report_totals_write(struct jw *w, const struct ew_analyzer *an, const struct ew_report_src *src)
+ew_report_totals_write(struct jw *w, const struct ew_pass *p)
 {
+    const struct ew_analyzer *an = p->an;
+    const struct ew_report_src *src = p->src;
     const struct ew_totals *t = &an->tot;
     struct ew_flowtab_stats st;
-    uint64_t counts[EW_MU_MASK_BITS];
     int k;
 
     ew_flowtab_get_stats(an->tab, &st);
@@ -547,12 +550,11 @@ ew_report_totals_write(struct jw *w, const struct ew_analyzer *an, const struct 
         if (t->events[k])
             kuint(w, ew_event_name[k], t->events[k]);
     jw_object_end(w);
-    ew_analyzer_findings(an, counts);
     jw_key(w, "findings");
     jw_object_begin(w);
     for (k = 0; k < EW_MU_COUNT; k++)
-        if (counts[k])
-            kuint(w, ew_misuse_name[k], counts[k]);
+        if (p->counts[k])
+            kuint(w, ew_misuse_name[k], p->counts[k]);
     jw_object_end(w);
     if (an->series)
         kuint(w, "timeseries_refused", an->series->refused);

@@ -129,21 +129,21 @@ text_bottlenecks(FILE *out, const struct ew_bottlenecks *bn)
 
 /* findings first, where a person looks first */
 static void
-text_findings(FILE *out, const struct ew_analyzer *an, const uint32_t *refs, size_t n,
-              struct ew_flow_room *room, const struct ew_bottlenecks *bn)
+text_findings(FILE *out, const struct ew_pass *p, struct ew_flow_room *room,
+              struct ew_flow_summary *sum)
 {
     size_t i, j, shown = 0, total = 0;
     uint64_t evicted = 0;
     int k;
 
-    for (i = 0; i < n; i++) {
-        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
-        struct ew_flow_summary sum;
-        const struct ew_finding *fnd = sum.fnd;
+    for (i = 0; i < p->c->n; i++) {
+        const struct ew_flow *f;
+        const struct ew_finding *fnd = sum->fnd;
 
-        ew_flow_conclude(f, 0, &sum);
-        ew_bottleneck_apply(bn, f, &sum);
-        for (j = 0; j < sum.nf; j++) {
+        if (!p->c->row[i].nf)
+            continue;
+        f = ew_conclusion_words(p->c, i, 0, room, sum);
+        for (j = 0; j < sum->nf; j++) {
             if (total++ == 0)
                 fprintf(out, "\nMISUSE FOUND:\n");
             if (shown < 40) {
@@ -159,7 +159,7 @@ text_findings(FILE *out, const struct ew_analyzer *an, const uint32_t *refs, siz
     if (total > shown)
         fprintf(out, "  ... and %zu more findings (the JSON report has them all)\n", total - shown);
     for (k = 0; k < EW_MU_COUNT; k++)
-        evicted += an->evicted_findings[k];
+        evicted += p->an->evicted_findings[k];
     if (evicted)
         fprintf(out, "  flows evicted from the table had %" PRIu64 " more findings (totals.findings)\n",
                 evicted);
@@ -240,10 +240,11 @@ text_endpoint(const struct ew_flow *f, bool client, char *buf, size_t len)
 /* one flow: its ends and protocol, the negotiation, the verdict, a row per
  * direction and the path verdicts */
 static void
-text_flow(FILE *out, const struct ew_flow *f, const struct ew_bottlenecks *bn)
+text_flow(FILE *out, const struct ew_pass *p, size_t i, struct ew_flow_room *room,
+          struct ew_flow_summary *sum)
 {
-    struct ew_flow_summary sum;
-    const struct ew_flow_verdict *vp = &sum.v;
+    const struct ew_flow *f = ew_conclusion_words(p->c, i, EW_REPORT_CONCLUDE, room, sum);
+    const struct ew_flow_verdict *vp = &sum->v;
     int c2s = f->client_dir;
     char ce[INET6_ADDRSTRLEN + 10], se[INET6_ADDRSTRLEN + 10];
 
@@ -258,8 +259,6 @@ text_flow(FILE *out, const struct ew_flow *f, const struct ew_bottlenecks *bn)
         fprintf(out, "#%" PRIu64 " ip-proto %u  %s -> %s\n", f->id, f->key.proto, ce, se);
     else
         fprintf(out, "#%" PRIu64 " %s  %s -> %s", f->id, ew_report_proto_name(f), ce, se);
-    ew_flow_conclude(f, EW_REPORT_CONCLUDE, &sum);
-    ew_bottleneck_apply(bn, f, &sum);
     if (f->key.l4 == EW_L4_TCP)
         fprintf(out, "  negotiation %s%s\n", ew_neg_name[vp->neg],
                 vp->neg_inferred ? " (handshake not captured)" : "");
@@ -277,44 +276,38 @@ text_flow(FILE *out, const struct ew_flow *f, const struct ew_bottlenecks *bn)
             "CE", f->key.l4 == EW_L4_TCP ? "  feedback ECT(1)" : "");
     text_dir(out, "c2s", f, c2s, vp);
     text_dir(out, "s2c", f, c2s ^ 1, vp);
-    text_path(out, "c2s", f, c2s, &sum);
-    text_path(out, "s2c", f, c2s ^ 1, &sum);
+    text_path(out, "c2s", f, c2s, sum);
+    text_path(out, "s2c", f, c2s ^ 1, sum);
 }
 
 void
-ew_report_text(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
-               size_t max_flows)
+ew_report_text(FILE *out, const struct ew_pass *p, size_t max_flows)
 {
     struct ew_flowtab_stats st;
     struct ew_flow_room *room;
-    struct ew_bottlenecks bn;
-    uint32_t *refs;
-    size_t n, i;
+    struct ew_flow_summary *sum;
+    size_t n = p->c->n, i;
 
-    ew_flowtab_get_stats(an->tab, &st);
-    text_totals(out, an, src, &st);
-    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    ew_flowtab_get_stats(p->an->tab, &st);
+    text_totals(out, p->an, p->src, &st);
     room = malloc(sizeof(*room));
-    if (!refs || !room) {
-        free(refs);
+    sum = malloc(sizeof(*sum));
+    if (!room || !sum || p->c->nomem) {
         free(room);
+        free(sum);
         return;
     }
-    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
-    /* two walks: the findings of every flow come first (concluded without
-     * words), then the first max_flows flows with their reasons; holding a
-     * summary per flow between them would cost several KB a flow */
-    ew_analyzer_bottlenecks(an, &bn);
-    text_findings(out, an, refs, n, room, &bn);
-    text_bottlenecks(out, &bn);
+    /* the findings of every flow come first, then the first max_flows
+     * flows with their reasons, each written out from the pass's row */
+    text_findings(out, p, room, sum);
+    text_bottlenecks(out, &p->c->bn);
     for (i = 0; i < n && i < max_flows; i++)
-        text_flow(out, ew_flowtab_view(an->tab, refs[i], room), &bn);
-    ew_bottlenecks_free(&bn);
+        text_flow(out, p, i, room, sum);
     if (n > max_flows)
         fprintf(out, "\n... and %zu more flows (the JSON report, --json or -o, has them all)\n",
                 n - max_flows);
-    free(refs);
     free(room);
+    free(sum);
 }
 
 void

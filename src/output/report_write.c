@@ -5,33 +5,30 @@
 #include "output/report.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings/bottleneck.h"
-#include "findings/conclude.h"
+#include "findings/conclusions.h"
 #include "base/jw.h"
 #include "base/outfile.h"
 #include "base/thread.h"
 #include "base/version.h"
 
-/* the flows refs[from, to) as members of w's open array (room: for the
- * packed ones) */
+/* the pass's flows [from, to) as members of w's open array, each written
+ * out into r (room: for the packed ones) */
 static void
-flows_range(struct jw *w, const struct ew_analyzer *an, const uint32_t *refs, size_t from,
-            size_t to, struct ew_flow_summary *r, struct ew_flow_room *room,
-            const struct ew_bottlenecks *bn)
+flows_range(struct jw *w, const struct ew_pass *p, size_t from, size_t to,
+            struct ew_flow_summary *r, struct ew_flow_room *room)
 {
     size_t i;
 
     for (i = from; i < to && !jw_error(w); i++) {
-        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
+        const struct ew_flow *f = ew_conclusion_words(p->c, i, EW_REPORT_CONCLUDE, room, r);
 
-        ew_flow_conclude(f, EW_REPORT_CONCLUDE, r);
-        ew_bottleneck_apply(bn, f, r);
-        ew_report_flow_write(w, an, f, r);
+        ew_report_flow_write(w, p->an, f, r);
     }
 }
 
@@ -51,10 +48,8 @@ struct part {
 enum { PART_EMPTY, PART_READY, PART_FAILED };
 
 struct flows_job {
-    const struct ew_analyzer *an;
-    const uint32_t *refs;
+    const struct ew_pass *p;
     size_t n;
-    const struct ew_bottlenecks *bn;
     struct jw at; /* the caller's writer as it was inside the array, before any flow */
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -128,7 +123,7 @@ flows_helper(void *arg)
             break;
         f = r && room ? membuf_open(&mb) : NULL;
         if (f && jw_init_inside(&c, &j->at, f, false) == 0) {
-            flows_range(&c, j->an, j->refs, k * FLOW_CHUNK, to, r, room, j->bn);
+            flows_range(&c, j->p, k * FLOW_CHUNK, to, r, room);
             if (jw_finish(&c) == 0)
                 state = PART_READY;
         }
@@ -159,34 +154,28 @@ one_thread(void)
 
 /* the flows of the report, as the array at w's place */
 static int
-flows_write(struct jw *w, const struct ew_analyzer *an, const struct ew_bottlenecks *bn)
+flows_write(struct jw *w, const struct ew_pass *p)
 {
-    struct ew_flowtab_stats st;
-    uint32_t *refs;
     struct ew_flow_summary *r;
     struct ew_flow_room *room;
     struct flows_job j;
     bool helper = false;
     pthread_t th;
-    size_t n, k, h;
+    size_t n = p->c->n, k, h;
 
-    ew_flowtab_get_stats(an->tab, &st);
-    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
+    if (p->c->nomem)
+        return -1;
     r = malloc(sizeof(*r));
     room = malloc(sizeof(*room));
-    if (!refs || !r || !room) {
-        free(refs);
+    if (!r || !room) {
         free(r);
         free(room);
         return -1;
     }
-    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
     jw_array_begin(w);
     memset(&j, 0, sizeof(j));
-    j.an = an;
-    j.refs = refs;
+    j.p = p;
     j.n = n;
-    j.bn = bn;
     j.at = *w; /* its state only: the helper never writes through it */
     if (n >= 4 * FLOW_CHUNK && ew_spare_processor() && !one_thread() &&
         pthread_mutex_init(&j.mu, NULL) == 0) {
@@ -203,7 +192,7 @@ flows_write(struct jw *w, const struct ew_analyzer *an, const struct ew_bottlene
         struct part *pt;
 
         if (!helper || k % 2 == 0) {
-            flows_range(w, an, refs, k * FLOW_CHUNK, to, r, room, bn);
+            flows_range(w, p, k * FLOW_CHUNK, to, r, room);
             continue;
         }
         pt = &j.part[h++ % PARTS];
@@ -215,7 +204,7 @@ flows_write(struct jw *w, const struct ew_analyzer *an, const struct ew_bottlene
             jw_raw(w, pt->mem, pt->len);
             jw_members_placed(w);
         } else {
-            flows_range(w, an, refs, k * FLOW_CHUNK, to, r, room, bn);
+            flows_range(w, p, k * FLOW_CHUNK, to, r, room);
         }
         free(pt->mem);
         pt->mem = NULL;
@@ -238,7 +227,6 @@ flows_write(struct jw *w, const struct ew_analyzer *an, const struct ew_bottlene
     jw_array_end(w);
     free(r);
     free(room);
-    free(refs);
     return 0;
 }
 
@@ -252,57 +240,41 @@ bottlenecks_write(struct jw *w, const struct ew_bottlenecks *b)
 }
 
 int
-ew_report_dump(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
-               const struct ew_report_path *path)
+ew_report_dump(FILE *out, const struct ew_pass *p)
 {
     struct jw w;
     int rc = 0;
-    struct ew_bottlenecks bn;
 
     if (jw_init(&w, out, 2, 10) != 0)
         return -1;
-    ew_analyzer_bottlenecks(an, &bn);
     jw_object_begin(&w);
     jw_kstring(&w, "schema", EW_SCHEMA);
     jw_kstring(&w, "version", EW_VERSION);
-    ew_report_source_write(&w, an, src);
-    ew_report_totals_write(&w, an, src);
-    bottlenecks_write(&w, &bn);
+    ew_report_source_write(&w, p);
+    ew_report_totals_write(&w, p);
+    bottlenecks_write(&w, &p->c->bn);
     jw_key(&w, "flows");
-    if (!jw_error(&w) && flows_write(&w, an, &bn) != 0)
+    if (!jw_error(&w) && flows_write(&w, p) != 0)
         rc = -1;
-    if (path && path->ncaptures > 1 && rc == 0) {
+    if (p->path && p->path->ncaptures > 1 && rc == 0) {
         jw_key(&w, "path");
-        ew_report_path_write(&w, path);
+        ew_report_path_write(&w, p->path);
     }
     jw_object_end(&w);
     jw_raw(&w, "\n", 1);
     if (jw_finish(&w) != 0)
         rc = -1;
-    ew_bottlenecks_free(&bn);
     return rc;
 }
-
-struct report_fill {
-    const struct ew_analyzer *an;
-    const struct ew_report_src *src;
-    const struct ew_report_path *path;
-};
 
 static int
 report_fill(void *arg, FILE *out)
 {
-    const struct report_fill *r = arg;
-
-    return ew_report_dump(out, r->an, r->src, r->path);
+    return ew_report_dump(out, arg);
 }
 
 int
-ew_report_write_file(const struct ew_analyzer *an, const struct ew_report_src *src,
-                     const struct ew_report_path *rpath, const char *path, char *errbuf,
-                     size_t errlen)
+ew_report_write_file(const struct ew_pass *p, const char *path, char *errbuf, size_t errlen)
 {
-    struct report_fill r = {an, src, rpath};
-
-    return ew_outfile_write(path, report_fill, &r, "report", errbuf, errlen);
+    return ew_outfile_write(path, report_fill, (void *)(uintptr_t)p, "report", errbuf, errlen);
 }

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings/bottleneck.h"
 #include "dissectors/ecn.h"
 #include "base/format.h"
 #include "infer/infer.h"
@@ -71,17 +70,13 @@ ew_snap_row_matches(const struct ew_snap_row *r, const char *text)
     return strstr(hay, text) != NULL;
 }
 
-/* the row of flow f, concluded into the scratch summary sum */
+/* the row of flow f, from its conclusion in the pass */
 static void
-fill_row(struct ew_snap_row *r, uint32_t ref, const struct ew_flow *f,
-         struct ew_flow_summary *sum, unsigned what, const struct ew_bottlenecks *bn)
+fill_row(struct ew_snap_row *r, const struct ew_conclusion *c, const struct ew_flow *f)
 {
     int d = ew_snap_list_dir(f), k;
     const struct ew_dir_stats *ds = &f->dir[d];
-    const struct ew_flow_verdict *v = &sum->v;
 
-    ew_flow_conclude(f, what & EW_CONCLUDE_PATH, sum);
-    ew_bottleneck_apply(bn, f, sum);
     memset(r, 0, sizeof(*r));
     r->id = f->id;
     r->last_ns = f->last_ns;
@@ -91,27 +86,28 @@ fill_row(struct ew_snap_row *r, uint32_t ref, const struct ew_flow *f,
     r->ce = ds->packets ? (double)ds->ecn[EW_ECN_CE] / (double)ds->packets : 0;
     r->e1 = ds->packets ? (double)ds->ecn[EW_ECN_ECT_1] / (double)ds->packets : 0;
     r->key = f->key;
-    r->ref = ref;
-    r->kinds = sum->kinds;
-    r->verdict = (uint8_t)v->verdict;
-    r->neg = (int8_t)v->neg;
-    r->nf = (uint8_t)sum->nf;
-    r->flags = (uint8_t)((f->ended ? EW_SNAP_ENDED : 0) | (sum->quic ? EW_SNAP_QUIC : 0) |
-                         (v->neg_inferred ? EW_SNAP_NEG_INFERRED : 0) |
-                         (sum->has_path ? EW_SNAP_HAS_PATH : 0));
+    r->ref = c->ref;
+    r->kinds = c->kinds;
+    r->verdict = c->verdict;
+    r->neg = c->neg;
+    r->nf = c->nf;
+    r->flags = (uint8_t)(((c->flags & EW_CONCL_ENDED) ? EW_SNAP_ENDED : 0) |
+                         ((c->flags & EW_CONCL_QUIC) ? EW_SNAP_QUIC : 0) |
+                         ((c->flags & EW_CONCL_NEG_INFERRED) ? EW_SNAP_NEG_INFERRED : 0) |
+                         ((c->flags & EW_CONCL_HAS_PATH) ? EW_SNAP_HAS_PATH : 0));
     r->client_dir = f->client_dir;
-    r->main_dir = (uint8_t)v->main_dir;
+    r->main_dir = c->main_dir;
     r->dir = (uint8_t)d;
-    r->aqm = (uint8_t)(sum->has_path ? sum->path[v->main_dir].aqm : EW_AQM_UNKNOWN);
+    r->aqm = c->aqm[c->main_dir];
     for (k = 0; k < 2; k++) {
-        r->ect1[k] = (uint8_t)v->dir[k].ect1;
-        r->fb[k] = (uint8_t)v->dir[k].feedback;
+        r->ect1[k] = c->ect1[k];
+        r->fb[k] = c->fb[k];
     }
 }
 
-/* Room for need rows and refs. The rows are rebuilt every time, so a new
- * size is a new allocation, not a copy: grown with a quarter to spare, and
- * given back when the table has shrunk to under a quarter of it. */
+/* Room for need rows. The rows are rebuilt every time, so a new size is a
+ * new allocation, not a copy: grown with a quarter to spare, and given back
+ * when the table has shrunk to under a quarter of it. */
 static int
 reserve(struct ew_snapshot *s, size_t need)
 {
@@ -119,45 +115,30 @@ reserve(struct ew_snapshot *s, size_t need)
 
     if (!s->room)
         s->room = malloc(sizeof(*s->room));
-    if (!s->sum)
-        s->sum = malloc(sizeof(*s->sum));
-    if (!s->room || !s->sum)
+    if (!s->room)
         return -1;
     if (s->rows && need <= s->cap && s->cap <= 4 * need + 64)
         return 0;
     free(s->rows);
-    free(s->refs);
     s->rows = malloc(cap * sizeof(*s->rows));
-    s->refs = malloc(cap * sizeof(*s->refs));
-    s->cap = s->rows && s->refs ? cap : 0;
+    s->cap = s->rows ? cap : 0;
     return s->cap ? 0 : -1;
 }
 
 int
-ew_snapshot_build(struct ew_snapshot *s, const struct ew_analyzer *an, size_t budget,
-                  unsigned what)
+ew_snapshot_build(struct ew_snapshot *s, const struct ew_conclusions *c)
 {
-    struct ew_flowtab_stats st;
-    struct ew_bottlenecks bn = {0};
-    size_t n, i;
+    size_t i;
 
-    ew_flowtab_get_stats(an->tab, &st);
     s->n = 0;
-    s->held = st.in_table;
-    s->step = 1;
-    if (reserve(s, st.in_table) != 0)
+    s->held = c->held;
+    s->step = c->step;
+    if (c->nomem || reserve(s, c->n) != 0)
         return -1;
-    n = ew_flowtab_refs(an->tab, s->refs, st.in_table, false);
-    if (budget == 0)
-        budget = 1;
-    if (n > budget)
-        s->step = (n + budget - 1) / budget;
-    if (what & EW_SNAP_BOTTLENECKS)
-        ew_analyzer_bottlenecks(an, &bn);
-    for (i = 0; i < n; i += s->step)
-        fill_row(&s->rows[s->n++], s->refs[i], ew_flowtab_view(an->tab, s->refs[i], s->room),
-                 s->sum, what, &bn);
-    ew_bottlenecks_free(&bn);
+    for (i = 0; i < c->n; i++) {
+        fill_row(&s->rows[s->n], &c->row[i], ew_flowtab_view(c->tab, c->row[i].ref, s->room));
+        s->rows[s->n++].at = (uint32_t)i;
+    }
     return 0;
 }
 
@@ -165,9 +146,7 @@ void
 ew_snapshot_free(struct ew_snapshot *s)
 {
     free(s->rows);
-    free(s->refs);
     free(s->room);
-    free(s->sum);
     *s = (struct ew_snapshot)EW_SNAPSHOT_INIT;
 }
 
@@ -189,9 +168,8 @@ int
 ew_snap_counts_take(struct ew_snap_counts *c, const struct ew_analyzer *an, int64_t t_ns)
 {
     struct ew_flowtab_stats st;
-    struct ew_flow_room *room;
-    uint32_t *refs;
-    size_t n, i;
+    struct ew_flow_iter it;
+    const struct ew_flow *f;
     int k;
 
     ew_flowtab_get_stats(an->tab, &st);
@@ -206,23 +184,17 @@ ew_snap_counts_take(struct ew_snap_counts *c, const struct ew_analyzer *an, int6
         c->c = nc;
         c->cap = cap;
     }
-    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
-    room = malloc(sizeof(*room));
-    if (!refs || !room) {
-        free(refs);
-        free(room);
+    ew_flow_iter_start(&it, an->tab, EW_ITER_HELD, 0);
+    if (it.nomem) {
+        ew_flow_iter_end(&it);
         return -1;
     }
-    n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
-    for (i = 0; i < n && i < c->cap; i++) {
-        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
-
+    while ((f = ew_flow_iter_next(&it)) != NULL && c->n < c->cap) {
         c->c[c->n].id = f->id;
         c->c[c->n].bytes = f->dir[0].bytes + f->dir[1].bytes;
         c->c[c->n++].pkts = f->dir[0].packets + f->dir[1].packets;
     }
-    free(refs);
-    free(room);
+    ew_flow_iter_end(&it);
     c->bytes = 0;
     for (k = 0; k < 4; k++)
         c->bytes += an->tot.ecn_bytes[k];

@@ -1,12 +1,9 @@
-/* snapshot.h - the flow table as rows, built once per interval (or once at
- * the end) for the outputs that list or count flows: the live view's list
- * and the metrics' per-flow gauges. One walk over the table concludes each
- * flow (conclude.h) and keeps a compact row of what those outputs read,
- * about a hundred bytes where a whole summary takes kilobytes, so that a
- * table of 65,536 flows fits in a few megabytes. The rows can then be
- * filtered and sorted as the live list is; a reader of rows concludes
- * nothing. The allocation is kept across builds and follows the number of
- * flows held. */
+/* snapshot.h - the live list: a pass of conclusions (conclusions.h) as
+ * rows with what the list shows, sorts and filters by (a flow's counters,
+ * its ends, its rate), about a hundred bytes a flow, so that a table of
+ * 65,536 flows fits in a few megabytes. A reader of rows concludes nothing.
+ * The allocation is kept across builds and follows the number of flows
+ * held. */
 #ifndef ECNWATCH_SNAPSHOT_H
 #define ECNWATCH_SNAPSHOT_H
 
@@ -15,7 +12,7 @@
 #include <stdint.h>
 
 #include "engine/analyze.h"
-#include "findings/conclude.h"
+#include "findings/conclusions.h"
 #include "flow/flowtab.h"
 
 /* the live list's sort keys: all descending, then by id ascending */
@@ -34,7 +31,7 @@ enum {
     EW_SNAP_ENDED = 1u << 0,        /* ended by the idle timeout */
     EW_SNAP_QUIC = 1u << 1,         /* the QUIC rule decided the verdict */
     EW_SNAP_NEG_INFERRED = 1u << 2, /* handshake not captured */
-    EW_SNAP_HAS_PATH = 1u << 3,     /* aqm was concluded (EW_CONCLUDE_PATH) */
+    EW_SNAP_HAS_PATH = 1u << 3,     /* aqm was concluded (EW_PASS_PATHS) */
 };
 
 /* one flow */
@@ -48,6 +45,7 @@ struct ew_snap_row {
     double ce, e1;          /* CE and ECT(1) shares of the list direction's packets */
     struct ew_flow_key key;
     uint32_t ref;           /* for ew_flowtab_view(): valid until the table changes */
+    uint32_t at;            /* its row in the pass it was built from */
     uint32_t kinds;         /* bit (1 << kind) of every finding */
     uint8_t verdict;        /* enum ew_verdict */
     int8_t neg;             /* enum ew_neg */
@@ -68,23 +66,15 @@ struct ew_snapshot {
     size_t step;              /* a row for every step-th flow by id (budget) */
     /* kept across builds */
     size_t cap;
-    uint32_t *refs;
     struct ew_flow_room *room;
-    struct ew_flow_summary *sum;
 };
 
-#define EW_SNAPSHOT_INIT {NULL, 0, 0, 1, 0, NULL, NULL, NULL}
+#define EW_SNAPSHOT_INIT {NULL, 0, 0, 1, 0, NULL}
 
-/* with the rows' flows concluded in the light of their bottlenecks
- * (bottleneck.h): a finding of one flow among others, a refined path */
-#define EW_SNAP_BOTTLENECKS (1u << 8)
-
-/* Walk the table once and make a row of each flow held, or with more than
- * budget (>= 1; SIZE_MAX for all) flows of an even sample: every k-th flow
- * by id. what is EW_CONCLUDE_PATH for the rows' aqm, and EW_SNAP_BOTTLENECKS,
- * or 0. 0, or -1 out of memory (then no rows; held is set). */
-int ew_snapshot_build(struct ew_snapshot *s, const struct ew_analyzer *an, size_t budget,
-                      unsigned what);
+/* A row for each row of the pass c (which must still hold: the table has
+ * not changed since it was built), in its order. 0, or -1 out of memory
+ * (then no rows; held is set). */
+int ew_snapshot_build(struct ew_snapshot *s, const struct ew_conclusions *c);
 void ew_snapshot_free(struct ew_snapshot *s);
 
 /* Every flow's counters at one moment, ordered by id: what the rates

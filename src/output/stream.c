@@ -2,10 +2,11 @@
 #include "output/stream.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings/bottleneck.h"
+#include "findings/conclusions.h"
 #include "flow/flowtab.h"
 #include "infer/infer.h"
 #include "findings/misuse.h"
@@ -56,7 +57,7 @@ flow_end(struct ew_stream *s, const struct ew_flow *f, const char *reason,
     event_end(s);
 }
 
-/* new findings on one flow, each kind once: fnd[0..n) are its findings */
+/* one finding of a flow as an event */
 static void
 finding_event(struct ew_stream *s, const struct ew_flow *f, const struct ew_finding *x)
 {
@@ -71,34 +72,40 @@ finding_event(struct ew_stream *s, const struct ew_flow *f, const struct ew_find
     event_end(s);
 }
 
-static void
-new_findings(struct ew_stream *s, struct ew_flow *f, const struct ew_finding *fnd, size_t n)
+/* new findings on one flow, each kind once (the kinds it had streamed
+ * before: streamed) from its conclusion whole; returns the kinds now
+ * streamed */
+static uint32_t
+new_findings(struct ew_stream *s, const struct ew_flow *f, uint32_t streamed,
+             const struct ew_flow_summary *r)
 {
     size_t i;
 
-    for (i = 0; i < n; i++) {
-        if (f->streamed_kinds & (1u << fnd[i].kind))
+    for (i = 0; i < r->nf; i++) {
+        if (streamed & (1u << r->fnd[i].kind))
             continue;
-        f->streamed_kinds |= 1u << fnd[i].kind;
-        finding_event(s, f, &fnd[i]);
+        streamed |= 1u << r->fnd[i].kind;
+        finding_event(s, f, &r->fnd[i]);
     }
+    return streamed;
 }
 
-/* A flow's findings and its flow_end, from its one conclusion */
+/* A flow leaving the table: its findings and its flow_end, written out once */
 static void
 findings_and_end(struct ew_stream *s, struct ew_flow *f, const char *reason)
 {
     struct ew_flow_summary *r = &s->fr;
+    struct ew_conclusion row;
 
-    ew_flow_conclude(f, EW_REPORT_CONCLUDE, r);
-    new_findings(s, f, r->fnd, r->nf);
+    ew_conclusion_of(f, 0, EW_REPORT_CONCLUDE, r, &row);
+    f->streamed_kinds = new_findings(s, f, f->streamed_kinds, r);
     flow_end(s, f, reason, r);
 }
 
 /* An evicted flow of no interest is only counted: every packet Not-ECT both
  * ways, no ECN asked for in a handshake, and no finding */
 static bool
-of_no_interest(struct ew_flow *f, struct ew_flow_summary *r)
+of_no_interest(const struct ew_flow *f, const struct ew_conclusion *row)
 {
     int d, cp;
 
@@ -106,9 +113,8 @@ of_no_interest(struct ew_flow *f, struct ew_flow_summary *r)
         for (cp = 1; cp < 4; cp++)
             if (f->dir[d].ecn[cp])
                 return false;
-    ew_flow_conclude(f, 0, r);
-    return r->nf == 0 && (r->v.neg == EW_NEG_NONE || r->v.neg == EW_NEG_NA ||
-                          r->v.neg == EW_NEG_UNSEEN);
+    return row->nf == 0 &&
+           (row->neg == EW_NEG_NONE || row->neg == EW_NEG_NA || row->neg == EW_NEG_UNSEEN);
 }
 
 /* the table owns the record and it is still intact: its findings first */
@@ -119,43 +125,63 @@ on_end(void *arg, const struct ew_flow *f)
 }
 
 static void
-on_evict(void *arg, const struct ew_flow *f)
+on_evict(void *arg, const struct ew_flow *f, const struct ew_conclusion *row)
 {
     struct ew_stream *s = arg;
 
     /* an ended flow had its flow_end already */
     if (f->ended)
         return;
-    if (of_no_interest((struct ew_flow *)(uintptr_t)f, &s->fr)) {
+    if (of_no_interest(f, row)) {
         s->summarised++;
         return;
     }
     findings_and_end(s, (struct ew_flow *)(uintptr_t)f, "evicted");
 }
 
-/* new findings on one flow: each kind once */
+/* the findings of pass c's row i not streamed yet, each kind once */
 static void
-findings(void *arg, struct ew_flow *f)
+row_findings(struct ew_stream *s, const struct ew_conclusions *c, size_t i)
 {
-    struct ew_stream *s = arg;
-    struct ew_flow_summary *r = &s->fr;
+    const struct ew_conclusion *row = &c->row[i];
+    const struct ew_flow *f = ew_flowtab_view(c->tab, row->ref, &s->room);
+    uint32_t streamed;
 
-    ew_flow_conclude(f, 0, r); /* findings need no reasons in words */
-    new_findings(s, f, r->fnd, r->nf);
+    if (!(row->kinds & ~f->streamed_kinds))
+        return;
+    f = ew_conclusion_words(c, i, 0, &s->room, &s->fr); /* findings need no reasons in words */
+    streamed = new_findings(s, f, f->streamed_kinds, &s->fr);
+    ew_flowtab_heat(s->an->tab, row->ref)->streamed_kinds = streamed;
 }
 
 static void
-update(void *arg, struct ew_flow *f)
+update(struct ew_stream *s, const struct ew_conclusions *c, size_t i)
 {
-    struct ew_stream *s = arg;
+    const struct ew_flow *f;
 
     if (!room_for_event(s))
         return;
-    ew_flow_conclude(f, EW_REPORT_CONCLUDE, &s->fr);
+    f = ew_conclusion_words(c, i, EW_REPORT_CONCLUDE, &s->room, &s->fr);
     event_begin(s, "flow_update", f->last_ns);
     jw_key(&s->w, "flow");
     ew_report_flow_write(&s->w, s->an, f, &s->fr);
     event_end(s);
+}
+
+/* the interval's pass: the flows active since the last tick, the latest
+ * active first, their new findings (then, live, an update of each) */
+static void
+interval(struct ew_stream *s, bool updates)
+{
+    const struct ew_pass_sel sel = {EW_ITER_RECENT, s->last_tick, 0};
+    size_t i;
+
+    if (ew_analyzer_pass(s->an, &s->pass, 0, &sel) != 0)
+        return;
+    for (i = 0; i < s->pass.n; i++)
+        row_findings(s, &s->pass, i);
+    for (i = 0; updates && i < s->pass.n; i++)
+        update(s, &s->pass, i);
 }
 
 /* what is buffered goes out, and the FILE's buffer with it */
@@ -203,9 +229,7 @@ ew_stream_bind(struct ew_stream *s, struct ew_analyzer *an)
 static void
 tick(struct ew_stream *s, int64_t now)
 {
-    ew_flowtab_foreach_recent(s->an->tab, s->last_tick, findings, s);
-    if (s->updates)
-        ew_flowtab_foreach_recent(s->an->tab, s->last_tick, update, s);
+    interval(s, s->updates);
     /* end flows idle past the timeout, a bounded number per interval */
     ew_flowtab_expire(s->an->tab, now, 1024);
     s->last_tick = now;
@@ -228,47 +252,41 @@ ew_stream_packet(struct ew_stream *s, int64_t now)
 }
 
 void
-ew_stream_finish(struct ew_stream *s, const struct ew_report_src *src)
+ew_stream_finish(struct ew_stream *s, const struct ew_pass *p)
 {
-    struct ew_flowtab_stats st;
-    struct ew_flow_room *room;
-    struct ew_bottlenecks bn;
-    uint32_t *refs;
-    size_t i, j, n;
+    const struct ew_conclusions *c = p->c;
+    size_t i, j;
 
     if (!s->an)
         return;
     /* the last interval's findings, then every live flow ends, in id order,
      * in the light of the bottlenecks its flows share: what that adds (a
      * finding of one flow among others) comes before its flow_end */
-    ew_flowtab_foreach_recent(s->an->tab, s->last_tick, findings, s);
-    ew_analyzer_bottlenecks(s->an, &bn);
-    ew_flowtab_get_stats(s->an->tab, &st);
-    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
-    room = malloc(sizeof(*room));
-    if (refs && room) {
-        n = ew_flowtab_refs(s->an->tab, refs, st.in_table, true);
-        for (i = 0; i < n; i++) {
-            const struct ew_flow *f = ew_flowtab_view(s->an->tab, refs[i], room);
+    interval(s, false);
+    for (i = 0; i < c->n; i++) {
+        const struct ew_flow *f;
 
-            ew_flow_conclude(f, EW_REPORT_CONCLUDE, &s->fr);
-            ew_bottleneck_apply(&bn, f, &s->fr);
-            for (j = 0; j < s->fr.nf; j++)
-                if (!(f->streamed_kinds & (1u << s->fr.fnd[j].kind)))
-                    finding_event(s, f, &s->fr.fnd[j]);
-            flow_end(s, f, "capture_end", &s->fr);
-        }
+        if (c->row[i].flags & EW_CONCL_ENDED)
+            continue;
+        f = ew_conclusion_words(c, i, EW_REPORT_CONCLUDE, &s->room, &s->fr);
+        for (j = 0; j < s->fr.nf; j++)
+            if (!(f->streamed_kinds & (1u << s->fr.fnd[j].kind)))
+                finding_event(s, f, &s->fr.fnd[j]);
+        flow_end(s, f, "capture_end", &s->fr);
     }
-    free(refs);
-    free(room);
     event_begin(s, "summary", s->an->last_ns);
-    ew_report_source_write(&s->w, s->an, src);
-    ew_report_totals_write(&s->w, s->an, src);
+    ew_report_source_write(&s->w, p);
+    ew_report_totals_write(&s->w, p);
     jw_key(&s->w, "bottlenecks");
-    ew_report_bottlenecks_write(&s->w, &bn);
-    ew_bottlenecks_free(&bn);
+    ew_report_bottlenecks_write(&s->w, &c->bn);
     jw_kint(&s->w, "flow_ends_summarised", (int64_t)s->summarised);
     jw_kint(&s->w, "events_dropped", (int64_t)s->dropped);
     event_end(s);
     flush(s);
+}
+
+void
+ew_stream_free(struct ew_stream *s)
+{
+    ew_conclusions_free(&s->pass);
 }

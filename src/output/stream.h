@@ -23,6 +23,7 @@
 
 #include "engine/analyze.h"
 #include "base/jw.h"
+#include "findings/conclusions.h"
 #include "output/report.h"
 
 struct ew_stream {
@@ -38,7 +39,9 @@ struct ew_stream {
     uint64_t summarised; /* evicted flows of no interest: no flow_end written */
     uint64_t dropped;    /* events left out past max_bytes */
     struct jw w;  /* the events, compact, through buf */
+    struct ew_conclusions pass; /* the interval's (its memory kept) */
     struct ew_flow_summary fr; /* the flow being written */
+    struct ew_flow_room room;
     char buf[JW_BUF];
 };
 
@@ -50,7 +53,9 @@ void ew_stream_attach(struct ew_stream *s, struct ew_analyzer_cfg *cfg);
 void ew_stream_bind(struct ew_stream *s, struct ew_analyzer *an);
 /* after each packet at packet time now: runs the interval's work when due */
 void ew_stream_packet(struct ew_stream *s, int64_t now_ns);
-/* at the end: flow_end for every live flow, then the summary */
-void ew_stream_finish(struct ew_stream *s, const struct ew_report_src *src);
+/* at the end: flow_end for every live flow of the final pass p (of every
+ * flow held, with bottlenecks), then the summary */
+void ew_stream_finish(struct ew_stream *s, const struct ew_pass *p);
+void ew_stream_free(struct ew_stream *s);
 
 #endif /* ECNWATCH_STREAM_H */

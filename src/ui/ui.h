@@ -37,7 +37,9 @@ void ew_ui_stop(struct ew_ui *ui);
 int ew_ui_keys(struct ew_ui *ui);
 /* once per second: record the per-second history */
 void ew_ui_sample(struct ew_ui *ui, const struct ew_analyzer *an);
-void ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_status *st);
+/* draw the pass p (of every flow held, with bottlenecks), just built */
+struct ew_pass;
+void ew_ui_draw(struct ew_ui *ui, const struct ew_pass *p, const struct ew_ui_status *st);
 /* the user paused the display */
 bool ew_ui_paused(const struct ew_ui *ui);
 /* forget the history (after the flows were cleared) */

@@ -26,13 +26,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "findings/bottleneck.h"
-#include "findings/conclude.h"
+#include "findings/conclusions.h"
 #include "dissectors/ecn.h"
 #include "flow/flowtab.h"
 #include "infer/infer.h"
 #include "findings/misuse.h"
 #include "dissectors/pkt.h"
+#include "output/output.h"
 #include "output/report.h"
 #include "output/snapshot.h"
 #include "ui/ui_draw.h"
@@ -66,6 +66,7 @@ struct ew_ui {
     /* the table as rows, rebuilt at every redraw; the allocations are kept */
     struct ew_snapshot snap;
     struct ew_flow_room *room; /* the selected flow, unpacked when packed */
+    struct ew_flow_summary *sum; /* ... and written out */
     /* every flow's counters at the last two refreshes, for the rates */
     struct ew_snap_counts cnt[2];
     int cur; /* cnt[cur] is the latest */
@@ -119,6 +120,7 @@ ew_ui_stop(struct ew_ui *ui)
     ew_snap_counts_free(&ui->cnt[0]);
     ew_snap_counts_free(&ui->cnt[1]);
     free(ui->room);
+    free(ui->sum);
     free(ui);
 }
 
@@ -132,13 +134,16 @@ ew_ui_reset(struct ew_ui *ui)
     ui->cnt[0].taken = ui->cnt[1].taken = false; /* the flows and their ids start again */
 }
 
-/* room for a packed flow, kept across redraws; NULL out of memory */
-static struct ew_flow_room *
-room_of(struct ew_ui *ui)
+/* room for the selected flow, unpacked and written out, kept across
+ * redraws; false out of memory */
+static bool
+scratch_of(struct ew_ui *ui)
 {
     if (!ui->room)
         ui->room = malloc(sizeof(*ui->room));
-    return ui->room;
+    if (!ui->sum)
+        ui->sum = malloc(sizeof(*ui->sum));
+    return ui->room && ui->sum;
 }
 
 void
@@ -387,13 +392,16 @@ draw_row(struct ew_ui *ui, const struct layout *lo, const struct ew_snap_row *r,
 /* the selected flow: its row, and the flow itself for the sentences of its
  * conclusion, its evidence and its counters */
 static void
-draw_detail(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_snap_row *r,
-            const struct ew_flow *f, int y0, int rows, int cols)
+draw_detail(struct ew_ui *ui, const struct ew_pass *p, const struct ew_snap_row *r, int y0,
+            int rows, int cols)
 {
-    struct ew_flow_summary sum;
-    const struct ew_flow_verdict *vp = &sum.v;
-    const struct ew_finding *fnd = sum.fnd;
-    const struct ew_evidence *ev = sum.ev;
+    /* as in the list: this flow's row of the pass, written out */
+    const struct ew_flow *f =
+        ew_conclusion_words(p->c, r->at, EW_CONCLUDE_WORDS | EW_CONCLUDE_EVIDENCE, ui->room, ui->sum);
+    const struct ew_flow_summary *s = ui->sum;
+    const struct ew_flow_verdict *vp = &s->v;
+    const struct ew_finding *fnd = s->fnd;
+    const struct ew_evidence *ev = s->ev;
     char ends[128], pb[16], rate[16], a[16], b[16], c[16], d[16];
     struct line hl = {0};
     size_t nf, ne, i;
@@ -403,17 +411,8 @@ draw_detail(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_snap
 
     if (sw < 8)
         sw = cols - 12 - 16 > 8 ? cols - 12 - 16 : 8;
-    ew_flow_conclude(f, EW_CONCLUDE_WORDS | EW_CONCLUDE_EVIDENCE, &sum);
-    {
-        /* as in the list: a finding of this flow among the others of its bottleneck */
-        struct ew_bottlenecks bn;
-
-        ew_analyzer_bottlenecks(an, &bn);
-        ew_bottleneck_apply(&bn, f, &sum);
-        ew_bottlenecks_free(&bn);
-    }
-    nf = sum.nf;
-    ne = sum.nev;
+    nf = s->nf;
+    ne = s->nev;
     ew_snap_endpoints(r, ends, sizeof(ends));
     ew_draw_item(&hl, 0, 0, "#%" PRIu64 " %s %s", f->id, proto_of(r, pb, sizeof(pb)), ends);
     ew_draw_item(&hl, 1, 0, "verdict %s%s", ew_verdict_name[vp->verdict],
@@ -430,16 +429,16 @@ draw_detail(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_snap
     y = ew_draw_wrap(y, 1, cols - 2, 2, end, vp->reason);
     for (dn = 0; dn < 2 && y < end; dn++) {
         int dd = dn == 0 ? f->client_dir : f->client_dir ^ 1;
-        const struct ew_dir_stats *s = &f->dir[dd];
-        double p = s->packets ? 100.0 / (double)s->packets : 0;
+        const struct ew_dir_stats *ds = &f->dir[dd];
+        double pct = ds->packets ? 100.0 / (double)ds->packets : 0;
         char text[256];
 
         snprintf(text, sizeof(text),
                  "%s %" PRIu64 " pkts  Not-ECT %.0f%% ECT(0) %.0f%% ECT(1) %.0f%% CE %.1f%%  "
                  "feedback %s  ECT(1) as %s",
-                 dn == 0 ? "c2s" : "s2c", s->packets, p * (double)s->ecn[EW_ECN_NOT_ECT],
-                 p * (double)s->ecn[EW_ECN_ECT_0], p * (double)s->ecn[EW_ECN_ECT_1],
-                 p * (double)s->ecn[EW_ECN_CE], ew_fb_name[vp->dir[dd].feedback],
+                 dn == 0 ? "c2s" : "s2c", ds->packets, pct * (double)ds->ecn[EW_ECN_NOT_ECT],
+                 pct * (double)ds->ecn[EW_ECN_ECT_0], pct * (double)ds->ecn[EW_ECN_ECT_1],
+                 pct * (double)ds->ecn[EW_ECN_CE], ew_fb_name[vp->dir[dd].feedback],
                  ew_ect1_name[vp->dir[dd].ect1]);
         y = ew_draw_wrap(y, 1, cols - 2, 4, end, text);
     }
@@ -666,11 +665,11 @@ draw_keys(struct ew_ui *ui, int y, int maxx)
 }
 
 void
-ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_status *st)
+ew_ui_draw(struct ew_ui *ui, const struct ew_pass *p, const struct ew_ui_status *st)
 {
+    const struct ew_analyzer *an = p->an;
     struct ew_snapshot *snap;
     const struct ew_snap_row *rows;
-    struct ew_flow_room *room;
     struct layout lo;
     size_t n, shown;
     int maxy, maxx, table_h, y;
@@ -678,9 +677,9 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
     if (!ui || !ui->active)
         return;
     snap = &ui->snap;
-    room = room_of(ui);
-    /* the one snapshot of this redraw: the list, the filter and the counts */
-    if (!room || ew_snapshot_build(snap, an, SIZE_MAX, EW_SNAP_BOTTLENECKS) != 0)
+    /* the one snapshot of this redraw, from its pass: the list, the filter
+     * and the counts */
+    if (!scratch_of(ui) || ew_snapshot_build(snap, p->c) != 0)
         snap->n = 0;
     ew_snapshot_rates(snap, &ui->cnt[ui->cur ^ 1], &ui->cnt[ui->cur]);
     getmaxyx(stdscr, maxy, maxx);
@@ -709,8 +708,7 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_st
         draw_row(ui, &lo, r, 3 + y, ui->top + y == ui->sel, maxx);
     }
     if (ui->detail && n)
-        draw_detail(ui, an, &rows[ui->sel], ew_flowtab_view(an->tab, rows[ui->sel].ref, room),
-                    3 + table_h, maxy - 4 - table_h, maxx);
+        draw_detail(ui, p, &rows[ui->sel], 3 + table_h, maxy - 4 - table_h, maxx);
     draw_keys(ui, maxy - 1, maxx);
     if (ui->help)
         draw_help(maxy, maxx);

@@ -86,27 +86,18 @@ void
 ew_hist_sample(struct ew_hist_set *hs, const struct ew_analyzer *an, const uint64_t *want,
                int nwant)
 {
-    struct ew_flowtab_stats st;
-    struct ew_flow_room *room;
-    uint32_t *refs;
-    size_t n, i;
+    struct ew_flow_iter it;
+    const struct ew_flow *f;
 
-    ew_flowtab_get_stats(an->tab, &st);
-    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
-    room = malloc(sizeof(*room));
-    if (refs && room) {
-        n = ew_flowtab_refs(an->tab, refs, st.in_table, false);
-        for (i = 0; i < n; i++) {
-            const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], room);
-            struct ew_hist *h;
+    ew_flow_iter_start(&it, an->tab, EW_ITER_HELD, 0);
+    while ((f = ew_flow_iter_next(&it)) != NULL) {
+        struct ew_hist *h;
 
-            if (!wanted(f->id, want, nwant))
-                continue;
-            h = slot_for(hs, f->id, want, nwant);
-            if (h)
-                record(h, f);
-        }
+        if (!wanted(f->id, want, nwant))
+            continue;
+        h = slot_for(hs, f->id, want, nwant);
+        if (h)
+            record(h, f);
     }
-    free(refs);
-    free(room);
+    ew_flow_iter_end(&it);
 }

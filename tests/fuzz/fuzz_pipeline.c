@@ -27,6 +27,8 @@
 
 #include "engine/analyze.h"
 #include "dissectors/dissect.h"
+#include "findings/conclusions.h"
+#include "output/output.h"
 #include "output/plot_svg.h"
 #include "output/report.h"
 #include "infer/series.h"
@@ -66,9 +68,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct ew_analyzer an;
     struct ew_series_pool series;
     struct ew_flowtab_stats st;
-    static struct ew_flow_room room;
-    uint32_t *refs;
-    size_t i, n;
+    struct ew_conclusions concl = EW_CONCLUSIONS_INIT;
+    struct ew_pass pass;
+    struct ew_flow_iter it;
+    const struct ew_flow *f;
     struct ew_report_src src = {.kind = "file", .name = "fuzz", .linktype = NULL};
     enum ew_link link;
     int64_t ts;
@@ -140,9 +143,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(frame);
     }
 
-    /* the report as --json writes it (before the stream ends the flows) */
+    /* one pass of conclusions, as at the end of a capture, for every output */
+    if (ew_analyzer_pass(&an, &concl, EW_PASS_BOTTLENECKS, NULL) != 0)
+        abort();
+    ew_pass_init(&pass, &an, &concl, &src, NULL);
+    /* the report as --json writes it */
     mem = open_memstream(&text, &text_len);
-    if (!mem || ew_report_dump(mem, &an, &src, NULL) != 0 || fclose(mem) != 0)
+    if (!mem || ew_report_dump(mem, &pass) != 0 || fclose(mem) != 0)
         abort();
     rep = json_loadb(text, text_len, 0, NULL);
     ew_flowtab_get_stats(an.tab, &st);
@@ -150,20 +157,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     json_decref(rep);
     free(text);
-    ew_stream_finish(&stream, &src);
+    ew_stream_finish(&stream, &pass);
     if (stream.error || fclose(ev_mem) != 0)
         abort();
     check_events(events, events_len);
     free(events);
-    ew_report_text(devnull, &an, &src, 4);
-    ew_flowtab_get_stats(an.tab, &st);
-    refs = malloc((st.in_table ? st.in_table : 1) * sizeof(*refs));
-    if (!refs)
+    ew_report_text(devnull, &pass, 4);
+    ew_flow_iter_start(&it, an.tab, EW_ITER_HELD, 0);
+    if (it.nomem)
         abort();
-    n = ew_flowtab_refs(an.tab, refs, st.in_table, false);
-    for (i = 0; i < n; i++)
-        ew_plot_svg(&series, ew_flowtab_view(an.tab, refs[i], &room), devnull);
-    free(refs);
+    while ((f = ew_flow_iter_next(&it)) != NULL)
+        ew_plot_svg(&series, f, devnull);
+    ew_flow_iter_end(&it);
+    ew_conclusions_free(&concl);
+    ew_stream_free(&stream);
     ew_analyzer_free(&an);
     ew_series_pool_free(&series);
     return 0;

@@ -24,6 +24,7 @@
 #include "engine/analyze.h"
 #include "findings/bottleneck.h"
 #include "findings/conclude.h"
+#include "findings/conclusions.h"
 #include "dissectors/ecn.h"
 #include "infer/infer.h"
 #include "base/jw.h"
@@ -255,12 +256,57 @@ run_flows(struct run *r, const struct flowspec *fs, size_t nf, uint32_t hot)
     run_flows_qs(r, fs, nf, hot, 0);
 }
 
-/* the groups of refs[0, n) as the report's "bottlenecks" has them, parsed */
-static json_t *
-bottlenecks_json(const struct ew_flowtab *tab, const struct ew_qseries_pool *qs,
-                 const uint32_t *refs, size_t n)
+/* The groups of every flow of an's table, as a pass of conclusions finds
+ * them (conclusions.h), handed to the caller (ew_bottlenecks_free) */
+static void
+find_groups(const struct ew_analyzer *an, struct ew_bottlenecks *b)
 {
-    struct ew_bottlenecks b;
+    struct ew_conclusions c = EW_CONCLUSIONS_INIT;
+
+    CU_ASSERT_EQUAL_FATAL(ew_analyzer_pass(an, &c, EW_PASS_BOTTLENECKS, NULL), 0);
+    *b = c.bn;
+    memset(&c.bn, 0, sizeof(c.bn));
+    ew_conclusions_free(&c);
+}
+
+/* the kinds found in an's flows, as the report counts them */
+static void
+findings_of(const struct ew_analyzer *an, uint64_t counts[EW_MU_MASK_BITS])
+{
+    struct ew_conclusions c = EW_CONCLUSIONS_INIT;
+
+    CU_ASSERT_EQUAL_FATAL(ew_analyzer_pass(an, &c, EW_PASS_BOTTLENECKS, NULL), 0);
+    ew_analyzer_findings(an, &c, counts);
+    ew_conclusions_free(&c);
+}
+
+/* The groups of the flows refs[0, n) of tab alone, each concluded as a
+ * pass concludes it (with its path verdicts) */
+static void
+find_groups_of(const struct ew_flowtab *tab, const struct ew_qseries_pool *qs,
+               const uint32_t *refs, size_t n, struct ew_bottlenecks *b)
+{
+    struct ew_bn_members ms = EW_BN_MEMBERS_INIT;
+    struct ew_flow_summary *sum = malloc(sizeof(*sum));
+    struct ew_flow_room *room = malloc(sizeof(*room));
+    size_t i;
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(room);
+    for (i = 0; i < n; i++) {
+        const struct ew_flow *f = ew_flowtab_view(tab, refs[i], room);
+
+        ew_flow_conclude(f, EW_CONCLUDE_PATH, sum);
+        ew_bottlenecks_add(&ms, qs, f, sum);
+    }
+    ew_bottlenecks_group(&ms, b);
+    free(sum);
+    free(room);
+}
+
+static json_t *
+groups_json(const struct ew_bottlenecks *b)
+{
     char *m = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&m, &len);
@@ -269,14 +315,39 @@ bottlenecks_json(const struct ew_flowtab *tab, const struct ew_qseries_pool *qs,
 
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
     CU_ASSERT_EQUAL_FATAL(jw_init(&w, fp, 0, 10), 0);
-    ew_bottlenecks_find(tab, qs, refs, n, &b);
-    ew_report_bottlenecks_write(&w, &b);
-    ew_bottlenecks_free(&b);
+    ew_report_bottlenecks_write(&w, b);
     CU_ASSERT_EQUAL(jw_finish(&w), 0);
     fclose(fp);
     o = json_loadb(m, len, 0, NULL);
     CU_ASSERT_PTR_NOT_NULL_FATAL(o);
     free(m);
+    return o;
+}
+
+/* the groups of the flows refs[0, n) alone, as JSON */
+static json_t *
+bottlenecks_json_of(const struct ew_flowtab *tab, const struct ew_qseries_pool *qs,
+                    const uint32_t *refs, size_t n)
+{
+    struct ew_bottlenecks b;
+    json_t *o;
+
+    find_groups_of(tab, qs, refs, n, &b);
+    o = groups_json(&b);
+    ew_bottlenecks_free(&b);
+    return o;
+}
+
+/* the groups of an's flows as the report's "bottlenecks" has them, parsed */
+static json_t *
+bottlenecks_json(const struct ew_analyzer *an)
+{
+    struct ew_bottlenecks b;
+    json_t *o;
+
+    find_groups(an, &b);
+    o = groups_json(&b);
+    ew_bottlenecks_free(&b);
     return o;
 }
 
@@ -286,7 +357,7 @@ groups_of_qs(struct run *r, const struct flowspec *fs, size_t nf, uint32_t max_q
     json_t *g;
 
     run_flows_qs(r, fs, nf, 0, max_qs);
-    g = bottlenecks_json(r->an.tab, &r->an.qs, r->refs, r->n);
+    g = bottlenecks_json(&r->an);
     CU_ASSERT_TRUE(json_is_array(g));
     return g;
 }
@@ -419,7 +490,7 @@ test_dualq(void)
     {
         struct ew_bottlenecks b;
 
-        ew_bottlenecks_find(r.an.tab, &r.an.qs, r.refs, r.n, &b);
+        find_groups(&r.an, &b);
         CU_ASSERT_EQUAL_FATAL(b.n, 1);
         CU_ASSERT_STRING_EQUAL(b.g[0].looks_like, "dualq");
         CU_ASSERT_TRUE(b.g[0].likely);
@@ -461,8 +532,8 @@ test_packed_flows_same(void)
     fs[1] = spec(true, 40001, 1500 * MS, 20, 4, 1 * MS);
     run_flows(&r1, fs, 2, 0);
     run_flows(&r2, fs, 2, 1);
-    a = bottlenecks_json(r1.an.tab, &r1.an.qs, r1.refs, r1.n);
-    b = bottlenecks_json(r2.an.tab, &r2.an.qs, r2.refs, r2.n);
+    a = bottlenecks_json(&r1.an);
+    b = bottlenecks_json(&r2.an);
     CU_ASSERT_EQUAL(json_array_size(a), 1);
     CU_ASSERT_TRUE(json_equal(a, b));
     json_decref(a);
@@ -847,13 +918,13 @@ test_group_of_three_and_refs(void)
 
     sub[0] = r.refs[1];
     sub[1] = r.refs[2];
-    arr = bottlenecks_json(r.an.tab, &r.an.qs, sub, 2);
+    arr = bottlenecks_json_of(r.an.tab, &r.an.qs, sub, 2);
     CU_ASSERT_EQUAL(json_array_size(arr), 0);
     json_decref(arr);
-    arr = bottlenecks_json(r.an.tab, &r.an.qs, r.refs, 1);
+    arr = bottlenecks_json_of(r.an.tab, &r.an.qs, r.refs, 1);
     CU_ASSERT_EQUAL(json_array_size(arr), 0);
     json_decref(arr);
-    arr = bottlenecks_json(r.an.tab, &r.an.qs, r.refs, 0);
+    arr = bottlenecks_json_of(r.an.tab, &r.an.qs, r.refs, 0);
     CU_ASSERT_EQUAL(json_array_size(arr), 0);
     json_decref(arr);
     ew_analyzer_free(&r.an);
@@ -1183,7 +1254,7 @@ finding_of(const struct ew_flow_summary *s, enum ew_misuse_kind kind)
 static void
 find_one(struct run *r, struct ew_bottlenecks *b, const char *looks_like)
 {
-    ew_bottlenecks_find(r->an.tab, &r->an.qs, r->refs, r->n, b);
+    find_groups(&r->an, b);
     CU_ASSERT_EQUAL_FATAL(b->n, 1);
     CU_ASSERT_STRING_EQUAL(b->g[0].looks_like, looks_like);
 }
@@ -1287,7 +1358,7 @@ apply_single_queue_harm(bool acc_classic)
     CU_ASSERT_PTR_NULL(finding_of(s, EW_MU_CLASSIC_AQM_UNDER_L4S));
     free(s);
 
-    ew_analyzer_findings(&r.an, counts);
+    findings_of(&r.an, counts);
     CU_ASSERT_EQUAL(counts[EW_MU_CLASSIC_AQM_UNDER_L4S], 1);
     ew_bottlenecks_free(&b);
     ew_analyzer_free(&r.an);
@@ -1329,7 +1400,7 @@ test_apply_single_queue_unlike(void)
         s = summary_of(&r, 0, &b, NULL);
         CU_ASSERT_EQUAL(s->path[s->v.main_dir].aqm, EW_AQM_CLASSIC_SINGLE);
         free(s);
-        ew_analyzer_findings(&r.an, counts);
+        findings_of(&r.an, counts);
         CU_ASSERT_EQUAL(counts[EW_MU_CLASSIC_AQM_UNDER_L4S], 0);
         ew_bottlenecks_free(&b);
         ew_analyzer_free(&r.an);

@@ -11,6 +11,7 @@
 
 #include "engine/analyze.h"
 #include "dissectors/ecn.h"
+#include "findings/conclusions.h"
 #include "output/metrics.h"
 #include "base/version.h"
 #include "suites.h"
@@ -239,8 +240,14 @@ test_values(void)
     CU_ASSERT_EQUAL(fl.negotiation[EW_NEG_RFC3168], 1);
     CU_ASSERT_EQUAL(fl.negotiation[EW_NEG_NONE], 1);
     CU_ASSERT_EQUAL(fl.negotiation[EW_NEG_NA], 1);
-    /* the misuse gauges are ew_analyzer_findings' counts */
-    ew_analyzer_findings(&an, counts);
+    /* the misuse gauges are ew_analyzer_findings' counts over a pass */
+    {
+        struct ew_conclusions c = EW_CONCLUSIONS_INIT;
+
+        CU_ASSERT_EQUAL_FATAL(ew_analyzer_pass(&an, &c, EW_PASS_BOTTLENECKS, NULL), 0);
+        ew_analyzer_findings(&an, &c, counts);
+        ew_conclusions_free(&c);
+    }
     for (k = 0; k < EW_MU_COUNT; k++)
         CU_ASSERT_EQUAL(fl.misuse[k], counts[k]);
     CU_ASSERT_EQUAL(fl.misuse[EW_MU_ECT_WITHOUT_NEGOTIATION], 1);

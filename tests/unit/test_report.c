@@ -22,7 +22,9 @@
 #include "dissectors/dissect.h"
 #include "dissectors/ecn.h"
 #include "base/jw.h"
+#include "findings/conclusions.h"
 #include "findings/pathcmp.h"
+#include "output/output.h"
 #include "output/report.h"
 #include "base/version.h"
 #include "suites.h"
@@ -145,6 +147,61 @@ feed(struct ew_analyzer *an)
     ew_analyzer_frame(an, &p, t += 1000000);
 }
 
+/* The outputs of one pass of conclusions over an (output.h), as ecnwatch
+ * writes them at the end of a capture */
+struct tpass {
+    struct ew_conclusions c;
+    struct ew_pass p;
+};
+
+static const struct ew_pass *
+tpass_open(struct tpass *t, const struct ew_analyzer *an, const struct ew_report_src *src,
+           const struct ew_report_path *path)
+{
+    t->c = (struct ew_conclusions)EW_CONCLUSIONS_INIT;
+    CU_ASSERT_EQUAL_FATAL(ew_analyzer_pass(an, &t->c, EW_PASS_BOTTLENECKS, NULL), 0);
+    ew_pass_init(&t->p, an, &t->c, src, path);
+    return &t->p;
+}
+
+static void
+tpass_close(struct tpass *t)
+{
+    ew_conclusions_free(&t->c);
+}
+
+static int
+dump_pass(FILE *fp, const struct ew_analyzer *an, const struct ew_report_src *src,
+          const struct ew_report_path *path)
+{
+    struct tpass t;
+    int rc = ew_report_dump(fp, tpass_open(&t, an, src, path));
+
+    tpass_close(&t);
+    return rc;
+}
+
+static void
+text_pass(FILE *fp, const struct ew_analyzer *an, const struct ew_report_src *src,
+          size_t max_flows)
+{
+    struct tpass t;
+
+    ew_report_text(fp, tpass_open(&t, an, src, NULL), max_flows);
+    tpass_close(&t);
+}
+
+static int
+write_pass(const struct ew_analyzer *an, const struct ew_report_src *src, const char *file,
+           char *err, size_t errlen)
+{
+    struct tpass t;
+    int rc = ew_report_write_file(tpass_open(&t, an, src, NULL), file, err, errlen);
+
+    tpass_close(&t);
+    return rc;
+}
+
 static const struct ew_report_src src_file = {.kind = "file", .name = "x.pcap",
                                               .linktype = "EN10MB"};
 
@@ -158,7 +215,7 @@ report_of(const struct ew_analyzer *an, const struct ew_report_src *src, size_t 
     FILE *fp = open_memstream(&m, &n);
 
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    CU_ASSERT_EQUAL(ew_report_dump(fp, an, src, NULL), 0);
+    CU_ASSERT_EQUAL(dump_pass(fp, an, src, NULL), 0);
     fclose(fp);
     *len = n;
     return m;
@@ -514,7 +571,7 @@ test_json_bytes(void)
 
         CU_ASSERT_PTR_NOT_NULL_FATAL(hop);
         CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-        CU_ASSERT_EQUAL(ew_report_dump(fp, &a, &src_file, &two), 0);
+        CU_ASSERT_EQUAL(dump_pass(fp, &a, &src_file, &two), 0);
         fclose(fp);
         r = parse(m);
         CU_ASSERT_PTR_NOT_NULL_FATAL(r);
@@ -537,7 +594,7 @@ test_json_bytes(void)
         m = NULL;
         fp = open_memstream(&m, &n);
         CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-        CU_ASSERT_EQUAL(ew_report_dump(fp, &a, &src_file, &one), 0);
+        CU_ASSERT_EQUAL(dump_pass(fp, &a, &src_file, &one), 0);
         fclose(fp);
         CU_ASSERT_STRING_EQUAL(m, x);
         free(m);
@@ -681,7 +738,7 @@ test_empty(void)
 
     fp = open_memstream(&m, &n);
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    ew_report_text(fp, &an, &src, 10);
+    text_pass(fp, &an, &src, 10);
     fclose(fp);
     CU_ASSERT_PTR_NOT_NULL(strstr(m, "eth0 (unknown): 0 frames, 0 IP packets, 0 flows\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(m, "ECN: Not-ECT 0 (0.0%)  ECT(0) 0 (0.0%)  ECT(1) 0 (0.0%)  "
@@ -701,7 +758,7 @@ text_with(const struct ew_analyzer *an, const struct ew_report_src *src)
     FILE *fp = open_memstream(&m, &n);
 
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    ew_report_text(fp, an, src, 10);
+    text_pass(fp, an, src, 10);
     fclose(fp);
     CU_ASSERT_PTR_NOT_NULL_FATAL(m);
     return m;
@@ -768,7 +825,7 @@ text_of(const struct ew_analyzer *an, size_t max_flows)
     FILE *fp = open_memstream(&m, &n);
 
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    ew_report_text(fp, an, &src_file, max_flows);
+    text_pass(fp, an, &src_file, max_flows);
     fclose(fp);
     CU_ASSERT_PTR_NOT_NULL_FATAL(m);
     return m;
@@ -997,7 +1054,7 @@ test_write_file(void)
     for (i = 0; i < sizeof(masks) / sizeof(masks[0]); i++) {
         umask(masks[i]);
         err[0] = '\0';
-        CU_ASSERT_EQUAL(ew_report_write_file(&an, &src_file, NULL, path, err, sizeof(err)), 0);
+        CU_ASSERT_EQUAL(write_pass(&an, &src_file, path, err, sizeof(err)), 0);
         CU_ASSERT_STRING_EQUAL(err, "");
         CU_ASSERT_EQUAL_FATAL(stat(path, &st), 0);
         CU_ASSERT_TRUE(S_ISREG(st.st_mode));
@@ -1029,7 +1086,7 @@ write_fails(const struct ew_analyzer *an, const char *path, const char *want)
     char err[512];
 
     err[0] = '\0';
-    CU_ASSERT_EQUAL(ew_report_write_file(an, &src_file, NULL, path, err, sizeof(err)), -1);
+    CU_ASSERT_EQUAL(write_pass(an, &src_file, path, err, sizeof(err)), -1);
     if (!strstr(err, want))
         fprintf(stderr, "%s: \"%s\" does not say \"%s\"\n", path, err, want);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
@@ -1117,21 +1174,21 @@ test_dump_full_device(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
     setvbuf(fp, NULL, _IONBF, 0);
     errno = 0;
-    CU_ASSERT_EQUAL(ew_report_dump(fp, &an, &src_file, NULL), -1);
+    CU_ASSERT_EQUAL(dump_pass(fp, &an, &src_file, NULL), -1);
     CU_ASSERT_EQUAL(errno, ENOSPC);
     fclose(fp);
 
     fp = fopen("/dev/full", "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
     errno = 0;
-    CU_ASSERT_EQUAL(ew_report_dump(fp, &an, &src_file, NULL), -1); /* some 15 kB, more than a buffer */
+    CU_ASSERT_EQUAL(dump_pass(fp, &an, &src_file, NULL), -1); /* some 15 kB, more than a buffer */
     CU_ASSERT_EQUAL(errno, ENOSPC);
     fclose(fp);
 
     init(&none, 2);
     fp = fopen("/dev/full", "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
-    rc = ew_report_dump(fp, &none, &src_file, NULL);
+    rc = dump_pass(fp, &none, &src_file, NULL);
     CU_ASSERT_TRUE(rc == -1 || fflush(fp) != 0);
     fclose(fp);
     ew_analyzer_free(&none);

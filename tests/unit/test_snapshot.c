@@ -12,12 +12,28 @@
 #include "engine/analyze.h"
 #include "input/capture.h"
 #include "findings/conclude.h"
+#include "findings/conclusions.h"
 #include "dissectors/dissect.h"
 #include "dissectors/ecn.h"
 #include "output/snapshot.h"
 #include "suites.h"
 
 /* an analyzer fed a capture; hot is its hot set (0: the default) */
+/* a snapshot from a pass of conclusions over an (conclusions.h) of at most
+ * budget rows (0: every flow), with what (EW_PASS_*), as the view takes it */
+static int
+snap_build(struct ew_snapshot *s, const struct ew_analyzer *an, size_t budget, unsigned what)
+{
+    struct ew_conclusions c = EW_CONCLUSIONS_INIT;
+    struct ew_pass_sel sel = {EW_ITER_HELD, 0, budget};
+    int rc = ew_analyzer_pass(an, &c, what, &sel);
+
+    if (rc == 0)
+        rc = ew_snapshot_build(s, &c);
+    ew_conclusions_free(&c);
+    return rc;
+}
+
 static void
 feed_file(struct ew_analyzer *an, const char *path, uint32_t hot)
 {
@@ -87,8 +103,8 @@ check_file(const char *path, size_t *rows)
     CU_ASSERT_FATAL(room != NULL);
     feed_file(&an, path, 0);
     feed_file(&packed, path, 1);
-    CU_ASSERT_FATAL(ew_snapshot_build(&s, &an, SIZE_MAX, EW_CONCLUDE_PATH) == 0);
-    CU_ASSERT_FATAL(ew_snapshot_build(&p, &packed, SIZE_MAX, EW_CONCLUDE_PATH) == 0);
+    CU_ASSERT_FATAL(snap_build(&s, &an, SIZE_MAX, EW_PASS_PATHS) == 0);
+    CU_ASSERT_FATAL(snap_build(&p, &packed, SIZE_MAX, EW_PASS_PATHS) == 0);
     ew_flowtab_get_stats(an.tab, &st);
     CU_ASSERT_EQUAL(s.held, st.in_table);
     CU_ASSERT_EQUAL(s.n, st.in_table);
@@ -150,7 +166,7 @@ test_quic_rule(void)
 
     CU_ASSERT_FATAL(room != NULL);
     feed_file(&an, "tests/quic-captures/ngtcp2-clean-client.pcap", 0);
-    CU_ASSERT_FATAL(ew_snapshot_build(&s, &an, SIZE_MAX, 0) == 0);
+    CU_ASSERT_FATAL(snap_build(&s, &an, SIZE_MAX, 0) == 0);
     CU_ASSERT_EQUAL_FATAL(s.n, 1);
     r = &s.rows[0];
     CU_ASSERT(r->flags & EW_SNAP_QUIC);
@@ -257,7 +273,7 @@ static const char *
 listed(struct ew_snapshot *s, const struct ew_analyzer *an, const char *text,
        enum ew_snap_sort key)
 {
-    CU_ASSERT_FATAL(ew_snapshot_build(s, an, SIZE_MAX, 0) == 0);
+    CU_ASSERT_FATAL(snap_build(s, an, SIZE_MAX, 0) == 0);
     ew_snapshot_filter(s, text);
     ew_snapshot_sort(s, key);
     return ids(s);
@@ -302,7 +318,7 @@ test_filter(void)
     CU_ASSERT_EQUAL(s.held, 4); /* a filter keeps fewer rows, not fewer flows */
 
     /* every row matches its own words, in the order the filter reads them */
-    CU_ASSERT_FATAL(ew_snapshot_build(&s, &an, SIZE_MAX, 0) == 0);
+    CU_ASSERT_FATAL(snap_build(&s, &an, SIZE_MAX, 0) == 0);
     for (i = 0; i < s.n; i++) {
         const struct ew_snap_row *r = &s.rows[i];
         char hay[256];
@@ -352,7 +368,7 @@ test_rates(void)
     CU_ASSERT_FATAL(ew_snap_counts_take(&a, &an, 1000000000) == 0);
     CU_ASSERT_EQUAL(a.n, 4);
     CU_ASSERT_EQUAL(a.pkts, an.tot.ip_packets);
-    CU_ASSERT_FATAL(ew_snapshot_build(&s, &an, SIZE_MAX, 0) == 0);
+    CU_ASSERT_FATAL(snap_build(&s, &an, SIZE_MAX, 0) == 0);
     ew_snapshot_rates(&s, &b, &a); /* b not taken: no rates */
     for (i = 0; i < s.n; i++)
         CU_ASSERT(s.rows[i].bps < 0 && s.rows[i].pps < 0);
@@ -371,7 +387,7 @@ test_rates(void)
     /* and a flow 6 after the take */
     pkt(&p, EW_L4_UDP, CLI, 50003, 0, 0, 100, EW_ECN_ECT_0);
     ew_analyzer_frame(&an, &p, 2002);
-    CU_ASSERT_FATAL(ew_snapshot_build(&s, &an, SIZE_MAX, 0) == 0);
+    CU_ASSERT_FATAL(snap_build(&s, &an, SIZE_MAX, 0) == 0);
     ew_snapshot_rates(&s, &a, &b);
     r = row_of(&s, 2);
     CU_ASSERT_FATAL(r != NULL);
@@ -406,18 +422,21 @@ test_budget(void)
     struct ew_analyzer an;
 
     feed(&an, 16);
-    CU_ASSERT_FATAL(ew_snapshot_build(&s, &an, 2, 0) == 0);
+    CU_ASSERT_FATAL(snap_build(&s, &an, 2, 0) == 0);
     CU_ASSERT_EQUAL(s.held, 4);
     CU_ASSERT_EQUAL(s.step, 2);
     CU_ASSERT_STRING_EQUAL(ids(&s), "1 3");
-    CU_ASSERT_FATAL(ew_snapshot_build(&s, &an, 3, 0) == 0);
+    CU_ASSERT_FATAL(snap_build(&s, &an, 3, 0) == 0);
     CU_ASSERT_EQUAL(s.step, 2);
     CU_ASSERT_STRING_EQUAL(ids(&s), "1 3");
-    CU_ASSERT_FATAL(ew_snapshot_build(&s, &an, 0, 0) == 0); /* 0 counts as 1 */
+    CU_ASSERT_FATAL(snap_build(&s, &an, 1, 0) == 0);
     CU_ASSERT_EQUAL(s.step, 4);
     CU_ASSERT_STRING_EQUAL(ids(&s), "1");
+    CU_ASSERT_FATAL(snap_build(&s, &an, 0, 0) == 0); /* 0: every flow */
+    CU_ASSERT_EQUAL(s.step, 1);
+    CU_ASSERT_STRING_EQUAL(ids(&s), "1 2 3 4");
     rows = s.rows;
-    CU_ASSERT_FATAL(ew_snapshot_build(&s, &an, SIZE_MAX, 0) == 0);
+    CU_ASSERT_FATAL(snap_build(&s, &an, SIZE_MAX, 0) == 0);
     CU_ASSERT_EQUAL(s.step, 1);
     CU_ASSERT_STRING_EQUAL(ids(&s), "1 2 3 4");
     CU_ASSERT(s.rows == rows); /* rebuilt in place */
@@ -429,7 +448,7 @@ test_budget(void)
         struct ew_analyzer_cfg cfg = {.max_flows = 16, .hash_seed = 3};
 
         CU_ASSERT_FATAL(ew_analyzer_init(&an, &cfg) == 0);
-        CU_ASSERT_FATAL(ew_snapshot_build(&s, &an, SIZE_MAX, 0) == 0);
+        CU_ASSERT_FATAL(snap_build(&s, &an, SIZE_MAX, 0) == 0);
         CU_ASSERT_EQUAL(s.n, 0);
         CU_ASSERT_EQUAL(s.held, 0);
         ew_analyzer_free(&an);
@@ -454,7 +473,7 @@ test_grow_shrink(void)
         pkt(&p, EW_L4_UDP, CLI, (uint16_t)(10000 + i), 0, 0, 100, (uint8_t)(i % 4));
         ew_analyzer_frame(&an, &p, 1000 + i);
     }
-    CU_ASSERT_FATAL(ew_snapshot_build(&s, &an, SIZE_MAX, 0) == 0);
+    CU_ASSERT_FATAL(snap_build(&s, &an, SIZE_MAX, 0) == 0);
     CU_ASSERT_EQUAL(s.n, 3000);
     CU_ASSERT(s.cap >= 3000 && s.cap <= 3000 * 2);
     ew_snapshot_sort(&s, EW_SNAP_SORT_ECT1);
@@ -465,7 +484,7 @@ test_grow_shrink(void)
     ew_analyzer_free(&an);
 
     feed(&an, 16);
-    CU_ASSERT_FATAL(ew_snapshot_build(&s, &an, SIZE_MAX, 0) == 0);
+    CU_ASSERT_FATAL(snap_build(&s, &an, SIZE_MAX, 0) == 0);
     CU_ASSERT_EQUAL(s.n, 4);
     CU_ASSERT(s.cap < 100); /* given back */
     ew_snapshot_free(&s);

@@ -15,6 +15,8 @@
 #include "input/capture.h"
 #include "dissectors/dissect.h"
 #include "dissectors/ecn.h"
+#include "findings/conclusions.h"
+#include "output/output.h"
 #include "output/report.h"
 #include "output/stream.h"
 #include "suites.h"
@@ -129,6 +131,20 @@ slurp(const char *path)
     return m;
 }
 
+/* the end of the stream, from one pass of conclusions as at the end of a
+ * capture (output.h) */
+static void
+stream_finish(struct run *r)
+{
+    struct ew_conclusions c = EW_CONCLUSIONS_INIT;
+    struct ew_pass p;
+
+    CU_ASSERT_EQUAL(ew_analyzer_pass(&r->an, &c, EW_PASS_BOTTLENECKS, NULL), 0);
+    ew_pass_init(&p, &r->an, &c, &src_file, NULL);
+    ew_stream_finish(&r->s, &p);
+    ew_conclusions_free(&c);
+}
+
 /* what was written so far */
 static char *
 written(const struct run *r)
@@ -144,13 +160,14 @@ finish(struct run *r, bool done)
     char *text = NULL;
 
     if (!done)
-        ew_stream_finish(&r->s, &src_file);
+        stream_finish(r);
     fclose(r->out);
     if (r->dir[0]) {
         text = slurp(r->path);
         unlink(r->path);
         rmdir(r->dir);
     }
+    ew_stream_free(&r->s);
     ew_analyzer_free(&r->an);
     free(r);
     return text;
@@ -500,7 +517,7 @@ test_flush_per_interval(void) /* ECT(0) flows: evicted, each gets its flow_end *
     CU_ASSERT_FALSE(r->s.error);
 
     /* the end writes out the rest */
-    ew_stream_finish(&r->s, &src_file);
+    stream_finish(r);
     text = written(r);
     ev = events_of(text, &bad);
     CU_ASSERT_EQUAL(bad, 0);
@@ -651,7 +668,7 @@ test_full_device(void)
     CU_ASSERT_FALSE(r->s.error);
     frame(r, &p, T0 + 2 * SEC);
     CU_ASSERT_TRUE(r->s.error);
-    ew_stream_finish(&r->s, &src_file);
+    stream_finish(r);
     CU_ASSERT_TRUE(r->s.error);
     finish(r, true);
 
@@ -661,7 +678,7 @@ test_full_device(void)
     frame(r, &p, T0);
     frame(r, &p, T0 + SEC);
     CU_ASSERT_FALSE(r->s.error);
-    ew_stream_finish(&r->s, &src_file);
+    stream_finish(r);
     CU_ASSERT_TRUE(r->s.error);
     finish(r, true);
 }
