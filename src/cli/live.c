@@ -16,12 +16,9 @@
 #include "input/capture.h"
 #include "cli/cli.h"
 #include "dissectors/dissect.h"
+#include "cli/run.h"
 #include "output/exporter.h"
-#include "output/output.h"
-#include "findings/conclusions.h"
 #include "findings/misuse.h"
-#include "base/outfile.h"
-#include "output/plots.h"
 #include "output/report.h"
 #include "input/savefile.h"
 #include "infer/series.h"
@@ -34,7 +31,7 @@
 #define SERIES_MAX 1024
 
 struct live {
-    const struct ew_live_cfg *cfg;
+    const struct ew_run_cfg *cfg;
     struct ew_analyzer an;
     bool have_an;
     struct ew_stream stream;
@@ -49,9 +46,10 @@ struct live {
     struct ew_savefile *save;  /* -w, or NULL */
     struct ew_series_pool series; /* --timeseries, --plot: allocated once, bounded */
     struct ew_report_src src;
-    /* the conclusions of a redraw, and of the end, every output reads */
+    /* the conclusions of a redraw, which the view reads */
     struct ew_conclusions concl;
     struct ew_pass pass;
+    struct ew_run_end end; /* and of the end, which every output reads */
     int interval_ms;
     int status;                /* exit status so far */
     bool mx_failed;
@@ -156,7 +154,7 @@ setup_analyzer(struct live *l)
 static int
 live_start(struct live *l)
 {
-    const struct ew_live_cfg *cfg = l->cfg;
+    const struct ew_run_cfg *cfg = l->cfg;
     /* -w - has standard output for the packets: no view, no events there */
     bool save_stdout = cfg->write_file && !strcmp(cfg->write_file, "-");
     bool tty = isatty(STDOUT_FILENO) && !cfg->ndjson && !save_stdout;
@@ -183,10 +181,11 @@ live_start(struct live *l)
     }
     /* the files are written as the user ecnwatch now runs as: checked now,
      * not found unwritable when the capture stops */
-    if ((cfg->out_file && ew_outfile_check(cfg->out_file, "report", l->err, sizeof(l->err)) != 0) ||
-        (cfg->metrics_file &&
-         ew_outfile_check(cfg->metrics_file, "metrics", l->err, sizeof(l->err)) != 0) ||
-        (cfg->plot_dir && ew_plots_prepare(cfg->plot_dir, l->err, sizeof(l->err)) != 0) ||
+    /* (the metrics file is the exporter's, written at each tick) */
+    l->end.out = (struct ew_out_ctx){cfg, stdout, NULL, true};
+    l->end.an = &l->an;
+    l->end.src = &l->src;
+    if (ew_outputs_check(&l->end.out, l->err, sizeof(l->err)) != 0 ||
         (cfg->write_file &&
          !(l->save = ew_savefile_open(cfg->write_file, l->cap, l->err, sizeof(l->err))))) {
         fprintf(stderr, "ecnwatch: %s\n", l->err);
@@ -200,6 +199,7 @@ live_start(struct live *l)
     l->src.packet_limit = cfg->count;
     /* -o - writes the report to standard output at the end: no events there */
     l->streaming = !tty && !(cfg->out_file && !strcmp(cfg->out_file, "-")) && !save_stdout;
+    l->end.out.stream = l->streaming ? &l->stream : NULL;
     ew_stream_init(&l->stream, stdout, (int64_t)l->interval_ms * 1000000, true);
     ew_stream_limit(&l->stream, cfg->max_output);
     if (setup_analyzer(l) != 0) {
@@ -338,7 +338,7 @@ live_turn(struct live *l)
 static void
 live_finish(struct live *l, bool interrupted)
 {
-    const struct ew_live_cfg *cfg = l->cfg;
+    const struct ew_run_cfg *cfg = l->cfg;
 
     if (l->mx) {
         /* the file ends with the final counts */
@@ -369,21 +369,6 @@ live_finish(struct live *l, bool interrupted)
             l->src.loss_ifdrop_known = loss.ifdrop_known;
         }
     }
-    if (l->have_an) {
-        /* every flow concluded once, for every output of the end */
-        if (ew_analyzer_pass(&l->an, &l->concl, EW_PASS_BOTTLENECKS, NULL) != 0) {
-            fprintf(stderr, "ecnwatch: out of memory for the conclusions of %zu flows\n",
-                    l->concl.held);
-            if (l->status == 0)
-                l->status = 4;
-        }
-        ew_pass_init(&l->pass, &l->an, &l->concl, &l->src, NULL);
-    }
-    if (l->streaming && l->have_an) {
-        ew_stream_finish(&l->stream, &l->pass);
-        if (l->stream.error && l->status == 0)
-            l->status = 4;
-    }
     /* the packets captured are kept, whatever else failed */
     if (l->save) {
         if (ew_savefile_close(l->save, true, l->err, sizeof(l->err)) != 0) {
@@ -393,26 +378,13 @@ live_finish(struct live *l, bool interrupted)
         }
         l->save = NULL;
     }
-    if (cfg->out_file && l->have_an) {
-        if (ew_report_write_file(&l->pass, cfg->out_file, l->err, sizeof(l->err)) != 0) {
-            fprintf(stderr, "ecnwatch: %s\n", l->err);
-            if (l->status == 0)
-                l->status = 4;
-        }
-    }
-    if (cfg->plot_dir && l->have_an &&
-        ew_plots_write(&l->pass, cfg->plot_dir, l->err, sizeof(l->err)) != 0) {
-        fprintf(stderr, "ecnwatch: %s\n", l->err);
-        if (l->status == 0)
-            l->status = 4;
-    }
-    if (l->status == 0 && cfg->fail_on && l->have_an) {
-        struct ew_fail_on fo;
+    if (l->have_an) {
+        int rc = ew_run_end(&l->end);
 
-        if (ew_fail_on_eval(&l->pass, NULL, 0, cfg->fail_on, &fo)) {
-            ew_fail_on_print(stderr, &fo);
-            l->status = 1;
-        }
+        if (l->status == 0)
+            l->status = rc;
+        if (l->status == 0)
+            l->status = ew_run_fail_on(&l->end);
     }
     if (!l->ui && !l->streaming && l->have_an)
         fprintf(stderr, "ecnwatch: %" PRIu64 " frames\n", l->an.tot.frames);
@@ -438,12 +410,13 @@ live_close(struct live *l)
         ew_analyzer_free(&l->an);
     ew_series_pool_free(&l->series);
     ew_conclusions_free(&l->concl);
+    ew_run_end_free(&l->end);
     ew_stream_free(&l->stream);
     ew_capture_close(l->cap);
 }
 
 int
-ew_live_run(const struct ew_live_cfg *cfg, volatile sig_atomic_t *stop)
+ew_live_run(const struct ew_run_cfg *cfg, volatile sig_atomic_t *stop)
 {
     struct live *l = calloc(1, sizeof(*l));
     int rc;

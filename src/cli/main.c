@@ -35,69 +35,38 @@ catch_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+/* the run the options ask for, copied once */
 static void
-analyzer_cfg(const struct ew_options *o, struct ew_analyzer_cfg *cfg)
+run_cfg(const struct ew_options *o, struct ew_run_cfg *c)
 {
-    memset(cfg, 0, sizeof(*cfg));
-    cfg->max_flows = o->max_flows;
-    cfg->hot_flows = o->hot_flows;
-    cfg->hash_seed = ew_cli_hash_seed(o);
-    cfg->idle_ns = (int64_t)(o->idle_s * 1e9);
-}
-
-static int
-run_live(const struct ew_options *o)
-{
-    struct ew_live_cfg lc;
-
-    memset(&lc, 0, sizeof(lc));
-    lc.iface = o->iface;
-    lc.filter = o->filter;
-    lc.snaplen = o->snaplen;
-    lc.buffer_kib = o->buffer_kib;
-    lc.count = o->count;
-    lc.user = o->user;
-    lc.ndjson = o->ndjson;
-    lc.max_output = o->max_output;
-    lc.out_file = o->out_file;
-    lc.fail_on = o->fail_on;
-    lc.interval_s = o->interval_s;
-    lc.metrics_listen = o->metrics_listen;
-    lc.metrics_file = o->metrics_file;
-    lc.write_file = o->write_file;
-    lc.timeseries = o->timeseries;
-    lc.plot_dir = o->plot_dir;
-    lc.series_interval_s = o->interval_set ? o->interval_s : SERIES_INTERVAL_DEFAULT;
-    analyzer_cfg(o, &lc.an);
-    catch_signals();
-    return ew_live_run(&lc, &stop_requested);
-}
-
-static int
-run_offline(const struct ew_options *o)
-{
-    struct ew_offline_cfg fc;
-
-    memset(&fc, 0, sizeof(fc));
-    fc.files = o->files;
-    fc.nfiles = o->nfiles;
-    fc.filter = o->filter;
-    fc.count = o->count;
-    fc.json = o->json;
-    fc.ndjson = o->ndjson;
-    fc.max_output = o->max_output;
-    fc.quiet = o->quiet;
-    fc.out_file = o->out_file;
-    fc.text_flows = o->text_flows;
-    fc.fail_on = o->fail_on;
-    fc.timeseries = o->timeseries;
-    fc.plot_dir = o->plot_dir;
-    fc.series_interval_s = o->interval_set ? o->interval_s : SERIES_INTERVAL_DEFAULT;
-    fc.metrics_file = o->metrics_file;
-    fc.write_file = o->write_file;
-    analyzer_cfg(o, &fc.an);
-    catch_signals();
-    return ew_offline_run(&fc, &stop_requested);
+    memset(c, 0, sizeof(*c));
+    c->live = o->iface != NULL;
+    c->iface = o->iface;
+    c->snaplen = o->snaplen;
+    c->buffer_kib = o->buffer_kib;
+    c->user = o->user;
+    c->interval_s = o->interval_s;
+    c->files = o->files;
+    c->nfiles = o->nfiles;
+    c->filter = o->filter;
+    c->count = o->count;
+    c->json = o->json;
+    c->ndjson = o->ndjson;
+    c->max_output = o->max_output;
+    c->quiet = o->quiet;
+    c->out_file = o->out_file;
+    c->text_flows = o->text_flows;
+    c->fail_on = o->fail_on;
+    c->timeseries = o->timeseries;
+    c->plot_dir = o->plot_dir;
+    c->series_interval_s = o->interval_set ? o->interval_s : SERIES_INTERVAL_DEFAULT;
+    c->metrics_listen = o->metrics_listen;
+    c->metrics_file = o->metrics_file;
+    c->write_file = o->write_file;
+    c->an.max_flows = o->max_flows;
+    c->an.hot_flows = o->hot_flows;
+    c->an.hash_seed = ew_cli_hash_seed(o);
+    c->an.idle_ns = (int64_t)(o->idle_s * 1e9);
 }
 
 int
@@ -106,8 +75,13 @@ main(int argc, char **argv)
     struct ew_options o;
     int status = ew_cli_parse(argc, argv, &o);
 
-    if (status < 0)
-        status = o.iface ? run_live(&o) : run_offline(&o);
+    if (status < 0) {
+        struct ew_run_cfg c;
+
+        run_cfg(&o, &c);
+        catch_signals();
+        status = c.live ? ew_live_run(&c, &stop_requested) : ew_offline_run(&c, &stop_requested);
+    }
     ew_cli_free(&o);
     return status;
 }

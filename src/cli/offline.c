@@ -17,12 +17,8 @@
 
 #include "input/capture.h"
 #include "cli/cli.h"
-#include "output/metrics.h"
-#include "output/output.h"
-#include "findings/conclusions.h"
+#include "cli/run.h"
 #include "findings/pathcmp.h"
-#include "base/outfile.h"
-#include "output/plots.h"
 #include "engine/reader.h"
 #include "input/savefile.h"
 #include "output/report.h"
@@ -36,7 +32,7 @@
 #define PATH_INDEX_MAX (4u << 20)
 
 struct offline {
-    const struct ew_offline_cfg *cfg;
+    const struct ew_run_cfg *cfg;
     volatile sig_atomic_t *stop;
     bool invalid; /* a capture broke its format's rules: exit 3 after the outputs */
     struct ew_report_src src;
@@ -47,15 +43,13 @@ struct offline {
     /* between capture i and i + 1: the index of capture i and the hop */
     struct ew_index **up_ix;
     struct ew_hop **hops;
-    /* the conclusions every output writes from, once the reading is done */
-    struct ew_conclusions concl;
-    struct ew_pass pass;
-    struct ew_report_path path;
+    /* the end: one pass of conclusions, every output written from it */
+    struct ew_run_end end;
 };
 
 /* what the reading of one capture does with each frame */
 struct read_ctx {
-    const struct ew_offline_cfg *cfg;
+    const struct ew_run_cfg *cfg;
     volatile sig_atomic_t *stop;
     struct ew_stream *stream; /* --ndjson, or NULL */
     struct ew_analyzer *an;   /* analyse (the first capture), or NULL */
@@ -342,7 +336,7 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
 static int
 setup(struct offline *off)
 {
-    const struct ew_offline_cfg *cfg = off->cfg;
+    const struct ew_run_cfg *cfg = off->cfg;
     struct ew_analyzer_cfg acfg = cfg->an;
     int n = cfg->nfiles, i;
 
@@ -385,7 +379,7 @@ setup(struct offline *off)
 static int
 read_all(struct offline *off)
 {
-    const struct ew_offline_cfg *cfg = off->cfg;
+    const struct ew_run_cfg *cfg = off->cfg;
     int i, rc;
 
     for (i = 0; i < cfg->nfiles && !off->src.interrupted; i++) {
@@ -414,92 +408,14 @@ read_all(struct offline *off)
     return 0;
 }
 
-/* Every flow of the first capture concluded once, for every output; the
- * hops judged by the same SCE rule as the first capture's own report.
- * 0, or EW_EXIT_OUTPUT when the conclusions do not fit in memory. */
-static int
-conclude_all(struct offline *off)
-{
-    const struct ew_offline_cfg *cfg = off->cfg;
-    int i, status = EW_EXIT_DONE;
-
-    if (ew_analyzer_pass(&off->an, &off->concl, EW_PASS_BOTTLENECKS, NULL) != 0) {
-        fprintf(stderr, "ecnwatch: out of memory for the conclusions of %zu flows\n",
-                off->concl.held);
-        status = EW_EXIT_OUTPUT;
-    }
-    off->path = (struct ew_report_path){cfg->nfiles, cfg->files, off->hops};
-    for (i = 1; i < cfg->nfiles; i++)
-        ew_hop_judge_sce(off->hops[i - 1], &off->concl);
-    ew_pass_init(&off->pass, &off->an, &off->concl, &off->src, &off->path);
-    return status;
-}
-
-/* -o, --metrics-file, then standard output (--json, --ndjson's summary or
- * the text summary), then --plot: each is tried even when one before failed.
- * 0, or EW_EXIT_OUTPUT. */
-static int
-write_outputs(struct offline *off)
-{
-    const struct ew_offline_cfg *cfg = off->cfg;
-    const struct ew_pass *p = &off->pass;
-    char err[EW_ERRBUF_SIZE];
-    int i, status = EW_EXIT_DONE;
-
-    if (cfg->out_file && ew_report_write_file(p, cfg->out_file, err, sizeof(err)) != 0) {
-        fprintf(stderr, "ecnwatch: %s\n", err);
-        status = EW_EXIT_OUTPUT;
-    }
-    if (cfg->metrics_file) {
-        struct ew_metrics_src ms = {.interface = NULL};
-
-        if (ew_metrics_write_snapshot(p, &ms, cfg->metrics_file, err, sizeof(err)) != 0) {
-            fprintf(stderr, "ecnwatch: --metrics-file %s\n", err);
-            status = EW_EXIT_OUTPUT;
-        }
-    }
-    if (cfg->json) {
-        if (ew_report_dump(stdout, p) != 0 || fflush(stdout) != 0) {
-            fprintf(stderr, "ecnwatch: cannot write the report to standard output: %s\n",
-                    strerror(errno ? errno : EIO));
-            status = EW_EXIT_OUTPUT;
-        }
-    } else if (cfg->ndjson) {
-        ew_stream_finish(&off->stream, p);
-        if (off->stream.error) {
-            fprintf(stderr, "ecnwatch: cannot write the event stream to standard output: %s\n",
-                    strerror(off->stream.w.err ? off->stream.w.err : EIO));
-            status = EW_EXIT_OUTPUT;
-        }
-    } else if (!cfg->quiet) {
-        ew_report_text(stdout, p, cfg->text_flows);
-        for (i = 1; i < cfg->nfiles; i++)
-            ew_report_hop_text(stdout, off->hops[i - 1], cfg->files[i - 1], cfg->files[i]);
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            fprintf(stderr, "ecnwatch: cannot write the summary to standard output: %s\n",
-                    strerror(errno ? errno : EIO));
-            status = EW_EXIT_OUTPUT;
-        }
-    }
-    if (cfg->plot_dir && ew_plots_write(p, cfg->plot_dir, err, sizeof(err)) != 0) {
-        fprintf(stderr, "ecnwatch: %s\n", err);
-        status = EW_EXIT_OUTPUT;
-    }
-    return status;
-}
-
 /* Every file asked for, checked before the first packet is read, so that
  * none is found unwritable after the whole capture. 0, or EW_EXIT_OUTPUT. */
 static int
-check_outputs(const struct ew_offline_cfg *cfg)
+check_outputs(struct offline *off)
 {
     char err[EW_ERRBUF_SIZE];
 
-    if ((cfg->out_file && ew_outfile_check(cfg->out_file, "report", err, sizeof(err)) != 0) ||
-        (cfg->write_file && ew_outfile_check(cfg->write_file, "packets", err, sizeof(err)) != 0) ||
-        (cfg->metrics_file &&
-         ew_outfile_check(cfg->metrics_file, "metrics", err, sizeof(err)) != 0) ||
-        (cfg->plot_dir && ew_plots_prepare(cfg->plot_dir, err, sizeof(err)) != 0)) {
+    if (ew_outputs_check(&off->end.out, err, sizeof(err)) != 0) {
         fprintf(stderr, "ecnwatch: %s\n", err);
         return EW_EXIT_OUTPUT;
     }
@@ -511,7 +427,7 @@ teardown(struct offline *off)
 {
     int i;
 
-    ew_conclusions_free(&off->concl);
+    ew_run_end_free(&off->end);
     ew_stream_free(&off->stream);
     if (off->have_an)
         ew_analyzer_free(&off->an);
@@ -527,10 +443,10 @@ teardown(struct offline *off)
 }
 
 int
-ew_offline_run(const struct ew_offline_cfg *cfg, volatile sig_atomic_t *stop)
+ew_offline_run(const struct ew_run_cfg *cfg, volatile sig_atomic_t *stop)
 {
     struct offline *off = calloc(1, sizeof(*off));
-    int status, wrote;
+    int status;
 
     if (!off) {
         fprintf(stderr, "ecnwatch: out of memory\n");
@@ -539,29 +455,24 @@ ew_offline_run(const struct ew_offline_cfg *cfg, volatile sig_atomic_t *stop)
     off->cfg = cfg;
     off->stop = stop;
     off->src.kind = "file";
-    status = check_outputs(cfg);
+    off->end.out = (struct ew_out_ctx){cfg, stdout, cfg->ndjson && !cfg->json ? &off->stream : NULL,
+                                       false};
+    off->end.an = &off->an;
+    off->end.src = &off->src;
+    status = check_outputs(off);
     if (status == EW_EXIT_DONE)
         status = setup(off);
     if (status == EW_EXIT_DONE)
         status = read_all(off);
     if (status == EW_EXIT_DONE) {
-        status = conclude_all(off);
-        /* what was concluded is written even when not every flow was */
-        wrote = write_outputs(off);
-        if (status == EW_EXIT_DONE)
-            status = wrote;
+        off->end.path = (struct ew_report_path){cfg->nfiles, cfg->files, off->hops};
+        status = ew_run_end(&off->end);
     }
     /* what was read is written; the status says the input was invalid */
     if (status == EW_EXIT_DONE && off->invalid)
         status = EW_EXIT_INPUT;
-    if (status == EW_EXIT_DONE && cfg->fail_on) {
-        struct ew_fail_on r;
-
-        if (ew_fail_on_eval(&off->pass, off->hops, cfg->nfiles - 1, cfg->fail_on, &r)) {
-            ew_fail_on_print(stderr, &r);
-            status = EW_EXIT_FAIL_ON;
-        }
-    }
+    if (status == EW_EXIT_DONE)
+        status = ew_run_fail_on(&off->end);
     teardown(off);
     free(off);
     return status;

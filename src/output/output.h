@@ -1,17 +1,58 @@
-/* output.h - what every output is given to write from: one pass of
- * conclusions over the analyzer's table (conclusions.h), the source it came
- * from, and the path between several captures. */
+/* output.h - the outputs of a run and what they write from.
+ *
+ * One run configuration (struct ew_run_cfg) says what was asked for, live
+ * or from files. Every output of the end of a run is a row of one table
+ * (outputs.c): whether the run wants it, a check at start-up (before the
+ * first packet, so that nothing is found unwritable after the capture), and
+ * its writing at the end from one pass of conclusions (struct ew_pass: the
+ * rows of every flow held, their bottlenecks, and the findings counted with
+ * the flows that left the table). A new format is one file and one row
+ * there. */
 #ifndef ECNWATCH_OUTPUT_H
 #define ECNWATCH_OUTPUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "engine/analyze.h"
 #include "findings/conclusions.h"
 
 struct ew_report_src;
 struct ew_report_path;
+struct ew_stream;
+struct ew_hop;
+
+/* what the command line asked for (main.c fills it once; cli.h, ecnwatch(1)) */
+struct ew_run_cfg {
+    bool live;                /* -i: iface; else -r: files */
+    /* the source */
+    const char *iface;
+    int snaplen;
+    int buffer_kib;           /* 0: libpcap's default */
+    const char *user;         /* drop to this user after opening; NULL: "nobody" when root */
+    double interval_s;        /* the live refresh and stream interval */
+    const char *const *files; /* upstream first; only the first may be "-" (standard input) */
+    int nfiles;
+    const char *filter;       /* NULL for none */
+    uint64_t count;           /* stop after this many frames (of each capture); 0: no limit */
+    /* the outputs */
+    bool json;                /* the JSON report to standard output (files) */
+    bool ndjson;              /* the event stream to standard output */
+    uint64_t max_output;      /* bytes of events in that stream; 0: no limit */
+    bool quiet;               /* no text summary (files) */
+    const char *out_file;     /* -o: the JSON report, or NULL */
+    size_t text_flows;        /* flows listed in the text summary */
+    uint32_t fail_on;         /* mask of misuse kinds for exit status 1 */
+    bool timeseries;          /* per-flow time series in the report and the events */
+    const char *plot_dir;     /* --plot DIR, or NULL */
+    double series_interval_s; /* the time series' first bin width */
+    const char *metrics_listen; /* --metrics ADDR:PORT (live), or NULL */
+    const char *metrics_file; /* --metrics-file PATH, or NULL */
+    const char *write_file;   /* -w: the frames read, as pcap; or NULL */
+    struct ew_analyzer_cfg an;
+};
 
 /* one moment's pass: the rows of every flow held, their bottlenecks, and the
  * findings counted with the flows that left the table */
@@ -27,5 +68,36 @@ struct ew_pass {
 /* Fill p for the pass c (of every flow held, EW_PASS_BOTTLENECKS) over an. */
 void ew_pass_init(struct ew_pass *p, const struct ew_analyzer *an, const struct ew_conclusions *c,
                   const struct ew_report_src *src, const struct ew_report_path *path);
+
+/* what the outputs of the end of a run write to, besides the pass */
+struct ew_out_ctx {
+    const struct ew_run_cfg *cfg;
+    FILE *out;                  /* standard output */
+    struct ew_stream *stream;   /* the event stream, when the run streams; else NULL */
+    bool metrics_done;          /* --metrics-file is the live exporter's: not written here */
+};
+
+/* one output of the end of a run */
+struct ew_output {
+    const char *name;
+    /* the run asks for it */
+    bool (*wanted)(const struct ew_out_ctx *x);
+    /* at start-up, as the user the run writes as: 0, or -1 with one line in err */
+    int (*check)(const struct ew_out_ctx *x, char *err, size_t errlen);
+    /* at the end, from the pass p: 0, or -1 with one line in err */
+    int (*finish)(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size_t errlen);
+};
+
+/* the table, in the order the outputs are written; ends with a NULL name */
+extern const struct ew_output ew_outputs[];
+
+/* Check every output the run wants. 0, or -1 with the first failure's line
+ * in err. */
+int ew_outputs_check(const struct ew_out_ctx *x, char *err, size_t errlen);
+
+/* Write every output the run wants from p, each tried even when one before
+ * failed; each failure is printed as one line to standard error. 0, or -1
+ * when any failed. */
+int ew_outputs_finish(const struct ew_out_ctx *x, const struct ew_pass *p);
 
 #endif /* ECNWATCH_OUTPUT_H */

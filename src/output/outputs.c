@@ -1,0 +1,206 @@
+/* outputs.c - the outputs of the end of a run, one row each (output.h).
+ *
+ * To add a format: write it in a file of its own under src/output/, from a
+ * struct ew_pass, and add its row here (HACKING.md, "An output format"). */
+#include "output/output.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/outfile.h"
+#include "input/frame.h"
+#include "output/metrics.h"
+#include "output/plots.h"
+#include "output/report.h"
+#include "output/stream.h"
+
+/* -o FILE: the JSON report, written atomically */
+static bool
+report_wanted(const struct ew_out_ctx *x)
+{
+    return x->cfg->out_file != NULL;
+}
+
+static int
+report_check(const struct ew_out_ctx *x, char *err, size_t errlen)
+{
+    return ew_outfile_check(x->cfg->out_file, "report", err, errlen);
+}
+
+static int
+report_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size_t errlen)
+{
+    return ew_report_write_file(p, x->cfg->out_file, err, errlen);
+}
+
+/* -w FILE: the frames themselves, written by the source as they are read;
+ * only its check is an output's */
+static bool
+packets_wanted(const struct ew_out_ctx *x)
+{
+    return x->cfg->write_file != NULL && !x->cfg->live;
+}
+
+static int
+packets_check(const struct ew_out_ctx *x, char *err, size_t errlen)
+{
+    return ew_outfile_check(x->cfg->write_file, "packets", err, errlen);
+}
+
+/* --metrics-file PATH: the Prometheus text of the end (live, the exporter
+ * writes it at every tick and at the end) */
+static bool
+metrics_wanted(const struct ew_out_ctx *x)
+{
+    return x->cfg->metrics_file != NULL;
+}
+
+static int
+metrics_check(const struct ew_out_ctx *x, char *err, size_t errlen)
+{
+    return ew_outfile_check(x->cfg->metrics_file, "metrics", err, errlen);
+}
+
+static int
+metrics_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size_t errlen)
+{
+    struct ew_metrics_src ms = {.interface = NULL};
+    char why[EW_ERRBUF_SIZE];
+
+    if (x->metrics_done)
+        return 0;
+    if (ew_metrics_write_snapshot(p, &ms, x->cfg->metrics_file, why, sizeof(why)) == 0)
+        return 0;
+    snprintf(err, errlen, "--metrics-file %s", why);
+    return -1;
+}
+
+/* the end of standard output: 0, or -1 with why in err */
+static int
+flushed(FILE *out, const char *what, char *err, size_t errlen)
+{
+    if (fflush(out) == 0 && !ferror(out))
+        return 0;
+    snprintf(err, errlen, "cannot write %s to standard output: %s", what,
+             strerror(errno ? errno : EIO));
+    return -1;
+}
+
+/* --json: the report to standard output */
+static bool
+json_wanted(const struct ew_out_ctx *x)
+{
+    return x->cfg->json && !x->cfg->live;
+}
+
+static int
+json_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size_t errlen)
+{
+    errno = 0;
+    if (ew_report_dump(x->out, p) != 0) {
+        snprintf(err, errlen, "cannot write the report to standard output: %s",
+                 strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return flushed(x->out, "the report", err, errlen);
+}
+
+/* --ndjson (or a live capture not shown on a terminal): the stream's end,
+ * every live flow's flow_end and the summary */
+static bool
+ndjson_wanted(const struct ew_out_ctx *x)
+{
+    return x->stream != NULL;
+}
+
+static int
+ndjson_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size_t errlen)
+{
+    ew_stream_finish(x->stream, p);
+    if (!x->stream->error)
+        return 0;
+    snprintf(err, errlen, "cannot write the event stream to standard output: %s",
+             strerror(x->stream->w.err ? x->stream->w.err : EIO));
+    return -1;
+}
+
+/* the text summary of files read, with the hops between captures */
+static bool
+text_wanted(const struct ew_out_ctx *x)
+{
+    return !x->cfg->live && !x->cfg->json && !x->stream && !x->cfg->quiet;
+}
+
+static int
+text_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size_t errlen)
+{
+    int i;
+
+    errno = 0;
+    ew_report_text(x->out, p, x->cfg->text_flows);
+    for (i = 1; p->path && i < p->path->ncaptures; i++)
+        ew_report_hop_text(x->out, p->path->hops[i - 1], p->path->captures[i - 1],
+                           p->path->captures[i]);
+    return flushed(x->out, "the summary", err, errlen);
+}
+
+/* --plot DIR */
+static bool
+plots_wanted(const struct ew_out_ctx *x)
+{
+    return x->cfg->plot_dir != NULL;
+}
+
+static int
+plots_check(const struct ew_out_ctx *x, char *err, size_t errlen)
+{
+    return ew_plots_prepare(x->cfg->plot_dir, err, errlen);
+}
+
+static int
+plots_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size_t errlen)
+{
+    return ew_plots_write(p, x->cfg->plot_dir, err, errlen);
+}
+
+const struct ew_output ew_outputs[] = {
+    {"report", report_wanted, report_check, report_finish},
+    {"packets", packets_wanted, packets_check, NULL},
+    {"metrics", metrics_wanted, metrics_check, metrics_finish},
+    {"json", json_wanted, NULL, json_finish},
+    {"ndjson", ndjson_wanted, NULL, ndjson_finish},
+    {"text", text_wanted, NULL, text_finish},
+    {"plots", plots_wanted, plots_check, plots_finish},
+    {NULL, NULL, NULL, NULL},
+};
+
+int
+ew_outputs_check(const struct ew_out_ctx *x, char *err, size_t errlen)
+{
+    const struct ew_output *o;
+
+    for (o = ew_outputs; o->name; o++)
+        if (o->check && o->wanted(x) && o->check(x, err, errlen) != 0)
+            return -1;
+    return 0;
+}
+
+int
+ew_outputs_finish(const struct ew_out_ctx *x, const struct ew_pass *p)
+{
+    const struct ew_output *o;
+    char err[EW_ERRBUF_SIZE];
+    int rc = 0;
+
+    for (o = ew_outputs; o->name; o++) {
+        if (!o->finish || !o->wanted(x))
+            continue;
+        err[0] = '\0';
+        if (o->finish(x, p, err, sizeof(err)) != 0) {
+            fprintf(stderr, "ecnwatch: %s\n", err[0] ? err : o->name);
+            rc = -1;
+        }
+    }
+    return rc;
+}
