@@ -10,36 +10,25 @@ const char *const ew_ecn_name[4] = {"Not-ECT", "ECT(1)", "ECT(0)", "CE"};
 const char *const ew_ecn_key[4] = {"not_ect", "ect1", "ect0", "ce"};
 
 const char *const ew_event_name[EW_EV_COUNT] = {
-    [EW_EV_LINK_TRUNC] = "link_truncated",
-    [EW_EV_VLAN_TOO_DEEP] = "vlan_too_deep",
-    [EW_EV_NON_IP] = "non_ip",
-    [EW_EV_IP_VERSION_BAD] = "ip_version_bad",
-    [EW_EV_IPV4_TRUNC] = "ipv4_truncated",
-    [EW_EV_IPV4_HLEN_SMALL] = "ipv4_header_length_small",
-    [EW_EV_IPV4_TOTLEN_BAD] = "ipv4_total_length_bad",
-    [EW_EV_IPV4_FRAGMENT] = "ipv4_later_fragment",
-    [EW_EV_IPV6_TRUNC] = "ipv6_truncated",
-    [EW_EV_IPV6_EXT_TOO_LONG] = "ipv6_extension_chain_too_long",
-    [EW_EV_IPV6_EXT_BAD] = "ipv6_extension_header_bad",
-    [EW_EV_IPV6_FRAGMENT] = "ipv6_later_fragment",
-    [EW_EV_IP_LEN_SHORT] = "ip_length_past_frame",
-    [EW_EV_TCP_SHORT] = "tcp_segment_too_short",
-    [EW_EV_TCP_TRUNC] = "tcp_truncated",
-    [EW_EV_TCP_DOFF_SMALL] = "tcp_data_offset_small",
-    [EW_EV_TCP_DOFF_PAST_END] = "tcp_data_offset_past_end",
-    [EW_EV_TCP_OPT_TRUNC] = "tcp_options_truncated",
-    [EW_EV_TCP_OPT_BADLEN] = "tcp_option_length_bad",
-    [EW_EV_TCP_OPT_OVERRUN] = "tcp_option_overrun",
-    [EW_EV_UDP_TRUNC] = "udp_truncated",
-    [EW_EV_UDP_LEN_BAD] = "udp_length_bad",
-    [EW_EV_LINK_UNSUPPORTED] = "link_type_unsupported",
+#define EW_X(id, name, text) [EW_EV_##id] = name,
+    EW_EVENTS(EW_X)
+#undef EW_X
+};
+const char *const ew_event_text[EW_EV_COUNT] = {
+#define EW_X(id, name, text) [EW_EV_##id] = text,
+    EW_EVENTS(EW_X)
+#undef EW_X
 };
 
 const char *const ew_link_name[EW_LINK_COUNT] = {
-    [EW_LINK_ETHERNET] = "EN10MB", [EW_LINK_SLL] = "LINUX_SLL", [EW_LINK_SLL2] = "LINUX_SLL2",
-    [EW_LINK_RAW] = "RAW",         [EW_LINK_IPV4] = "IPV4",     [EW_LINK_IPV6] = "IPV6",
-    [EW_LINK_NULL] = "NULL",       [EW_LINK_LOOP] = "LOOP",     [EW_LINK_PPP] = "PPP",
-    [EW_LINK_CHDLC] = "C_HDLC",    [EW_LINK_IPOIB] = "IPOIB",   [EW_LINK_UNSUPPORTED] = "unsupported",
+#define EW_X(id, name, text) [EW_LINK_##id] = name,
+    EW_LINK_TYPES(EW_X)
+#undef EW_X
+};
+const char *const ew_link_text[EW_LINK_COUNT] = {
+#define EW_X(id, name, text) [EW_LINK_##id] = text,
+    EW_LINK_TYPES(EW_X)
+#undef EW_X
 };
 
 const char *

@@ -14,50 +14,65 @@
 
 #include "dissectors/ecn.h"
 
+/* The link types decoded: X(ID, name, text), one row each; the enum, the
+ * names (ew_link_name), ecnwatch --list links and the checks of the docs
+ * come from this list (HACKING.md, "A link type"). */
+#define EW_LINK_TYPES(X) \
+    X(ETHERNET, "EN10MB", "Ethernet, with 802.1Q/802.1ad tags") \
+    X(SLL, "LINUX_SLL", "Linux cooked v1") \
+    X(SLL2, "LINUX_SLL2", "Linux cooked v2") \
+    X(RAW, "RAW", "raw IP, version from the first nibble") \
+    X(IPV4, "IPV4", "raw IPv4") \
+    X(IPV6, "IPV6", "raw IPv6") \
+    X(NULL, "NULL", "BSD loopback, family in the capturing host's byte order") \
+    X(LOOP, "LOOP", "OpenBSD loopback, family in network byte order") \
+    X(PPP, "PPP", "PPP, with or without HDLC-like framing (also Cisco HDLC framing)") \
+    X(CHDLC, "C_HDLC", "Cisco HDLC") \
+    X(IPOIB, "IPOIB", "IP over InfiniBand, as libpcap writes it") \
+    X(UNSUPPORTED, "unsupported", "a pcapng interface of a link type not decoded: frames undecodable")
+
 enum ew_link {
-    EW_LINK_ETHERNET,
-    EW_LINK_SLL,  /* Linux cooked v1 */
-    EW_LINK_SLL2, /* Linux cooked v2 */
-    EW_LINK_RAW,  /* raw IP, version from the first nibble */
-    EW_LINK_IPV4,
-    EW_LINK_IPV6,
-    EW_LINK_NULL, /* BSD loopback, family in the capturing host's byte order */
-    EW_LINK_LOOP, /* OpenBSD loopback, family in network byte order */
-    EW_LINK_PPP,  /* PPP, with or without HDLC-like framing (also Cisco HDLC framing) */
-    EW_LINK_CHDLC, /* Cisco HDLC */
-    EW_LINK_IPOIB, /* IP over InfiniBand, as libpcap writes it */
-    EW_LINK_UNSUPPORTED, /* a pcapng interface of a link type not decoded: frames undecodable */
+#define EW_X(id, name, text) EW_LINK_##id,
+    EW_LINK_TYPES(EW_X)
+#undef EW_X
     EW_LINK_COUNT
 };
 
 #define EW_VLAN_MAX_DEPTH 2
 #define EW_IPV6_EXT_MAX 8
 
-/* Anomaly events. Keep ew_event_name[] (dissectors/dissect.c) in step. */
+/* Anomaly events: X(ID, name, text), one row each; the enum, the names
+ * (ew_event_name), ecnwatch --list events and the checks of the schema
+ * come from this list. */
+#define EW_EVENTS(X) \
+    X(LINK_TRUNC, "link_truncated", "link header cut by the snaplen") \
+    X(VLAN_TOO_DEEP, "vlan_too_deep", "more than 2 VLAN tags (EW_VLAN_MAX_DEPTH)") \
+    X(NON_IP, "non_ip", "not IPv4/IPv6 (ARP, LLC, ...): not an anomaly, just counted") \
+    X(IP_VERSION_BAD, "ip_version_bad", "version nibble disagrees with the link's protocol") \
+    X(IPV4_TRUNC, "ipv4_truncated", "IPv4 header cut") \
+    X(IPV4_HLEN_SMALL, "ipv4_header_length_small", "IHL below 5") \
+    X(IPV4_TOTLEN_BAD, "ipv4_total_length_bad", "total length below the header length") \
+    X(IPV4_FRAGMENT, "ipv4_later_fragment", "a non-first fragment: no ports") \
+    X(IPV6_TRUNC, "ipv6_truncated", "IPv6 fixed header or an extension header cut") \
+    X(IPV6_EXT_TOO_LONG, "ipv6_extension_chain_too_long", "more than 8 extension headers (EW_IPV6_EXT_MAX)") \
+    X(IPV6_EXT_BAD, "ipv6_extension_header_bad", "an extension header longer than the payload") \
+    X(IPV6_FRAGMENT, "ipv6_later_fragment", "a non-first fragment: no ports") \
+    X(IP_LEN_SHORT, "ip_length_past_frame", "the IP length says more than the frame held on the wire") \
+    X(TCP_SHORT, "tcp_segment_too_short", "the IP payload is shorter than a TCP header") \
+    X(TCP_TRUNC, "tcp_truncated", "TCP fixed header cut") \
+    X(TCP_DOFF_SMALL, "tcp_data_offset_small", "data offset below 5") \
+    X(TCP_DOFF_PAST_END, "tcp_data_offset_past_end", "data offset past the end of the segment") \
+    X(TCP_OPT_TRUNC, "tcp_options_truncated", "the option space was cut by the snaplen") \
+    X(TCP_OPT_BADLEN, "tcp_option_length_bad", "an option length of 0 or 1, or a wrong fixed length") \
+    X(TCP_OPT_OVERRUN, "tcp_option_overrun", "an option runs past the option space") \
+    X(UDP_TRUNC, "udp_truncated", "UDP header cut") \
+    X(UDP_LEN_BAD, "udp_length_bad", "UDP length below 8 or past the IP payload") \
+    X(LINK_UNSUPPORTED, "link_type_unsupported", "a pcapng interface's link type is not decoded")
+
 enum ew_event {
-    EW_EV_LINK_TRUNC,       /* link header cut by the snaplen */
-    EW_EV_VLAN_TOO_DEEP,    /* more than EW_VLAN_MAX_DEPTH tags */
-    EW_EV_NON_IP,           /* not IPv4/IPv6 (ARP, LLC, ...): not an anomaly, just counted */
-    EW_EV_IP_VERSION_BAD,   /* version nibble disagrees with the link's protocol */
-    EW_EV_IPV4_TRUNC,       /* IPv4 header cut */
-    EW_EV_IPV4_HLEN_SMALL,  /* IHL below 5 */
-    EW_EV_IPV4_TOTLEN_BAD,  /* total length below the header length */
-    EW_EV_IPV4_FRAGMENT,    /* a non-first fragment: no ports */
-    EW_EV_IPV6_TRUNC,       /* IPv6 fixed header or an extension header cut */
-    EW_EV_IPV6_EXT_TOO_LONG, /* more than EW_IPV6_EXT_MAX extension headers */
-    EW_EV_IPV6_EXT_BAD,     /* an extension header longer than the payload */
-    EW_EV_IPV6_FRAGMENT,    /* a non-first fragment: no ports */
-    EW_EV_IP_LEN_SHORT,     /* the IP length says more than the frame held on the wire */
-    EW_EV_TCP_SHORT,        /* the IP payload is shorter than a TCP header */
-    EW_EV_TCP_TRUNC,        /* TCP fixed header cut */
-    EW_EV_TCP_DOFF_SMALL,   /* data offset below 5 */
-    EW_EV_TCP_DOFF_PAST_END, /* data offset past the end of the segment */
-    EW_EV_TCP_OPT_TRUNC,    /* the option space was cut by the snaplen */
-    EW_EV_TCP_OPT_BADLEN,   /* an option length of 0 or 1, or a wrong fixed length */
-    EW_EV_TCP_OPT_OVERRUN,  /* an option runs past the option space */
-    EW_EV_UDP_TRUNC,        /* UDP header cut */
-    EW_EV_UDP_LEN_BAD,      /* UDP length below 8 or past the IP payload */
-    EW_EV_LINK_UNSUPPORTED, /* a pcapng interface's link type is not decoded */
+#define EW_X(id, name, text) EW_EV_##id,
+    EW_EVENTS(EW_X)
+#undef EW_X
     EW_EV_COUNT
 };
 
@@ -163,7 +178,9 @@ ew_pkt_has_event(const struct ew_pkt *p, enum ew_event ev)
 }
 
 extern const char *const ew_event_name[EW_EV_COUNT];
+extern const char *const ew_event_text[EW_EV_COUNT]; /* what each means, one line */
 extern const char *const ew_link_name[EW_LINK_COUNT];
+extern const char *const ew_link_text[EW_LINK_COUNT];
 /* the IANA keyword of a common IP protocol number in lower case ("tcp",
  * "icmp", "ipv6-icmp", "sctp", "gre", "esp", ...), NULL for the others */
 const char *ew_ip_proto_name(unsigned proto);

@@ -108,6 +108,8 @@ for build in "$@"; do
 
     # every output tells the same story of each flow
     suite views 600 bash tests/views.sh "$build/ecnwatch"
+    # the lists the code is built from, and the documents that name them
+    suite lists 120 bash tests/lists.sh "$build/ecnwatch"
 
     # verdicts on real and generated captures
     suite inference 600 bash tests/inference.sh "$build"
@@ -207,7 +209,7 @@ if [ $CHECK = 0 ]; then
     suite standin 2400 bash tests/standin.sh "$plain"
 else
     suite standin 2400 bash tests/standin.sh "$plain" \
-        cli views inference misuse path pathdiag plots quic outputs hostile schema tshark flood threads install readme
+        cli views lists inference misuse path pathdiag plots quic outputs hostile schema tshark flood threads install readme
 fi
 
 # once: each libFuzzer harness for a short while, when clang can build them

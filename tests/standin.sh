@@ -34,7 +34,7 @@ EW=$fake/build/ecnwatch
 # the suites, as run.sh runs them
 cmd_of() {
     case $1 in
-        cli | views | field | path | live | metrics | prometheus | outputs | hostile | flood) echo "bash tests/$1.sh $EW" ;;
+        cli | views | lists | field | path | live | metrics | prometheus | outputs | hostile | flood) echo "bash tests/$1.sh $EW" ;;
         inference | misuse | pathdiag | imperfect | plots | quic | schema) echo "bash tests/$1.sh $fake/build" ;;
         threads) echo "bash tests/threads.sh $fake/build $fake/tsan" ;;
         install) echo "bash tests/install.sh $fake/build" ;;

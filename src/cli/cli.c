@@ -40,7 +40,42 @@ enum {
     OPT_PLOT,
     OPT_METRICS,
     OPT_METRICS_FILE,
+    OPT_LIST,
 };
+
+/* --list: the lists the code, the docs and the schema share (misuse.h,
+ * infer.h, dissectors/pkt.h) */
+static const struct {
+    const char *what;
+    const char *const *name, *const *text;
+    int n;
+} lists[] = {
+    {"kinds", ew_misuse_name, ew_misuse_text, EW_MU_COUNT},
+    {"aqm", ew_aqm_name, ew_aqm_text, EW_AQM_COUNT},
+    {"links", ew_link_name, ew_link_text, EW_LINK_COUNT},
+    {"events", ew_event_name, ew_event_text, EW_EV_COUNT},
+};
+
+int
+ew_list_find(const char *what)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+        if (!strcmp(what, lists[i].what))
+            return (int)i;
+    return -1;
+}
+
+int
+ew_list_print(FILE *out, int which)
+{
+    int k;
+
+    for (k = 0; k < lists[which].n; k++)
+        fprintf(out, "%d\t%s\t%s\n", k, lists[which].name[k], lists[which].text[k]);
+    return fflush(out) == 0 && !ferror(out) ? 0 : -1;
+}
 
 /* a filter file (-F) is read whole: at most this many bytes */
 #define FILTER_FILE_MAX (1u << 20)
@@ -52,6 +87,7 @@ usage(FILE *out)
             "Usage: ecnwatch -r FILE [-r FILE...] [options] [filter expression]\n"
             "       ecnwatch -i INTERFACE [options] [filter expression]\n"
             "       ecnwatch -D\n"
+            "       ecnwatch --list kinds|aqm|links|events\n"
             "Report what ECN is doing in a capture: codepoints, feedback, verdicts, misuse.\n"
             "\n"
             "  -r FILE             read a pcap or pcapng capture, also gzip or xz compressed;\n"
@@ -64,6 +100,8 @@ usage(FILE *out)
             "  -B KIB              live: kernel buffer size in KiB\n"
             "  -Z USER             live: drop to USER once the capture is open (default nobody)\n"
             "  -D                  list the interfaces -i can capture on, and exit\n"
+            "  --list WHAT         list the misuse kinds, path (AQM) verdicts, link types or\n"
+            "                      decoding events, a line each: number, name, meaning\n"
             "  -w FILE             write the packets read (after the filter, up to -c) to FILE\n"
             "                      as a pcap capture; a new or regular FILE appears whole at\n"
             "                      the end; '-' is standard output\n"
@@ -275,6 +313,11 @@ parse_option(int c, char **argv, struct ew_options *o)
         break;
     case 'D':
         o->list_ifaces = true;
+        break;
+    case OPT_LIST:
+        if (ew_list_find(optarg) < 0)
+            return bad_value("--list", optarg, "kinds, aqm, links or events");
+        o->list = optarg;
         break;
     case 'n':
         break; /* ecnwatch prints addresses and ports as numbers, always */
@@ -564,6 +607,7 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
         {"plot", required_argument, NULL, OPT_PLOT},
         {"metrics", required_argument, NULL, OPT_METRICS},
         {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
+        {"list", required_argument, NULL, OPT_LIST},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -580,6 +624,8 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
     /* -D lists and ends, as tcpdump -D does, whatever else is given */
     if (o->list_ifaces)
         return ew_ifaces_list(stdout) == 0 ? EW_EXIT_DONE : EW_EXIT_INPUT;
+    if (o->list)
+        return ew_list_print(stdout, ew_list_find(o->list)) == 0 ? EW_EXIT_DONE : EW_EXIT_OUTPUT;
     rc = check_combination(o);
     if (rc >= 0)
         return rc;

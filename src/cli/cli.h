@@ -42,6 +42,7 @@ struct ew_options {
     const char *metrics_listen; /* --metrics ADDR:PORT (":PORT" and "localhost:PORT" spelt out) */
     char metrics_spec[128];     /* where a spelt-out --metrics is kept */
     bool list_ifaces;           /* -D */
+    const char *list;           /* --list WHAT, or NULL */
     const char *write_file;     /* -w FILE: the packets read, as pcap */
     const char *filter_file;    /* -F FILE: the filter expression */
     const char *metrics_file;
@@ -85,6 +86,11 @@ struct ew_fail_on {
 struct ew_pass;
 uint32_t ew_fail_on_eval(const struct ew_pass *p, struct ew_hop *const *hops, int nhops,
                          uint32_t mask, struct ew_fail_on *r);
+
+/* --list WHAT: its index (kinds, aqm, links, events), or -1; the list
+ * printed a line each ("NUMBER\tNAME\tTEXT"), 0 or -1 when the write failed */
+int ew_list_find(const char *what);
+int ew_list_print(FILE *out, int which);
 
 /* The line that names what matched, with its counts. */
 void ew_fail_on_print(FILE *out, const struct ew_fail_on *r);

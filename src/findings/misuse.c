@@ -22,23 +22,14 @@
 #include "infer/thresholds.h"
 
 const char *const ew_misuse_name[EW_MU_COUNT] = {
-    [EW_MU_ECT_WITHOUT_NEGOTIATION] = "ect_without_negotiation",
-    [EW_MU_CE_ON_NOT_ECT] = "ce_on_not_ect",
-    [EW_MU_ECT_ON_NOT_ECT] = "ect_on_not_ect",
-    [EW_MU_BLEACHING] = "bleaching",
-    [EW_MU_REMARKING] = "remarking",
-    [EW_MU_CE_UNMARKED] = "ce_unmarked",
-    [EW_MU_ECT_ON_SYN] = "ect_on_syn",
-    [EW_MU_ECT_ON_CONTROL] = "ect_on_control",
-    [EW_MU_ECT1_WITHOUT_L4S] = "ect1_without_l4s",
-    [EW_MU_FEEDBACK_MISSING] = "feedback_missing",
-    [EW_MU_ECE_IGNORED] = "ece_ignored",
-    [EW_MU_ACCECN_HANDSHAKE_VIOLATION] = "accecn_handshake_violation",
-    [EW_MU_ACCECN_OPTION_MANGLED] = "accecn_option_mangled",
-    [EW_MU_ACCECN_ACE_ZEROED] = "accecn_ace_zeroed",
-    [EW_MU_ECN_FLAGS_REFLECTED] = "ecn_flags_reflected",
-    [EW_MU_CLASSIC_AQM_UNDER_L4S] = "classic_aqm_under_l4s",
-    [EW_MU_QUIC_ECN_VALIDATION_FAILED] = "quic_ecn_validation_failed",
+#define EW_X(id, name, text) [EW_MU_##id] = name,
+    EW_MISUSE_KINDS(EW_X)
+#undef EW_X
+};
+const char *const ew_misuse_text[EW_MU_COUNT] = {
+#define EW_X(id, name, text) [EW_MU_##id] = text,
+    EW_MISUSE_KINDS(EW_X)
+#undef EW_X
 };
 const char *const ew_confidence_name[] = {[EW_CONF_CERTAIN] = "certain",
                                           [EW_CONF_LIKELY] = "likely"};

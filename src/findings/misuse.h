@@ -12,27 +12,37 @@
 
 #include "infer/infer.h"
 
+/* The misuse kinds: X(ID, name, text), one row each, in the order of their
+ * numbers; the enum, the names (ew_misuse_name), the texts, ecnwatch --list
+ * kinds and the checks of the docs and the schema come from this list
+ * (HACKING.md, "A misuse rule"). */
+#define EW_MISUSE_KINDS(X) \
+    X(ECT_WITHOUT_NEGOTIATION, "ect_without_negotiation", "ECT sent on a TCP flow whose handshake did not negotiate ECN") \
+    X(CE_ON_NOT_ECT, "ce_on_not_ect", "CE on a flow that never sent ECT: a box marked a packet that did not ask for ECN") \
+    X(ECT_ON_NOT_ECT, "ect_on_not_ect", "a Not-ECT packet turned ECT on the path") \
+    X(BLEACHING, "bleaching", "ECT or CE sent, Not-ECT received: the path clears the ECN field") \
+    X(REMARKING, "remarking", "one ECT codepoint turned into the other on the path") \
+    X(CE_UNMARKED, "ce_unmarked", "CE turned back into ECT on the path: a congestion mark lost") \
+    X(ECT_ON_SYN, "ect_on_syn", "ECT on a SYN, where RFC 3168 forbids it") \
+    X(ECT_ON_CONTROL, "ect_on_control", "ECT on pure ACKs, retransmissions or window probes, where RFC 3168 forbids it") \
+    X(ECT1_WITHOUT_L4S, "ect1_without_l4s", "ECT(1) sent without the AccECN feedback L4S requires") \
+    X(FEEDBACK_MISSING, "feedback_missing", "CE reached the receiver and was not fed back") \
+    X(ECE_IGNORED, "ece_ignored", "ECE went unanswered by CWR: the sender did not react") \
+    X(ACCECN_HANDSHAKE_VIOLATION, "accecn_handshake_violation", "a SYN or SYN-ACK breaks the AccECN negotiation") \
+    X(ACCECN_OPTION_MANGLED, "accecn_option_mangled", "the AccECN option is cut, malformed or rewritten") \
+    X(ACCECN_ACE_ZEROED, "accecn_ace_zeroed", "the ACE counter is zeroed on the path") \
+    X(ECN_FLAGS_REFLECTED, "ecn_flags_reflected", "a SYN-ACK echoes the SYN's ECN flags: a reflector, not ECN support") \
+    X(CLASSIC_AQM_UNDER_L4S, "classic_aqm_under_l4s", "an L4S flow shares a classic AQM's single queue with a classic flow") \
+    X(QUIC_ECN_VALIDATION_FAILED, "quic_ecn_validation_failed", "QUIC ECN validation failed (RFC 9000 13.4.2)")
+
 enum ew_misuse_kind {
-    EW_MU_ECT_WITHOUT_NEGOTIATION,
-    EW_MU_CE_ON_NOT_ECT,
-    EW_MU_ECT_ON_NOT_ECT,
-    EW_MU_BLEACHING,
-    EW_MU_REMARKING,
-    EW_MU_CE_UNMARKED,
-    EW_MU_ECT_ON_SYN,
-    EW_MU_ECT_ON_CONTROL,
-    EW_MU_ECT1_WITHOUT_L4S,
-    EW_MU_FEEDBACK_MISSING,
-    EW_MU_ECE_IGNORED,
-    EW_MU_ACCECN_HANDSHAKE_VIOLATION,
-    EW_MU_ACCECN_OPTION_MANGLED,
-    EW_MU_ACCECN_ACE_ZEROED,
-    EW_MU_ECN_FLAGS_REFLECTED,
-    EW_MU_CLASSIC_AQM_UNDER_L4S,
-    EW_MU_QUIC_ECN_VALIDATION_FAILED,
+#define EW_X(id, name, text) EW_MU_##id,
+    EW_MISUSE_KINDS(EW_X)
+#undef EW_X
     EW_MU_COUNT
 };
 extern const char *const ew_misuse_name[EW_MU_COUNT];
+extern const char *const ew_misuse_text[EW_MU_COUNT];
 
 /* Kinds are bits of a uint32_t mask (filters, counts per kind); arrays
  * indexed by kind are this long. "any" is (1u << EW_MU_COUNT) - 1, which

@@ -338,23 +338,29 @@ struct ew_flow_verdict {
 };
 
 /* what kind of AQM marked a direction's packets (a heuristic: see ecnwatch(1)) */
+/* The path verdicts: X(ID, name, text), one row each; the enum, the names
+ * (ew_aqm_name), ecnwatch --list aqm and the checks of the schema come from
+ * this list. The classifier is a table of rules (infer_path.c); the last
+ * three are a bottleneck's refinements of classic (bottleneck.c). */
+#define EW_AQM_VERDICTS(X) \
+    X(NONE_SEEN, "none_seen", "no marks and no sign of a filling queue") \
+    X(L4S, "l4s_shallow", "frequent CE at about a millisecond of queueing delay: a shallow, L4S-style AQM") \
+    X(CLASSIC, "classic", "CE at several milliseconds or more, when the queue is long: a classic AQM (one flow cannot show whether its queue is shared)") \
+    X(SCE, "sce", "ECT(0) turned ECT(1) in runs: an SCE-style AQM") \
+    X(DROP_TAIL, "drop_tail", "losses and growing delay, no marks: a drop-tail queue") \
+    X(UNKNOWN, "unknown", "not enough to tell, with the reason") \
+    X(DUALQ_CLASSIC, "dualq_classic", "a classic AQM that is a DualQ's classic queue, as the flows of its bottleneck show") \
+    X(CLASSIC_SINGLE, "classic_single_queue", "a classic AQM whose one queue the flows of its bottleneck share") \
+    X(FQ_CLASSIC, "fq_classic", "a classic AQM with a queue per flow, as the flows of its bottleneck show")
+
 enum ew_aqm {
-    EW_AQM_NONE_SEEN,
-    EW_AQM_L4S,     /* frequent CE at about a millisecond of queueing delay */
-    /* CE at several milliseconds or more, when the queue is long: a classic
-     * AQM; one flow cannot show whether its queue is shared with others */
-    EW_AQM_CLASSIC,
-    EW_AQM_SCE,     /* ECT(0) turned ECT(1) in runs */
-    EW_AQM_DROP_TAIL, /* losses and growing delay, no marks */
-    EW_AQM_UNKNOWN,
-    /* a classic AQM, where the flows of its bottleneck show the queue (bottleneck.c):
-     * a DualQ's classic queue, one queue shared with the other flows, a queue of its own */
-    EW_AQM_DUALQ_CLASSIC,
-    EW_AQM_CLASSIC_SINGLE,
-    EW_AQM_FQ_CLASSIC,
+#define EW_X(id, name, text) EW_AQM_##id,
+    EW_AQM_VERDICTS(EW_X)
+#undef EW_X
     EW_AQM_COUNT
 };
-extern const char *const ew_aqm_name[];
+extern const char *const ew_aqm_name[EW_AQM_COUNT];
+extern const char *const ew_aqm_text[EW_AQM_COUNT];
 
 struct ew_path_verdict {
     enum ew_aqm aqm;

@@ -14,14 +14,16 @@
 #include "base/format.h"
 #include "infer/thresholds.h"
 
-const char *const ew_aqm_name[] = {
-    [EW_AQM_NONE_SEEN] = "none_seen",       [EW_AQM_L4S] = "l4s_shallow",
-    [EW_AQM_CLASSIC] = "classic",            [EW_AQM_SCE] = "sce",
-    [EW_AQM_DROP_TAIL] = "drop_tail",        [EW_AQM_UNKNOWN] = "unknown",
-    [EW_AQM_DUALQ_CLASSIC] = "dualq_classic", [EW_AQM_CLASSIC_SINGLE] = "classic_single_queue",
-    [EW_AQM_FQ_CLASSIC] = "fq_classic",
+const char *const ew_aqm_name[EW_AQM_COUNT] = {
+#define EW_X(id, name, text) [EW_AQM_##id] = name,
+    EW_AQM_VERDICTS(EW_X)
+#undef EW_X
 };
-_Static_assert(sizeof(ew_aqm_name) / sizeof(ew_aqm_name[0]) == EW_AQM_COUNT, "a name each");
+const char *const ew_aqm_text[EW_AQM_COUNT] = {
+#define EW_X(id, name, text) [EW_AQM_##id] = text,
+    EW_AQM_VERDICTS(EW_X)
+#undef EW_X
+};
 
 /* ---------------------------------------------------------------- histograms */
 
@@ -152,100 +154,254 @@ struct qd_view {
  * flow's median delay; delay from jitter or a bursty link does not line up
  * with marks (EW_PATH_ALIGNED_SHARE). No AQM is named from a handful of
  * marks (EW_PATH_MIN_MARKS). */
+/* what a rule of the table below reads */
+struct path_in {
+    const struct ew_half *h;
+    const struct ew_dir_verdict *dv;
+    bool mode_accecn;
+    const struct qd_view *q;
+    uint64_t marks;
+    uint32_t shallow, classic; /* the limits at this rate (us) */
+    const char *scaled;        /* how the shallow limit was scaled, or "" */
+};
+
+/* a rule: when it holds, its verdict and reason; the first that holds decides */
+struct path_rule {
+    enum ew_aqm aqm;
+    bool (*when)(const struct path_in *in, const struct ew_path_verdict *p);
+    void (*say)(const struct path_in *in, struct ew_path_verdict *p);
+};
+
+/* SCE: ECT(0) turned ECT(1) in runs */
+static bool
+sce_when(const struct path_in *in, const struct ew_path_verdict *p)
+{
+    (void)p;
+    return in->dv->ect1 == EW_ECT1_SCE || in->dv->feedback == EW_FB_SCE ||
+           (in->dv->network_ect1 && !in->mode_accecn);
+}
+
+static void
+sce_say(const struct path_in *in, struct ew_path_verdict *p)
+{
+    reason(p, "ECT(0) packets turn ECT(1) in runs (%u changes): an SCE-style AQM",
+           in->h->ect1_runs);
+}
+
+/* marks, but no delay to set them against */
+static bool
+no_delay_when(const struct path_in *in, const struct ew_path_verdict *p)
+{
+    (void)p;
+    return in->marks > 0 && !in->q->usable;
+}
+
+static void
+no_delay_say(const struct path_in *in, struct ew_path_verdict *p)
+{
+    p->qdelay_at_marks_ms = -1;
+    reason(p,
+           "%llu marks, but the queueing delay cannot be measured at %s (no timestamps "
+           "to time it by)",
+           (unsigned long long)in->marks, in->q->at_receiver ? "the receiver" : "this point");
+}
+
+/* too few marks or delay samples to name anything */
+static bool
+few_when(const struct path_in *in, const struct ew_path_verdict *p)
+{
+    (void)p;
+    return in->marks > 0 &&
+           (in->q->marks_with_qd < EW_PATH_MIN_MARKS || in->q->samples < EW_PATH_MIN_QD_SAMPLES);
+}
+
+static void
+few_say(const struct path_in *in, struct ew_path_verdict *p)
+{
+    reason(p,
+           "%llu marks, %llu of them with a delay measured beside them, over %u delay "
+           "samples: too few to name the AQM (at least %u marks and %u samples)",
+           (unsigned long long)in->marks, (unsigned long long)in->q->marks_with_qd,
+           in->q->samples, EW_PATH_MIN_MARKS, EW_PATH_MIN_QD_SAMPLES);
+    p->few_marks = true;
+}
+
+/* RFC 9332 §2.1: an L4S AQM marks a scalable flow about twice a round trip,
+ * a classic AQM far less often (it marks for classic flows' sawteeth); the
+ * delay above the shallow limit is then the link's burstiness (Wi-Fi
+ * aggregation, a bursty sender), not a classic AQM's target */
+static bool
+l4s_bursty_when(const struct path_in *in, const struct ew_path_verdict *p)
+{
+    return in->marks > 0 && in->q->qd_marks_us > in->shallow && in->dv->ect1 == EW_ECT1_L4S &&
+           p->ce_per_rtt >= EW_PATH_L4S_MIN_CE_PER_RTT &&
+           in->q->qd_marks_us <= (uint64_t)in->shallow * EW_PATH_BURST_SLACK;
+}
+
+static void
+l4s_bursty_say(const struct path_in *in, struct ew_path_verdict *p)
+{
+    reason(p,
+           "%llu marks, %.2f per round trip, at %.1f ms of queueing delay: an L4S AQM's "
+           "rate (a classic one marks an L4S flow far less), the delay the link's "
+           "burstiness: a shallow, L4S-style AQM",
+           (unsigned long long)in->marks, p->ce_per_rtt, p->qdelay_at_marks_ms);
+}
+
+/* marks at a shallow queue */
+static bool
+l4s_when(const struct path_in *in, const struct ew_path_verdict *p)
+{
+    (void)p;
+    return in->marks > 0 && in->q->qd_marks_us <= in->shallow;
+}
+
+static void
+l4s_say(const struct path_in *in, struct ew_path_verdict *p)
+{
+    reason(p,
+           "%llu marks at %.1f ms of queueing delay on average, within %.1f ms%s: a "
+           "shallow, L4S-style AQM",
+           (unsigned long long)in->marks, p->qdelay_at_marks_ms, in->shallow / 1000.0,
+           in->scaled);
+}
+
+/* marks at a long queue, most of them where the queue is longest */
+static bool
+classic_when(const struct path_in *in, const struct ew_path_verdict *p)
+{
+    return in->marks > 0 && in->q->qd_marks_us >= in->classic &&
+           p->marks_above_median >= EW_PATH_ALIGNED_SHARE;
+}
+
+static void
+classic_say(const struct path_in *in, struct ew_path_verdict *p)
+{
+    reason(p,
+           "%llu marks at %.1f ms of queueing delay on average, %.1f ms or more%s, "
+           "%.0f%% of them above the median delay: a classic AQM (a queue of its own or "
+           "shared, or a DualQ's classic queue: other flows through it tell)",
+           (unsigned long long)in->marks, p->qdelay_at_marks_ms, in->classic / 1000.0,
+           in->scaled, p->marks_above_median * 100);
+    if (in->dv->ect1 == EW_ECT1_L4S)
+        p->note = "an L4S flow marked by a classic AQM: its low latency is lost on this "
+                  "path; it takes more than its share only where a classic flow shares "
+                  "the queue (bottlenecks)";
+}
+
+/* marks at a long queue that does not line up with them */
+static bool
+unaligned_when(const struct path_in *in, const struct ew_path_verdict *p)
+{
+    (void)p;
+    return in->marks > 0 && in->q->qd_marks_us >= in->classic;
+}
+
+static void
+unaligned_say(const struct path_in *in, struct ew_path_verdict *p)
+{
+    reason(p,
+           "%llu marks at %.1f ms of queueing delay on average, but only %.0f%% of them "
+           "above the median delay (a classic AQM marks when its queue is long: most): "
+           "the delay is not the marking queue's (jitter, a bursty link)",
+           (unsigned long long)in->marks, p->qdelay_at_marks_ms,
+           p->marks_above_median >= 0 ? p->marks_above_median * 100 : 0);
+}
+
+/* marks between the two */
+static bool
+between_when(const struct path_in *in, const struct ew_path_verdict *p)
+{
+    (void)p;
+    return in->marks > 0;
+}
+
+static void
+between_say(const struct path_in *in, struct ew_path_verdict *p)
+{
+    reason(p, "%llu marks at %.1f ms of queueing delay: between a shallow and a classic AQM",
+           (unsigned long long)in->marks, p->qdelay_at_marks_ms);
+}
+
+/* no marks, losses and a long queue, seen where the delay is the sender's */
+static bool
+drop_tail_when(const struct path_in *in, const struct ew_path_verdict *p)
+{
+    return in->h->retrans > 0 && in->q->usable && !in->q->at_receiver &&
+           p->qdelay_max_ms * 1000 >= in->classic;
+}
+
+static void
+drop_tail_say(const struct path_in *in, struct ew_path_verdict *p)
+{
+    reason(p,
+           "no marks, %u retransmissions and up to %.1f ms of queueing delay: a drop-tail "
+           "queue",
+           in->h->retrans, p->qdelay_max_ms);
+}
+
+static bool
+always(const struct path_in *in, const struct ew_path_verdict *p)
+{
+    (void)in;
+    (void)p;
+    return true;
+}
+
+static void
+none_seen_say(const struct path_in *in, struct ew_path_verdict *p)
+{
+    (void)in;
+    reason(p, "no marks and no sign of a filling queue");
+}
+
+/* The AQM kind from the marks and the queueing delay they came at: an L4S
+ * AQM marks at about a millisecond of queue, a classic one (CoDel's 5 ms
+ * target, RED, PIE) at several (EW_PATH_QD_*). Below a link rate where one
+ * packet takes about a millisecond to send, even an L4S queue holds a few
+ * packets (a burst, the delayed ACK), so the thresholds grow with the
+ * serialisation time at the flow's own rate (EW_PATH_BURST_PKTS). Delay is
+ * the marking queue's only where the marks line up with it: a classic AQM
+ * marks when its queue is long, so most of its marks come above the
+ * flow's median delay; delay from jitter or a bursty link does not line up
+ * with marks (EW_PATH_ALIGNED_SHARE). No AQM is named from a handful of
+ * marks (EW_PATH_MIN_MARKS). In order: the first rule that holds decides
+ * (HACKING.md, "A path heuristic"). */
+static const struct path_rule path_rules[] = {
+    {EW_AQM_SCE, sce_when, sce_say},
+    {EW_AQM_UNKNOWN, no_delay_when, no_delay_say},
+    {EW_AQM_UNKNOWN, few_when, few_say},
+    {EW_AQM_L4S, l4s_bursty_when, l4s_bursty_say},
+    {EW_AQM_L4S, l4s_when, l4s_say},
+    {EW_AQM_CLASSIC, classic_when, classic_say},
+    {EW_AQM_UNKNOWN, unaligned_when, unaligned_say},
+    {EW_AQM_UNKNOWN, between_when, between_say},
+    {EW_AQM_DROP_TAIL, drop_tail_when, drop_tail_say},
+    {EW_AQM_NONE_SEEN, always, none_seen_say},
+};
+
 static void
 path_aqm(const struct ew_half *h, const struct ew_dir_verdict *dv, bool mode_accecn,
          const struct qd_view *q, struct ew_path_verdict *p)
 {
-    uint32_t shallow = EW_PATH_QD_SHALLOW_US, classic;
-    uint64_t marks = q->marks;
     char scaled[64] = "";
+    struct path_in in = {h, dv, mode_accecn, q, q->marks, EW_PATH_QD_SHALLOW_US, 0, scaled};
+    size_t i;
 
-    if ((uint64_t)q->ser_us * EW_PATH_BURST_PKTS > shallow) {
-        shallow = q->ser_us * EW_PATH_BURST_PKTS;
+    if ((uint64_t)q->ser_us * EW_PATH_BURST_PKTS > in.shallow) {
+        in.shallow = q->ser_us * EW_PATH_BURST_PKTS;
         snprintf(scaled, sizeof(scaled), " (%u packets of %.1f ms at this rate)",
                  EW_PATH_BURST_PKTS, q->ser_us / 1000.0);
     }
-    classic = shallow + (EW_PATH_QD_CLASSIC_US - EW_PATH_QD_SHALLOW_US);
+    in.classic = in.shallow + (EW_PATH_QD_CLASSIC_US - EW_PATH_QD_SHALLOW_US);
     p->has_confidence = true;
     p->certain = false;
-    if (dv->ect1 == EW_ECT1_SCE || dv->feedback == EW_FB_SCE ||
-        (dv->network_ect1 && !mode_accecn)) {
-        p->aqm = EW_AQM_SCE;
-        reason(p,
-                 "ECT(0) packets turn ECT(1) in runs (%u changes): an SCE-style AQM",
-                 h->ect1_runs);
-    } else if (marks > 0 && !q->usable) {
-        p->aqm = EW_AQM_UNKNOWN;
-        p->qdelay_at_marks_ms = -1;
-        reason(p,
-                 "%llu marks, but the queueing delay cannot be measured at %s (no timestamps "
-                 "to time it by)",
-                 (unsigned long long)marks, q->at_receiver ? "the receiver" : "this point");
-    } else if (marks > 0 && (q->marks_with_qd < EW_PATH_MIN_MARKS ||
-                             q->samples < EW_PATH_MIN_QD_SAMPLES)) {
-        p->aqm = EW_AQM_UNKNOWN;
-        reason(p,
-                 "%llu marks, %llu of them with a delay measured beside them, over %u delay "
-                 "samples: too few to name the AQM (at least %u marks and %u samples)",
-                 (unsigned long long)marks, (unsigned long long)q->marks_with_qd, q->samples,
-                 EW_PATH_MIN_MARKS, EW_PATH_MIN_QD_SAMPLES);
-        p->few_marks = true;
-    } else if (marks > 0 && q->qd_marks_us > shallow && dv->ect1 == EW_ECT1_L4S &&
-               p->ce_per_rtt >= EW_PATH_L4S_MIN_CE_PER_RTT &&
-               q->qd_marks_us <= (uint64_t)shallow * EW_PATH_BURST_SLACK) {
-        /* RFC 9332 §2.1: an L4S AQM marks a scalable flow about twice a
-         * round trip, a classic AQM far less often (it marks for classic
-         * flows' sawteeth); the delay above the shallow limit is then the
-         * link's burstiness (Wi-Fi aggregation, a bursty sender), not a
-         * classic AQM's target */
-        p->aqm = EW_AQM_L4S;
-        reason(p,
-                 "%llu marks, %.2f per round trip, at %.1f ms of queueing delay: an L4S AQM's "
-                 "rate (a classic one marks an L4S flow far less), the delay the link's "
-                 "burstiness: a shallow, L4S-style AQM",
-                 (unsigned long long)marks, p->ce_per_rtt, p->qdelay_at_marks_ms);
-    } else if (marks > 0 && q->qd_marks_us <= shallow) {
-        p->aqm = EW_AQM_L4S;
-        reason(p,
-                 "%llu marks at %.1f ms of queueing delay on average, within %.1f ms%s: a "
-                 "shallow, L4S-style AQM",
-                 (unsigned long long)marks, p->qdelay_at_marks_ms, shallow / 1000.0, scaled);
-    } else if (marks > 0 && q->qd_marks_us >= classic &&
-               p->marks_above_median >= EW_PATH_ALIGNED_SHARE) {
-        p->aqm = EW_AQM_CLASSIC;
-        reason(p,
-                 "%llu marks at %.1f ms of queueing delay on average, %.1f ms or more%s, "
-                 "%.0f%% of them above the median delay: a classic AQM (a queue of its own or "
-                 "shared, or a DualQ's classic queue: other flows through it tell)",
-                 (unsigned long long)marks, p->qdelay_at_marks_ms, classic / 1000.0, scaled,
-                 p->marks_above_median * 100);
-        if (dv->ect1 == EW_ECT1_L4S)
-            p->note = "an L4S flow marked by a classic AQM: its low latency is lost on this "
-                      "path; it takes more than its share only where a classic flow shares "
-                      "the queue (bottlenecks)";
-    } else if (marks > 0 && q->qd_marks_us >= classic) {
-        p->aqm = EW_AQM_UNKNOWN;
-        reason(p,
-                 "%llu marks at %.1f ms of queueing delay on average, but only %.0f%% of them "
-                 "above the median delay (a classic AQM marks when its queue is long: most): "
-                 "the delay is not the marking queue's (jitter, a bursty link)",
-                 (unsigned long long)marks, p->qdelay_at_marks_ms,
-                 p->marks_above_median >= 0 ? p->marks_above_median * 100 : 0);
-    } else if (marks > 0) {
-        p->aqm = EW_AQM_UNKNOWN;
-        reason(p,
-                 "%llu marks at %.1f ms of queueing delay: between a shallow and a classic AQM",
-                 (unsigned long long)marks, p->qdelay_at_marks_ms);
-    } else if (h->retrans > 0 && q->usable && !q->at_receiver &&
-               p->qdelay_max_ms * 1000 >= classic) {
-        p->aqm = EW_AQM_DROP_TAIL;
-        reason(p,
-                 "no marks, %u retransmissions and up to %.1f ms of queueing delay: a drop-tail "
-                 "queue",
-                 h->retrans, p->qdelay_max_ms);
-    } else {
-        p->aqm = EW_AQM_NONE_SEEN;
-        reason(p, "no marks and no sign of a filling queue");
+    for (i = 0; i < sizeof(path_rules) / sizeof(path_rules[0]); i++) {
+        if (path_rules[i].when(&in, p)) {
+            p->aqm = path_rules[i].aqm;
+            path_rules[i].say(&in, p);
+            break;
+        }
     }
     if (p->aqm == EW_AQM_UNKNOWN)
         p->has_confidence = false;
