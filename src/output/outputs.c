@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "base/outfile.h"
-#include "input/frame.h"
 #include "output/metrics.h"
 #include "output/plots.h"
 #include "output/report.h"
@@ -66,7 +65,7 @@ static int
 metrics_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size_t errlen)
 {
     struct ew_metrics_src ms = {.interface = NULL};
-    char why[EW_ERRBUF_SIZE];
+    char why[512];
 
     if (x->metrics_done)
         return 0;
@@ -190,7 +189,7 @@ int
 ew_outputs_finish(const struct ew_out_ctx *x, const struct ew_pass *p)
 {
     const struct ew_output *o;
-    char err[EW_ERRBUF_SIZE];
+    char err[512];
     int rc = 0;
 
     for (o = ew_outputs; o->name; o++) {
