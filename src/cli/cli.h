@@ -87,6 +87,10 @@ struct ew_pass;
 uint32_t ew_fail_on_eval(const struct ew_pass *p, struct ew_hop *const *hops, int nhops,
                          uint32_t mask, struct ew_fail_on *r);
 
+/* The run the options ask for (output.h), copied once. */
+struct ew_run_cfg;
+void ew_cli_run_cfg(const struct ew_options *o, struct ew_run_cfg *c);
+
 /* --list WHAT: its index (kinds, aqm, links, events), or -1; the list
  * printed a line each ("NUMBER\tNAME\tTEXT"), 0 or -1 when the write failed */
 int ew_list_find(const char *what);
