@@ -143,7 +143,7 @@ for build in "$@"; do
     # tshark cross-check, one check per capture
     : >"$cur"
     out=$(EW_TEST_CURRENT=$cur timeout -k 15 $((900 * factor)) \
-        bash tests/tshark_check.sh "$build/ecnwatch" captures/*.pcap "${relinked[@]}" 2>&1)
+        bash tests/tshark.sh "$build/ecnwatch" captures/*.pcap "${relinked[@]}" 2>&1)
     [ $? = 124 ] && { echo "FAIL tshark: stopped at its time limit, in check: $(cat "$cur")"; count 0 1; }
     echo "$out" | grep -v '^ok' || true
     count "$(echo "$out" | grep -c '^ok')" "$(echo "$out" | grep -c '^FAIL')"

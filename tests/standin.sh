@@ -39,7 +39,7 @@ cmd_of() {
         threads) echo "bash tests/threads.sh $fake/build $fake/tsan" ;;
         install) echo "bash tests/install.sh $fake/build" ;;
         readme) echo "bash tests/readme.sh $fake/build" ;;
-        tshark) echo "bash tests/tshark_check.sh $EW $(ls captures/*.pcap | head -3 | tr '\n' ' ')" ;;
+        tshark) echo "bash tests/tshark.sh $EW $(ls captures/*.pcap | head -3 | tr '\n' ' ')" ;;
     esac
 }
 

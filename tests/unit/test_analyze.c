@@ -7,29 +7,16 @@
 #include "dissectors/ecn.h"
 #include "flow/flowtab.h"
 #include "infer/infer.h"
+#include "fixture.h"
 #include "suites.h"
 
-enum { CLI = 0, SRV = 1 };
+/* the server has the lower address, so the client is the canonical "hi" end */
+static const struct fx_hosts hosts = {.family = 4, .cli = 9, .srv = 1, .cport = 40000, .sport = 80, .hdr = 40};
 
 static void
 tcp_pkt(struct ew_pkt *p, int from, uint16_t flags, uint32_t seq, uint32_t payload, uint8_t ecn)
 {
-    memset(p, 0, sizeof(*p));
-    p->status = EW_PKT_OK;
-    p->family = 4;
-    p->ip_proto = 6;
-    p->l4 = EW_L4_TCP;
-    p->ecn = ecn;
-    p->ip_len = 40 + payload;
-    p->src[10] = p->src[11] = p->dst[10] = p->dst[11] = 0xff;
-    /* the server has the lower address, so the client is the canonical "hi" end */
-    p->src[15] = from == CLI ? 9 : 1;
-    p->dst[15] = from == CLI ? 1 : 9;
-    p->u.tcp.sport = from == CLI ? 40000 : 80;
-    p->u.tcp.dport = from == CLI ? 80 : 40000;
-    p->u.tcp.flags = flags;
-    p->u.tcp.seq = seq;
-    p->u.tcp.payload = payload;
+    fx_tcp(p, &hosts, from, flags, ecn, seq, 0, payload);
 }
 
 static struct ew_flow *

@@ -31,6 +31,7 @@
 #include "findings/misuse.h"
 #include "infer/qseries.h"
 #include "output/report.h"
+#include "fixture.h"
 #include "suites.h"
 
 #define MS 1000000LL
@@ -114,26 +115,11 @@ static void
 pkt(struct ew_pkt *p, const struct flowspec *f, bool from_client, uint16_t flags, uint8_t ecn,
     uint32_t seq, uint32_t ack, uint32_t payload)
 {
-    uint8_t c = f->cli, s = f->srv;
+    const struct fx_hosts h = {.family = 4, .cli = 0x0a000000u | f->cli, .srv = 0x0a000000u | f->srv,
+                               .cport = f->cport, .sport = 443, .hdr = 40};
 
-    memset(p, 0, sizeof(*p));
-    p->status = EW_PKT_OK;
-    p->family = 4;
-    p->ip_proto = 6;
-    p->l4 = EW_L4_TCP;
-    p->ecn = ecn;
-    p->ip_len = 40 + payload;
-    p->src[10] = p->src[11] = p->dst[10] = p->dst[11] = 0xff;
-    p->src[12] = p->dst[12] = 10;
-    p->src[15] = from_client ? c : s;
-    p->dst[15] = from_client ? s : c;
-    p->u.tcp.sport = from_client ? f->cport : 443;
-    p->u.tcp.dport = from_client ? 443 : f->cport;
-    p->u.tcp.flags = flags;
-    p->u.tcp.seq = seq;
-    p->u.tcp.ack = ack;
+    fx_tcp(p, &h, from_client ? CLI : SRV, flags, ecn, seq, ack, payload);
     p->u.tcp.doff = 5;
-    p->u.tcp.payload = payload;
 }
 
 /* AccECN's ACE field (RFC 9768 §3.2.2) as flags */

@@ -11,12 +11,12 @@
 #include "flow/dedupe.h"
 #include "dissectors/ecn.h"
 #include "infer/infer.h"
+#include "fixture.h"
 #include "suites.h"
 
 #define MS 1000000LL
 #define T0 (5000 * MS)
 
-enum { CLI = 0, SRV = 1 };
 
 /* a TCP packet between 10.0.0.2:40000 (the client) and 10.0.0.1:443, IPv4
  * with identification id, or IPv6 (family 6) between 2001:db8::2 and ::1 */
@@ -24,58 +24,28 @@ static void
 tcp(struct ew_pkt *p, int family, int from, uint16_t flags, uint32_t seq, uint32_t ack,
     uint32_t payload, uint16_t id)
 {
-    memset(p, 0, sizeof(*p));
-    p->status = EW_PKT_OK;
-    p->family = (uint8_t)family;
-    p->ip_proto = 6;
-    p->l4 = EW_L4_TCP;
-    p->ecn = EW_ECN_ECT_0;
+    static const struct fx_hosts v4 = {.family = 4, .cli = 0x0a000002, .srv = 0x0a000001, .cport = 40000,
+                                       .sport = 443, .hdr = 40};
+    static const struct fx_hosts v6 = {.family = 6, .cli = 2, .srv = 1, .cport = 40000, .sport = 443, .hdr = 60};
+
+    fx_tcp(p, family == 4 ? &v4 : &v6, from, flags, EW_ECN_ECT_0, seq, ack, payload);
     p->ttl = 64;
-    if (family == 4) {
-        p->src[10] = p->src[11] = p->dst[10] = p->dst[11] = 0xff;
-        p->src[12] = p->dst[12] = 10;
+    if (family == 4)
         p->ip_id = id;
-        p->ip_len = (uint16_t)(40 + payload);
-    } else {
-        p->src[0] = p->dst[0] = 0x20;
-        p->src[1] = p->dst[1] = 0x01;
-        p->src[2] = p->dst[2] = 0x0d;
-        p->src[3] = p->dst[3] = 0xb8;
-        p->ip_len = (uint16_t)(60 + payload);
-    }
-    p->src[15] = from == CLI ? 2 : 1;
-    p->dst[15] = from == CLI ? 1 : 2;
-    p->u.tcp.sport = from == CLI ? 40000 : 443;
-    p->u.tcp.dport = from == CLI ? 443 : 40000;
-    p->u.tcp.flags = flags;
-    p->u.tcp.seq = seq;
-    p->u.tcp.ack = ack;
     p->u.tcp.doff = 5;
     p->u.tcp.window = 512;
     p->u.tcp.csum = (uint16_t)(0x1234 + seq);
-    p->u.tcp.payload = payload;
 }
 
 static void
 udp(struct ew_pkt *p, uint16_t id, uint16_t csum, uint32_t payload)
 {
-    memset(p, 0, sizeof(*p));
-    p->status = EW_PKT_OK;
-    p->family = 4;
-    p->ip_proto = 17;
-    p->l4 = EW_L4_UDP;
-    p->ecn = EW_ECN_ECT_0;
+    static const struct fx_hosts h = {.family = 4, .cli = 0x0a000002, .srv = 0x0a000001, .cport = 50000,
+                                      .sport = 4433, .hdr = 28};
+
+    fx_udp(p, &h, CLI, EW_ECN_ECT_0, payload);
     p->ip_id = id;
-    p->ip_len = (uint16_t)(28 + payload);
-    p->src[10] = p->src[11] = p->dst[10] = p->dst[11] = 0xff;
-    p->src[12] = p->dst[12] = 10;
-    p->src[15] = 2;
-    p->dst[15] = 1;
-    p->u.udp.sport = 50000;
-    p->u.udp.dport = 4433;
-    p->u.udp.len = (uint16_t)(8 + payload);
     p->u.udp.csum = csum;
-    p->u.udp.payload = payload;
 }
 
 /* ew_dedupe_check itself: what identifies a packet, and the window */

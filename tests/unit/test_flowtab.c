@@ -6,28 +6,15 @@
 
 #include "flow/flowtab.h"
 #include "infer/infer.h"
+#include "fixture.h"
 #include "suites.h"
 
 static void
 make_pkt(struct ew_pkt *p, uint32_t src4, uint16_t sport, uint32_t dst4, uint16_t dport)
 {
-    memset(p, 0, sizeof(*p));
-    p->status = EW_PKT_OK;
-    p->family = 4;
-    p->ip_proto = 6;
-    p->l4 = EW_L4_TCP;
-    p->src[10] = p->src[11] = 0xff;
-    p->dst[10] = p->dst[11] = 0xff;
-    p->src[12] = (uint8_t)(src4 >> 24);
-    p->src[13] = (uint8_t)(src4 >> 16);
-    p->src[14] = (uint8_t)(src4 >> 8);
-    p->src[15] = (uint8_t)src4;
-    p->dst[12] = (uint8_t)(dst4 >> 24);
-    p->dst[13] = (uint8_t)(dst4 >> 16);
-    p->dst[14] = (uint8_t)(dst4 >> 8);
-    p->dst[15] = (uint8_t)dst4;
-    p->u.tcp.sport = sport;
-    p->u.tcp.dport = dport;
+    const struct fx_hosts h = {.family = 4, .cli = src4, .srv = dst4, .cport = sport, .sport = dport};
+
+    fx_tcp(p, &h, CLI, 0, 0, 0, 0, 0);
 }
 
 /* the hot set of the tables the tests make: 0 for the table's own, or 1 so

@@ -7,9 +7,8 @@
 #include "engine/analyze.h"
 #include "dissectors/ecn.h"
 #include "infer/infer.h"
+#include "fixture.h"
 #include "suites.h"
-
-enum { CLI = 0, SRV = 1 };
 
 struct seq {
     struct ew_analyzer an;
@@ -17,26 +16,13 @@ struct seq {
     int64_t t;
 };
 
+static const struct fx_hosts hosts = {.family = 4, .cli = 2, .srv = 1, .cport = 40000, .sport = 443, .hdr = 52};
+
 static void
 pkt_init(struct ew_pkt *p, int from, uint16_t flags, uint8_t ecn, uint32_t seq, uint32_t ack,
          uint32_t payload)
 {
-    memset(p, 0, sizeof(*p));
-    p->status = EW_PKT_OK;
-    p->family = 4;
-    p->ip_proto = 6;
-    p->l4 = EW_L4_TCP;
-    p->ecn = ecn;
-    p->ip_len = 52 + payload;
-    p->src[10] = p->src[11] = p->dst[10] = p->dst[11] = 0xff;
-    p->src[15] = from == CLI ? 2 : 1;
-    p->dst[15] = from == CLI ? 1 : 2;
-    p->u.tcp.sport = from == CLI ? 40000 : 443;
-    p->u.tcp.dport = from == CLI ? 443 : 40000;
-    p->u.tcp.flags = flags;
-    p->u.tcp.seq = seq;
-    p->u.tcp.ack = ack;
-    p->u.tcp.payload = payload;
+    fx_tcp(p, &hosts, from, flags, ecn, seq, ack, payload);
 }
 
 static void

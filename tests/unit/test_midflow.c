@@ -15,9 +15,8 @@
 #include "dissectors/ecn.h"
 #include "infer/infer.h"
 #include "findings/misuse.h"
+#include "fixture.h"
 #include "suites.h"
-
-enum { CLI = 0, SRV = 1 };
 
 #define MS 1000000LL
 #define US 1000LL
@@ -52,23 +51,11 @@ static void
 pkt_init(struct seq *s, struct ew_pkt *p, int from, uint16_t flags, uint8_t ecn,
          uint32_t payload)
 {
-    memset(p, 0, sizeof(*p));
-    p->status = EW_PKT_OK;
-    p->family = 4;
-    p->ip_proto = 6;
-    p->l4 = EW_L4_TCP;
-    p->ecn = ecn;
-    p->ip_len = 52 + payload;
-    p->src[10] = p->src[11] = p->dst[10] = p->dst[11] = 0xff;
-    p->src[15] = from == CLI ? 2 : 1;
-    p->dst[15] = from == CLI ? 1 : 2;
-    p->u.tcp.sport = from == CLI ? 40000 : 443;
-    p->u.tcp.dport = from == CLI ? 443 : 40000;
-    p->u.tcp.flags = (uint16_t)(EW_TCP_ACK | flags);
-    p->u.tcp.seq = from == CLI ? s->cseq : s->sseq;
-    p->u.tcp.ack = from == CLI ? s->sseq : s->cseq;
+    static const struct fx_hosts hosts = {.family = 4, .cli = 2, .srv = 1, .cport = 40000, .sport = 443, .hdr = 52};
+
+    fx_tcp(p, &hosts, from, (uint16_t)(EW_TCP_ACK | flags), ecn, from == CLI ? s->cseq : s->sseq,
+           from == CLI ? s->sseq : s->cseq, payload);
     p->u.tcp.doff = 8;
-    p->u.tcp.payload = payload;
     if (s->ts) {
         p->u.tcp.has_ts = true;
         p->u.tcp.tsval = from == CLI ? ++s->cts : ++s->sts;

@@ -25,9 +25,8 @@
 #include "infer/quic_crypto.h"
 #include "infer/quic_infer.h"
 #include "output/quic_json.h"
+#include "fixture.h"
 #include "suites.h"
-
-enum { CLI = 0, SRV = 1 };
 
 #define MS 1000000ll
 #define SEG 1000u /* client data segments: 1000 payload bytes, the flow's MSS */
@@ -55,26 +54,11 @@ static void
 pkt_init(struct ew_pkt *p, int from, uint16_t flags, uint8_t ecn, uint32_t seq, uint32_t ack,
          uint32_t payload)
 {
-    memset(p, 0, sizeof(*p));
-    p->status = EW_PKT_OK;
-    p->family = 4;
-    p->ip_proto = 6;
-    p->l4 = EW_L4_TCP;
-    p->ecn = ecn;
-    p->ip_len = 52 + payload;
-    p->src[10] = p->src[11] = p->dst[10] = p->dst[11] = 0xff;
-    p->src[15] = from == CLI ? 2 : 1;
-    p->dst[15] = from == CLI ? 1 : 2;
-    if (link_local) {
-        p->src[12] = p->dst[12] = 169;
-        p->src[13] = p->dst[13] = 254;
-    }
-    p->u.tcp.sport = from == CLI ? 40000 : 443;
-    p->u.tcp.dport = from == CLI ? 443 : 40000;
-    p->u.tcp.flags = flags;
-    p->u.tcp.seq = seq;
-    p->u.tcp.ack = ack;
-    p->u.tcp.payload = payload;
+    static const struct fx_hosts hosts = {.family = 4, .cli = 2, .srv = 1, .cport = 40000, .sport = 443, .hdr = 52};
+    static const struct fx_hosts link_hosts = {.family = 4, .cli = 0xa9fe0002, .srv = 0xa9fe0001, .cport = 40000,
+                                               .sport = 443, .hdr = 52};
+
+    fx_tcp(p, link_local ? &link_hosts : &hosts, from, flags, ecn, seq, ack, payload);
 }
 
 static void

@@ -11,35 +11,22 @@
 #include "engine/analyze.h"
 #include "dissectors/ecn.h"
 #include "infer/qseries.h"
+#include "fixture.h"
 #include "suites.h"
 
 #define MS 1000000LL
 #define US 1000LL
 
-enum { CLI = 0, SRV = 1 };
 
 /* a TCP packet of the flow 10.0.0.2:cport -> 10.0.0.1:443 */
 static void
 pkt_init(struct ew_pkt *p, uint16_t cport, int from, uint16_t flags, uint8_t ecn, uint32_t seq,
          uint32_t ack, uint32_t payload)
 {
-    memset(p, 0, sizeof(*p));
-    p->status = EW_PKT_OK;
-    p->family = 4;
-    p->ip_proto = 6;
-    p->l4 = EW_L4_TCP;
-    p->ecn = ecn;
-    p->ip_len = 40 + payload;
-    p->src[10] = p->src[11] = p->dst[10] = p->dst[11] = 0xff;
-    p->src[15] = from == CLI ? 2 : 1;
-    p->dst[15] = from == CLI ? 1 : 2;
-    p->u.tcp.sport = from == CLI ? cport : 443;
-    p->u.tcp.dport = from == CLI ? 443 : cport;
-    p->u.tcp.flags = flags;
-    p->u.tcp.seq = seq;
-    p->u.tcp.ack = ack;
+    const struct fx_hosts h = {.family = 4, .cli = 2, .srv = 1, .cport = cport, .sport = 443, .hdr = 40};
+
+    fx_tcp(p, &h, from, flags, ecn, seq, ack, payload);
     p->u.tcp.doff = 5;
-    p->u.tcp.payload = payload;
 }
 
 static void

@@ -27,9 +27,8 @@
 #include "output/output.h"
 #include "output/report.h"
 #include "base/version.h"
+#include "fixture.h"
 #include "suites.h"
-
-enum { CLI = 0, SRV = 1 };
 
 /* 2023-11-14T22:13:20.123456Z plus 789 ns: packet time of the first frame */
 #define T0 (1700000000LL * 1000000000LL + 123456789LL)
@@ -40,38 +39,19 @@ static void
 pkt(struct ew_pkt *p, int family, int l4, int from, uint16_t cport, uint16_t flags, uint32_t seq,
     uint32_t payload, uint8_t ecn)
 {
-    uint8_t *cli = from == CLI ? p->src : p->dst, *srv = from == CLI ? p->dst : p->src;
+    const struct fx_hosts h = {.family = (uint8_t)family,
+                               .cli = family == 4 ? 0x0a000009 : 9,
+                               .srv = family == 4 ? 0x0a000001 : 1,
+                               .cport = cport,
+                               .sport = 80,
+                               .hdr = 40};
 
-    memset(p, 0, sizeof(*p));
-    p->status = EW_PKT_OK;
-    p->family = (uint8_t)family;
-    p->ip_proto = l4 == EW_L4_TCP ? 6 : l4 == EW_L4_UDP ? 17 : 47;
-    p->l4 = (enum ew_l4)l4;
-    p->ecn = ecn;
-    p->ip_len = 40 + payload;
-    if (family == 4) {
-        cli[10] = cli[11] = srv[10] = srv[11] = 0xff;
-        cli[12] = srv[12] = 10;
-    } else {
-        cli[0] = srv[0] = 0x20;
-        cli[1] = srv[1] = 0x01;
-        cli[2] = srv[2] = 0x0d;
-        cli[3] = srv[3] = 0xb8;
-    }
-    cli[15] = 9;
-    srv[15] = 1;
-    if (l4 == EW_L4_TCP) {
-        p->u.tcp.sport = from == CLI ? cport : 80;
-        p->u.tcp.dport = from == CLI ? 80 : cport;
-        p->u.tcp.flags = flags;
-        p->u.tcp.seq = seq;
-        p->u.tcp.payload = payload;
-    } else if (l4 == EW_L4_UDP) {
-        p->u.udp.sport = from == CLI ? cport : 80;
-        p->u.udp.dport = from == CLI ? 80 : cport;
-        p->u.udp.len = (uint16_t)(8 + payload);
-        p->u.udp.payload = payload;
-    }
+    if (l4 == EW_L4_TCP)
+        fx_tcp(p, &h, from, flags, ecn, seq, 0, payload);
+    else if (l4 == EW_L4_UDP)
+        fx_udp(p, &h, from, ecn, payload);
+    else
+        fx_ip(p, &h, from, 47, ecn, payload);
 }
 
 static void

@@ -16,6 +16,7 @@
 #include "dissectors/dissect.h"
 #include "dissectors/ecn.h"
 #include "output/snapshot.h"
+#include "fixture.h"
 #include "suites.h"
 
 /* an analyzer fed a capture; hot is its hot set (0: the default) */
@@ -184,36 +185,19 @@ test_quic_rule(void)
     free(room);
 }
 
-enum { CLI = 0, SRV = 1 };
 
 /* a packet between 10.0.0.9:cport (the client) and 10.0.0.1:80 */
 static void
 pkt(struct ew_pkt *p, int l4, int from, uint16_t cport, uint16_t flags, uint32_t seq,
     uint32_t payload, uint8_t ecn)
 {
-    memset(p, 0, sizeof(*p));
-    p->status = EW_PKT_OK;
-    p->family = 4;
-    p->ip_proto = l4 == EW_L4_TCP ? 6 : 17;
-    p->l4 = (enum ew_l4)l4;
-    p->ecn = ecn;
-    p->ip_len = 40 + payload;
-    p->src[10] = p->src[11] = p->dst[10] = p->dst[11] = 0xff;
-    p->src[12] = p->dst[12] = 10;
-    p->src[15] = from == CLI ? 9 : 1;
-    p->dst[15] = from == CLI ? 1 : 9;
-    if (l4 == EW_L4_TCP) {
-        p->u.tcp.sport = from == CLI ? cport : 80;
-        p->u.tcp.dport = from == CLI ? 80 : cport;
-        p->u.tcp.flags = flags;
-        p->u.tcp.seq = seq;
-        p->u.tcp.payload = payload;
-    } else {
-        p->u.udp.sport = from == CLI ? cport : 80;
-        p->u.udp.dport = from == CLI ? 80 : cport;
-        p->u.udp.len = (uint16_t)(8 + payload);
-        p->u.udp.payload = payload;
-    }
+    const struct fx_hosts h = {.family = 4, .cli = 0x0a000009, .srv = 0x0a000001, .cport = cport, .sport = 80,
+                               .hdr = 40};
+
+    if (l4 == EW_L4_TCP)
+        fx_tcp(p, &h, from, flags, ecn, seq, 0, payload);
+    else
+        fx_udp(p, &h, from, ecn, payload);
 }
 
 /* four flows in this order of ids:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tshark_check.sh ECNWATCH CAPTURE...
+# tshark.sh ECNWATCH CAPTURE...
 # For every capture: per flow and direction, the ECN codepoint counts in
 # ecnwatch's JSON report must equal what tshark (an independent dissector)
 # reads from the same file. IP reassembly is off in tshark, so that later
