@@ -158,7 +158,7 @@ $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
 $(FUZZ_BUILD)/seeds.stamp: $(BUILD)/mkseeds $(BUILD)/ecngen $(wildcard captures/*.pcap)
 	@rm -rf $(FUZZ_BUILD)/gen $(FUZZ_NAMES:%=$(FUZZ_BUILD)/seeds-%)
 	@mkdir -p $(FUZZ_BUILD)/gen $(FUZZ_NAMES:%=$(FUZZ_BUILD)/seeds-%)
-	@for l in vlan qinq sll sll2 raw null loop ppp chdlc ipoib; do for c in $(FUZZ_RELINK); do \
+	@for l in vlan qinq sll sll2 raw null loop ppp chdlc ipoib nflog; do for c in $(FUZZ_RELINK); do \
 	    $(BUILD)/ecngen relink $$l captures/$$c.pcap $(FUZZ_BUILD)/gen/$$c-$$l.pcap 2>/dev/null || exit 1; \
 	done; done
 	@$(BUILD)/mkseeds $(FUZZ_BUILD)/seeds-fuzz_dissect $(FUZZ_BUILD)/seeds-fuzz_pipeline \

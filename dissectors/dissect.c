@@ -240,6 +240,89 @@ link_ipoib(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
     ip_or_other(c, type, pkt, fs);
 }
 
+/* Linux NFLOG (LINKTYPE_NFLOG 239): what `tcpdump -i nflog:GROUP` captures
+ * from the kernel's NFLOG target (iptables -j NFLOG, nftables "log group").
+ * A 4-byte header (address family, version, resource id), then TLVs: a
+ * 16-bit length (with its 4-byte header; the next TLV starts at the length
+ * padded to 4 bytes) and a 16-bit type (the top bit flags nesting), in the
+ * byte order of the host that captured them; type 9 (NFULA_PAYLOAD) holds
+ * the packet from its IP header (tcpdump.org, LINKTYPE_NFLOG; libpcap's
+ * pcap/nflog.h). libpcap swaps the TLVs to the reading host's order and a
+ * file read here is not, so both orders are tried: the one whose lengths
+ * walk from TLV to TLV to the payload is taken. */
+#define NFLOG_HDR 4
+#define NFULA_PAYLOAD 9
+
+static uint16_t
+nflog_u16(struct ew_cur *c, bool swap)
+{
+    uint16_t v = ew_cur_be16(c);
+
+    return swap ? (uint16_t)((v >> 8) | (v << 8)) : v;
+}
+
+/* The payload's offset in the frame and its length in *len, read in one
+ * byte order (swap: little-endian); 0 when the TLVs do not lead to one. */
+static size_t
+nflog_payload(const uint8_t *data, size_t caplen, bool swap, size_t *len)
+{
+    struct ew_cur c;
+
+    ew_cur_init(&c, data, caplen);
+    ew_cur_skip(&c, NFLOG_HDR);
+    while (!c.trunc && ew_cur_left(&c) > 0) {
+        size_t at = caplen - ew_cur_left(&c);
+        uint16_t tlen = nflog_u16(&c, swap);
+        uint16_t type = (uint16_t)(nflog_u16(&c, swap) & 0x7fff);
+
+        if (c.trunc)
+            break;
+        if (tlen < 4)
+            return 0;
+        if (type == NFULA_PAYLOAD) {
+            *len = (size_t)tlen - 4;
+            return at + 4;
+        }
+        if (!ew_cur_skip(&c, (((size_t)tlen + 3) & ~(size_t)3) - 4))
+            break;
+    }
+    return 0;
+}
+
+static void
+link_nflog(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    size_t caplen = ew_cur_left(c), len = 0, at;
+    uint8_t family = 0;
+    struct ew_cur sub;
+
+    if (!ew_cur_peek_u8(c, &family) || caplen < NFLOG_HDR) {
+        link_cut(pkt);
+        return;
+    }
+    at = nflog_payload(c->p, caplen, true, &len);
+    if (!at)
+        at = nflog_payload(c->p, caplen, false, &len);
+    if (!at) {
+        /* no payload in what was captured: cut, or a message without one */
+        if (caplen < pkt->wirelen) {
+            link_cut(pkt);
+        } else {
+            ew_pkt_event(pkt, EW_EV_NON_IP);
+            pkt->status = EW_PKT_NON_IP;
+        }
+        return;
+    }
+    ew_cur_skip(c, at);
+    ew_cur_sub(c, len, &sub);
+    /* the message's length says nothing of the packet's: the kernel copies
+     * at most its copy range (--nflog-size), so a packet cut short is cut as
+     * by a snapshot length, not short on the wire */
+    pkt->wirelen = 0;
+    /* AF_INET 2, AF_INET6 10, as Linux numbers them */
+    ip_or_other(&sub, family == 2 ? ETHERTYPE_IPV4 : family == 10 ? ETHERTYPE_IPV6 : 0, pkt, fs);
+}
+
 void
 ew_dissect_frame(enum ew_link link, const uint8_t *data, size_t caplen, uint32_t wirelen,
                  struct ew_pkt *pkt)
@@ -286,6 +369,9 @@ ew_dissect_frame(enum ew_link link, const uint8_t *data, size_t caplen, uint32_t
         break;
     case EW_LINK_IPOIB:
         link_ipoib(&c, pkt, data);
+        break;
+    case EW_LINK_NFLOG:
+        link_nflog(&c, pkt, data);
         break;
     case EW_LINK_UNSUPPORTED:
         ew_pkt_event(pkt, EW_EV_LINK_UNSUPPORTED);

@@ -29,6 +29,7 @@
     X(PPP, "PPP", "PPP, with or without HDLC-like framing (also Cisco HDLC framing)") \
     X(CHDLC, "C_HDLC", "Cisco HDLC") \
     X(IPOIB, "IPOIB", "IP over InfiniBand, as libpcap writes it") \
+    X(NFLOG, "NFLOG", "Linux NFLOG: packets the kernel's NFLOG target logged (tcpdump -i nflog:N)") \
     X(UNSUPPORTED, "unsupported", "a pcapng interface of a link type not decoded: frames undecodable")
 
 enum ew_link {

@@ -81,7 +81,7 @@ for build in "$@"; do
 
     # re-encapsulate real captures under every link type
     relinked=()
-    for link in vlan qinq sll sll2 raw ipv4 ipv6 null loop ppp chdlc ipoib; do
+    for link in vlan qinq sll sll2 raw ipv4 ipv6 null loop ppp chdlc ipoib nflog; do
         for base in rfc3168-ce-client accecn-ce-v6-server udp-ect-client; do
             # the IPv4 and IPv6 link types carry one family each
             [ $link = ipv4 ] && [ $base = accecn-ce-v6-server ] && continue
@@ -94,6 +94,9 @@ for build in "$@"; do
             fi
         done
     done
+
+    # captures of link types no Ethernet capture turns into, as their programs wrote them
+    relinked+=(tests/link-captures/*.pcap)
 
     # a pcapng file with interfaces of three link types (ecngen hostile
     # pcapng-two-links): swept and cross-checked with the re-encapsulations

@@ -16,6 +16,9 @@
 #ifndef DLT_IPOIB
 #define DLT_IPOIB 242
 #endif
+#ifndef DLT_NFLOG
+#define DLT_NFLOG 239
+#endif
 
 static const struct {
     int dlt;
@@ -35,6 +38,7 @@ static const struct {
     {DLT_PPP_SERIAL, EW_LINK_PPP}, /* LINKTYPE_PPP_HDLC */
     {DLT_C_HDLC, EW_LINK_CHDLC},
     {DLT_IPOIB, EW_LINK_IPOIB},
+    {DLT_NFLOG, EW_LINK_NFLOG},
 };
 
 int

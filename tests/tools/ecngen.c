@@ -5,7 +5,8 @@
  *       link type, so that one real capture exercises every link decoder:
  *       vlan (802.1Q), qinq (802.1ad + 802.1Q), sll, sll2, raw, ipv4, ipv6
  *       (only packets of that family), null (BSD, little-endian AF), loop,
- *       ppp (RFC 1662 framing), chdlc (Cisco HDLC), ipoib (IP over
+ *       ppp (RFC 1662 framing), chdlc (Cisco HDLC), nflog (Linux NFLOG, a
+ *       little-endian host's TLVs), ipoib (IP over
  *       InfiniBand, libpcap's 44-byte header).
  *       Frames with VLAN tags or non-IP ethertypes in IN are copied unchanged
  *       for vlan/qinq and skipped otherwise.
@@ -51,6 +52,9 @@
 #ifndef DLT_IPV4
 #define DLT_IPV4 228
 #endif
+#ifndef DLT_NFLOG
+#define DLT_NFLOG 239
+#endif
 #ifndef DLT_IPOIB
 #define DLT_IPOIB 242
 #endif
@@ -85,12 +89,15 @@ link_dlt(const char *name)
         return DLT_C_HDLC;
     if (!strcmp(name, "ipoib"))
         return DLT_IPOIB;
+    if (!strcmp(name, "nflog"))
+        return DLT_NFLOG;
     return -1;
 }
 
-/* build the new link header for an IP packet of ethertype `et`; returns its length */
+/* build the new link header for an IP packet of ethertype `et` and iplen
+ * bytes on the wire; returns its length */
 static size_t
-make_header(const char *link, const uint8_t *eth, uint16_t et, uint8_t *out)
+make_header(const char *link, const uint8_t *eth, uint16_t et, size_t iplen, uint8_t *out)
 {
     if (!strcmp(link, "vlan")) {
         memcpy(out, eth, 12);
@@ -162,6 +169,26 @@ make_header(const char *link, const uint8_t *eth, uint16_t et, uint8_t *out)
         put16(out + 40, et);
         return 44;
     }
+    if (!strcmp(link, "nflog")) {
+        /* as the kernel's NFLOG target writes it on a little-endian host
+         * (libpcap's pcap/nflog.h): the header (AF_INET 2 or AF_INET6 10,
+         * version 0, resource id 5, big-endian), then TLVs of a host-order
+         * length (with their 4-byte header, padded to 4) and type:
+         * NFULA_PACKET_HDR (1: hardware protocol, hook), NFULA_PREFIX (10:
+         * "ew" and its NUL, 7 bytes padded to 8), NFULA_PAYLOAD (9) last */
+        size_t plen = iplen + 4 > 0xffff ? 0xffff : iplen + 4;
+
+        out[0] = et == 0x0800 ? 2 : 10;
+        out[1] = 0;
+        put16(out + 2, 5);
+        out[4] = 8, out[5] = 0, out[6] = 1, out[7] = 0;
+        put16(out + 8, et);
+        out[10] = 3, out[11] = 0; /* NF_INET_LOCAL_OUT */
+        out[12] = 7, out[13] = 0, out[14] = 10, out[15] = 0;
+        out[16] = 'e', out[17] = 'w', out[18] = 0, out[19] = 0;
+        out[20] = (uint8_t)plen, out[21] = (uint8_t)(plen >> 8), out[22] = 9, out[23] = 0;
+        return 24;
+    }
     return 0; /* raw, ipv4, ipv6 */
 }
 
@@ -211,10 +238,11 @@ relink(const char *link, const char *in, const char *out)
         }
         if ((dlt == DLT_IPV4 && et != 0x0800) || (dlt == DLT_IPV6 && et != 0x86dd))
             continue;
-        hl = make_header(link, data, et, buf);
+        /* NFLOG's payload is what the kernel copied: the captured bytes */
+        hl = make_header(link, data, et, dlt == DLT_NFLOG ? h->caplen - 14 : h->len - 14, buf);
         memcpy(buf + hl, data + 14, h->caplen - 14);
         oh.caplen = (bpf_u_int32)(h->caplen - 14 + hl);
-        oh.len = (bpf_u_int32)(h->len - 14 + hl);
+        oh.len = (bpf_u_int32)(dlt == DLT_NFLOG ? oh.caplen : h->len - 14 + hl);
         pcap_dump((u_char *)d, &oh, buf);
         n++;
     }
@@ -994,7 +1022,7 @@ usage(void)
 {
     int i;
 
-    fprintf(stderr, "usage: ecngen relink vlan|qinq|sll|sll2|raw|ipv4|ipv6|null|loop|ppp|chdlc|ipoib IN OUT\n"
+    fprintf(stderr, "usage: ecngen relink vlan|qinq|sll|sll2|raw|ipv4|ipv6|null|loop|ppp|chdlc|ipoib|nflog IN OUT\n"
                     "       ecngen hostile KIND OUT\n"
                     "       ecngen flood OUT N [udp]\n"
                     "       ecngen udp-oneway OUT\n"

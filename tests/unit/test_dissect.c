@@ -731,6 +731,106 @@ test_ipoib(void)
     }
 }
 
+/* Linux NFLOG (LINKTYPE_NFLOG 239) as the kernel's NFLOG target writes it
+ * and libpcap's pcap/nflog.h describes it: the 4-byte header (AF_INET 2 or
+ * AF_INET6 10, version 0, resource id big-endian), then TLVs of a
+ * host-order 16-bit length (with the 4-byte TLV header, the next TLV at the
+ * length padded to 4) and type; NFULA_PAYLOAD (9) holds the packet from its
+ * IP header. The layout below is that of a real capture (tcpdump -i nflog:5
+ * on Linux x86-64: PACKET_HDR, then PREFIX, then PAYLOAD); read on either
+ * byte order; a payload cut short is cut as by a snapshot length. */
+static size_t
+nflog_frame(uint8_t *out, uint8_t family, bool big, const uint8_t *ip, size_t iplen,
+            bool payload_first)
+{
+    size_t o = 4, plen = iplen + 4;
+    uint8_t tlv_hdr[4], tlv_pre[4], tlv_pay[4];
+
+#define TLV(b, len, type)                                                                      \
+    do {                                                                                       \
+        (b)[big ? 1 : 0] = (uint8_t)((len)&0xff), (b)[big ? 0 : 1] = (uint8_t)((len) >> 8);    \
+        (b)[big ? 3 : 2] = (uint8_t)(type), (b)[big ? 2 : 3] = 0;                              \
+    } while (0)
+    TLV(tlv_hdr, 8, 1);
+    TLV(tlv_pre, 7, 10);
+    TLV(tlv_pay, plen, 9);
+#undef TLV
+    out[0] = family, out[1] = 0, out[2] = 0, out[3] = 5;
+    if (payload_first) {
+        memcpy(out + o, tlv_pay, 4);
+        memcpy(out + o + 4, ip, iplen);
+        o += (plen + 3) & ~(size_t)3;
+    }
+    memcpy(out + o, tlv_hdr, 4);
+    out[o + 4] = family == 2 ? 0x08 : 0x86, out[o + 5] = family == 2 ? 0x00 : 0xdd;
+    out[o + 6] = 3, out[o + 7] = 0;
+    o += 8;
+    memcpy(out + o, tlv_pre, 4);
+    memcpy(out + o + 4, "ew\0\0", 4); /* 7 bytes, padded to 8 */
+    o += 8;
+    if (!payload_first) {
+        memcpy(out + o, tlv_pay, 4);
+        memcpy(out + o + 4, ip, iplen);
+        o += 4 + iplen;
+    }
+    return o;
+}
+
+static void
+test_nflog(void)
+{
+    static const uint8_t ip4[] = {IPV4_TCP_PKT};
+    static const uint8_t ip6[] = {IPV6_TCP_PKT};
+    uint8_t f[128];
+    struct ew_pkt p;
+    size_t n, len;
+    int big;
+
+    for (big = 0; big < 2; big++) {
+        len = nflog_frame(f, 2, big, ip4, sizeof(ip4), false);
+        CU_ASSERT_EQUAL_FATAL(len, 20 + 4 + 40);
+        run(EW_LINK_NFLOG, f, len, (uint32_t)len, &p);
+        check_ipv4_tcp_pkt(&p, 24);
+        len = nflog_frame(f, 10, big, ip6, sizeof(ip6), false);
+        run(EW_LINK_NFLOG, f, len, (uint32_t)len, &p);
+        check_ipv6_tcp_pkt(&p, 24);
+        /* the payload first, the other TLVs after it: not parsed as TCP */
+        len = nflog_frame(f, 2, big, ip4, sizeof(ip4), true);
+        run(EW_LINK_NFLOG, f, len, (uint32_t)len, &p);
+        check_ipv4_tcp_pkt(&p, 8);
+        /* cut before the payload: the link header is cut */
+        len = nflog_frame(f, 2, big, ip4, sizeof(ip4), false);
+        for (n = 0; n < 24; n++) {
+            run(EW_LINK_NFLOG, f, n, (uint32_t)len, &p);
+            check_undecodable(&p, EW_EV_LINK_TRUNC);
+        }
+        /* cut inside the packet, as --nflog-size cuts it: truncated IP or
+         * TCP, never a packet short on the wire */
+        for (n = 24; n < len; n++) {
+            run(EW_LINK_NFLOG, f, n, (uint32_t)len, &p);
+            CU_ASSERT_FALSE(p.events & (1ull << EW_EV_IP_LEN_SHORT));
+            CU_ASSERT_FALSE(p.events & (1ull << EW_EV_LINK_TRUNC));
+            CU_ASSERT_TRUE(p.events != 0 || p.status != EW_PKT_OK);
+        }
+    }
+    /* no payload: not an IP packet; a TLV of length under 4 leads nowhere */
+    len = nflog_frame(f, 2, false, ip4, sizeof(ip4), false);
+    run(EW_LINK_NFLOG, f, 20, 20, &p);
+    check_non_ip(&p);
+    f[4] = 2, f[5] = 0;
+    run(EW_LINK_NFLOG, f, len, (uint32_t)len, &p);
+    check_non_ip(&p);
+    /* a family that is neither IPv4 nor IPv6 (AF_BRIDGE 7) */
+    len = nflog_frame(f, 7, false, ip4, sizeof(ip4), false);
+    run(EW_LINK_NFLOG, f, len, (uint32_t)len, &p);
+    check_non_ip(&p);
+    /* a payload TLV longer than the frame: what there is, cut */
+    len = nflog_frame(f, 2, false, ip4, sizeof(ip4), false);
+    f[20] = 0xff, f[21] = 0xff;
+    run(EW_LINK_NFLOG, f, len, (uint32_t)len, &p);
+    check_ipv4_tcp_pkt(&p, 24);
+}
+
 static void
 test_link_unknown(void)
 {
@@ -2457,6 +2557,7 @@ ew_test_register_dissect(void)
         {"PPP: RFC 1662 framing, compressed Protocol, Cisco HDLC", test_ppp},
         {"Cisco HDLC", test_chdlc},
         {"IPoIB: libpcap's 44-byte header", test_ipoib},
+        {"NFLOG: TLVs in either byte order, the payload found", test_nflog},
         {"unknown link type", test_link_unknown},
         {"name tables", test_name_tables},
     };
