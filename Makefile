@@ -229,4 +229,4 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ecnwatch
 	rmdir $(DESTDIR)$(PREFIX)/share/ecnwatch 2>/dev/null || true
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find $(sort build $(BUILD)) -name '*.d' 2>/dev/null)

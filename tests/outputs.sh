@@ -167,4 +167,28 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
 else
     bad "-o /dev/null: needs root and unshare (make check leaves this suite out)"
 fi
+
+# --- --csv, a row of the outputs' table: the same rules as -o
+csv_file() {
+    mkdir -p "$tmp/csv"
+    echo old >"$tmp/csv/t.csv"
+    run_ew 0 "$tmp/o" "$tmp/e" "$EW" -r "$CAP" -q --csv "$tmp/csv/t.csv" || return 1
+    [ "$(head -c 3 "$tmp/csv/t.csv")" = "id," ] ||
+        { why="not a flow table: $(head -c 80 "$tmp/csv/t.csv")"; return 1; }
+    [ "$(wc -l <"$tmp/csv/t.csv")" = 2 ] ||
+        { why="not a header and one flow: $(wc -l <"$tmp/csv/t.csv") lines"; return 1; }
+    [ "$(ls -A "$tmp/csv")" = t.csv ] || { why="left beside it: $(ls -A "$tmp/csv" | tr '\n' ' ')"; return 1; }
+}
+check "--csv FILE: the flow table, replaced whole" csv_file
+csv_stdout() {
+    run_ew 0 "$tmp/o" "$tmp/e" "$EW" -r "$CAP" --csv - || return 1
+    [ "$(head -c 3 "$tmp/o")" = "id," ] || { why="standard output is not the table alone: $(head -c 80 "$tmp/o")"; return 1; }
+}
+check "--csv -: the table alone on standard output" csv_stdout
+csv_unwritable() {
+    run_ew 4 "$tmp/o" "$tmp/e" "$EW" -r "$CAP" --csv "$tmp/no/such/t.csv" || return 1
+    one_line_naming "$tmp/e" "$tmp/no/such/t.csv" || return 1
+    [ ! -s "$tmp/o" ] || { why="standard output written: $(head -c 80 "$tmp/o")"; return 1; }
+}
+check "--csv into a missing folder: exit 4 before reading, one line" csv_unwritable
 finish outputs

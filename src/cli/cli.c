@@ -38,6 +38,7 @@ enum {
     OPT_INTERVAL,
     OPT_TIMESERIES,
     OPT_PLOT,
+    OPT_CSV,
     OPT_METRICS,
     OPT_METRICS_FILE,
     OPT_LIST,
@@ -111,6 +112,8 @@ usage(FILE *out)
             "  --timeseries        per-flow time series in the JSON report (live: -o, events)\n"
             "  --plot DIR          an SVG per flow (throughput, RTT, CE, ECT(1)) and an index;\n"
             "                      live: written when capture stops\n"
+            "  --csv FILE          a line per flow: endpoints, verdict, codepoints, path, misuse\n"
+            "                      ('-': standard output); live: written when capture stops\n"
             "  --json              write the JSON report to standard output\n"
             "  --ndjson            stream events, one JSON object per line: findings as found,\n"
             "                      flow ends, a summary\n"
@@ -340,6 +343,11 @@ parse_option(int c, char **argv, struct ew_options *o)
         break;
     case OPT_PLOT:
         o->plot_dir = optarg;
+        break;
+    case OPT_CSV:
+        if (!*optarg)
+            return bad_value("--csv", optarg, "a file name, or - for standard output");
+        o->csv_file = optarg;
         break;
     case OPT_METRICS: {
         struct sockaddr_storage ss;
@@ -605,6 +613,7 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"timeseries", no_argument, NULL, OPT_TIMESERIES},
         {"plot", required_argument, NULL, OPT_PLOT},
+        {"csv", required_argument, NULL, OPT_CSV},
         {"metrics", required_argument, NULL, OPT_METRICS},
         {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
         {"list", required_argument, NULL, OPT_LIST},
@@ -696,6 +705,7 @@ ew_cli_run_cfg(const struct ew_options *o, struct ew_run_cfg *c)
     c->fail_on = o->fail_on;
     c->timeseries = o->timeseries;
     c->plot_dir = o->plot_dir;
+    c->csv_file = o->csv_file;
     c->series_interval_s = o->interval_set ? o->interval_s : SERIES_INTERVAL_DEFAULT;
     c->metrics_listen = o->metrics_listen;
     c->metrics_file = o->metrics_file;

@@ -39,6 +39,7 @@ struct ew_options {
     bool interval_set;
     bool timeseries;
     const char *plot_dir;
+    const char *csv_file;       /* --csv FILE */
     const char *metrics_listen; /* --metrics ADDR:PORT (":PORT" and "localhost:PORT" spelt out) */
     char metrics_spec[128];     /* where a spelt-out --metrics is kept */
     bool list_ifaces;           /* -D */

@@ -47,6 +47,7 @@ struct ew_run_cfg {
     uint32_t fail_on;         /* mask of misuse kinds for exit status 1 */
     bool timeseries;          /* per-flow time series in the report and the events */
     const char *plot_dir;     /* --plot DIR, or NULL */
+    const char *csv_file;     /* --csv FILE: a line per flow ("-": standard output), or NULL */
     double series_interval_s; /* the time series' first bin width */
     const char *metrics_listen; /* --metrics ADDR:PORT (live), or NULL */
     const char *metrics_file; /* --metrics-file PATH, or NULL */

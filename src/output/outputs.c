@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/outfile.h"
+#include "output/csv.h"
 #include "output/metrics.h"
 #include "output/plots.h"
 #include "output/report.h"
@@ -128,7 +129,8 @@ ndjson_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, si
 static bool
 text_wanted(const struct ew_out_ctx *x)
 {
-    return !x->cfg->live && !x->cfg->json && !x->stream && !x->cfg->quiet;
+    return !x->cfg->live && !x->cfg->json && !x->stream && !x->cfg->quiet &&
+           !(x->cfg->csv_file && !strcmp(x->cfg->csv_file, "-"));
 }
 
 static int
@@ -142,6 +144,25 @@ text_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size
         ew_report_hop_text(x->out, p->path->hops[i - 1], p->path->captures[i - 1],
                            p->path->captures[i]);
     return flushed(x->out, "the summary", err, errlen);
+}
+
+/* --csv FILE: a line per flow */
+static bool
+csv_wanted(const struct ew_out_ctx *x)
+{
+    return x->cfg->csv_file != NULL;
+}
+
+static int
+csv_check(const struct ew_out_ctx *x, char *err, size_t errlen)
+{
+    return ew_outfile_check(x->cfg->csv_file, "flow table", err, errlen);
+}
+
+static int
+csv_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size_t errlen)
+{
+    return ew_csv_write_file(p, x->cfg->csv_file, err, errlen);
 }
 
 /* --plot DIR */
@@ -170,6 +191,7 @@ const struct ew_output ew_outputs[] = {
     {"json", json_wanted, NULL, json_finish},
     {"ndjson", ndjson_wanted, NULL, ndjson_finish},
     {"text", text_wanted, NULL, text_finish},
+    {"csv", csv_wanted, csv_check, csv_finish},
     {"plots", plots_wanted, plots_check, plots_finish},
     {NULL, NULL, NULL, NULL},
 };
