@@ -268,8 +268,23 @@ done
 # the schema's enums name exactly what the sources define, and the binary
 # under test holds every name (it was built from these sources)
 tr '\0' '\n' <"$EW" >"$tmp/ew.strings" 2>/dev/null
-# names SYMBOL: the strings of the C array SYMBOL, one per line, sorted
+# names SYMBOL: the strings of the C array SYMBOL, one per line, sorted; an
+# array made from a list (X(ID, "name", "text") rows of a macro: misuse.h,
+# infer.h, dissectors/pkt.h) is read from the list's rows
 names() {
+    local list=
+    case $1 in
+        ew_misuse_name) list=EW_MISUSE_KINDS ;;
+        ew_event_name) list=EW_EVENTS ;;
+        ew_aqm_name) list=EW_AQM_VERDICTS ;;
+        ew_link_name) list=EW_LINK_TYPES ;;
+    esac
+    if [ -n "$list" ]; then
+        awk -v m="$list" '$0 ~ "^#define " m "\\(X\\)" { on = 1; next } on && /^ *X\(/ { print }
+                          on && !/\\$/ { exit }' src/*/*.h dissectors/*.h |
+            sed -n 's/^ *X([A-Z0-9_]*, *"\([^"]*\)".*/\1/p' | sort -u
+        return
+    fi
     awk -v sym="$1" '$0 ~ "const char \\*const " sym "\\[" { on = 1 } on { print } on && /};/ { exit }' \
         src/*/*.c dissectors/*.c | grep -o '"[a-z0-9_]*"' | tr -d '"' | sort -u
 }
