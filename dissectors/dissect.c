@@ -258,7 +258,9 @@ nflog_u16(struct ew_cur *c, bool swap)
 {
     uint16_t v = ew_cur_be16(c);
 
-    return swap ? (uint16_t)((v >> 8) | (v << 8)) : v;
+    if (swap)
+        v = (uint16_t)((v >> 8) | (v << 8));
+    return v;
 }
 
 /* The payload's offset in the frame and its length in *len, read in one

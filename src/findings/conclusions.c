@@ -173,9 +173,14 @@ ew_conclusion_words(const struct ew_conclusions *c, size_t i, unsigned what,
 #ifdef EW_CHECKS
     /* the words tell the row's story: the same rules on the same state */
     if (out->v.verdict != r->verdict || out->kinds != r->kinds || out->nf != r->nf ||
-        (out->has_path && out->path[r->main_dir].aqm != r->aqm[r->main_dir])) {
-        fprintf(stderr, "ecnwatch: flow %llu: its words and its row disagree\n",
-                (unsigned long long)r->id);
+        ((r->flags & EW_CONCL_HAS_PATH) && out->has_path &&
+         out->path[r->main_dir].aqm != r->aqm[r->main_dir])) {
+        fprintf(stderr,
+                "ecnwatch: flow %llu: its words and its row disagree (verdict %d/%d, kinds "
+                "%#x/%#x, findings %zu/%u, path %d/%d)\n",
+                (unsigned long long)r->id, (int)out->v.verdict, (int)r->verdict,
+                (unsigned)out->kinds, (unsigned)r->kinds, out->nf, (unsigned)r->nf,
+                out->has_path ? (int)out->path[r->main_dir].aqm : -1, (int)r->aqm[r->main_dir]);
         abort();
     }
 #endif
