@@ -10,6 +10,11 @@ ew_run_end(struct ew_run_end *e)
 {
     int i, status = EW_EXIT_DONE;
 
+    /* -q with nothing to write, judge or fail on: no pass to make */
+    if (!ew_outputs_wanted(&e->out) && !e->out.cfg->fail_on && e->path.ncaptures < 2) {
+        ew_pass_init(&e->pass, e->an, &e->concl, e->src, NULL);
+        return status;
+    }
     if (ew_analyzer_pass(e->an, &e->concl, EW_PASS_BOTTLENECKS, NULL) != 0) {
         fprintf(stderr, "ecnwatch: out of memory for the conclusions of %zu flows\n",
                 e->concl.held);

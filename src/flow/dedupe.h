@@ -60,8 +60,17 @@ struct ew_dedupe {
 int ew_dedupe_init(struct ew_dedupe *d);
 void ew_dedupe_free(struct ew_dedupe *d);
 
+/* The flow of a signature is named by its key's hash under this fixed seed,
+ * not the table's: the table of packets keeps one packet a slot, so which
+ * copies it still holds depends on where signatures fall, and a report must
+ * not depend on the seed a run drew. (A fixed hash costs nothing there: a
+ * slot has no chain that chosen collisions could lengthen; at worst a copy
+ * is not found, as when its slot is taken.) */
+#define EW_DUP_FLOW_SEED 0x2545f4914f6cdd1dULL
+
 /* What identifies the packet pkt (status OK) of flow `flow` (any value that
- * names the flow: its key's hash) in canonical direction dir: a signature,
+ * names the flow: ew_flow_hash(key, EW_DUP_FLOW_SEED)) in canonical
+ * direction dir: a signature,
  * and in *tells whether it holds something a resend would change. A pure
  * function of its arguments, so that a reader thread can work it out ahead. */
 uint64_t ew_dedupe_sig(uint64_t flow, int dir, const struct ew_pkt *pkt, bool *tells);

@@ -96,6 +96,9 @@ extern const struct ew_output ew_outputs[];
  * in err. */
 int ew_outputs_check(const struct ew_out_ctx *x, char *err, size_t errlen);
 
+/* Does the run want any output written at its end? */
+bool ew_outputs_wanted(const struct ew_out_ctx *x);
+
 /* Write every output the run wants from p, each tried even when one before
  * failed; each failure is printed as one line to standard error. 0, or -1
  * when any failed. */

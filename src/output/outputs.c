@@ -207,6 +207,17 @@ ew_outputs_check(const struct ew_out_ctx *x, char *err, size_t errlen)
     return 0;
 }
 
+bool
+ew_outputs_wanted(const struct ew_out_ctx *x)
+{
+    const struct ew_output *o;
+
+    for (o = ew_outputs; o->name; o++)
+        if (o->finish && o->wanted(x))
+            return true;
+    return false;
+}
+
 int
 ew_outputs_finish(const struct ew_out_ctx *x, const struct ew_pass *p)
 {
