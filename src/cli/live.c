@@ -91,8 +91,7 @@ on_frame(void *arg, const struct ew_frame *fr)
         ew_savefile_frame(l->save, fr);
     ew_dissect_frame(l->link, fr->data, fr->caplen, fr->wirelen, &pkt);
     ew_analyzer_frame(&l->an, &pkt, fr->ts_ns);
-    if (l->streaming)
-        ew_stream_packet(&l->stream, fr->ts_ns);
+    ew_outputs_tick(&l->end.out, fr->ts_ns);
     l->frames++;
     if (l->cfg->count && l->frames >= l->cfg->count)
         l->limit_reached = true;
@@ -182,7 +181,7 @@ live_start(struct live *l)
     /* the files are written as the user ecnwatch now runs as: checked now,
      * not found unwritable when the capture stops */
     /* (the metrics file is the exporter's, written at each tick) */
-    l->end.out = (struct ew_out_ctx){cfg, stdout, NULL, true};
+    l->end.out = (struct ew_out_ctx){.cfg = cfg, .out = stdout, .metrics_done = true};
     l->end.an = &l->an;
     l->end.src = &l->src;
     if (ew_outputs_check(&l->end.out, l->err, sizeof(l->err)) != 0 ||
@@ -200,6 +199,7 @@ live_start(struct live *l)
     /* -o - writes the report to standard output at the end: no events there */
     l->streaming = !tty && !(cfg->out_file && !strcmp(cfg->out_file, "-")) && !save_stdout;
     l->end.out.stream = l->streaming ? &l->stream : NULL;
+    ew_outputs_start(&l->end.out);
     ew_stream_init(&l->stream, stdout, (int64_t)l->interval_ms * 1000000, true);
     ew_stream_limit(&l->stream, cfg->max_output);
     if (setup_analyzer(l) != 0) {
@@ -237,11 +237,8 @@ live_refresh(struct live *l, int64_t now, bool *draw)
             return false;
         }
     }
-    if (l->streaming) {
-        ew_stream_packet(&l->stream, wall_ns());
-        if (l->stream.error)
-            return false;
-    }
+    if (ew_outputs_tick(&l->end.out, wall_ns()) != 0)
+        return false;
     if (l->save && ew_savefile_flush(l->save, l->err, sizeof(l->err)) != 0) {
         fprintf(stderr, "ecnwatch: %s\n", l->err);
         return false;

@@ -51,7 +51,7 @@ struct offline {
 struct read_ctx {
     const struct ew_run_cfg *cfg;
     volatile sig_atomic_t *stop;
-    struct ew_stream *stream; /* --ndjson, or NULL */
+    const struct ew_out_ctx *out; /* the outputs that tick with the packets (the first capture) */
     struct ew_analyzer *an;   /* analyse (the first capture), or NULL */
     struct ew_index *index;   /* index for the next capture downstream, or NULL */
     struct ew_hop *hop;       /* match against the capture upstream, or NULL */
@@ -83,8 +83,7 @@ account_frame(struct read_ctx *rc, const struct ew_rframe *a)
         ew_savefile_frame(rc->save, &a->fr);
     if (rc->an) {
         ew_analyzer_frame_prepared(rc->an, &a->pkt, a->fr.ts_ns, &a->pre);
-        if (rc->stream)
-            ew_stream_packet(rc->stream, a->fr.ts_ns);
+        ew_outputs_tick(rc->out, a->fr.ts_ns);
     }
     if (rc->index || rc->hop) {
         if (a->pkt.l4_end && a->pkt.l4_end < a->fr.caplen) {
@@ -386,7 +385,7 @@ read_all(struct offline *off)
         struct read_ctx ctx = {
             .cfg = cfg,
             .stop = off->stop,
-            .stream = cfg->ndjson ? &off->stream : NULL,
+            .out = &off->end.out,
             .an = i == 0 ? &off->an : NULL,
             .index = i + 1 < cfg->nfiles ? off->up_ix[i] : NULL,
             .hop = i > 0 ? off->hops[i - 1] : NULL,
@@ -455,10 +454,11 @@ ew_offline_run(const struct ew_run_cfg *cfg, volatile sig_atomic_t *stop)
     off->cfg = cfg;
     off->stop = stop;
     off->src.kind = "file";
-    off->end.out = (struct ew_out_ctx){cfg, stdout, cfg->ndjson && !cfg->json ? &off->stream : NULL,
-                                       false};
+    off->end.out = (struct ew_out_ctx){
+        .cfg = cfg, .out = stdout, .stream = cfg->ndjson && !cfg->json ? &off->stream : NULL};
     off->end.an = &off->an;
     off->end.src = &off->src;
+    ew_outputs_start(&off->end.out);
     status = check_outputs(off);
     if (status == EW_EXIT_DONE)
         status = setup(off);

@@ -76,6 +76,9 @@ struct ew_out_ctx {
     FILE *out;                  /* standard output */
     struct ew_stream *stream;   /* the event stream, when the run streams; else NULL */
     bool metrics_done;          /* --metrics-file is the live exporter's: not written here */
+    /* the rows with a tick the run wants (ew_outputs_start()) */
+    const struct ew_output *ticking[4];
+    int nticking;
 };
 
 /* one output of the end of a run */
@@ -85,6 +88,9 @@ struct ew_output {
     bool (*wanted)(const struct ew_out_ctx *x);
     /* at start-up, as the user the run writes as: 0, or -1 with one line in err */
     int (*check)(const struct ew_out_ctx *x, char *err, size_t errlen);
+    /* as time passes: per packet read (its time) and per live refresh (the
+     * wall clock); 0, or -1 when the output failed (its finish says why) */
+    int (*tick)(const struct ew_out_ctx *x, int64_t now_ns);
     /* at the end, from the pass p: 0, or -1 with one line in err */
     int (*finish)(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size_t errlen);
 };
@@ -95,6 +101,18 @@ extern const struct ew_output ew_outputs[];
 /* Check every output the run wants. 0, or -1 with the first failure's line
  * in err. */
 int ew_outputs_check(const struct ew_out_ctx *x, char *err, size_t errlen);
+
+/* Before the first packet, once x says what the run writes: the rows that
+ * tick. */
+void ew_outputs_start(struct ew_out_ctx *x);
+
+/* Time passes (ew_output.tick): 0, or -1 when an output failed. */
+int ew_outputs_tick_all(const struct ew_out_ctx *x, int64_t now_ns);
+static inline int
+ew_outputs_tick(const struct ew_out_ctx *x, int64_t now_ns)
+{
+    return x->nticking ? ew_outputs_tick_all(x, now_ns) : 0;
+}
 
 /* Does the run want any output written at its end? */
 bool ew_outputs_wanted(const struct ew_out_ctx *x);

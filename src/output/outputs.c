@@ -115,6 +115,13 @@ ndjson_wanted(const struct ew_out_ctx *x)
 }
 
 static int
+ndjson_tick(const struct ew_out_ctx *x, int64_t now_ns)
+{
+    ew_stream_packet(x->stream, now_ns);
+    return x->stream->error ? -1 : 0;
+}
+
+static int
 ndjson_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size_t errlen)
 {
     ew_stream_finish(x->stream, p);
@@ -184,17 +191,41 @@ plots_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, siz
     return ew_plots_write(p, x->cfg->plot_dir, err, errlen);
 }
 
+/* name, wanted, check, tick, finish */
 const struct ew_output ew_outputs[] = {
-    {"report", report_wanted, report_check, report_finish},
-    {"packets", packets_wanted, packets_check, NULL},
-    {"metrics", metrics_wanted, metrics_check, metrics_finish},
-    {"json", json_wanted, NULL, json_finish},
-    {"ndjson", ndjson_wanted, NULL, ndjson_finish},
-    {"text", text_wanted, NULL, text_finish},
-    {"csv", csv_wanted, csv_check, csv_finish},
-    {"plots", plots_wanted, plots_check, plots_finish},
-    {NULL, NULL, NULL, NULL},
+    {"report", report_wanted, report_check, NULL, report_finish},
+    {"packets", packets_wanted, packets_check, NULL, NULL},
+    {"metrics", metrics_wanted, metrics_check, NULL, metrics_finish},
+    {"json", json_wanted, NULL, NULL, json_finish},
+    {"ndjson", ndjson_wanted, NULL, ndjson_tick, ndjson_finish},
+    {"text", text_wanted, NULL, NULL, text_finish},
+    {"csv", csv_wanted, csv_check, NULL, csv_finish},
+    {"plots", plots_wanted, plots_check, NULL, plots_finish},
+    {NULL, NULL, NULL, NULL, NULL},
 };
+
+void
+ew_outputs_start(struct ew_out_ctx *x)
+{
+    const struct ew_output *o;
+
+    x->nticking = 0;
+    for (o = ew_outputs; o->name; o++)
+        if (o->tick && o->wanted(x) &&
+            x->nticking < (int)(sizeof(x->ticking) / sizeof(x->ticking[0])))
+            x->ticking[x->nticking++] = o;
+}
+
+int
+ew_outputs_tick_all(const struct ew_out_ctx *x, int64_t now_ns)
+{
+    int i, rc = 0;
+
+    for (i = 0; i < x->nticking; i++)
+        if (x->ticking[i]->tick(x, now_ns) != 0)
+            rc = -1;
+    return rc;
+}
 
 int
 ew_outputs_check(const struct ew_out_ctx *x, char *err, size_t errlen)
