@@ -1,18 +1,14 @@
 #!/usr/bin/env bash
-# cli.sh ECNWATCH - the command line as a user meets it: exit statuses, one-line
+# cli.sh BUILD - the command line as a user meets it: exit statuses, one-line
 # errors, standard input, -c, -o written atomically, determinism, truncated
 # captures. Every run of ECNWATCH is bounded in time and has the exit status
 # it must have; a failure's status comes with a one-line error naming the
 # problem; a report read is there and parses. A tool the checks rely on
 # (ecngen, editcap, mergecap) that fails is a failure, never a pass.
 # Prints one line per check and ends with "cli: N passed, N failed".
-set -u
 . "$(dirname "$0")/lib.sh"
-EW=$1
 CAP=captures/rfc3168-ce-server.pcap
 CAP6=captures/accecn-ce-v6-client.pcap
-tmp=$(mktemp -d)
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 # expect NAME STATUS STDERR-PATTERN [STDOUT-PATTERN] -- command...
 # The command exits STATUS. A non-zero STATUS needs STDERR-PATTERN, matched by

@@ -4,12 +4,7 @@
 # defines. Fails on any cycle between source files, and on any use that
 # crosses the layers the wrong way (tests/layers: each folder and what it may
 # use). Ends "deps: N passed, N failed".
-set -u
-cd "$(dirname "$0")/.."
-. tests/lib.sh
-BUILD=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 
 # the objects of today's sources only: a build folder may hold objects of
 # files since moved or removed

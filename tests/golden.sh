@@ -7,20 +7,14 @@
 # tests/golden/cases. A difference fails with a diff; --update (make golden)
 # writes the files anew, so that a deliberate change of output is reviewed in
 # the commit that makes it. Ends "golden: N passed, N failed".
-set -u
-cd "$(dirname "$0")/.."
-. tests/lib.sh
-BUILD=$1
+. "$(dirname "$0")/lib.sh"
 UPDATE=${2:-}
 EW=$(realpath "$BUILD/ecnwatch")
 G=tests/golden
 GEN=$BUILD/gen/golden
-export TZ=UTC LC_ALL=C ECNWATCH_HASH_SEED=1
 rm -rf "$GEN"
 mkdir -p "$GEN"
 GEN=$(realpath "$GEN")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # outputs DIR CAPTURE NAME OPTIONS... - the three outputs of one capture into
 # $tmp/NAME.*, ecnwatch run in DIR on CAPTURE (a path relative to DIR)

@@ -5,6 +5,7 @@
 # sweep and the tshark cross-check, over the captures in captures/ and their
 # re-encapsulations under every supported link type; then, once, every shell
 # suite against a stand-in binary that prints nothing (no check may pass).
+# Every shell suite (tests/*.sh) takes the build folder.
 #
 # Each suite runs under a time limit (seconds, doubled for a sanitizer build);
 # a suite that reaches it is stopped and reported with the check it was in.
@@ -104,20 +105,20 @@ for build in "$@"; do
     fi
 
     # command line
-    suite cli 900 bash tests/cli.sh "$build/ecnwatch"
+    suite cli 900 bash tests/cli.sh "$build"
 
     # every output tells the same story of each flow
-    suite views 600 bash tests/views.sh "$build/ecnwatch"
+    suite views 600 bash tests/views.sh "$build"
 
     # verdicts on real and generated captures
     suite inference 600 bash tests/inference.sh "$build"
     # captures other people recorded: what is known of their testbeds
-    suite field 600 bash tests/field.sh "$build/ecnwatch"
+    suite field 600 bash tests/field.sh "$build"
 
     # misuse findings, the two-capture localisation against the router's logs,
     # and the path diagnosis (AQM kind, shared bottlenecks, time series, plots)
     suite misuse 600 bash tests/misuse.sh "$build"
-    suite path 600 bash tests/path.sh "$build/ecnwatch"
+    suite path 600 bash tests/path.sh "$build"
     suite pathdiag 900 bash tests/pathdiag.sh "$build"
     # captures as people take them: joined mid-flow, doubled, thinned,
     # behind jitter, through flow queueing, compared over their overlap
@@ -141,7 +142,7 @@ for build in "$@"; do
     # tshark cross-check, one check per capture
     : >"$cur"
     out=$(EW_TEST_CURRENT=$cur timeout -k 15 $((900 * factor)) \
-        bash tests/tshark_check.sh "$build/ecnwatch" captures/*.pcap "${relinked[@]}" 2>&1)
+        bash tests/tshark.sh "$build" captures/*.pcap "${relinked[@]}" 2>&1)
     [ $? = 124 ] && { echo "FAIL tshark: stopped at its time limit, in check: $(cat "$cur")"; count 0 1; }
     echo "$out" | grep -v '^ok' || true
     count "$(echo "$out" | grep -c '^ok')" "$(echo "$out" | grep -c '^FAIL')"
@@ -149,17 +150,17 @@ for build in "$@"; do
 
     if [ $CHECK = 0 ]; then
         # the live view in tmux, on traffic between network namespaces made for it
-        suite live 900 bash tests/live.sh "$build/ecnwatch"
+        suite live 900 bash tests/live.sh "$build"
 
         # Prometheus metrics: /metrics scraped with curl and the metrics file, in namespaces made for it
-        suite metrics 900 bash tests/metrics.sh "$build/ecnwatch"
+        suite metrics 900 bash tests/metrics.sh "$build"
     fi
 
     # the files and devices ecnwatch writes to, and start-up checks of them
-    suite outputs 300 bash tests/outputs.sh "$build/ecnwatch"
+    suite outputs 300 bash tests/outputs.sh "$build"
 
     # hostile captures: malformed files and headers, each with its outcome
-    suite hostile 600 bash tests/hostile.sh "$build/ecnwatch"
+    suite hostile 600 bash tests/hostile.sh "$build"
 
     # every report and event line against the JSON Schema (after the tests that fill $build/gen)
     suite schema 1500 bash tests/schema.sh "$build"
@@ -181,12 +182,12 @@ done
 # SIGINT mid-read, a failed write (RSS is measured: not under the sanitizers)
 plain=$1
 factor=1
-suite flood 900 bash tests/flood.sh "$plain/ecnwatch"
+suite flood 900 bash tests/flood.sh "$plain"
 
 # once: a real Prometheus server scrapes a live ecnwatch; the Grafana
 # dashboard's queries evaluated there (root and network namespaces)
 if [ $CHECK = 0 ]; then
-    suite prometheus 300 bash tests/prometheus.sh "$plain/ecnwatch"
+    suite prometheus 300 bash tests/prometheus.sh "$plain"
 fi
 
 # once: the two-thread paths (the file reader, the report's helper) under

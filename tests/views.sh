@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# views.sh ECNWATCH - every output tells the same story of a flow: for every
+# views.sh BUILD - every output tells the same story of a flow: for every
 # bundled capture, each flow's verdict and misuse kinds in the JSON report,
 # the NDJSON stream's flow_end events and finding events, the text summary,
 # and the Prometheus metrics file (the counts of flows by verdict and by
@@ -8,13 +8,7 @@
 # the metrics did for QUIC flows (tests/quic-captures/ngtcp2-clean-client.pcap:
 # "classic" in the report, "unknown" in the metrics).
 # Ends "views: N passed, N failed".
-set -u
-cd "$(dirname "$0")/.."
-. tests/lib.sh
-EW=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export ECNWATCH_HASH_SEED=1
+. "$(dirname "$0")/lib.sh"
 
 # one capture: the four views, each as lines "ID VERDICT KIND,KIND" sorted,
 # or as histograms for the metrics
