@@ -1,7 +1,9 @@
 # ecnwatch - a single GNU Makefile.
 #   make              build build/ecnwatch
 #   make test         every test, also under AddressSanitizer + UndefinedBehaviorSanitizer (as root)
-#   make check        the same without what needs root or network namespaces (live view, metrics)
+#   make check        the quick tests of the plain build, as any user (tests/run.sh says which)
+#   make check T=NAME one suite of the plain build: cli, golden, ... (tests/NAME.sh), sweep,
+#                     tshark, replay, unit, or unit:SUITE[/TEST] (build/run_tests -l lists them)
 #   make golden       rewrite tests/golden/ from the current binary (review the diff, commit it)
 #   make SAN=1        the sanitizer build, in build/asan/
 #   make TSAN=1       the ThreadSanitizer build, in build/tsan/ (tests/threads.sh)
@@ -181,15 +183,22 @@ fuzz-smoke: fuzz-build
 deps:
 	@bash scripts/install-deps.sh
 
+# the builds and the suites use every processor (tests/run.sh -j)
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+T ?=
+
 test: deps
-	@$(MAKE) --no-print-directory tools
-	@$(MAKE) --no-print-directory SAN=1 tools
-	@bash tests/run.sh $(BUILD) $(BUILD)/asan
+	@$(MAKE) --no-print-directory -j$(JOBS) tools
+	@$(MAKE) --no-print-directory -j$(JOBS) SAN=1 tools
+	@bash tests/run.sh -j $(JOBS) $(BUILD) $(BUILD)/asan
 
 check: deps
-	@$(MAKE) --no-print-directory tools
-	@$(MAKE) --no-print-directory SAN=1 tools
-	@bash tests/run.sh --check $(BUILD) $(BUILD)/asan
+	@$(MAKE) --no-print-directory -j$(JOBS) tools
+ifeq ($(T),)
+	@bash tests/run.sh --check -j $(JOBS) $(BUILD)
+else
+	@bash tests/run.sh --only '$(T)' $(BUILD)
+endif
 
 golden: $(BIN) $(TOOLS)
 	@bash tests/golden.sh $(BUILD) --update

@@ -1,18 +1,14 @@
 #!/usr/bin/env bash
-# cli.sh ECNWATCH - the command line as a user meets it: exit statuses, one-line
+# cli.sh BUILD - the command line as a user meets it: exit statuses, one-line
 # errors, standard input, -c, -o written atomically, determinism, truncated
 # captures. Every run of ECNWATCH is bounded in time and has the exit status
 # it must have; a failure's status comes with a one-line error naming the
 # problem; a report read is there and parses. A tool the checks rely on
 # (ecngen, editcap, mergecap) that fails is a failure, never a pass.
 # Prints one line per check and ends with "cli: N passed, N failed".
-set -u
 . "$(dirname "$0")/lib.sh"
-EW=$1
 CAP=captures/rfc3168-ce-server.pcap
 CAP6=captures/accecn-ce-v6-client.pcap
-tmp=$(mktemp -d)
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 # expect NAME STATUS STDERR-PATTERN [STDOUT-PATTERN] -- command...
 # The command exits STATUS. A non-zero STATUS needs STDERR-PATTERN, matched by
@@ -176,6 +172,35 @@ o_report() {
         jq_true "$tmp/report.json" '.schema == "ecnwatch.report/1" and .totals.frames == 2198'
 }
 check "-o writes the report" o_report
+# -o writes the bytes --json prints (the golden files keep the -o report),
+# beside the text summary: every bundled capture, with options, two captures
+# of a path, and a file that cannot be read (no report at all, exit 3)
+json_is_o() {
+    local args rc1 rc2 want same=0 differ=""
+    for args in captures/*.pcap tests/quic-captures/*.pcap "captures/shared-dualq-server.pcap --timeseries -c 400" \
+        "captures/accecn-l4s-client.pcap --max-flows 2 --idle-timeout 0.05 tcp" \
+        "captures/bleach-rfc3168-client.pcap -r captures/bleach-rfc3168-server.pcap" "$tmp/none.pcap"; do
+        want=0
+        [ "$args" = "$tmp/none.pcap" ] && want=3
+        rm -f "$tmp/jo.json"
+        # shellcheck disable=SC2086
+        bounded "$EW_CMD_TIMEOUT" "$EW" -r $args --json >"$tmp/jo.stdout" 2>/dev/null
+        rc1=$?
+        # shellcheck disable=SC2086
+        bounded "$EW_CMD_TIMEOUT" "$EW" -r $args -o "$tmp/jo.json" >"$tmp/jo.txt" 2>/dev/null
+        rc2=$?
+        [ -f "$tmp/jo.json" ] || : >"$tmp/jo.json"
+        if [ "$rc1" = "$want" ] && [ "$rc2" = "$want" ] && cmp -s "$tmp/jo.stdout" "$tmp/jo.json" &&
+            { [ "$want" != 0 ] || { json_ok "$tmp/jo.json" && [ -s "$tmp/jo.txt" ]; }; }; then
+            same=$((same + 1))
+        else
+            differ="$differ ${args##*/} (exit $rc1 and $rc2)"
+        fi
+    done
+    [ -z "$differ" ] && [ $same -gt 30 ] || { why="$same alike;${differ:0:600}"; return 1; }
+    [ ! -s "$tmp/jo.stdout" ] || { why="a report of an unreadable file"; return 1; }
+}
+check "-o beside the summary writes what --json prints" json_is_o
 no_temporary() {
     [ -s "$tmp/report.json" ] || { why="no report written"; return 1; }
     if ls "$tmp" | grep -q 'tmp\.'; then

@@ -7,12 +7,7 @@
 # crosses the layers the wrong way (tests/layers: each folder and what it may
 # use), and on a header with functions but no source of its own. Ends
 # "deps: N passed, N failed".
-set -u
-cd "$(dirname "$0")/.."
-. tests/lib.sh
-BUILD=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 
 # the objects of today's sources only: a build folder may hold objects of
 # files since moved or removed

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# field.sh ECNWATCH - captures other people recorded on other testbeds, with
+# field.sh BUILD - captures other people recorded on other testbeds, with
 # what is known to be true of them (captures/field/README and
 # ../shared/field/README.md): no SCE and no ECN-breaking middlebox anywhere;
 # every TCP connection negotiates AccECN; the control connections and CUBIC
@@ -10,13 +10,9 @@
 # captures are read from ../shared/field/ when it exists (their licence does
 # not allow bundling them) and the suite says so when it does not.
 # Ends "field: N passed, N failed".
-set -u
 . "$(dirname "$0")/lib.sh"
-EW=$1
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$EW_ROOT
 FIELD=${ECNWATCH_FIELD:-$root/../shared/field}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 report() { # report NAME COMPRESSED-FILE: decompress, then the JSON report in $tmp/NAME.json
     local name=$1 f=$2

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# flood.sh ECNWATCH - bounded memory and clean stops under a flood of flows.
+# flood.sh BUILD - bounded memory and clean stops under a flood of flows.
 # `ecngen flood` (beside ECNWATCH) writes 1,000,000 TCP SYNs, each a flow of its
 # own; ecnwatch reads them with --max-flows 10000. Checks: the totals and the
 # evictions; peak RSS within bounds derived from --max-flows and independent
@@ -21,14 +21,10 @@
 #                                    and links, and allocator slack)
 #   reading and writing the report:  10 MiB + M * 48 KiB
 #   1,000,000 SYNs vs 2 * M SYNs:    at most 10% + 4 MiB more
-set -u
 . "$(dirname "$0")/lib.sh"
-EW=$1
 GEN=$(dirname "$EW")/ecngen
 N=${FLOOD_N:-1000000}
 M=10000
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # true when a temporary report (a named temporary file: .ecnwatch.XXXXXX or
 # .ecnwatch-PID-N.tmp, or the older NAME.tmp.XXXXXX) was left in $tmp

@@ -1,16 +1,12 @@
 #!/usr/bin/env bash
-# hostile.sh ECNWATCH - malformed and unusual captures, written by
+# hostile.sh BUILD - malformed and unusual captures, written by
 # `ecngen hostile KIND` (ecngen beside ECNWATCH), each with the outcome it must
 # have: exit status, source.truncated, and the counters in .totals. Every
 # capture is read twice, for the JSON report and for the text summary.
 # Under the sanitizer build any memory or UB error aborts, and fails the check.
 # Prints one line per check and ends with "hostile: N passed, N failed".
-set -u
 . "$(dirname "$0")/lib.sh"
-EW=$1
 GEN=$(dirname "$EW")/ecngen
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # hostile KIND STATUS EXPRESSION: `ecngen hostile KIND` writes the capture (a
 # generator that fails is a failure); ECNWATCH exits STATUS on it, for the

@@ -18,17 +18,12 @@
 # - generated ones (tcpgen, ecngen): each rule in isolation, against the same
 #   case without the imperfection, so that a check can fail both ways.
 # Ends "imperfect: N passed, N failed".
-set -u
 . "$(dirname "$0")/lib.sh"
-BUILD=$1
-EW=$BUILD/ecnwatch
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$EW_ROOT
 FIELD=${ECNWATCH_FIELD:-$root/../shared/field}
 GEN=$BUILD/gen/imperfect
 rm -rf "$GEN"
 mkdir -p "$GEN"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # need NAME CMD...: a step that is not ecnwatch's (a generator, editcap):
 # not counted when it works, a failure when it does not

@@ -8,14 +8,9 @@
 # client-to-server direction's feedback and ect1. Every capture is two checks:
 # the verdict line, and a reason with evidence inside the flow. A generator
 # that fails is a failure, never a pass. Ends "inference: N passed, N failed".
-set -u
 . "$(dirname "$0")/lib.sh"
-BUILD=$1
-EW=$BUILD/ecnwatch
 GEN=$BUILD/gen/infer
 mkdir -p "$GEN"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 verdict_is() { # verdict_is CAPTURE "NEG VERDICT VANTAGE FEEDBACK ECT1"
     local got

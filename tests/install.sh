@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# install.sh [BUILD] - `make install DESTDIR=tmp PREFIX=/usr` puts every file
+# install.sh BUILD - `make install DESTDIR=tmp PREFIX=/usr` puts every file
 # in place (the binary from BUILD, default build/, installed as it is: make
 # rebuilds nothing), the installed binary runs, man renders both pages without
 # a warning, the bash completion completes options, misuse kinds, interfaces,
@@ -11,13 +11,7 @@
 # the page lists the options --help lists, the report validates against the
 # installed schema, the binary takes every misuse kind the completion offers.
 # Prints one line per check and ends with "install: N passed, N failed".
-set -u
-cd "$(dirname "$0")/.." || exit 1
-. tests/lib.sh
-BUILD=${1:-build}
-BUILD=${BUILD%/}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 dest=$tmp/dest
 IEW=$dest/usr/bin/ecnwatch
 CAP=captures/no-ecn-client.pcap

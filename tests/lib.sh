@@ -1,10 +1,25 @@
-# lib.sh - sourced by every shell suite. A check passes only on evidence:
-# an exit status that was asked for, standard output that is there and parses,
-# a jq expression that yields exactly `true`. jq 1.6's `jq -e` exits 0 on
-# empty input, so no check here relies on it. Every command runs with a time
-# bound, and every check names itself before it runs, so that a suite stopped
-# at its time limit says which check hung (run.sh reads EW_TEST_CURRENT).
+# lib.sh - the one set-up of every shell suite, and its checks. Each suite
+# takes the same arguments, a build folder first (build, build/asan), and
+# opens with the same line:
 #
+#     . "$(dirname "$0")/lib.sh"
+#
+# which sets: set -u; the working folder (the repository's root); TZ, LC_ALL,
+# the hash seed and the sanitizers' options; BUILD (the folder given, as
+# given when it names the same folder from the root) and EW ($BUILD/ecnwatch);
+# a temporary folder $tmp, removed on exit with every process listed in $bg
+# (ended TERM, then KILL) after the commands given to on_exit. A suite
+# started without a build folder stops with its usage and exit status 2.
+#
+# A check passes only on evidence: an exit status that was asked for,
+# standard output that is there and parses, a jq expression that yields
+# exactly `true`. jq 1.6's `jq -e` exits 0 on empty input, so no check here
+# relies on it. Every command runs with a time bound, and every check names
+# itself before it runs, so that a suite stopped at its time limit says which
+# check hung (run.sh reads EW_TEST_CURRENT).
+#
+#   on_exit CMD           run CMD on exit, before $bg is ended and $tmp removed
+#   abs PATH              PATH as the suite's caller meant it, made absolute
 #   begin NAME            the check about to run (written to $EW_TEST_CURRENT)
 #   ok NAME / bad NAME    count one check
 #   check NAME CMD...     ok when CMD succeeds, else bad with CMD's reason ($why)
@@ -24,6 +39,44 @@
 #                         fails (killing it) when it runs longer
 #   wait_port SECONDS PORT [NETNS]  a TCP or UDP socket listening on PORT
 #   finish NAME           "NAME: N passed, M failed"; the suite's exit status
+set -u
+EW_CALLER_PWD=$PWD
+EW_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+abs() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$EW_CALLER_PWD/$1" ;; esac; }
+if [ -z "${1:-}" ] || [ ! -d "${1:-}" ]; then
+    echo "usage: tests/$(basename "$0") BUILD [...]  (BUILD: a build folder, such as build or build/asan)" >&2
+    exit 2
+fi
+BUILD=${1%/}
+# a relative folder named from elsewhere than the root is made absolute
+[ "$EW_CALLER_PWD" = "$EW_ROOT" ] || BUILD=$(abs "$BUILD")
+cd "$EW_ROOT" || exit 2
+EW=$BUILD/ecnwatch
+export TZ=UTC LC_ALL=C ECNWATCH_HASH_SEED=1
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ecnwatch-$(basename "$0" .sh).XXXXXX")
+bg="" # the background processes a suite started: ended on exit
+_ew_exit=()
+on_exit() { _ew_exit+=("$1"); }
+_ew_cleanup() {
+    local h p
+    # the suite's own shell only: a subshell that ends must not remove what the suite still uses
+    [ "$BASHPID" = "$$" ] || return 0
+    trap - EXIT INT TERM HUP
+    for h in "${_ew_exit[@]}"; do eval "$h"; done
+    if [ -n "$bg" ]; then
+        for p in $bg; do kill -TERM "$p" 2>/dev/null; done
+        sleep 0.3
+        for p in $bg; do kill -KILL "$p" 2>/dev/null; done
+    fi
+    chmod -R u+w "$tmp" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap _ew_cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
 pass=0
 fail=0
 why=""

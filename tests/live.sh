@@ -1,48 +1,29 @@
 #!/usr/bin/env bash
-# live.sh ECNWATCH - the live mode as a user meets it, on real traffic between
+# live.sh BUILD - the live mode as a user meets it, on real traffic between
 # two network namespaces this script creates (addresses inside them only):
 # the terminal view driven in tmux (send-keys, capture-pane), the -o report,
 # the NDJSON stream, privilege dropping and the capture errors.
 # Prints "live: N passed, N failed" (or why it was skipped) and exits non-zero
 # on a failure. Every process it starts is bounded in time and ended on exit;
 # every wait for the screen gives up as soon as the view has exited.
-set -u
 . "$(dirname "$0")/lib.sh"
-EW=$(readlink -f "$1")
-NS_C=ewlive-c$$
-NS_S=ewlive-s$$
+EW=$(readlink -f "$EW")
+. "$(dirname "$0")/netns.sh"
 TM=ewlive$$
 
-if [ "$(id -u)" != 0 ]; then
-    echo "live: skipped: needs root to create network namespaces"; echo "live: 0 passed, 0 failed"; exit 0
-fi
-if ! bounded 10 ip netns add "$NS_C" 2>/dev/null; then
-    echo "live: skipped: this machine cannot create network namespaces"; echo "live: 0 passed, 0 failed"; exit 0
-fi
-tmp=$(mktemp -d)
 chmod 0777 "$tmp" # the view drops to nobody and writes its report here
-bg="" # the background processes started here
 # tmux on a server of its own (its socket in $tmp), without a configuration file
 tm() { bounded 10 tmux -S "$tmp/tmux.sock" -f /dev/null "$@"; }
-cleanup() {
-    local p
-    [ "$BASHPID" = "$$" ] || return 0 # the suite's own shell only, never a subshell
-    trap - EXIT INT TERM HUP
-    tm kill-server 2>/dev/null
-    for p in $bg; do kill -TERM "$p" 2>/dev/null; done
-    for ns in "$NS_C" "$NS_S"; do
-        bounded 5 ip netns pids "$ns" 2>/dev/null | xargs -r kill -TERM 2>/dev/null
-    done
-    sleep 0.3
-    for p in $bg; do kill -KILL "$p" 2>/dev/null; done
-    for ns in "$NS_C" "$NS_S"; do
-        bounded 5 ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-        bounded 10 ip netns del "$ns" 2>/dev/null
-    done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+on_exit 'tm kill-server 2>/dev/null'
+
+# the namespaces: a veth pair between them, classic ECN on both sides, and an
+# interface that stays down; a step that fails is a failure
+netns_pair live 10.77.0 && netns_step ip link add dn0 netns "$NS_S" type veth peer name dn1 netns "$NS_S" # stays down
+case $? in
+0) ;;
+2) echo "live: skipped: $why"; echo "live: 0 passed, 0 failed"; exit 0 ;;
+*) bad "setting up the namespaces: $why"; finish live; exit ;;
+esac
 
 dropped() { grep -q '^Uid:.*65534' /proc/"$1"/status 2>/dev/null; } # dropped PID: runs as nobody
 # wait_dropped SECONDS PID: until PID has opened the capture and dropped to
@@ -61,56 +42,6 @@ wait_dropped() {
         sleep 0.1
         t=$((t + 1))
     done
-}
-
-# the namespaces: a veth pair between them, classic ECN on both sides, and an
-# interface that stays down; a step that fails is a failure
-setup_failed=""
-step() { bounded 20 "$@" >/dev/null 2>"$tmp/setup.err" || setup_failed="$* ($(head -c 200 "$tmp/setup.err" | tr '\n' ' '))"; }
-step ip netns add "$NS_S"
-step ip link add c0 netns "$NS_C" type veth peer name s0 netns "$NS_S"
-step ip -n "$NS_C" addr add 10.77.0.1/24 dev c0
-step ip -n "$NS_S" addr add 10.77.0.2/24 dev s0
-step ip -n "$NS_C" link set c0 up
-step ip -n "$NS_S" link set s0 up
-step ip -n "$NS_C" link set lo up
-step ip -n "$NS_S" link set lo up
-step ip netns exec "$NS_C" sysctl -qw net.ipv4.tcp_ecn=1 # the client asks for classic ECN
-step ip netns exec "$NS_S" sysctl -qw net.ipv4.tcp_ecn=1
-step ip link add dn0 netns "$NS_S" type veth peer name dn1 netns "$NS_S" # stays down
-if [ -n "$setup_failed" ]; then
-    bad "setting up the namespaces: $setup_failed"
-    finish live
-    exit
-fi
-
-# traffic SECONDS: a TCP transfer (classic ECN, data ECT(0)) and UDP datagrams
-# marked ECT(1); the client starts once the server listens. The traffic is not
-# a check of ecnwatch: it counts only when it fails.
-TRAFFIC=$(cd "$(dirname "$0")" && pwd)/traffic.py
-traffic() {
-    local secs=$1 sp
-    why=""
-    bounded $((secs + 60)) ip netns exec "$NS_S" python3 "$TRAFFIC" server "$secs" 10.77.0.2 \
-        >"$tmp/server.out" 2>&1 &
-    sp=$!
-    bg="$bg $sp"
-    if ! wait_port 30 5201 "$NS_S" || ! wait_port 10 6001 "$NS_S"; then
-        bad "traffic: the server: $why $(head -c 300 "$tmp/server.out" | tr '\n' ' ')"
-        wait_bounded 1 "$sp"
-        return 1
-    fi
-    if ! bounded $((secs + 60)) ip netns exec "$NS_C" python3 "$TRAFFIC" client "$secs" 10.77.0.2 \
-        >"$tmp/client.out" 2>&1; then
-        bad "traffic: the client failed: $(head -c 300 "$tmp/client.out" | tr '\n' ' ')"
-        wait_bounded 5 "$sp"
-        return 1
-    fi
-    if ! wait_rc 30 "$sp" || [ "$rc" != 0 ]; then
-        bad "traffic: the server: ${why:-exit $rc} $(head -c 300 "$tmp/server.out" | tr '\n' ' ')"
-        return 1
-    fi
-    return 0
 }
 
 # --- the terminal view, in tmux at 80x24

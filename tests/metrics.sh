@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# metrics.sh ECNWATCH - the Prometheus metrics as a user meets them, on real
+# metrics.sh BUILD - the Prometheus metrics as a user meets them, on real
 # traffic between two network namespaces this script creates (addresses
 # inside them only): --metrics scraped with curl from inside the server's
 # namespace (127.0.0.1 there is that namespace's own loopback), the
@@ -9,35 +9,12 @@
 # Prints "metrics: N passed, N failed" (or why it was skipped) and exits
 # non-zero on a failure. Every process it starts is bounded in time and ended
 # on exit.
-set -u
 . "$(dirname "$0")/lib.sh"
-EW=$(readlink -f "$1")
-NS_C=ewmet-c$$
-NS_S=ewmet-s$$
+EW=$(readlink -f "$EW")
+. "$(dirname "$0")/netns.sh"
 PORT=$((20000 + $$ % 20000))
 
-tmp=$(mktemp -d)
 chmod 0777 "$tmp" # ecnwatch drops to nobody and writes its files here
-bg=""             # the background processes started here
-netns=""          # the namespaces made here
-cleanup() {
-    local p ns
-    # only the suite's own shell cleans up: a subshell that ends must not
-    # remove the namespaces and files the suite still uses
-    [ "$BASHPID" = "$$" ] || return 0
-    trap - EXIT INT TERM HUP
-    for p in $bg; do kill -TERM "$p" 2>/dev/null; done
-    for ns in $netns; do bounded 5 ip netns pids "$ns" 2>/dev/null | xargs -r kill -TERM 2>/dev/null; done
-    sleep 0.3
-    for p in $bg; do kill -KILL "$p" 2>/dev/null; done
-    for ns in $netns; do
-        bounded 5 ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-        bounded 10 ip netns del "$ns" 2>/dev/null
-    done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
 
 oneline() { head -c "${2:-300}" "$1" 2>/dev/null | tr '\n' ' '; } # oneline FILE [BYTES]
 
@@ -267,66 +244,15 @@ strict_rejects() {
 }
 check "the strict check rejects a cut file, a family declared twice, a counter's name, a timestamp" strict_rejects
 
-if [ "$(id -u)" != 0 ]; then
-    echo "metrics: skipped the live part: needs root to create network namespaces"
-    finish metrics
-    exit
-fi
-if ! bounded 10 ip netns add "$NS_C" 2>/dev/null; then
-    echo "metrics: skipped the live part: this machine cannot create network namespaces"
-    finish metrics
-    exit
-fi
-netns="$NS_C $NS_S"
 # the namespaces: a veth pair between them, classic ECN on both sides; a step
 # that fails is a failure
-setup_failed=""
-step() { bounded 20 "$@" >/dev/null 2>"$tmp/setup.err" || setup_failed="$* ($(oneline "$tmp/setup.err" 200))"; }
-step ip netns add "$NS_S"
-step ip link add c0 netns "$NS_C" type veth peer name s0 netns "$NS_S"
-step ip -n "$NS_C" addr add 10.78.0.1/24 dev c0
-step ip -n "$NS_S" addr add 10.78.0.2/24 dev s0
-step ip -n "$NS_C" link set c0 up
-step ip -n "$NS_S" link set s0 up
-step ip -n "$NS_C" link set lo up
-step ip -n "$NS_S" link set lo up
-step ip netns exec "$NS_C" sysctl -qw net.ipv4.tcp_ecn=1 # the client asks for classic ECN
-step ip netns exec "$NS_S" sysctl -qw net.ipv4.tcp_ecn=1
-if [ -n "$setup_failed" ]; then
-    bad "setting up the namespaces: $setup_failed"
-    finish metrics
-    exit
-fi
+netns_pair met 10.78.0
+case $? in
+0) ;;
+2) echo "metrics: skipped the live part: $why"; finish metrics; exit ;;
+*) bad "setting up the namespaces: $why"; finish metrics; exit ;;
+esac
 
-# traffic: a TCP transfer (classic ECN, data ECT(0)) and UDP datagrams marked
-# ECT(1); the client starts once the server listens. The traffic is not a
-# check of ecnwatch: it counts only when it fails.
-TRAFFIC=$(cd "$(dirname "$0")" && pwd)/traffic.py
-tsp=""
-traffic_server() { # traffic_server SECONDS: listening when it returns 0
-    why=""
-    bounded $(($1 + 60)) ip netns exec "$NS_S" python3 "$TRAFFIC" server "$1" 10.78.0.2 >"$tmp/server.out" 2>&1 &
-    tsp=$!
-    bg="$bg $tsp"
-    if ! wait_port 30 5201 "$NS_S" || ! wait_port 10 6001 "$NS_S"; then
-        bad "traffic: the server: $why $(oneline "$tmp/server.out")"
-        wait_bounded 1 "$tsp"
-        return 1
-    fi
-}
-traffic_client() { # traffic_client SECONDS: the transfer, and the server's end
-    why=""
-    if ! bounded $(($1 + 60)) ip netns exec "$NS_C" python3 "$TRAFFIC" client "$1" 10.78.0.2 >"$tmp/client.out" 2>&1; then
-        bad "traffic: the client failed: $(oneline "$tmp/client.out")"
-        wait_bounded 5 "$tsp"
-        return 1
-    fi
-    if ! wait_rc 30 "$tsp" || [ "$rc" != 0 ]; then
-        bad "traffic: the server: ${why:-exit $rc} $(oneline "$tmp/server.out")"
-        return 1
-    fi
-}
-traffic() { traffic_server "$1" && traffic_client "$1"; } # traffic SECONDS
 # no_answer NETNS URL: curl, run, gets no connection there (refused, or timed out)
 no_answer() {
     bounded 10 ip netns exec "$1" curl -s -m 2 -o /dev/null "$2"

@@ -4,14 +4,9 @@
 # on every clean capture, once the report is shown to be a real one (its
 # schema, its flows). A generator that fails is a failure, never a pass.
 # Ends "misuse: N passed, N failed".
-set -u
 . "$(dirname "$0")/lib.sh"
-BUILD=$1
-EW=$BUILD/ecnwatch
 GEN=$BUILD/gen/misuse
 mkdir -p "$GEN"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 findings_are() { # findings_are CAPTURE "kind/dir/confidence ..." FLOWS
     local got

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# outputs.sh ECNWATCH - what ecnwatch does to the files around it, as a
+# outputs.sh BUILD - what ecnwatch does to the files around it, as a
 # user meets it: -o, --metrics-file and --plot write a regular file (or a
 # new path) atomically, write a device or FIFO in place like tcpdump -w, never
 # replace one; -o - is standard output; an unwritable output is found before
@@ -7,14 +7,9 @@
 # the capture's header still writes the report. The /dev/null case runs in a
 # private mount namespace with a /dev of its own (root only; as any other
 # user it is reported as not run). Ends "outputs: N passed, N failed".
-set -u
 . "$(dirname "$0")/lib.sh"
-EW=$1
 CAP=$(cd "$(dirname "$0")/.." && pwd)/captures/accecn-ce-client.pcap
-tmp=$(mktemp -d)
 chmod 755 "$tmp"
-pids=()
-trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 
 # one line on standard error that names $1 (and nothing on standard output)
 one_line_naming() { # one_line_naming ERRFILE WORD
@@ -54,7 +49,7 @@ fifo_in_place() {
     mkfifo "$tmp/fifo"
     bounded 30 cat "$tmp/fifo" >"$tmp/fifo.out" &
     local reader=$!
-    pids+=("$reader")
+    bg="$bg $reader"
     run_ew 0 "$tmp/o" "$tmp/e" "$EW" -r "$CAP" -q -o "$tmp/fifo" || return 1
     wait_bounded 30 "$reader" || { why="the FIFO's reader did not finish"; return 1; }
     [ -p "$tmp/fifo" ] || { why="the FIFO was replaced: $(stat -c %F "$tmp/fifo")"; return 1; }
@@ -91,7 +86,7 @@ early() { # early ARGS... : exit 4 within 10 s, one line naming the output
     mkfifo "$tmp/never"
     sleep 60 >"$tmp/never" &
     local holder=$!
-    pids+=("$holder")
+    bg="$bg $holder"
     EW_CMD_TIMEOUT=10 run_ew 4 "$tmp/o" "$tmp/e" "$EW" -r - -q "$@" <"$tmp/never"
     local r=$?
     kill "$holder" 2>/dev/null
@@ -110,7 +105,7 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
         chmod 666 "$tmp/never"
         sleep 60 >"$tmp/never" &
         local holder=$!
-        pids+=("$holder")
+        bg="$bg $holder"
         EW_CMD_TIMEOUT=10 run_ew 4 "$tmp/o" "$tmp/e" setpriv --reuid=nobody --regid=nogroup --clear-groups \
             "$EW" -r - -q "$@" <"$tmp/never"
         local r=$?
@@ -136,7 +131,7 @@ early_stop() {
     mkfifo "$tmp/never"
     sleep 60 >"$tmp/never" &
     local holder=$! ew
-    pids+=("$holder")
+    bg="$bg $holder"
     # timeout itself in the background (a shell function would be a subshell
     # that ignores SIGINT); it hands the signal to ecnwatch
     timeout -k 5 20 "$EW" -r - -o "$tmp/int.json" <"$tmp/never" >"$tmp/o" 2>"$tmp/e" &
@@ -165,7 +160,8 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
     }
     check "-o /dev/null (own /dev): stays a character device" devnull
 else
-    bad "-o /dev/null: needs root and unshare (make check leaves this suite out)"
+    # make check runs as any user; make test (as root) counts this skip a failure
+    echo "outputs: skipped the -o /dev/null case: needs root and unshare"
 fi
 
 # --- --csv, a row of the outputs' table: the same rules as -o

@@ -1,15 +1,11 @@
 #!/usr/bin/env bash
-# path.sh ECNWATCH - two captures of the same traffic (the lab's client and
+# path.sh BUILD - two captures of the same traffic (the lab's client and
 # server vantage, with the router between them): the two-capture mode must
 # name exactly the packets the router rewrote, as its own log
 # (captures/lab/<scenario>-marks.csv) lists them, and nothing else.
 # A scenario whose captures are missing, or whose frames tshark cannot list,
 # is a failure. Ends "path: N passed, N failed".
-set -u
 . "$(dirname "$0")/lib.sh"
-EW=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 same_as_router() { # same_as_router SCENARIO CLIENT-CAPTURE SERVER-CAPTURE MARKS
     local sc=$1 cli=$2 srv=$3 marks=$4

@@ -7,14 +7,9 @@
 # rendered in headless Chromium and the screenshot must not be blank.
 # A generator or helper tool that fails is a failure, never a pass.
 # Ends "pathdiag: N passed, N failed".
-set -u
 . "$(dirname "$0")/lib.sh"
-BUILD=$1
-EW=$BUILD/ecnwatch
 GEN=$BUILD/gen/pathdiag
 mkdir -p "$GEN"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # need NAME CMD...: a step that is not ecnwatch's (a generator, mergecap):
 # not counted when it works, a failure when it does not

@@ -9,16 +9,11 @@
 # rendered in headless Chromium at two widths; the screenshots stay in
 # $EW_TEST_LOGS (BUILD/test-logs by default) and their paths are printed.
 # Ends "plots: N passed, N failed".
-set -u
 . "$(dirname "$0")/lib.sh"
-BUILD=$1
-EW=$BUILD/ecnwatch
 GEN=$BUILD/gen/plots
 LOGS=${EW_TEST_LOGS:-$BUILD/test-logs}/plots
 mkdir -p "$GEN" "$LOGS"
 LOGS=$(cd "$LOGS" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 C=captures
 
 # the captures: a Prague sender on a 20 ms path (tcpgen's queue model, RTT

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# prometheus.sh ECNWATCH - the path a fleet operator takes: a real Prometheus
+# prometheus.sh BUILD - the path a fleet operator takes: a real Prometheus
 # server (Debian's prometheus) scrapes a live ecnwatch in a network namespace
 # made for the test, and the series are read back through Prometheus's HTTP
 # API; every query of the Grafana dashboard in contrib/ is evaluated there and
@@ -9,41 +9,24 @@
 # scrapes themselves cross it. Needs root; without prometheus or network
 # namespaces it says "prometheus: skipped" (make test counts that a failure).
 # Ends "prometheus: N passed, N failed".
-set -u
 . "$(dirname "$0")/lib.sh"
-EW=$1
-root=$(cd "$(dirname "$0")/.." && pwd)
-DASH=$root/contrib/grafana-ecnwatch.json
-TRAFFIC=$root/tests/traffic.py
-tmp=$(mktemp -d)
+. "$(dirname "$0")/netns.sh"
+DASH=$EW_ROOT/contrib/grafana-ecnwatch.json
 chmod 755 "$tmp"
-NS=ewprom$$
 PORT=$((21000 + $$ % 20000))
 PPORT=$((PORT + 1))
-bg=""
-cleanup() {
-    [ "$BASHPID" = "$$" ] || return 0 # the suite's own shell only, never a subshell
-    for p in $bg; do kill -TERM "$p" 2>/dev/null; done
-    sleep 0.5
-    for p in $bg; do kill -KILL "$p" 2>/dev/null; done
-    ip netns del "$NS" 2>/dev/null
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
 
-if [ "$(id -u)" != 0 ] || ! command -v prometheus >/dev/null; then
-    echo "prometheus: skipped: needs root and Debian's prometheus (scripts/install-deps.sh)"
+if ! command -v prometheus >/dev/null; then
+    echo "prometheus: skipped: needs Debian's prometheus (scripts/install-deps.sh)"
     finish prometheus
     exit
 fi
-if ! bounded 10 ip netns add "$NS" 2>/dev/null; then
-    echo "prometheus: skipped: this machine cannot create network namespaces"
-    finish prometheus
-    exit
-fi
-bounded 10 ip -n "$NS" link set lo up
-bounded 10 ip netns exec "$NS" sysctl -qw net.ipv4.tcp_ecn=1
+netns_one prom
+case $? in
+0) ;;
+2) echo "prometheus: skipped: $why"; finish prometheus; exit ;;
+*) bad "setting up the namespace: $why"; finish prometheus; exit ;;
+esac
 
 # query EXPR: Prometheus's answer to an instant query, in $tmp/q.json
 query() {
@@ -97,16 +80,7 @@ fi
 
 # test traffic on the namespace's loopback: the server listens before the client starts
 begin "test traffic: TCP with classic ECN and ECT(1) UDP"
-bounded 60 ip netns exec "$NS" python3 "$TRAFFIC" server 4 127.0.0.1 >"$tmp/server.out" 2>&1 &
-tsp=$!
-bg="$bg $tsp"
-if wait_port 30 5201 "$NS" && wait_port 10 6001 "$NS" &&
-    bounded 60 ip netns exec "$NS" python3 "$TRAFFIC" client 4 127.0.0.1 >"$tmp/client.out" 2>&1 &&
-    wait_rc 40 "$tsp" && [ "$rc" = 0 ]; then
-    ok "test traffic: TCP with classic ECN and ECT(1) UDP"
-else
-    bad "test traffic: ${why:-} $(head -c 200 "$tmp/client.out") $(head -c 200 "$tmp/server.out")"
-fi
+traffic 4 && ok "test traffic: TCP with classic ECN and ECT(1) UDP"
 sleep 3 # two more scrapes after the traffic
 
 begin "the series read back: frames counted, ECT(0) and ECT(1) packets, a classic flow"

@@ -5,15 +5,9 @@
 # §13.4.2.1) and the misuse findings; the counts ecnwatch read against those
 # tshark reads; a capture cut by a short snaplen. A generator that fails is a
 # failure, never a pass. Ends "quic: N passed, N failed".
-set -u
-cd "$(dirname "$0")/.." || exit 1
-. tests/lib.sh
-BUILD=$1
-EW=$BUILD/ecnwatch
+. "$(dirname "$0")/lib.sh"
 GEN=$BUILD/gen/quic
 mkdir -p "$GEN"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 Q=quic_ecn_validation_failed
 QV='.flows[0] | [.quic.verdict, .verdict, .quic.c2s.validation, (.quic.c2s.failure // "-"), .quic.s2c.validation] | join(" ")'

@@ -1,28 +1,174 @@
 #!/usr/bin/env bash
-# run.sh [--check] BUILD [BUILD...] - every test, once per build directory
-# given (the plain build and the AddressSanitizer + UndefinedBehaviorSanitizer
-# build): CUnit suites, the golden outputs, the command line, the snaplen
-# sweep and the tshark cross-check, over the captures in captures/ and their
-# re-encapsulations under every supported link type; then, once, every shell
-# suite against a stand-in binary that prints nothing (no check may pass).
+# run.sh [--check | --only NAME] [-j N] BUILD [BUILD...] - the tests, once
+# per build folder given (the plain build, then the AddressSanitizer +
+# UndefinedBehaviorSanitizer build): the CUnit suites, the golden outputs,
+# every shell suite (tests/*.sh, each taking the build folder), the snaplen
+# sweep and the tshark cross-check over the captures in captures/ and their
+# re-encapsulations under every supported link type, the fuzz regression
+# inputs; then, once, with the first build: the flood, Prometheus, the
+# ThreadSanitizer run, install, the README's examples, the layers, every
+# shell suite against a stand-in binary that prints nothing (no check may
+# pass there), and the libFuzzer smoke run.
 #
-# Each suite runs under a time limit (seconds, doubled for a sanitizer build);
-# a suite that reaches it is stopped and reported with the check it was in.
-# --check (make check): only what needs neither root nor network namespaces;
-# without it (make test) the live and metrics suites must run, not skip.
+#   (no option)   make test: everything; the live, metrics and prometheus
+#                 suites must run (as root), a skip of theirs is a failure
+#   --check       make check: the quick tests, of the first build only
+#                 (CHECK_SUITES below); what it leaves out make test runs
+#   --only NAME   make check T=NAME: one suite of the first build: a shell
+#                 suite's name (cli, golden, ...), sweep, tshark, replay,
+#                 unit, or unit:SUITE[/TEST] for one CUnit suite or test
+#   -j N          suites run N at a time (default: the processors, at most
+#                 4); the suites that time the machine or drive a live view
+#                 (SOLO below) run alone, after the others
+#
+# Each suite runs under a time limit (seconds, doubled for a sanitizer
+# build); a suite that reaches it is stopped and reported with the check it
+# was in. Each suite's output is shown whole when it ends, with its time.
 # Ends with "N passed, N failed".
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 export TZ=UTC LC_ALL=C
 export ECNWATCH_HASH_SEED=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-CHECK=0
-if [ "${1:-}" = --check ]; then
-    CHECK=1
-    shift
+# the quick set of make check (some four minutes on two processors): every
+# suite of the plain build but the slowest, which make test runs: the
+# exhaustive ones (cli: some 800 runs of the binary; hostile: every malformed
+# capture, cut at every byte; tshark: every capture against tshark; schema:
+# every report written, against the JSON Schema; imperfect; flood;
+# ThreadSanitizer; the libFuzzer run; the stand-in run of every suite), the
+# sanitizer build, and those that need root and network namespaces (live,
+# metrics, prometheus)
+CHECK_SUITES="unit golden views lists inference field misuse path pathdiag plots quic sweep outputs replay install readme deps"
+# run alone, after the others: live traffic between namespaces, its views and scrapes on time
+SOLO="live metrics prometheus"
+
+RELINK_LINKS="vlan qinq sll sll2 raw ipv4 ipv6 null loop ppp chdlc ipoib nflog"
+RELINK_BASES="rfc3168-ce-client accecn-ce-v6-server udp-ect-client"
+
+# relinked BUILD - the re-encapsulated captures (and a pcapng file of three
+# link types), written into BUILD/gen/relink once; their names, one a line.
+# A capture ecngen cannot write is a "FAIL" line on standard error.
+relinked() {
+    local b=$1 d=$1/gen/relink link base f
+    mkdir -p "$d"
+    for link in $RELINK_LINKS; do
+        for base in $RELINK_BASES; do
+            # the IPv4 and IPv6 link types carry one family each
+            [ $link = ipv4 ] && [ $base = accecn-ce-v6-server ] && continue
+            [ $link = ipv6 ] && [ $base = rfc3168-ce-client ] && continue
+            f=$d/$base-$link.pcap
+            if [ -s "$f" ] || { timeout -k 5 120 "$b/ecngen" relink "$link" "captures/$base.pcap" "$f.part" 2>/dev/null &&
+                mv "$f.part" "$f"; }; then
+                echo "$f"
+            else
+                echo "FAIL ecngen relink $link $base" >&2
+            fi
+        done
+    done
+    # a pcapng file with interfaces of three link types (ecngen hostile pcapng-two-links)
+    f=$d/pcapng-two-links.pcapng
+    if [ -s "$f" ] || { timeout -k 5 120 "$b/ecngen" hostile pcapng-two-links "$f.part" 2>/dev/null &&
+        mv "$f.part" "$f"; }; then
+        echo "$f"
+    else
+        echo "FAIL ecngen hostile pcapng-two-links" >&2
+    fi
+    # captures of link types no Ethernet capture turns into, as their programs wrote them
+    ls tests/link-captures/*.pcap
+}
+
+# --- the jobs that are not shell suites: run.sh --job NAME BUILD [ARG...];
+# each ends "NAME: N passed, N failed" as a suite does
+if [ "${1:-}" = --job ]; then
+    job=$2 build=$3
+    shift 3
+    p=0 f=0
+    case $job in
+    unit) # the CUnit suites (all, or those named); one check per test
+        out=$("$build/run_tests" "$@" 2>&1)
+        rc=$?
+        echo "$out" | grep -E 'FAILED|^Run Summary|^ +(suites|tests|asserts)|^run_tests:'
+        read -r ran failed < <(echo "$out" | awk '$1 == "tests" { print $3, $5 }')
+        if [ -n "${ran:-}" ] && [ $rc = 0 ]; then
+            p=$((ran - failed)) f=$failed
+        else
+            echo "FAIL unit tests (exit $rc)"
+            echo "$out" | tail -20
+            p=$((${ran:-0} - ${failed:-0})) f=$((${failed:-0} > 0 ? failed : 1))
+        fi
+        ;;
+    sweep) # every frame of every capture re-dissected at every snapshot length; one check per capture
+        mapfile -t rl < <(relinked "$build")
+        for c in captures/*.pcap "${rl[@]}"; do
+            printf '%s\n' "$c" >"${EW_TEST_CURRENT:-/dev/null}"
+            if out=$(timeout -k 15 600 "$build/sweep" "$c" 2>&1); then
+                p=$((p + 1))
+            else
+                f=$((f + 1))
+                echo "FAIL sweep $c"
+                echo "$out" | tail -5
+            fi
+        done
+        echo "sweep: $(ls captures/*.pcap | wc -l) captures and ${#rl[@]} re-encapsulations, every snaplen"
+        ;;
+    tshark) # the tshark cross-check; one check per capture
+        mapfile -t rl < <(relinked "$build")
+        exec bash tests/tshark.sh "$build" captures/*.pcap "${rl[@]}"
+        ;;
+    replay) # the fuzz regression inputs and hand-made seeds, replayed through each harness
+        for h in dissect pipeline quic; do
+            dirs=$(ls -d tests/fuzz/seeds/fuzz_$h tests/fuzz/regressions/fuzz_$h 2>/dev/null)
+            # a replay of no input would prove nothing
+            # shellcheck disable=SC2086
+            if out=$(timeout -k 15 600 "$build/replay_$h" $dirs 2>&1) &&
+                ! echo "$out" | grep -q "replay: 0 inputs"; then
+                p=$((p + 1))
+                echo "fuzz_$h $out"
+            else
+                f=$((f + 1))
+                echo "FAIL replay fuzz_$h"
+                echo "$out" | tail -20
+            fi
+        done
+        ;;
+    fuzz) # each libFuzzer harness for a short while, when clang can build them
+        if bash tests/fuzz/run.sh --available; then
+            exec make --no-print-directory fuzz-smoke
+        fi
+        echo "FAIL fuzz: clang cannot build libFuzzer binaries here (make deps installs clang)"
+        f=1
+        ;;
+    *)
+        echo "run.sh: no job $job" >&2
+        exit 2
+        ;;
+    esac
+    echo "$job: $p passed, $f failed"
+    [ $f = 0 ]
+    exit
 fi
+
+CHECK=0
+ONLY=""
+JOBS=$(nproc 2>/dev/null || echo 1)
+[ "$JOBS" -gt 4 ] && JOBS=4
+while [ $# -gt 0 ]; do
+    case $1 in
+    --check) CHECK=1 ;;
+    --only) ONLY=$2; shift ;;
+    -j) JOBS=$2; shift ;;
+    *) break ;;
+    esac
+    shift
+done
+if [ $# = 0 ]; then
+    echo "usage: tests/run.sh [--check | --only NAME] [-j N] BUILD [BUILD...]" >&2
+    exit 2
+fi
+[ "$JOBS" -ge 1 ] 2>/dev/null || JOBS=1
+
 passed=0
 failed=0
 t_start=$(date +%s)
@@ -30,202 +176,172 @@ count() { # count OK-COUNT FAIL-COUNT
     passed=$((passed + $1))
     failed=$((failed + $2))
 }
-factor=1
-cur=$(mktemp "${TMPDIR:-/tmp}/ecnwatch-check.XXXXXX")
-trap 'rm -f "$cur"' EXIT
+work=$(mktemp -d "${TMPDIR:-/tmp}/ecnwatch-run.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 
-# suite NAME LIMIT COMMAND... - run a test script that ends "NAME: N passed, M
-# failed", stopped after LIMIT*factor seconds; print what is not "ok", and
-# count its closing line (a missing one is a failure)
+# the queue: one line per suite, "NAME BUILD LIMIT COMMAND..."
+queue=()
+add() { # add NAME BUILD LIMIT COMMAND...
+    local name=$1 build=$2 limit=$3
+    shift 3
+    # the sanitizer build (any build but the first) gets twice the time
+    [ "$build" != "$plain" ] && limit=$((limit * 2))
+    # the command quoted, so that a unit test's name keeps its spaces
+    queue+=("$name $build $limit $(printf '%q ' "$@")")
+}
+# suite NAME BUILD LIMIT: a shell suite, or one of run.sh's own jobs
 suite() {
-    local name=$1 limit=$(($2 * factor)) out p f rc t0
-    shift 2
-    : >"$cur"
-    t0=$(date +%s)
-    out=$(EW_TEST_CURRENT=$cur timeout -k 15 "$limit" "$@" 2>&1)
-    rc=$?
-    echo "$out" | grep -v '^ok'
-    if [ $rc = 124 ] || [ $rc = 137 ]; then
-        echo "FAIL $name: stopped at its time limit of $limit s, in check: $(cat "$cur")"
+    local name=$1 build=$2 limit=$3
+    case $name in
+    unit | sweep | tshark | replay | fuzz) add "$name" "$build" "$limit" bash tests/run.sh --job "$name" "$build" ;;
+    threads) add threads "$build" "$limit" bash tests/threads.sh "$build" ;;
+    *) add "$name" "$build" "$limit" bash "tests/$name.sh" "$build" ;;
+    esac
+}
+
+plain=$1
+# the time limit of each suite, in seconds (doubled for a sanitizer build)
+limit_of() {
+    case $1 in
+    unit | views | lists | inference | field | misuse | path | plots | quic | sweep | hostile | replay | install) echo 600 ;;
+    golden | cli | pathdiag | imperfect | tshark | live | metrics | flood | fuzz) echo 900 ;;
+    outputs | prometheus | readme | deps) echo 300 ;;
+    schema) echo 1500 ;;
+    threads) echo 1800 ;;
+    standin) echo 2400 ;;
+    *) echo 600 ;;
+    esac
+}
+EACH="unit golden cli views lists inference field misuse path pathdiag imperfect plots quic sweep tshark outputs hostile replay schema live metrics"
+ONCE="flood prometheus threads install readme deps standin fuzz"
+# the order they start in: the longest first, so that the last to end is short
+ORDER="standin imperfect cli golden threads fuzz inference path misuse sweep tshark schema plots views quic pathdiag lists hostile outputs field unit replay install readme deps live metrics flood prometheus"
+
+if [ -n "$ONLY" ]; then
+    builds=("$plain")
+    case $ONLY in
+    unit:*) add unit "$plain" 600 bash tests/run.sh --job unit "$plain" "${ONLY#unit:}" ;;
+    *)
+        if ! echo " $EACH $ONCE " | grep -q " $ONLY "; then
+            echo "run.sh: no suite $ONLY; the suites: $EACH $ONCE, unit:SUITE[/TEST]" >&2
+            exit 2
+        fi
+        suite "$ONLY" "$plain" "$(limit_of "$ONLY")"
+        ;;
+    esac
+elif [ $CHECK = 1 ]; then
+    builds=("$plain")
+    for name in $ORDER; do
+        echo " $CHECK_SUITES " | grep -q " $name " && suite "$name" "$plain" "$(limit_of "$name")"
+    done
+else
+    builds=("$@")
+    for name in $ORDER; do
+        if echo " $ONCE " | grep -q " $name "; then
+            suite "$name" "$plain" "$(limit_of "$name")"
+        else
+            for b in "$@"; do suite "$name" "$b" "$(limit_of "$name")"; done
+        fi
+    done
+fi
+
+# the re-encapsulations that sweep and tshark read: written before the
+# suites start, so that no two suites write them at once
+for b in "${builds[@]}"; do
+    mkdir -p "$b/gen"
+    rm -rf "$b/gen/relink"
+    relinked "$b" >/dev/null 2>"$work/relink.err"
+    n=$(grep -c '^FAIL' "$work/relink.err")
+    cat "$work/relink.err"
+    count 0 "$n"
+done
+
+# start I - suite I of the queue in the background; its output in
+# $work/I.out, its status and time in $work/I.rc, its current check in $work/I.cur
+start() {
+    local i=$1 name build limit cmd
+    read -r name build limit cmd <<<"${queue[$1]}"
+    (
+        t0=$(date +%s)
+        export EW_TEST_CURRENT=$work/$i.cur
+        eval "timeout -k 15 $limit $cmd" >"$work/$i.out" 2>&1
+        echo "$? $(($(date +%s) - t0))" >"$work/$i.rc.part"
+        mv "$work/$i.rc.part" "$work/$i.rc"
+    ) &
+}
+
+# report I - suite I's output (all but its "ok" lines), its count and time
+report() {
+    local i=$1 name build limit cmd rc took p f
+    read -r name build limit cmd <<<"${queue[$1]}"
+    read -r rc took <"$work/$i.rc"
+    echo "== $build: $name"
+    grep -v '^ok' "$work/$i.out"
+    if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+        echo "FAIL $name: stopped at its time limit of $limit s, in check: $(cat "$work/$i.cur" 2>/dev/null)"
         count 0 1
     fi
-    read -r p f < <(echo "$out" | awk -v n="$name:" '$1 == n && $3 == "passed," { print $2, $4 }')
+    read -r p f < <(awk -v n="$name:" '$1 == n && $3 == "passed," { print $2, $4 }' "$work/$i.out")
     if [ -n "${p:-}" ]; then count "$p" "$f"; else count 0 1; fi
-    if [ $CHECK = 0 ] && echo "$out" | grep -q "^$name: skipped"; then
+    if [ $CHECK = 0 ] && [ -z "$ONLY" ] && grep -q "^$name: skipped" "$work/$i.out"; then
         echo "FAIL $name: skipped under make test, which must run it (as root)"
         count 0 1
     fi
-    echo "   ($name: $(($(date +%s) - t0)) s)"
+    echo "   ($build: $name: $took s)"
 }
 
-for build in "$@"; do
-    echo "== $build"
-    factor=1
-    [ "$build" != "$1" ] && factor=2
-    gen=$build/gen
-    mkdir -p "$gen"
-
-    # CUnit
-    out=$(timeout -k 15 $((600 * factor)) "$build/run_tests" 2>&1)
-    rc=$?
-    echo "$out" | grep -E 'FAILED|^Run Summary|^ +(suites|tests|asserts)'
-    t=$(echo "$out" | awk '$1 == "tests" { print $3, $5 }')
-    if [ -n "$t" ] && [ $rc = 0 ]; then
-        set -- $t "$@"; count "$(($1 - $2))" "$2"; shift 2
-    else
-        echo "FAIL unit tests (exit $rc)"; echo "$out" | tail -20; count 0 1
-    fi
-
-    # every capture's text, JSON and NDJSON outputs, byte for byte
-    suite golden 900 bash tests/golden.sh "$build"
-
-    # re-encapsulate real captures under every link type
-    relinked=()
-    for link in vlan qinq sll sll2 raw ipv4 ipv6 null loop ppp chdlc ipoib nflog; do
-        for base in rfc3168-ce-client accecn-ce-v6-server udp-ect-client; do
-            # the IPv4 and IPv6 link types carry one family each
-            [ $link = ipv4 ] && [ $base = accecn-ce-v6-server ] && continue
-            [ $link = ipv6 ] && [ $base = rfc3168-ce-client ] && continue
-            f=$gen/$base-$link.pcap
-            if "$build/ecngen" relink "$link" "captures/$base.pcap" "$f" 2>/dev/null; then
-                relinked+=("$f")
+# run the queue: up to $JOBS suites at a time, then the SOLO ones alone; a
+# build's schema suite starts only when the others of its build have ended
+# (it reads what they left in BUILD/gen)
+is_solo() { echo " $SOLO " | grep -q " ${queue[$1]%% *} "; }
+is_schema() { [ "${queue[$1]%% *}" = schema ]; }
+build_of() { local a; read -r _ a _ <<<"${queue[$1]}"; echo "$a"; }
+state=() # "" waiting, r running, d done
+for i in "${!queue[@]}"; do state[i]=""; done
+running=0
+others_done() { # others_done BUILD: every non-schema, non-solo suite of BUILD has ended
+    local j
+    for j in "${!queue[@]}"; do
+        is_schema "$j" || is_solo "$j" && continue
+        [ "$(build_of "$j")" = "$1" ] && [ "${state[j]}" != d ] && return 1
+    done
+    return 0
+}
+reap() { # report every suite that has ended
+    local j
+    for j in "${!queue[@]}"; do
+        if [ "${state[j]}" = r ] && [ -f "$work/$j.rc" ]; then
+            state[j]=d
+            running=$((running - 1))
+            report "$j"
+        fi
+    done
+}
+for phase in shared solo; do
+    while :; do
+        left=0
+        for i in "${!queue[@]}"; do
+            [ -z "${state[i]}" ] || continue
+            if [ $phase = shared ]; then
+                is_solo "$i" && continue
+                left=1
+                [ $running -lt "$JOBS" ] || continue
+                is_schema "$i" && ! others_done "$(build_of "$i")" && continue
             else
-                echo "FAIL ecngen relink $link $base"; count 0 1
+                left=1
+                [ $running = 0 ] || continue
             fi
+            start "$i"
+            state[i]=r
+            running=$((running + 1))
         done
-    done
-
-    # captures of link types no Ethernet capture turns into, as their programs wrote them
-    relinked+=(tests/link-captures/*.pcap)
-
-    # a pcapng file with interfaces of three link types (ecngen hostile
-    # pcapng-two-links): swept and cross-checked with the re-encapsulations
-    if "$build/ecngen" hostile pcapng-two-links "$gen/pcapng-two-links.pcapng" 2>/dev/null; then
-        relinked+=("$gen/pcapng-two-links.pcapng")
-    else
-        echo "FAIL ecngen hostile pcapng-two-links"; count 0 1
-    fi
-
-    # command line
-    suite cli 900 bash tests/cli.sh "$build/ecnwatch"
-
-    # every output tells the same story of each flow
-    suite views 600 bash tests/views.sh "$build/ecnwatch"
-    # the lists the code is built from, and the documents that name them
-    suite lists 120 bash tests/lists.sh "$build/ecnwatch"
-
-    # verdicts on real and generated captures
-    suite inference 600 bash tests/inference.sh "$build"
-    # captures other people recorded: what is known of their testbeds
-    suite field 600 bash tests/field.sh "$build/ecnwatch"
-
-    # misuse findings, the two-capture localisation against the router's logs,
-    # and the path diagnosis (AQM kind, shared bottlenecks, time series, plots)
-    suite misuse 600 bash tests/misuse.sh "$build"
-    suite path 600 bash tests/path.sh "$build/ecnwatch"
-    suite pathdiag 900 bash tests/pathdiag.sh "$build"
-    # captures as people take them: joined mid-flow, doubled, thinned,
-    # behind jitter, through flow queueing, compared over their overlap
-    suite imperfect 900 bash tests/imperfect.sh "$build"
-    # the plots: ticks, units, gridlines, legends, directions, width; rendered
-    suite plots 600 bash tests/plots.sh "$build"
-
-    # QUIC: generated Initial exchanges, their ECN counts validated (RFC 9000 §13.4.2.1)
-    suite quic 600 bash tests/quic.sh "$build"
-
-    # snaplen sweep, one check per capture
-    for f in captures/*.pcap "${relinked[@]}"; do
-        if out=$(timeout -k 15 $((600 * factor)) "$build/sweep" "$f" 2>&1); then
-            count 1 0
-        else
-            echo "FAIL sweep $f"; echo "$out" | tail -5; count 0 1
-        fi
-    done
-    echo "sweep: $(ls captures/*.pcap | wc -l) captures and ${#relinked[@]} re-encapsulations, every snaplen"
-
-    # tshark cross-check, one check per capture
-    : >"$cur"
-    out=$(EW_TEST_CURRENT=$cur timeout -k 15 $((900 * factor)) \
-        bash tests/tshark.sh "$build/ecnwatch" captures/*.pcap "${relinked[@]}" 2>&1)
-    [ $? = 124 ] && { echo "FAIL tshark: stopped at its time limit, in check: $(cat "$cur")"; count 0 1; }
-    echo "$out" | grep -v '^ok' || true
-    count "$(echo "$out" | grep -c '^ok')" "$(echo "$out" | grep -c '^FAIL')"
-    echo "tshark: $(echo "$out" | grep -c '^ok') captures agree"
-
-    if [ $CHECK = 0 ]; then
-        # the live view in tmux, on traffic between network namespaces made for it
-        suite live 900 bash tests/live.sh "$build/ecnwatch"
-
-        # Prometheus metrics: /metrics scraped with curl and the metrics file, in namespaces made for it
-        suite metrics 900 bash tests/metrics.sh "$build/ecnwatch"
-    fi
-
-    # the files and devices ecnwatch writes to, and start-up checks of them
-    suite outputs 300 bash tests/outputs.sh "$build/ecnwatch"
-
-    # hostile captures: malformed files and headers, each with its outcome
-    suite hostile 600 bash tests/hostile.sh "$build/ecnwatch"
-
-    # every report and event line against the JSON Schema (after the tests that fill $build/gen)
-    suite schema 1500 bash tests/schema.sh "$build"
-
-    # fuzz regression inputs and hand-made seeds, replayed through each harness
-    for h in dissect pipeline quic; do
-        dirs=$(ls -d tests/fuzz/seeds/fuzz_$h tests/fuzz/regressions/fuzz_$h 2>/dev/null)
-        # a replay of no input would prove nothing
-        if out=$(timeout -k 15 $((600 * factor)) "$build/replay_$h" $dirs 2>&1) &&
-            ! echo "$out" | grep -q "replay: 0 inputs"; then
-            count 1 0; echo "fuzz_$h $out"
-        else
-            echo "FAIL replay fuzz_$h"; echo "$out" | tail -20; count 0 1
-        fi
+        [ $left = 0 ] && [ $running = 0 ] && break
+        sleep 0.2
+        reap
     done
 done
 
-# once, with the first (plain) build: a million flows through a capped table,
-# SIGINT mid-read, a failed write (RSS is measured: not under the sanitizers)
-plain=$1
-factor=1
-suite flood 900 bash tests/flood.sh "$plain/ecnwatch"
-
-# once: a real Prometheus server scrapes a live ecnwatch; the Grafana
-# dashboard's queries evaluated there (root and network namespaces)
-if [ $CHECK = 0 ]; then
-    suite prometheus 300 bash tests/prometheus.sh "$plain/ecnwatch"
-fi
-
-# once: the two-thread paths (the file reader, the report's helper) under
-# ThreadSanitizer, against the plain build's output
-suite threads 1800 bash tests/threads.sh "$plain"
-
-# once: make install and uninstall into a temporary DESTDIR, man pages, bash completion
-suite install 600 bash tests/install.sh "$plain"
-
-# once: every "$ COMMAND" example of the README prints what the README shows
-suite readme 300 bash tests/readme.sh "$plain"
-
-# once: the source files' dependencies, read from the objects: no cycle
-suite deps 300 bash tests/deps.sh "$plain"
-
-# once: every shell suite against a binary that prints nothing and exits 3
-if [ $CHECK = 0 ]; then
-    suite standin 2400 bash tests/standin.sh "$plain"
-else
-    suite standin 2400 bash tests/standin.sh "$plain" \
-        cli views lists inference misuse path pathdiag plots quic outputs hostile schema tshark flood threads install readme
-fi
-
-# once: each libFuzzer harness for a short while, when clang can build them
-if bash tests/fuzz/run.sh --available; then
-    suite fuzz 900 make --no-print-directory fuzz-smoke
-elif [ $CHECK = 0 ]; then
-    echo "FAIL fuzz: clang cannot build libFuzzer binaries here (make deps installs clang)"
-    count 0 1
-else
-    echo "fuzz: clang cannot build libFuzzer binaries here; smoke run not part of this make check"
-fi
-
-[ $CHECK = 1 ] && echo "not run by make check (root and network namespaces): live, metrics; make test runs them"
+[ $CHECK = 1 ] && echo "not run by make check (make test runs them): the sanitizer build; cli, hostile, tshark, schema, imperfect, live, metrics, prometheus, flood, threads, fuzz, standin"
 echo "   (all: $(($(date +%s) - t_start)) s)"
 echo
 echo "$passed passed, $failed failed"

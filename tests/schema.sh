@@ -12,17 +12,11 @@
 # misspelled or given a value outside its enum, that its enums list the names
 # the sources define, and that ecnwatch-report(5) describes every member.
 # Prints one line per check and ends with "schema: N passed, N failed".
-set -u
-cd "$(dirname "$0")/.." || exit 1
-. tests/lib.sh
-BUILD=${1:?usage: schema.sh BUILD}
-EW=$BUILD/ecnwatch
+. "$(dirname "$0")/lib.sh"
 GEN=$BUILD/ecngen
 SCHEMA=man/ecnwatch-report.schema.json
 MAN=man/ecnwatch-report.5
 PY=${ECNWATCH_PYTHON:-/usr/bin/python3}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/out" "$tmp/bad" "$tmp/cap"
 
 begin "python3 jsonschema"

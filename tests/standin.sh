@@ -5,17 +5,13 @@
 # nothing: the run fails when any check passes, or when a suite does not end
 # within its time limit. Ends "standin: N passed, N failed", where a passed
 # check is a suite whose every check failed.
-set -u
-cd "$(dirname "$0")/.."
-BUILD=$1
+. "$(dirname "$0")/lib.sh"
 shift
-export TZ=UTC LC_ALL=C ECNWATCH_HASH_SEED=1
-SUITES=${*:-cli views inference field misuse path pathdiag imperfect plots quic outputs hostile schema tshark flood threads install readme live metrics prometheus}
+SUITES=${*:-cli views lists golden inference field misuse path pathdiag imperfect plots quic outputs hostile schema tshark flood threads install readme live metrics prometheus}
 # a command of a suite that waits on the stand-in gives up sooner than on the real binary
 export EW_CMD_TIMEOUT=20
 
-fake=$(mktemp -d "${TMPDIR:-/tmp}/ecnwatch-standin.XXXXXX")
-trap 'rm -rf "$fake"' EXIT
+fake=$tmp
 mkdir -p "$fake/build" "$fake/tsan"
 for f in "$BUILD"/*; do
     case $(basename "$f") in
@@ -29,22 +25,16 @@ for d in "$fake/build" "$fake/tsan"; do
 done
 # the TSan build's unit runner is not the binary under test: a real one, when built
 [ -x build/tsan/run_tests ] && ln -s "$(realpath build/tsan/run_tests)" "$fake/tsan/run_tests"
-EW=$fake/build/ecnwatch
 
-# the suites, as run.sh runs them
+# the suites, as run.sh runs them: each takes the build folder
 cmd_of() {
     case $1 in
-        cli | views | lists | field | path | live | metrics | prometheus | outputs | hostile | flood) echo "bash tests/$1.sh $EW" ;;
-        inference | misuse | pathdiag | imperfect | plots | quic | schema) echo "bash tests/$1.sh $fake/build" ;;
         threads) echo "bash tests/threads.sh $fake/build $fake/tsan" ;;
-        install) echo "bash tests/install.sh $fake/build" ;;
-        readme) echo "bash tests/readme.sh $fake/build" ;;
-        tshark) echo "bash tests/tshark.sh $EW $(ls captures/*.pcap | head -3 | tr '\n' ' ')" ;;
+        tshark) echo "bash tests/tshark.sh $fake/build $(ls captures/*.pcap | head -3 | tr '\n' ' ')" ;;
+        *) echo "bash tests/$1.sh $fake/build" ;;
     esac
 }
 
-pass=0
-fail=0
 for s in $SUITES; do
     cur=$fake/current
     : >"$cur"
@@ -70,5 +60,4 @@ for s in $SUITES; do
         echo "ok   standin $s: $(echo "$out" | grep -c '^FAIL') checks fail, none pass (${took} s)"
     fi
 done
-echo "standin: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish standin

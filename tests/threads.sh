@@ -10,15 +10,9 @@
 # report, and (where it completes) the same bytes as the plain build in BUILD.
 # Also the reader's unit suite, beside a TSan ecnwatch that runs.
 # Ends with "threads: N passed, N failed".
-set -u
-abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
-PLAIN=$(abs "$1")
+. "$(dirname "$0")/lib.sh"
+PLAIN=$(cd "$BUILD" && pwd)
 TS=${2:+$(abs "$2")}
-cd "$(dirname "$0")/.." || exit 1
-. tests/lib.sh
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export ECNWATCH_HASH_SEED=1 TZ=UTC LC_ALL=C
 # reports go to stderr; ASLR off, which some kernels' mappings need for TSan
 export TSAN_OPTIONS="halt_on_error=0 exitcode=66 report_signal_unsafe=0"
 NORAND=(setarch "$(uname -m)" -R)

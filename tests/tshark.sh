@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tshark.sh ECNWATCH CAPTURE...
+# tshark.sh BUILD [CAPTURE...]
 # For every capture: per flow and direction, the ECN codepoint counts in
 # ecnwatch's JSON report must equal what tshark (an independent dissector)
 # reads from the same file. IP reassembly is off in tshark, so that later
@@ -8,12 +8,11 @@
 # have counts, and tshark reads IP packets from it. Prints one "ok"/"FAIL"
 # line per capture, then "tshark: N passed, N failed"; exits non-zero on any
 # mismatch.
-set -u
 . "$(dirname "$0")/lib.sh"
-ECNWATCH=$1
+ECNWATCH=$EW
 shift
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# no capture named: every bundled one
+[ $# = 0 ] && set -- captures/*.pcap
 
 for cap in "$@"; do
     begin "$cap"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# views.sh ECNWATCH - every output tells the same story of a flow: for every
+# views.sh BUILD - every output tells the same story of a flow: for every
 # bundled capture, each flow's verdict, misuse kinds and path verdicts (the
 # AQM of each direction, as its bottleneck refines it) in the JSON report,
 # the flow table (--csv),
@@ -10,13 +10,7 @@
 # the metrics did for QUIC flows (tests/quic-captures/ngtcp2-clean-client.pcap:
 # "classic" in the report, "unknown" in the metrics).
 # Ends "views: N passed, N failed".
-set -u
-cd "$(dirname "$0")/.."
-. tests/lib.sh
-EW=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export ECNWATCH_HASH_SEED=1
+. "$(dirname "$0")/lib.sh"
 
 # one capture: the four views, each as lines "ID VERDICT KIND,KIND" sorted,
 # or as histograms for the metrics
@@ -130,7 +124,7 @@ agree() { # agree CAPTURE
 # the binary's own generator (tcpgen, tests/tools/)
 mid=()
 for s in prague classic; do
-    if "$(dirname "$EW")/tcpgen" $s receiver "$tmp/mid-$s.pcap" --skip 10 >/dev/null 2>&1; then
+    if "$BUILD/tcpgen" $s receiver "$tmp/mid-$s.pcap" --skip 10 >/dev/null 2>&1; then
         mid+=("$tmp/mid-$s.pcap")
     fi
 done
