@@ -1,17 +1,12 @@
 #!/usr/bin/env bash
-# lists.sh ECNWATCH - the misuse kinds, path (AQM) verdicts, link types and
+# lists.sh BUILD - the misuse kinds, path (AQM) verdicts, link types and
 # decoding events come from one list each in the code (X(ID, name, text)
 # rows: src/findings/misuse.h, src/infer/infer.h, dissectors/pkt.h), which
 # `ecnwatch --list` prints. The schema's enums, the report's manual page, the
 # command's manual page and the shell completion must name exactly those, in
 # the same order where they list them, so that a row added in the code and
 # forgotten in the documents fails here. Ends "lists: N passed, N failed".
-set -u
-cd "$(dirname "$0")/.."
-. tests/lib.sh
-EW=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 SCHEMA=man/ecnwatch-report.schema.json
 
 # names WHAT: the names of --list WHAT, one per line, into $tmp/WHAT
