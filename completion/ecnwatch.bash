@@ -14,6 +14,7 @@ _ecnwatch_fallback_help='
   -B KIB
   -Z USER
   -D
+  --list WHAT
   -w FILE
   -F FILE
   -n

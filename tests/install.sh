@@ -303,18 +303,19 @@ for cmd in ecnwatch /nonexistent/ecnwatch; do
     check "'$cmd -<TAB>' offers all $nall options of src/cli/cli.c" all_options "$cmd"
 done
 
-# every misuse kind ew_misuse_name defines, and "any"; the installed binary
-# takes every one of them (a capture without misuse: exit 0), and refuses a
-# name that is not one (exit 2, naming it)
-kinds=$( (awk '/const char \*const ew_misuse_name\[/ { on = 1 } on { print } on && /};/ { exit }' src/findings/misuse.c |
-    grep -o '"[a-z0-9_]*"' | tr -d '"'; echo any) | sort -u)
+# every misuse kind the list in src/findings/misuse.h defines (its
+# EW_MISUSE_KINDS rows), and "any"; the installed binary takes every one of
+# them (a capture without misuse: exit 0), and refuses a name that is not
+# one (exit 2, naming it)
+kinds=$( (awk '/^#define EW_MISUSE_KINDS\(X\)/ { on = 1; next } on && /^ *X\(/ { print } on && !/\\$/ { exit }' \
+    src/findings/misuse.h | sed -n 's/^ *X([A-Z0-9_]*, *"\([^"]*\)".*/\1/p'; echo any) | sort -u)
 nkinds=$(($(echo "$kinds" | wc -l) - 1))
 all_kinds() {
     local got
     installed || return 1
     got=$(comp ecnwatch --fail-on "" | sort -u)
     if [ "$nkinds" -le 9 ] || [ "$got" != "$kinds" ]; then
-        why="--fail-on offers other names than src/findings/misuse.c: $(diff <(echo "$kinds") <(echo "$got") | grep '^[<>]' | tr '\n' ' ')"
+        why="--fail-on offers other names than src/findings/misuse.h: $(diff <(echo "$kinds") <(echo "$got") | grep '^[<>]' | tr '\n' ' ')"
         return 1
     fi
     ew_json_of "$tmp/kinds.json" "$IEW" -r "$CAP" --json --fail-on "$(echo $got | tr ' ' ,)" || {
@@ -330,7 +331,7 @@ all_kinds() {
     why="--fail-on no_such_kind: the error does not name it: '$(head -c 200 "$tmp/k.err")'"
     return 1
 }
-check "--fail-on offers the $nkinds kinds of src/findings/misuse.c and any, and ecnwatch takes them" all_kinds
+check "--fail-on offers the $nkinds kinds of src/findings/misuse.h and any, and ecnwatch takes them" all_kinds
 
 # uninstall removes exactly what install put there
 echo keep >"$dest/usr/share/man/man1/other.1"
