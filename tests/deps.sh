@@ -43,32 +43,10 @@ for f, ss in uses.items():
         if g and g != f:
             edges[f].add(g)
             why.setdefault((f, g), s)
-# strongly connected components (Tarjan), iteratively
-index, low, on, stack, sccs, n = {}, {}, set(), [], [], [0]
-def strong(v):
-    work = [(v, iter(sorted(edges[v])))]
-    index[v] = low[v] = n[0]; n[0] += 1; stack.append(v); on.add(v)
-    while work:
-        u, it = work[-1]
-        w = next(it, None)
-        if w is None:
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[u])
-            if low[u] == index[u]:
-                c = []
-                while True:
-                    x = stack.pop(); on.discard(x); c.append(x)
-                    if x == u: break
-                sccs.append(sorted(c))
-        elif w not in index:
-            index[w] = low[w] = n[0]; n[0] += 1; stack.append(w); on.add(w)
-            work.append((w, iter(sorted(edges[w]))))
-        elif w in on:
-            low[u] = min(low[u], index[w])
-for v in files:
-    if v not in index:
-        strong(v)
+# strongly connected components: the include check's (tests/includes.py)
+sys.path.insert(0, "tests")
+from includes import strongly_connected
+sccs = strongly_connected(edges, files)
 cycles = [c for c in sccs if len(c) > 1]
 for c in cycles:
     pairs = ["%s -> %s (%s)" % (a, b, why[(a, b)]) for a in c for b in sorted(edges[a]) if b in c]

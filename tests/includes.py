@@ -36,6 +36,40 @@ def load_rules(path):
             rules.append((left.strip(), right.split()))
     return rules
 
+def strongly_connected(edges, nodes):
+    """The strongly connected components of the graph edges (node -> set of
+    nodes), each sorted, visiting nodes in the order given (Tarjan,
+    iteratively); tests/deps.sh uses it too."""
+    index, low, on, stack, sccs, cnt = {}, {}, set(), [], [], [0]
+
+    def strong(v):
+        work = [(v, iter(sorted(edges.get(v, ()))))]
+        index[v] = low[v] = cnt[0]; cnt[0] += 1; stack.append(v); on.add(v)
+        while work:
+            u, it = work[-1]
+            w = next(it, None)
+            if w is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[u])
+                if low[u] == index[u]:
+                    c = []
+                    while True:
+                        x = stack.pop(); on.discard(x); c.append(x)
+                        if x == u:
+                            break
+                    sccs.append(sorted(c))
+            elif w not in index:
+                index[w] = low[w] = cnt[0]; cnt[0] += 1; stack.append(w); on.add(w)
+                work.append((w, iter(sorted(edges.get(w, ())))))
+            elif w in on:
+                low[u] = min(low[u], index[w])
+    for v in nodes:
+        if v not in index:
+            strong(v)
+    return sccs
+
+
 def main():
     rules = load_rules(sys.argv[1])
     def layer(f):
@@ -92,32 +126,7 @@ def main():
             problems.append("ORPHAN %s" % h)
     # cycles between modules (Tarjan)
     nodes = sorted(set(edges) | {b for s in edges.values() for b in s})
-    index, low, on, stack, sccs, cnt = {}, {}, set(), [], [], [0]
-    def strong(v):
-        work = [(v, iter(sorted(edges.get(v, ()))))]
-        index[v] = low[v] = cnt[0]; cnt[0] += 1; stack.append(v); on.add(v)
-        while work:
-            u, it = work[-1]
-            w = next(it, None)
-            if w is None:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[u])
-                if low[u] == index[u]:
-                    c = []
-                    while True:
-                        x = stack.pop(); on.discard(x); c.append(x)
-                        if x == u:
-                            break
-                    sccs.append(sorted(c))
-            elif w not in index:
-                index[w] = low[w] = cnt[0]; cnt[0] += 1; stack.append(w); on.add(w)
-                work.append((w, iter(sorted(edges.get(w, ())))))
-            elif w in on:
-                low[u] = min(low[u], index[w])
-    for v in nodes:
-        if v not in index:
-            strong(v)
+    sccs = strongly_connected(edges, nodes)
     for c in sccs:
         if len(c) > 1:
             problems.append("CYCLE " + "; ".join(
@@ -126,4 +135,5 @@ def main():
         print(p)
     print("FILES %d INCLUDES %d MODULES %d" % (len(fs), nincs, len(nodes)))
 
-main()
+if __name__ == "__main__":
+    main()
