@@ -124,7 +124,7 @@ agree() { # agree CAPTURE
 # the binary's own generator (tcpgen, tests/tools/)
 mid=()
 for s in prague classic; do
-    if "$BUILD/tcpgen" $s receiver "$tmp/mid-$s.pcap" --skip 10 >/dev/null 2>&1; then
+    if timeout -k 5 60 "$BUILD/tcpgen" $s receiver "$tmp/mid-$s.pcap" --skip 10 >/dev/null 2>&1; then
         mid+=("$tmp/mid-$s.pcap")
     fi
 done
