@@ -176,10 +176,36 @@ count() { # count OK-COUNT FAIL-COUNT
     failed=$((failed + $2))
 }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ecnwatch-run.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+queue=() state=()
+# stopped (make interrupted, or its own time limit): the suites still running
+# are ended too, each through its own exit handler (TERM to its timeout,
+# which passes it on, then KILL after 30 s)
+stop_running() {
+    local f p t=0 left
+    trap - EXIT INT TERM HUP
+    for f in "$work"/*.pid; do
+        [ -f "$f" ] && [ ! -f "${f%.pid}.rc" ] && kill -TERM "$(cat "$f")" 2>/dev/null
+    done
+    while :; do
+        left=""
+        for f in "$work"/*.pid; do
+            [ -f "$f" ] && [ ! -f "${f%.pid}.rc" ] && p=$(cat "$f") && kill -0 "$p" 2>/dev/null && left="$left $p"
+        done
+        [ -z "$left" ] && break
+        if [ $t -ge 300 ]; then
+            # shellcheck disable=SC2086
+            kill -KILL $left 2>/dev/null
+            break
+        fi
+        sleep 0.1
+        t=$((t + 1))
+    done
+    rm -rf "$work"
+}
+trap stop_running EXIT
+trap 'exit 130' INT TERM HUP
 
 # the queue: one line per suite, "NAME BUILD LIMIT COMMAND..."
-queue=()
 add() { # add NAME BUILD LIMIT COMMAND...
     local name=$1 build=$2 limit=$3
     shift 3
@@ -264,7 +290,11 @@ start() {
     (
         t0=$(date +%s)
         export EW_TEST_CURRENT=$work/$i.cur
-        eval "timeout -k 15 $limit $cmd" >"$work/$i.out" 2>&1
+        # in the background, its pid kept: timeout puts the suite in a
+        # process group of its own, which a signal to run.sh's does not reach
+        eval "exec timeout -k 15 $limit $cmd" >"$work/$i.out" 2>&1 &
+        echo $! >"$work/$i.pid"
+        wait $!
         echo "$? $(($(date +%s) - t0))" >"$work/$i.rc.part"
         mv "$work/$i.rc.part" "$work/$i.rc"
     ) &
@@ -296,7 +326,7 @@ report() {
 in_lane() { echo " $LANE " | grep -q " ${queue[$1]%% *} "; }
 is_schema() { [ "${queue[$1]%% *}" = schema ]; }
 build_of() { local a; read -r _ a _ <<<"${queue[$1]}"; echo "$a"; }
-state=() # "" waiting, r running, d done
+# state: "" waiting, r running, d done
 for i in "${!queue[@]}"; do state[i]=""; done
 running=0
 lane=0 # a suite of LANE is running
