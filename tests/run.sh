@@ -32,7 +32,7 @@ export ECNWATCH_HASH_SEED=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-# the quick set of make check (some four minutes on two processors): every
+# the quick set of make check (some three minutes on two processors): every
 # suite of the plain build but the slowest, which make test runs: the
 # exhaustive ones (cli: some 800 runs of the binary; hostile: every malformed
 # capture, cut at every byte; tshark: every capture against tshark; schema:
