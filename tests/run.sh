@@ -18,8 +18,8 @@
 #                 suite's name (cli, golden, ...), sweep, tshark, replay,
 #                 unit, or unit:SUITE[/TEST] for one CUnit suite or test
 #   -j N          suites run N at a time (default: the processors, at most
-#                 4); the suites that time the machine or drive a live view
-#                 (SOLO below) run alone, after the others
+#                 4); of the suites that build network namespaces and time
+#                 live traffic (LANE below), one at a time
 #
 # Each suite runs under a time limit (seconds, doubled for a sanitizer
 # build); a suite that reaches it is stopped and reported with the check it
@@ -32,7 +32,7 @@ export ECNWATCH_HASH_SEED=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-# the quick set of make check (some four minutes on two processors): every
+# the quick set of make check (some three minutes on two processors): every
 # suite of the plain build but the slowest, which make test runs: the
 # exhaustive ones (cli: some 800 runs of the binary; hostile: every malformed
 # capture, cut at every byte; tshark: every capture against tshark; schema:
@@ -41,8 +41,9 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # sanitizer build, and those that need root and network namespaces (live,
 # metrics, prometheus)
 CHECK_SUITES="unit golden views lists inference field misuse path pathdiag plots quic sweep outputs replay install readme deps"
-# run alone, after the others: live traffic between namespaces, its views and scrapes on time
-SOLO="live metrics prometheus"
+# one at a time, beside the other suites: those that build network namespaces
+# and watch live traffic on time (and the stand-in run, which runs them too)
+LANE="standin live metrics prometheus"
 
 RELINK_LINKS="vlan qinq sll sll2 raw ipv4 ipv6 null loop ppp chdlc ipoib nflog"
 RELINK_BASES="rfc3168-ce-client accecn-ce-v6-server udp-ect-client"
@@ -177,10 +178,36 @@ count() { # count OK-COUNT FAIL-COUNT
     failed=$((failed + $2))
 }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ecnwatch-run.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+queue=() state=()
+# stopped (make interrupted, or its own time limit): the suites still running
+# are ended too, each through its own exit handler (TERM to its timeout,
+# which passes it on, then KILL after 30 s)
+stop_running() {
+    local f p t=0 left
+    trap - EXIT INT TERM HUP
+    for f in "$work"/*.pid; do
+        [ -f "$f" ] && [ ! -f "${f%.pid}.rc" ] && kill -TERM "$(cat "$f")" 2>/dev/null
+    done
+    while :; do
+        left=""
+        for f in "$work"/*.pid; do
+            [ -f "$f" ] && [ ! -f "${f%.pid}.rc" ] && p=$(cat "$f") && kill -0 "$p" 2>/dev/null && left="$left $p"
+        done
+        [ -z "$left" ] && break
+        if [ $t -ge 300 ]; then
+            # shellcheck disable=SC2086
+            kill -KILL $left 2>/dev/null
+            break
+        fi
+        sleep 0.1
+        t=$((t + 1))
+    done
+    rm -rf "$work"
+}
+trap stop_running EXIT
+trap 'exit 130' INT TERM HUP
 
 # the queue: one line per suite, "NAME BUILD LIMIT COMMAND..."
-queue=()
 add() { # add NAME BUILD LIMIT COMMAND...
     local name=$1 build=$2 limit=$3
     shift 3
@@ -214,8 +241,9 @@ limit_of() {
 }
 EACH="unit golden cli views lists inference field misuse path pathdiag imperfect plots quic sweep tshark outputs hostile replay schema live metrics"
 ONCE="flood prometheus threads install readme deps standin fuzz"
-# the order they start in: the longest first, so that the last to end is short
-ORDER="standin imperfect cli golden threads fuzz inference path misuse sweep tshark schema plots views quic pathdiag lists hostile outputs field unit replay install readme deps live metrics flood prometheus"
+# the order they start in: the longest first, so that the last to end is short;
+# the lane's suites early, so that each starts as soon as the one before it ends
+ORDER="standin live metrics prometheus imperfect cli hostile golden threads fuzz inference path misuse sweep tshark schema plots views quic pathdiag lists outputs field unit replay install readme deps flood"
 
 if [ -n "$ONLY" ]; then
     builds=("$plain")
@@ -264,7 +292,11 @@ start() {
     (
         t0=$(date +%s)
         export EW_TEST_CURRENT=$work/$i.cur
-        eval "timeout -k 15 $limit $cmd" >"$work/$i.out" 2>&1
+        # in the background, its pid kept: timeout puts the suite in a
+        # process group of its own, which a signal to run.sh's does not reach
+        eval "exec timeout -k 15 $limit $cmd" >"$work/$i.out" 2>&1 &
+        echo $! >"$work/$i.pid"
+        wait $!
         echo "$? $(($(date +%s) - t0))" >"$work/$i.rc.part"
         mv "$work/$i.rc.part" "$work/$i.rc"
     ) &
@@ -290,19 +322,20 @@ report() {
     echo "   ($build: $name: $took s)"
 }
 
-# run the queue: up to $JOBS suites at a time, then the SOLO ones alone; a
-# build's schema suite starts only when the others of its build have ended
-# (it reads what they left in BUILD/gen)
-is_solo() { echo " $SOLO " | grep -q " ${queue[$1]%% *} "; }
+# run the queue: up to $JOBS suites at a time, of which one at most of LANE;
+# a build's schema suite starts only when the others of its build have
+# ended (it reads what they left in BUILD/gen)
+in_lane() { echo " $LANE " | grep -q " ${queue[$1]%% *} "; }
 is_schema() { [ "${queue[$1]%% *}" = schema ]; }
 build_of() { local a; read -r _ a _ <<<"${queue[$1]}"; echo "$a"; }
-state=() # "" waiting, r running, d done
+# state: "" waiting, r running, d done
 for i in "${!queue[@]}"; do state[i]=""; done
 running=0
-others_done() { # others_done BUILD: every non-schema, non-solo suite of BUILD has ended
+lane=0 # a suite of LANE is running
+others_done() { # others_done BUILD: every suite of BUILD but schema and LANE's has ended
     local j
     for j in "${!queue[@]}"; do
-        is_schema "$j" || is_solo "$j" && continue
+        is_schema "$j" || in_lane "$j" && continue
         [ "$(build_of "$j")" = "$1" ] && [ "${state[j]}" != d ] && return 1
     done
     return 0
@@ -313,32 +346,27 @@ reap() { # report every suite that has ended
         if [ "${state[j]}" = r ] && [ -f "$work/$j.rc" ]; then
             state[j]=d
             running=$((running - 1))
+            in_lane "$j" && lane=0
             report "$j"
         fi
     done
 }
-for phase in shared solo; do
-    while :; do
-        left=0
-        for i in "${!queue[@]}"; do
-            [ -z "${state[i]}" ] || continue
-            if [ $phase = shared ]; then
-                is_solo "$i" && continue
-                left=1
-                [ $running -lt "$JOBS" ] || continue
-                is_schema "$i" && ! others_done "$(build_of "$i")" && continue
-            else
-                left=1
-                [ $running = 0 ] || continue
-            fi
-            start "$i"
-            state[i]=r
-            running=$((running + 1))
-        done
-        [ $left = 0 ] && [ $running = 0 ] && break
-        sleep 0.2
-        reap
+while :; do
+    left=0
+    for i in "${!queue[@]}"; do
+        [ -z "${state[i]}" ] || continue
+        left=1
+        [ $running -lt "$JOBS" ] || continue
+        in_lane "$i" && [ $lane = 1 ] && continue
+        is_schema "$i" && ! others_done "$(build_of "$i")" && continue
+        start "$i"
+        state[i]=r
+        running=$((running + 1))
+        in_lane "$i" && lane=1
     done
+    [ $left = 0 ] && [ $running = 0 ] && break
+    sleep 0.2
+    reap
 done
 
 [ $CHECK = 1 ] && echo "not run by make check (make test runs them): the sanitizer build; cli, hostile, tshark, schema, imperfect, live, metrics, prometheus, flood, threads, fuzz, standin"

@@ -59,3 +59,16 @@ fx_udp(struct ew_pkt *p, const struct fx_hosts *h, int from, uint8_t ecn, uint32
     p->u.udp.len = (uint16_t)(8 + payload);
     p->u.udp.payload = payload;
 }
+
+void
+fx_pkt(struct ew_pkt *p, int l4, int from, uint16_t cport, uint16_t flags, uint32_t seq,
+       uint32_t payload, uint8_t ecn)
+{
+    const struct fx_hosts h = {.family = 4, .cli = 0x0a000009, .srv = 0x0a000001, .cport = cport, .sport = 80,
+                               .hdr = 40};
+
+    if (l4 == EW_L4_TCP)
+        fx_tcp(p, &h, from, flags, ecn, seq, 0, payload);
+    else
+        fx_udp(p, &h, from, ecn, payload);
+}

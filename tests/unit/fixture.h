@@ -37,4 +37,10 @@ void fx_tcp(struct ew_pkt *p, const struct fx_hosts *h, int from, uint16_t flags
 /* a UDP datagram: fx_ip, then the ports, the length and the payload length */
 void fx_udp(struct ew_pkt *p, const struct fx_hosts *h, int from, uint8_t ecn, uint32_t payload);
 
+/* the flows of the metrics, snapshot and stream suites: a TCP segment (L4
+ * EW_L4_TCP; FLAGS, SEQ, no ACK number) or a UDP datagram (any other L4)
+ * between 10.0.0.9:CPORT and 10.0.0.1:80, IPv4 without options */
+void fx_pkt(struct ew_pkt *p, int l4, int from, uint16_t cport, uint16_t flags, uint32_t seq,
+            uint32_t payload, uint8_t ecn);
+
 #endif

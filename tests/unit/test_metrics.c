@@ -17,20 +17,6 @@
 #include "fixture.h"
 #include "suites.h"
 
-/* a packet between 10.0.0.9:sport (the client) and 10.0.0.1:80 */
-static void
-pkt(struct ew_pkt *p, int l4, int from, uint16_t cport, uint16_t flags, uint32_t seq,
-    uint32_t payload, uint8_t ecn)
-{
-    const struct fx_hosts h = {.family = 4, .cli = 0x0a000009, .srv = 0x0a000001, .cport = cport, .sport = 80,
-                               .hdr = 40};
-
-    if (l4 == EW_L4_TCP)
-        fx_tcp(p, &h, from, flags, ecn, seq, 0, payload);
-    else
-        fx_udp(p, &h, from, ecn, payload);
-}
-
 /* three flows: classic ECN TCP with a CE mark, UDP marked ECT(1), and TCP
  * without ECN whose data is ECT(0); plus a non-IP and an undecodable frame */
 static void
@@ -42,27 +28,27 @@ feed(struct ew_analyzer *an)
     int i;
 
     CU_ASSERT_FATAL(ew_analyzer_init(an, &cfg) == 0);
-    pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_SYN | EW_TCP_ECE | EW_TCP_CWR, 100, 0, EW_ECN_NOT_ECT);
+    fx_pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_SYN | EW_TCP_ECE | EW_TCP_CWR, 100, 0, EW_ECN_NOT_ECT);
     ew_analyzer_frame(an, &p, t++);
-    pkt(&p, EW_L4_TCP, SRV, 40000, EW_TCP_SYN | EW_TCP_ACK | EW_TCP_ECE, 7000, 0,
+    fx_pkt(&p, EW_L4_TCP, SRV, 40000, EW_TCP_SYN | EW_TCP_ACK | EW_TCP_ECE, 7000, 0,
         EW_ECN_NOT_ECT);
     ew_analyzer_frame(an, &p, t++);
-    pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 101, 0, EW_ECN_NOT_ECT);
+    fx_pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 101, 0, EW_ECN_NOT_ECT);
     ew_analyzer_frame(an, &p, t++);
-    pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 101, 1000, EW_ECN_ECT_0);
+    fx_pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 101, 1000, EW_ECN_ECT_0);
     ew_analyzer_frame(an, &p, t++);
-    pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 1101, 1000, EW_ECN_CE);
+    fx_pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 1101, 1000, EW_ECN_CE);
     ew_analyzer_frame(an, &p, t++);
     for (i = 0; i < 5; i++) {
-        pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 800, EW_ECN_ECT_1);
+        fx_pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 800, EW_ECN_ECT_1);
         ew_analyzer_frame(an, &p, t++);
     }
-    pkt(&p, EW_L4_TCP, CLI, 40001, EW_TCP_SYN, 500, 0, EW_ECN_NOT_ECT);
+    fx_pkt(&p, EW_L4_TCP, CLI, 40001, EW_TCP_SYN, 500, 0, EW_ECN_NOT_ECT);
     ew_analyzer_frame(an, &p, t++);
-    pkt(&p, EW_L4_TCP, SRV, 40001, EW_TCP_SYN | EW_TCP_ACK, 900, 0, EW_ECN_NOT_ECT);
+    fx_pkt(&p, EW_L4_TCP, SRV, 40001, EW_TCP_SYN | EW_TCP_ACK, 900, 0, EW_ECN_NOT_ECT);
     ew_analyzer_frame(an, &p, t++);
     for (i = 0; i < 3; i++) {
-        pkt(&p, EW_L4_TCP, CLI, 40001, EW_TCP_ACK, 501 + 1000 * (uint32_t)i, 1000, EW_ECN_ECT_0);
+        fx_pkt(&p, EW_L4_TCP, CLI, 40001, EW_TCP_ACK, 501 + 1000 * (uint32_t)i, 1000, EW_ECN_ECT_0);
         ew_analyzer_frame(an, &p, t++);
     }
     memset(&p, 0, sizeof(p));

@@ -185,21 +185,6 @@ test_quic_rule(void)
     free(room);
 }
 
-
-/* a packet between 10.0.0.9:cport (the client) and 10.0.0.1:80 */
-static void
-pkt(struct ew_pkt *p, int l4, int from, uint16_t cport, uint16_t flags, uint32_t seq,
-    uint32_t payload, uint8_t ecn)
-{
-    const struct fx_hosts h = {.family = 4, .cli = 0x0a000009, .srv = 0x0a000001, .cport = cport, .sport = 80,
-                               .hdr = 40};
-
-    if (l4 == EW_L4_TCP)
-        fx_tcp(p, &h, from, flags, ecn, seq, 0, payload);
-    else
-        fx_udp(p, &h, from, ecn, payload);
-}
-
 /* four flows in this order of ids:
  * 1 TCP 40000, classic ECN: 4 packets, 1 of the client's 3 CE, last at 1004
  * 2 UDP 50000, 5 packets all ECT(1), last at 1010
@@ -213,27 +198,27 @@ feed(struct ew_analyzer *an, uint32_t max_flows)
     int i;
 
     CU_ASSERT_FATAL(ew_analyzer_init(an, &cfg) == 0);
-    pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_SYN | EW_TCP_ECE | EW_TCP_CWR, 100, 0, EW_ECN_NOT_ECT);
+    fx_pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_SYN | EW_TCP_ECE | EW_TCP_CWR, 100, 0, EW_ECN_NOT_ECT);
     ew_analyzer_frame(an, &p, 1000);
-    pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 800, EW_ECN_ECT_1);
+    fx_pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 800, EW_ECN_ECT_1);
     ew_analyzer_frame(an, &p, 1001);
-    pkt(&p, EW_L4_TCP, SRV, 40000, EW_TCP_SYN | EW_TCP_ACK | EW_TCP_ECE, 7000, 0,
+    fx_pkt(&p, EW_L4_TCP, SRV, 40000, EW_TCP_SYN | EW_TCP_ACK | EW_TCP_ECE, 7000, 0,
         EW_ECN_NOT_ECT);
     ew_analyzer_frame(an, &p, 1002);
-    pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 101, 1000, EW_ECN_ECT_0);
+    fx_pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 101, 1000, EW_ECN_ECT_0);
     ew_analyzer_frame(an, &p, 1003);
-    pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 1101, 1000, EW_ECN_CE);
+    fx_pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 1101, 1000, EW_ECN_CE);
     ew_analyzer_frame(an, &p, 1004);
-    pkt(&p, EW_L4_TCP, CLI, 40001, EW_TCP_SYN, 500, 0, EW_ECN_NOT_ECT);
+    fx_pkt(&p, EW_L4_TCP, CLI, 40001, EW_TCP_SYN, 500, 0, EW_ECN_NOT_ECT);
     ew_analyzer_frame(an, &p, 1005);
-    pkt(&p, EW_L4_TCP, SRV, 40001, EW_TCP_SYN | EW_TCP_ACK, 900, 0, EW_ECN_NOT_ECT);
+    fx_pkt(&p, EW_L4_TCP, SRV, 40001, EW_TCP_SYN | EW_TCP_ACK, 900, 0, EW_ECN_NOT_ECT);
     ew_analyzer_frame(an, &p, 1006);
     for (i = 0; i < 4; i++) {
-        pkt(&p, EW_L4_UDP, CLI, 50001, 0, 0, 100, i ? EW_ECN_ECT_0 : EW_ECN_ECT_1);
+        fx_pkt(&p, EW_L4_UDP, CLI, 50001, 0, 0, 100, i ? EW_ECN_ECT_0 : EW_ECN_ECT_1);
         ew_analyzer_frame(an, &p, 1007 + (i == 3));
     }
     for (i = 0; i < 4; i++) {
-        pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 800, EW_ECN_ECT_1);
+        fx_pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 800, EW_ECN_ECT_1);
         ew_analyzer_frame(an, &p, 1009 + (i == 3));
     }
 }
@@ -362,14 +347,14 @@ test_rates(void)
     CU_ASSERT(bytes2 > 0);
     /* two seconds later: 10 more datagrams on flow 2, a new flow 5 */
     for (i = 0; i < 10; i++) {
-        pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 800, EW_ECN_ECT_1);
+        fx_pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 800, EW_ECN_ECT_1);
         ew_analyzer_frame(&an, &p, 2000);
     }
-    pkt(&p, EW_L4_UDP, CLI, 50002, 0, 0, 100, EW_ECN_ECT_0);
+    fx_pkt(&p, EW_L4_UDP, CLI, 50002, 0, 0, 100, EW_ECN_ECT_0);
     ew_analyzer_frame(&an, &p, 2001);
     CU_ASSERT_FATAL(ew_snap_counts_take(&b, &an, 3000000000) == 0);
     /* and a flow 6 after the take */
-    pkt(&p, EW_L4_UDP, CLI, 50003, 0, 0, 100, EW_ECN_ECT_0);
+    fx_pkt(&p, EW_L4_UDP, CLI, 50003, 0, 0, 100, EW_ECN_ECT_0);
     ew_analyzer_frame(&an, &p, 2002);
     CU_ASSERT_FATAL(snap_build(&s, &an, SIZE_MAX, 0) == 0);
     ew_snapshot_rates(&s, &a, &b);
@@ -454,7 +439,7 @@ test_grow_shrink(void)
 
     CU_ASSERT_FATAL(ew_analyzer_init(&an, &cfg) == 0);
     for (i = 0; i < 3000; i++) {
-        pkt(&p, EW_L4_UDP, CLI, (uint16_t)(10000 + i), 0, 0, 100, (uint8_t)(i % 4));
+        fx_pkt(&p, EW_L4_UDP, CLI, (uint16_t)(10000 + i), 0, 0, 100, (uint8_t)(i % 4));
         ew_analyzer_frame(&an, &p, 1000 + i);
     }
     CU_ASSERT_FATAL(snap_build(&s, &an, SIZE_MAX, 0) == 0);

@@ -26,20 +26,6 @@
 /* 2023-11-14T22:13:20Z */
 #define T0 (1700000000LL * SEC)
 
-/* a packet between the client 10.0.0.9:cport and the server 10.0.0.1:80 */
-static void
-pkt(struct ew_pkt *p, int l4, int from, uint16_t cport, uint16_t flags, uint32_t seq,
-    uint32_t payload, uint8_t ecn)
-{
-    const struct fx_hosts h = {.family = 4, .cli = 0x0a000009, .srv = 0x0a000001, .cport = cport, .sport = 80,
-                               .hdr = 40};
-
-    if (l4 == EW_L4_TCP)
-        fx_tcp(p, &h, from, flags, ecn, seq, 0, payload);
-    else
-        fx_udp(p, &h, from, ecn, payload);
-}
-
 /* an analyzer with a stream attached, writing to a file in a folder of its
  * own (or to path when given) */
 struct run {
@@ -317,24 +303,24 @@ test_events(void)
     int bad, i;
 
     /* A (flow 1): TCP without ECN, its data ECT(0): ect_without_negotiation */
-    pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_SYN, 500, 0, EW_ECN_NOT_ECT);
+    fx_pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_SYN, 500, 0, EW_ECN_NOT_ECT);
     frame(r, &p, T0 + SEC);
-    pkt(&p, EW_L4_TCP, SRV, 40000, EW_TCP_SYN | EW_TCP_ACK, 900, 0, EW_ECN_NOT_ECT);
+    fx_pkt(&p, EW_L4_TCP, SRV, 40000, EW_TCP_SYN | EW_TCP_ACK, 900, 0, EW_ECN_NOT_ECT);
     frame(r, &p, T0 + SEC + 1000000);
     for (i = 0; i < 4; i++) {
-        pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 501 + 1000 * (uint32_t)i, 1000, EW_ECN_ECT_0);
+        fx_pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 501 + 1000 * (uint32_t)i, 1000, EW_ECN_ECT_0);
         frame(r, &p, T0 + (i == 0 ? SEC + 2000000 : (int64_t)(i + 1) * SEC + SEC / 2));
     }
     /* B (flow 2): UDP, CE on a sender seen sending Not-ECT: ce_on_not_ect
      * (three Not-ECT datagrams first: CE alone says nothing of its sender) */
     for (i = 0; i < 3; i++) {
-        pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 100, EW_ECN_NOT_ECT);
+        fx_pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 100, EW_ECN_NOT_ECT);
         frame(r, &p, T0 + 4 * SEC + SEC * 7 / 10 - 3000000 + 1000000 * i);
     }
-    pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 100, EW_ECN_CE);
+    fx_pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 100, EW_ECN_CE);
     frame(r, &p, T0 + 4 * SEC + SEC * 7 / 10);
     /* C (flow 3), 15 s on: A gives way (least recently active), B is idle */
-    pkt(&p, EW_L4_UDP, CLI, 50001, 0, 0, 100, EW_ECN_NOT_ECT);
+    fx_pkt(&p, EW_L4_UDP, CLI, 50001, 0, 0, 100, EW_ECN_NOT_ECT);
     frame(r, &p, T0 + 20 * SEC);
     CU_ASSERT_FALSE(r->s.error);
     text = finish(r, false);
@@ -425,14 +411,14 @@ test_findings_once(void)
 
     for (port = 40000; port <= 40001; port++) {
         /* an ECT(0) SYN, no ECN asked for; then ECT(0) data */
-        pkt(&p, EW_L4_TCP, CLI, port, EW_TCP_SYN, 500, 0, EW_ECN_ECT_0);
+        fx_pkt(&p, EW_L4_TCP, CLI, port, EW_TCP_SYN, 500, 0, EW_ECN_ECT_0);
         frame(r, &p, T0 + port - 40000);
-        pkt(&p, EW_L4_TCP, SRV, port, EW_TCP_SYN | EW_TCP_ACK, 900, 0, EW_ECN_NOT_ECT);
+        fx_pkt(&p, EW_L4_TCP, SRV, port, EW_TCP_SYN | EW_TCP_ACK, 900, 0, EW_ECN_NOT_ECT);
         frame(r, &p, T0 + 1000 + port - 40000);
     }
     for (i = 0; i < 40; i++)
         for (port = 40000; port <= 40001; port++) {
-            pkt(&p, EW_L4_TCP, CLI, port, EW_TCP_ACK, 501 + 1000 * (uint32_t)i, 1000,
+            fx_pkt(&p, EW_L4_TCP, CLI, port, EW_TCP_ACK, 501 + 1000 * (uint32_t)i, 1000,
                 EW_ECN_ECT_0);
             frame(r, &p, T0 + (int64_t)i * SEC / 4 + port - 40000 + 5000);
         }
@@ -461,11 +447,11 @@ test_flush_per_interval(void) /* ECT(0) flows: evicted, each gets its flow_end *
     json_t *ev;
     int bad;
 
-    pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_ECT_0);
+    fx_pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_ECT_0);
     frame(r, &p, T0 + SEC); /* the first interval: [1 s, 2 s) */
-    pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_ECT_0);
+    fx_pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_ECT_0);
     frame(r, &p, T0 + SEC + SEC / 10);
-    pkt(&p, EW_L4_UDP, CLI, 3, 0, 0, 10, EW_ECN_ECT_0);
+    fx_pkt(&p, EW_L4_UDP, CLI, 3, 0, 0, 10, EW_ECN_ECT_0);
     frame(r, &p, T0 + SEC + SEC / 5); /* flow 1 is evicted */
     frame(r, &p, T0 + 2 * SEC - 1);
     CU_ASSERT_EQUAL(on_disk(r), 0);
@@ -482,9 +468,9 @@ test_flush_per_interval(void) /* ECT(0) flows: evicted, each gets its flow_end *
     free(text);
 
     /* the next interval runs from that packet: [2 s, 3 s) */
-    pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_ECT_0);
+    fx_pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_ECT_0);
     frame(r, &p, T0 + 2 * SEC + SEC / 2);
-    pkt(&p, EW_L4_UDP, CLI, 4, 0, 0, 10, EW_ECN_ECT_0);
+    fx_pkt(&p, EW_L4_UDP, CLI, 4, 0, 0, 10, EW_ECN_ECT_0);
     frame(r, &p, T0 + 2 * SEC + SEC * 6 / 10); /* flow 3 is evicted */
     frame(r, &p, T0 + 3 * SEC - 1);
     CU_ASSERT_EQUAL(on_disk(r), size);
@@ -522,9 +508,9 @@ test_updates(void)
     char *text;
     int bad;
 
-    pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_ECT_1);
+    fx_pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_ECT_1);
     frame(r, &p, T0);
-    pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_ECT_0);
+    fx_pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_ECT_0);
     frame(r, &p, T0 + SEC / 2);
     frame(r, &p, T0 + SEC); /* end of the first interval: both active */
     frame(r, &p, T0 + 2 * SEC); /* the second: only flow 2 */
@@ -554,12 +540,12 @@ test_last_interval(void)
     char *text;
     int bad, i;
 
-    pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_SYN, 500, 0, EW_ECN_NOT_ECT);
+    fx_pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_SYN, 500, 0, EW_ECN_NOT_ECT);
     frame(r, &p, T0);
-    pkt(&p, EW_L4_TCP, SRV, 40000, EW_TCP_SYN | EW_TCP_ACK, 900, 0, EW_ECN_NOT_ECT);
+    fx_pkt(&p, EW_L4_TCP, SRV, 40000, EW_TCP_SYN | EW_TCP_ACK, 900, 0, EW_ECN_NOT_ECT);
     frame(r, &p, T0 + 1000000);
     for (i = 0; i < 3; i++) {
-        pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 501 + 1000 * (uint32_t)i, 1000, EW_ECN_ECT_0);
+        fx_pkt(&p, EW_L4_TCP, CLI, 40000, EW_TCP_ACK, 501 + 1000 * (uint32_t)i, 1000, EW_ECN_ECT_0);
         frame(r, &p, T0 + (int64_t)(i + 2) * 1000000);
     }
     text = finish(r, false);
@@ -590,12 +576,12 @@ test_end_once(void)
         char *text;
         int bad;
 
-        pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_NOT_ECT);
+        fx_pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_NOT_ECT);
         frame(r, &p, T0);
-        pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_NOT_ECT);
+        fx_pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_NOT_ECT);
         frame(r, &p, T0 + 3 * SEC); /* flow 1 ends, idle */
         if (reuse) {
-            pkt(&p, EW_L4_UDP, CLI, 3, 0, 0, 10, EW_ECN_NOT_ECT);
+            fx_pkt(&p, EW_L4_UDP, CLI, 3, 0, 0, 10, EW_ECN_NOT_ECT);
             frame(r, &p, T0 + 3 * SEC + SEC / 2); /* takes flow 1's record */
         }
         text = finish(r, false);
@@ -645,7 +631,7 @@ test_full_device(void)
     int i;
 
     for (i = 1; i <= 3; i++) {
-        pkt(&p, EW_L4_UDP, CLI, (uint16_t)i, 0, 0, 10, EW_ECN_ECT_0);
+        fx_pkt(&p, EW_L4_UDP, CLI, (uint16_t)i, 0, 0, 10, EW_ECN_ECT_0);
         frame(r, &p, T0 + i); /* the third evicts the first */
     }
     CU_ASSERT_FALSE(r->s.error);
@@ -657,7 +643,7 @@ test_full_device(void)
 
     /* no event before the end: the summary is refused */
     r = start("/dev/full", 2, 0, false);
-    pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_ECT_0);
+    fx_pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_ECT_0);
     frame(r, &p, T0);
     frame(r, &p, T0 + SEC);
     CU_ASSERT_FALSE(r->s.error);
@@ -678,11 +664,11 @@ test_summarised_and_limit(void)
     json_t *ev, *last;
     int bad, i;
 
-    pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_NOT_ECT);
+    fx_pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_NOT_ECT);
     frame(r, &p, T0);
-    pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_ECT_0); /* evicts flow 1: no interest */
+    fx_pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_ECT_0); /* evicts flow 1: no interest */
     frame(r, &p, T0 + 1);
-    pkt(&p, EW_L4_UDP, CLI, 3, 0, 0, 10, EW_ECN_NOT_ECT); /* evicts flow 2: ECT(0) */
+    fx_pkt(&p, EW_L4_UDP, CLI, 3, 0, 0, 10, EW_ECN_NOT_ECT); /* evicts flow 2: ECT(0) */
     frame(r, &p, T0 + 2);
     text = finish(r, false);
     ev = events_of(text, &bad);
@@ -701,7 +687,7 @@ test_summarised_and_limit(void)
     r = start(NULL, 1, 0, false);
     ew_stream_limit(&r->s, 1024);
     for (i = 1; i <= 5; i++) {
-        pkt(&p, EW_L4_UDP, CLI, (uint16_t)i, 0, 0, 10, EW_ECN_ECT_0);
+        fx_pkt(&p, EW_L4_UDP, CLI, (uint16_t)i, 0, 0, 10, EW_ECN_ECT_0);
         frame(r, &p, T0 + i);
     }
     text = finish(r, false);
