@@ -20,22 +20,12 @@
 #include "output/exporter.h"
 #include "findings/misuse.h"
 #include "output/report.h"
-#include "input/savefile.h"
-#include "infer/series.h"
-#include "output/stream.h"
 #include "ui/ui.h"
 
 #define DISPATCH_BUDGET 512 /* frames per read, so that keys stay responsive */
 
-/* flow directions with a time series, at most (each EW_SERIES_BINS bins), as offline */
-#define SERIES_MAX 1024
-
 struct live {
     const struct ew_run_cfg *cfg;
-    struct ew_analyzer an;
-    bool have_an;
-    struct ew_stream stream;
-    bool streaming;
     enum ew_link link;
     uint64_t frames;
     bool limit_reached;
@@ -43,13 +33,11 @@ struct live {
     struct ew_capture *cap;
     struct ew_ui *ui;
     struct ew_exporter *mx;
-    struct ew_savefile *save;  /* -w, or NULL */
-    struct ew_series_pool series; /* --timeseries, --plot: allocated once, bounded */
-    struct ew_report_src src;
+    /* the analyser, the outputs and the end, shared with the offline driver */
+    struct ew_run run;
     /* the conclusions of a redraw, which the view reads */
     struct ew_conclusions concl;
     struct ew_pass pass;
-    struct ew_run_end end; /* and of the end, which every output reads */
     int interval_ms;
     int status;                /* exit status so far */
     bool mx_failed;
@@ -87,11 +75,8 @@ on_frame(void *arg, const struct ew_frame *fr)
 
     if (l->limit_reached)
         return;
-    if (l->save)
-        ew_savefile_frame(l->save, fr);
     ew_dissect_frame(l->link, fr->data, fr->caplen, fr->wirelen, &pkt);
-    ew_analyzer_frame(&l->an, &pkt, fr->ts_ns);
-    ew_outputs_tick(&l->end.out, fr->ts_ns);
+    ew_run_frame(&l->run, fr, &pkt, NULL);
     l->frames++;
     if (l->cfg->count && l->frames >= l->cfg->count)
         l->limit_reached = true;
@@ -125,31 +110,10 @@ drop_privileges(const char *user, char *err, size_t errlen)
     return 0;
 }
 
-static int
-setup_analyzer(struct live *l)
-{
-    struct ew_analyzer_cfg cfg = l->cfg->an;
-
-    if (l->streaming)
-        ew_stream_attach(&l->stream, &cfg);
-    if (ew_analyzer_init(&l->an, &cfg) != 0)
-        return -1;
-    l->have_an = true;
-    /* a clear ('c') starts the series over with the flows */
-    ew_series_pool_free(&l->series);
-    if ((l->cfg->timeseries || l->cfg->plot_dir) &&
-        ew_series_pool_init(&l->series, SERIES_MAX,
-                            (int64_t)(l->cfg->series_interval_s * 1e9)) != 0)
-        return -1;
-    if (l->series.s)
-        l->an.series = &l->series;
-    ew_stream_bind(&l->stream, &l->an);
-    return 0;
-}
-
 /* Open the capture, bind the metrics (while still privileged: any port can
- * be given), give up root, then set up the analyzer and the view. 0, or the
- * exit status of the failure (its message printed). */
+ * be given), give up root, then start the run (its outputs checked and
+ * opened, the analyzer) and the view. 0, or the exit status of the failure
+ * (its message printed). */
 static int
 live_start(struct live *l)
 {
@@ -157,6 +121,10 @@ live_start(struct live *l)
     /* -w - has standard output for the packets: no view, no events there */
     bool save_stdout = cfg->write_file && !strcmp(cfg->write_file, "-");
     bool tty = isatty(STDOUT_FILENO) && !cfg->ndjson && !save_stdout;
+    struct ew_run_how how = {.kind = "interface",
+                             .stream_interval_ns = (int64_t)l->interval_ms * 1000000,
+                             .stream_updates = true,
+                             .metrics_done = true};
     int rc;
 
     rc = ew_capture_open_live(cfg->iface, cfg->snaplen, cfg->buffer_kib, cfg->filter, &l->cap,
@@ -179,34 +147,16 @@ live_start(struct live *l)
         return 2;
     }
     /* the files are written as the user ecnwatch now runs as: checked now,
-     * not found unwritable when the capture stops */
-    /* (the metrics file is the exporter's, written at each tick) */
-    l->end.out = (struct ew_out_ctx){.cfg = cfg, .out = stdout, .metrics_done = true};
-    l->end.an = &l->an;
-    l->end.src = &l->src;
-    if (ew_outputs_check(&l->end.out, l->err, sizeof(l->err)) != 0 ||
-        (cfg->write_file &&
-         !(l->save = ew_savefile_open(cfg->write_file, l->cap, l->err, sizeof(l->err))))) {
-        fprintf(stderr, "ecnwatch: %s\n", l->err);
-        return 4;
-    }
+     * not found unwritable when the capture stops (the metrics file is the
+     * exporter's, written at each tick); -o - writes the report to standard
+     * output at the end: no events there */
+    how.streaming = !tty && !(cfg->out_file && !strcmp(cfg->out_file, "-")) && !save_stdout;
+    rc = ew_run_start(&l->run, cfg, &how);
+    if (rc == 0)
+        rc = ew_run_open(&l->run, l->cap, cfg->iface);
+    if (rc != 0)
+        return rc;
     l->link = ew_capture_link(l->cap);
-    l->src.kind = "interface";
-    l->src.name = cfg->iface;
-    l->src.linktype = ew_capture_link_name(l->cap);
-    l->src.filter = cfg->filter;
-    l->src.packet_limit = cfg->count;
-    /* -o - writes the report to standard output at the end: no events there */
-    l->streaming = !tty && !(cfg->out_file && !strcmp(cfg->out_file, "-")) && !save_stdout;
-    l->end.out.stream = l->streaming ? &l->stream : NULL;
-    ew_outputs_start(&l->end.out);
-    ew_stream_init(&l->stream, stdout, (int64_t)l->interval_ms * 1000000, true);
-    ew_stream_limit(&l->stream, cfg->max_output);
-    if (setup_analyzer(l) != 0) {
-        fprintf(stderr, "ecnwatch: cannot allocate a flow table of %" PRIu32 " flows\n",
-                cfg->an.max_flows);
-        return 2;
-    }
     if (tty) {
         l->ui = ew_ui_start();
         if (!l->ui) {
@@ -225,26 +175,22 @@ live_refresh(struct live *l, int64_t now, bool *draw)
 {
     double dt = (double)(now - l->last_rate_ns) / 1e9;
 
-    l->rate = dt > 0 ? (double)(l->an.tot.frames - l->last_frames) / dt : 0;
-    l->last_frames = l->an.tot.frames;
+    l->rate = dt > 0 ? (double)(l->run.an.tot.frames - l->last_frames) / dt : 0;
+    l->last_frames = l->run.an.tot.frames;
     l->last_rate_ns = now;
     l->drops_known = ew_capture_stats(l->cap, &l->recv, &l->drops) == 0;
     if (l->mx) {
         struct ew_metrics_src ms = {l->cfg->iface, l->drops_known, l->recv, l->drops};
 
-        if (ew_exporter_tick(l->mx, &l->an, &ms, false, l->err, sizeof(l->err)) != 0) {
+        if (ew_exporter_tick(l->mx, &l->run.an, &ms, false, l->err, sizeof(l->err)) != 0) {
             l->mx_failed = true;
             return false;
         }
     }
-    if (ew_outputs_tick(&l->end.out, wall_ns()) != 0)
-        return false;
-    if (l->save && ew_savefile_flush(l->save, l->err, sizeof(l->err)) != 0) {
-        fprintf(stderr, "ecnwatch: %s\n", l->err);
-        return false;
-    }
+    if (ew_run_tick(&l->run, wall_ns()) != 0)
+        return false; /* the output's close or finish says why */
     if (l->ui) {
-        ew_ui_sample(l->ui, &l->an);
+        ew_ui_sample(l->ui, &l->run.an);
         *draw = !ew_ui_paused(l->ui);
     }
     l->next_refresh = now + (int64_t)l->interval_ms * 1000000;
@@ -302,9 +248,7 @@ live_turn(struct live *l)
         if (keys & EW_UI_QUIT)
             return false;
         if (keys & EW_UI_CLEAR) {
-            ew_analyzer_free(&l->an);
-            l->have_an = false;
-            if (setup_analyzer(l) != 0) {
+            if (ew_run_reset(&l->run) != 0) {
                 l->status = 2;
                 return false;
             }
@@ -319,12 +263,12 @@ live_turn(struct live *l)
     if (l->mx)
         ew_exporter_serve(l->mx, pfd + first_mx, nmx);
     if (l->ui && (draw || (keys & EW_UI_REDRAW))) {
-        struct ew_ui_status st = {l->cfg->iface, l->an.tot.frames, l->rate, l->drops,
+        struct ew_ui_status st = {l->cfg->iface, l->run.an.tot.frames, l->rate, l->drops,
                                   l->drops_known, wall_ns()};
 
         /* out of memory: the pass has no rows, and the view says so */
-        (void)ew_analyzer_pass(&l->an, &l->concl, EW_PASS_BOTTLENECKS, NULL);
-        ew_pass_init(&l->pass, &l->an, &l->concl, &l->src, NULL);
+        (void)ew_analyzer_pass(&l->run.an, &l->concl, EW_PASS_BOTTLENECKS, NULL);
+        ew_pass_init(&l->pass, &l->run.an, &l->concl, &l->run.src, NULL);
         ew_ui_draw(l->ui, &l->pass, &st);
     }
     return true;
@@ -336,14 +280,18 @@ static void
 live_finish(struct live *l, bool interrupted)
 {
     const struct ew_run_cfg *cfg = l->cfg;
+    struct ew_report_src *src = &l->run.src;
+    struct ew_capture_loss loss;
+    int rc;
 
     if (l->mx) {
         /* the file ends with the final counts */
-        if (!l->mx_failed && cfg->metrics_file && l->have_an) {
+        if (!l->mx_failed && cfg->metrics_file && l->run.have_an) {
             struct ew_metrics_src ms = {cfg->iface, false, 0, 0};
 
             ms.have_capture = ew_capture_stats(l->cap, &ms.received, &ms.dropped) == 0;
-            l->mx_failed = ew_exporter_tick(l->mx, &l->an, &ms, true, l->err, sizeof(l->err)) != 0;
+            l->mx_failed =
+                ew_exporter_tick(l->mx, &l->run.an, &ms, true, l->err, sizeof(l->err)) != 0;
         }
         if (l->mx_failed || ew_exporter_error(l->mx)) {
             fprintf(stderr, "ecnwatch: %s\n", l->mx_failed ? l->err : ew_exporter_error(l->mx));
@@ -354,43 +302,33 @@ live_finish(struct live *l, bool interrupted)
         l->mx = NULL;
     }
     if (interrupted)
-        l->src.interrupted = true;
-    {
-        struct ew_capture_loss loss;
-
-        if (ew_capture_loss(l->cap, &loss) == 0) {
-            l->src.have_loss = true;
-            l->src.loss_received = loss.received;
-            l->src.loss_dropped = loss.dropped;
-            l->src.loss_ifdropped = loss.ifdropped;
-            l->src.loss_ifdrop_known = loss.ifdrop_known;
-        }
+        src->interrupted = true;
+    if (ew_capture_loss(l->cap, &loss) == 0) {
+        src->have_loss = true;
+        src->loss_received = loss.received;
+        src->loss_dropped = loss.dropped;
+        src->loss_ifdropped = loss.ifdropped;
+        src->loss_ifdrop_known = loss.ifdrop_known;
     }
     /* the packets captured are kept, whatever else failed */
-    if (l->save) {
-        if (ew_savefile_close(l->save, true, l->err, sizeof(l->err)) != 0) {
-            fprintf(stderr, "ecnwatch: %s\n", l->err);
-            if (l->status == 0)
-                l->status = 4;
-        }
-        l->save = NULL;
-    }
-    if (l->have_an) {
-        int rc = ew_run_end(&l->end);
-
+    rc = ew_run_close(&l->run, true);
+    if (l->status == 0)
+        l->status = rc;
+    if (l->run.have_an) {
+        rc = ew_run_end(&l->run);
         if (l->status == 0)
             l->status = rc;
         if (l->status == 0)
-            l->status = ew_run_fail_on(&l->end);
+            l->status = ew_run_fail_on(&l->run);
     }
-    if (!l->ui && !l->streaming && l->have_an)
-        fprintf(stderr, "ecnwatch: %" PRIu64 " frames\n", l->an.tot.frames);
+    if (!l->ui && !l->run.out.stream && l->run.have_an)
+        fprintf(stderr, "ecnwatch: %" PRIu64 " frames\n", l->run.an.tot.frames);
     /* the summary's line of the capture's loss, however the capture was shown */
-    if (l->src.loss_dropped || l->src.loss_ifdropped)
+    if (src->loss_dropped || src->loss_ifdropped)
         fprintf(stderr,
                 "ecnwatch: capture loss: of %" PRIu64 " packets the kernel received, %" PRIu64
                 " dropped by its buffer and %" PRIu64 " by the interface (raise -B)\n",
-                l->src.loss_received, l->src.loss_dropped, l->src.loss_ifdropped);
+                src->loss_received, src->loss_dropped, src->loss_ifdropped);
 }
 
 static void
@@ -400,15 +338,8 @@ live_close(struct live *l)
         ew_ui_stop(l->ui);
     l->ui = NULL;
     ew_exporter_close(l->mx);
-    if (l->save) /* a start that failed after -w was opened: nothing to keep */
-        ew_savefile_close(l->save, false, l->err, sizeof(l->err));
-    l->save = NULL;
-    if (l->have_an)
-        ew_analyzer_free(&l->an);
-    ew_series_pool_free(&l->series);
     ew_conclusions_free(&l->concl);
-    ew_run_end_free(&l->end);
-    ew_stream_free(&l->stream);
+    ew_run_free(&l->run); /* a start that failed after -w was opened: nothing kept */
     ew_capture_close(l->cap);
 }
 

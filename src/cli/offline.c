@@ -20,13 +20,7 @@
 #include "cli/run.h"
 #include "findings/pathcmp.h"
 #include "engine/reader.h"
-#include "input/savefile.h"
 #include "output/report.h"
-#include "infer/series.h"
-#include "output/stream.h"
-
-/* flow directions with a time series, at most (each EW_SERIES_BINS bins) */
-#define SERIES_MAX 1024
 
 /* packets of the first capture indexed for matching, at most */
 #define PATH_INDEX_MAX (4u << 20)
@@ -35,29 +29,23 @@ struct offline {
     const struct ew_run_cfg *cfg;
     volatile sig_atomic_t *stop;
     bool invalid; /* a capture broke its format's rules: exit 3 after the outputs */
-    struct ew_report_src src;
-    struct ew_analyzer an;
-    bool have_an;
-    struct ew_stream stream;
-    struct ew_series_pool series;
     /* between capture i and i + 1: the index of capture i and the hop */
     struct ew_index **up_ix;
     struct ew_hop **hops;
-    /* the end: one pass of conclusions, every output written from it */
-    struct ew_run_end end;
+    /* the analyser, the outputs and the end, shared with the live driver */
+    struct ew_run run;
 };
 
 /* what the reading of one capture does with each frame */
 struct read_ctx {
     const struct ew_run_cfg *cfg;
     volatile sig_atomic_t *stop;
-    const struct ew_out_ctx *out; /* the outputs that tick with the packets (the first capture) */
-    struct ew_analyzer *an;   /* analyse (the first capture), or NULL */
+    struct ew_run *run;       /* analyse (the first capture), or NULL */
+    struct ew_analyzer *an;   /* its analyzer, or NULL */
     struct ew_index *index;   /* index for the next capture downstream, or NULL */
     struct ew_hop *hop;       /* match against the capture upstream, or NULL */
     struct ew_index *up;
     struct ew_report_src *src;
-    struct ew_savefile *save; /* -w, or NULL */
     bool invalid;             /* set: the capture broke its format's rules */
 };
 
@@ -79,12 +67,8 @@ account_frame(struct read_ctx *rc, const struct ew_rframe *a)
     const uint8_t *payload = NULL;
     size_t plen = 0;
 
-    if (rc->save)
-        ew_savefile_frame(rc->save, &a->fr);
-    if (rc->an) {
-        ew_analyzer_frame_prepared(rc->an, &a->pkt, a->fr.ts_ns, &a->pre);
-        ew_outputs_tick(rc->out, a->fr.ts_ns);
-    }
+    if (rc->run)
+        ew_run_frame(rc->run, &a->fr, &a->pkt, &a->pre);
     if (rc->index || rc->hop) {
         if (a->pkt.l4_end && a->pkt.l4_end < a->fr.caplen) {
             payload = a->fr.data + a->pkt.l4_end;
@@ -248,23 +232,21 @@ reader_thread_worth(const char *path)
 
 /* Read one capture to its end, -c, or a signal. 0, or an exit status. */
 static int
-read_capture(struct read_ctx *rc, const char *path, bool first)
+read_capture(struct read_ctx *rc, const char *path)
 {
     char err[EW_ERRBUF_SIZE];
     struct ew_capture *cap;
     struct ew_reader *r = NULL;
     struct read_end re;
+    const char *name = strcmp(path, "-") == 0 ? "-" : path;
     int e = ew_capture_open_file(path, rc->cfg->filter, &cap, err, sizeof(err));
 
     if (e != 0 && *rc->stop && e != EW_CAP_ERR_FILTER) {
         /* stopped while waiting for the capture's header (tcpdump -w - |
          * ecnwatch -r -, then Ctrl-C): what was asked for is still written,
          * with no frames and "interrupted" */
-        if (first) {
-            rc->src->name = strcmp(path, "-") == 0 ? "-" : path;
-            rc->src->filter = rc->cfg->filter;
-            rc->src->packet_limit = rc->cfg->count;
-        }
+        if (rc->run)
+            rc->src->name = name;
         rc->src->interrupted = true;
         return 0;
     }
@@ -273,19 +255,9 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
         return e == EW_CAP_ERR_FILTER ? EW_EXIT_USAGE : EW_EXIT_INPUT;
     }
     memset(&re, 0, sizeof(re));
-    if (first) {
-        rc->src->name = strcmp(path, "-") == 0 ? "-" : path;
-        rc->src->linktype = ew_capture_link_name(cap);
-        rc->src->filter = rc->cfg->filter;
-        rc->src->packet_limit = rc->cfg->count;
-    }
-    if (first && rc->cfg->write_file) {
-        rc->save = ew_savefile_open(rc->cfg->write_file, cap, err, sizeof(err));
-        if (!rc->save) {
-            fprintf(stderr, "ecnwatch: %s\n", err);
-            ew_capture_close(cap);
-            return EW_EXIT_OUTPUT;
-        }
+    if (rc->run && (e = ew_run_open(rc->run, cap, name)) != EW_EXIT_DONE) {
+        ew_capture_close(cap);
+        return e;
     }
     if (reader_thread_worth(path))
         r = ew_reader_start(cap, ew_capture_link(cap), rc->cfg->count, rc->an);
@@ -302,14 +274,14 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
         /* not a cut file: the format's rules are broken. What was read
          * before is still reported, and the exit status says the input
          * could not be read */
-        if (first)
+        if (rc->run)
             rc->src->truncated = true;
         fprintf(stderr, "ecnwatch: %s: invalid capture after %" PRIu64 " frames: %s\n",
                 strcmp(path, "-") ? path : "standard input", re.frames, re.err);
         rc->invalid = true;
     }
     if (re.broken) {
-        if (first)
+        if (rc->run)
             rc->src->truncated = true;
         fprintf(stderr, "ecnwatch: warning: %s: capture ends mid-record after %" PRIu64
                 " frames (%s); the report covers what was read\n",
@@ -317,12 +289,8 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
     }
     ew_capture_close(cap);
     /* the packets read are kept, also from a capture cut short */
-    if (rc->save && ew_savefile_close(rc->save, true, err, sizeof(err)) != 0) {
-        rc->save = NULL;
-        fprintf(stderr, "ecnwatch: %s\n", err);
-        return EW_EXIT_OUTPUT;
-    }
-    rc->save = NULL;
+    if (rc->run && (e = ew_run_close(rc->run, true)) != EW_EXIT_DONE)
+        return e;
     if (re.nomem) {
         fprintf(stderr, "ecnwatch: out of memory reading %s\n", path);
         return EW_EXIT_INPUT;
@@ -330,14 +298,11 @@ read_capture(struct read_ctx *rc, const char *path, bool first)
     return 0;
 }
 
-/* The indexes and hops between captures, the stream, the series and the
- * analyzer. 0, or an exit status. */
+/* The indexes and hops between captures. 0, or an exit status. */
 static int
-setup(struct offline *off)
+setup_path(struct offline *off)
 {
-    const struct ew_run_cfg *cfg = off->cfg;
-    struct ew_analyzer_cfg acfg = cfg->an;
-    int n = cfg->nfiles, i;
+    int n = off->cfg->nfiles, i;
 
     off->up_ix = calloc((size_t)n, sizeof(*off->up_ix));
     off->hops = calloc((size_t)n, sizeof(*off->hops));
@@ -351,25 +316,6 @@ setup(struct offline *off)
             return EW_EXIT_USAGE;
         }
     }
-    ew_stream_init(&off->stream, stdout, 1000000000, false);
-    ew_stream_limit(&off->stream, cfg->max_output);
-    if (cfg->ndjson)
-        ew_stream_attach(&off->stream, &acfg);
-    if ((cfg->timeseries || cfg->plot_dir) &&
-        ew_series_pool_init(&off->series, SERIES_MAX,
-                            (int64_t)(cfg->series_interval_s * 1e9)) != 0) {
-        fprintf(stderr, "ecnwatch: out of memory for time series\n");
-        return EW_EXIT_USAGE;
-    }
-    if (ew_analyzer_init(&off->an, &acfg) != 0) {
-        fprintf(stderr, "ecnwatch: cannot allocate a flow table of %" PRIu32 " flows\n",
-                acfg.max_flows);
-        return EW_EXIT_USAGE;
-    }
-    off->have_an = true;
-    if (off->series.s)
-        off->an.series = &off->series;
-    ew_stream_bind(&off->stream, &off->an);
     return 0;
 }
 
@@ -381,19 +327,19 @@ read_all(struct offline *off)
     const struct ew_run_cfg *cfg = off->cfg;
     int i, rc;
 
-    for (i = 0; i < cfg->nfiles && !off->src.interrupted; i++) {
+    for (i = 0; i < cfg->nfiles && !off->run.src.interrupted; i++) {
         struct read_ctx ctx = {
             .cfg = cfg,
             .stop = off->stop,
-            .out = &off->end.out,
-            .an = i == 0 ? &off->an : NULL,
+            .run = i == 0 ? &off->run : NULL,
+            .an = i == 0 ? &off->run.an : NULL,
             .index = i + 1 < cfg->nfiles ? off->up_ix[i] : NULL,
             .hop = i > 0 ? off->hops[i - 1] : NULL,
             .up = i > 0 ? off->up_ix[i - 1] : NULL,
-            .src = &off->src,
+            .src = &off->run.src,
         };
 
-        rc = read_capture(&ctx, cfg->files[i], i == 0);
+        rc = read_capture(&ctx, cfg->files[i]);
         if (ctx.invalid)
             off->invalid = true;
         if (rc != 0)
@@ -401,24 +347,10 @@ read_all(struct offline *off)
         if (i > 0)
             ew_hop_finish(off->hops[i - 1], off->up_ix[i - 1]);
     }
-    if (off->src.interrupted)
+    if (off->run.src.interrupted)
         fprintf(stderr, "ecnwatch: interrupted after %" PRIu64 " frames; writing what was read\n",
-                off->an.tot.frames);
+                off->run.an.tot.frames);
     return 0;
-}
-
-/* Every file asked for, checked before the first packet is read, so that
- * none is found unwritable after the whole capture. 0, or EW_EXIT_OUTPUT. */
-static int
-check_outputs(struct offline *off)
-{
-    char err[EW_ERRBUF_SIZE];
-
-    if (ew_outputs_check(&off->end.out, err, sizeof(err)) != 0) {
-        fprintf(stderr, "ecnwatch: %s\n", err);
-        return EW_EXIT_OUTPUT;
-    }
-    return EW_EXIT_DONE;
 }
 
 static void
@@ -426,11 +358,7 @@ teardown(struct offline *off)
 {
     int i;
 
-    ew_run_end_free(&off->end);
-    ew_stream_free(&off->stream);
-    if (off->have_an)
-        ew_analyzer_free(&off->an);
-    ew_series_pool_free(&off->series);
+    ew_run_free(&off->run);
     for (i = 0; i < off->cfg->nfiles; i++) {
         if (off->up_ix)
             ew_index_free(off->up_ix[i]);
@@ -445,6 +373,9 @@ int
 ew_offline_run(const struct ew_run_cfg *cfg, volatile sig_atomic_t *stop)
 {
     struct offline *off = calloc(1, sizeof(*off));
+    struct ew_run_how how = {.kind = "file",
+                             .streaming = cfg->ndjson && !cfg->json,
+                             .stream_interval_ns = 1000000000};
     int status;
 
     if (!off) {
@@ -453,26 +384,22 @@ ew_offline_run(const struct ew_run_cfg *cfg, volatile sig_atomic_t *stop)
     }
     off->cfg = cfg;
     off->stop = stop;
-    off->src.kind = "file";
-    off->end.out = (struct ew_out_ctx){
-        .cfg = cfg, .out = stdout, .stream = cfg->ndjson && !cfg->json ? &off->stream : NULL};
-    off->end.an = &off->an;
-    off->end.src = &off->src;
-    ew_outputs_start(&off->end.out);
-    status = check_outputs(off);
+    /* every file asked for is checked before the first packet is read, so
+     * that none is found unwritable after the whole capture */
+    status = ew_run_start(&off->run, cfg, &how);
     if (status == EW_EXIT_DONE)
-        status = setup(off);
+        status = setup_path(off);
     if (status == EW_EXIT_DONE)
         status = read_all(off);
     if (status == EW_EXIT_DONE) {
-        off->end.path = (struct ew_report_path){cfg->nfiles, cfg->files, off->hops};
-        status = ew_run_end(&off->end);
+        off->run.path = (struct ew_report_path){cfg->nfiles, cfg->files, off->hops};
+        status = ew_run_end(&off->run);
     }
     /* what was read is written; the status says the input was invalid */
     if (status == EW_EXIT_DONE && off->invalid)
         status = EW_EXIT_INPUT;
     if (status == EW_EXIT_DONE)
-        status = ew_run_fail_on(&off->end);
+        status = ew_run_fail_on(&off->run);
     teardown(off);
     free(off);
     return status;

@@ -17,6 +17,7 @@ struct ew_savefile {
     pcap_dumper_t *d;
     char *path;
     bool failed;
+    int errnum;         /* why it failed */
 };
 
 struct ew_savefile *
@@ -78,8 +79,8 @@ ew_savefile_flush(struct ew_savefile *s, char *err, size_t errlen)
     errno = 0;
     if (!s->failed && (pcap_dump_flush(s->d) != 0 || ferror(pcap_dump_file(s->d)))) {
         s->failed = true;
-        snprintf(err, errlen, "%s: cannot write the packets: %s", s->path,
-                 strerror(errno ? errno : EIO));
+        s->errnum = errno ? errno : EIO;
+        snprintf(err, errlen, "%s: cannot write the packets: %s", s->path, strerror(s->errnum));
     }
     return s->failed ? -1 : 0;
 }
@@ -90,8 +91,8 @@ ew_savefile_close(struct ew_savefile *s, bool commit, char *err, size_t errlen)
     bool was_failed = s->failed;
     int rc = ew_savefile_flush(s, err, errlen);
 
-    if (rc != 0 && was_failed)
-        snprintf(err, errlen, "%s: cannot write the packets", s->path); /* said before */
+    if (rc != 0 && was_failed) /* a flush before failed: the reason it kept */
+        snprintf(err, errlen, "%s: cannot write the packets: %s", s->path, strerror(s->errnum));
     pcap_dump_close(s->d);
     pcap_close(s->dead);
     if (ew_outfile_close(s->out, commit && rc == 0, rc == 0 ? err : err + strlen(err),

@@ -23,8 +23,9 @@ void ew_savefile_frame(struct ew_savefile *s, const struct ew_frame *fr);
 /* What is buffered goes out: 0, or -1 with err set when a write failed
  * (a full disk, a closed pipe); live, once per interval. */
 int ew_savefile_flush(struct ew_savefile *s, char *err, size_t errlen);
-/* Flush and, with commit, give FILE its content; 0, or -1 with err set. s
- * is freed; the path is left as it was when anything failed. */
+/* Flush and, with commit, give FILE its content; 0, or -1 with err set (the
+ * first failure's reason, also when a flush before failed). s is freed; the
+ * path is left as it was when anything failed. */
 int ew_savefile_close(struct ew_savefile *s, bool commit, char *err, size_t errlen);
 
 #endif /* ECNWATCH_SAVEFILE_H */

@@ -1,13 +1,14 @@
 /* output.h - the outputs of a run and what they write from.
  *
  * One run configuration (struct ew_run_cfg) says what was asked for, live
- * or from files. Every output of the end of a run is a row of one table
- * (outputs.c): whether the run wants it, a check at start-up (before the
- * first packet, so that nothing is found unwritable after the capture), and
- * its writing at the end from one pass of conclusions (struct ew_pass: the
- * rows of every flow held, their bottlenecks, and the findings counted with
- * the flows that left the table). A new format is one file and one row
- * there. */
+ * or from files. Every output is a row of one table (outputs.c) with the
+ * same hooks: whether the run wants it, a check at start-up (before the
+ * first packet, so that nothing is found unwritable after the capture), an
+ * open on the capture analysed, a tick per frame and per live refresh, a
+ * close when that capture ends, and its writing at the end from one pass of
+ * conclusions (struct ew_pass: the rows of every flow held, their
+ * bottlenecks, and the findings counted with the flows that left the
+ * table). A new format is one file and one row there. */
 #ifndef ECNWATCH_OUTPUT_H
 #define ECNWATCH_OUTPUT_H
 
@@ -18,7 +19,10 @@
 
 #include "engine/analyze.h"
 #include "findings/conclusions.h"
+#include "input/frame.h"
 
+struct ew_capture;
+struct ew_savefile;
 struct ew_report_src;
 struct ew_report_path;
 struct ew_stream;
@@ -76,6 +80,7 @@ struct ew_out_ctx {
     FILE *out;                  /* standard output */
     struct ew_stream *stream;   /* the event stream, when the run streams; else NULL */
     bool metrics_done;          /* --metrics-file is the live exporter's: not written here */
+    struct ew_savefile *save;   /* -w, while its capture is open */
     /* the rows with a tick the run wants (ew_outputs_start()) */
     const struct ew_output *ticking[4];
     int nticking;
@@ -88,9 +93,15 @@ struct ew_output {
     bool (*wanted)(const struct ew_out_ctx *x);
     /* at start-up, as the user the run writes as: 0, or -1 with one line in err */
     int (*check)(const struct ew_out_ctx *x, char *err, size_t errlen);
-    /* as time passes: per packet read (its time) and per live refresh (the
-     * wall clock); 0, or -1 when the output failed (its finish says why) */
-    int (*tick)(const struct ew_out_ctx *x, int64_t now_ns);
+    /* the capture analysed was opened: 0, or -1 with one line in err */
+    int (*open)(struct ew_out_ctx *x, const struct ew_capture *cap, char *err, size_t errlen);
+    /* as time passes: per frame read (fr, at its time) and per live refresh
+     * (fr NULL, the wall clock); 0, or -1 when the output failed (its close
+     * or finish says why) */
+    int (*tick)(const struct ew_out_ctx *x, const struct ew_frame *fr, int64_t now_ns);
+    /* the capture analysed ended; keep: what was written is kept. 0, or -1
+     * with one line in err */
+    int (*close)(struct ew_out_ctx *x, bool keep, char *err, size_t errlen);
     /* at the end, from the pass p: 0, or -1 with one line in err */
     int (*finish)(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size_t errlen);
 };
@@ -106,13 +117,22 @@ int ew_outputs_check(const struct ew_out_ctx *x, char *err, size_t errlen);
  * tick. */
 void ew_outputs_start(struct ew_out_ctx *x);
 
+/* The capture analysed was opened (ew_output.open): 0, or -1 with the
+ * failure's line in err. */
+int ew_outputs_open(struct ew_out_ctx *x, const struct ew_capture *cap, char *err, size_t errlen);
+
 /* Time passes (ew_output.tick): 0, or -1 when an output failed. */
-int ew_outputs_tick_all(const struct ew_out_ctx *x, int64_t now_ns);
+int ew_outputs_tick_all(const struct ew_out_ctx *x, const struct ew_frame *fr, int64_t now_ns);
 static inline int
-ew_outputs_tick(const struct ew_out_ctx *x, int64_t now_ns)
+ew_outputs_tick(const struct ew_out_ctx *x, const struct ew_frame *fr, int64_t now_ns)
 {
-    return x->nticking ? ew_outputs_tick_all(x, now_ns) : 0;
+    return x->nticking ? ew_outputs_tick_all(x, fr, now_ns) : 0;
 }
+
+/* The capture analysed ended (ew_output.close), each output closed even when
+ * one before failed, each failure printed as one line to standard error. 0,
+ * or -1 when any failed. */
+int ew_outputs_close(struct ew_out_ctx *x, bool keep);
 
 /* Does the run want any output written at its end? */
 bool ew_outputs_wanted(const struct ew_out_ctx *x);

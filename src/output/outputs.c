@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/outfile.h"
+#include "input/savefile.h"
 #include "output/csv.h"
 #include "output/metrics.h"
 #include "output/plots.h"
@@ -34,18 +35,50 @@ report_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, si
     return ew_report_write_file(p, x->cfg->out_file, err, errlen);
 }
 
-/* -w FILE: the frames themselves, written by the source as they are read;
- * only its check is an output's */
+/* -w FILE: the frames of the capture analysed, written as they are read,
+ * with its link type and snapshot length; flushed at each live refresh, kept
+ * when the capture ends (savefile.h) */
 static bool
 packets_wanted(const struct ew_out_ctx *x)
 {
-    return x->cfg->write_file != NULL && !x->cfg->live;
+    return x->cfg->write_file != NULL;
 }
 
 static int
 packets_check(const struct ew_out_ctx *x, char *err, size_t errlen)
 {
     return ew_outfile_check(x->cfg->write_file, "packets", err, errlen);
+}
+
+static int
+packets_open(struct ew_out_ctx *x, const struct ew_capture *cap, char *err, size_t errlen)
+{
+    x->save = ew_savefile_open(x->cfg->write_file, cap, err, errlen);
+    return x->save ? 0 : -1;
+}
+
+static int
+packets_tick(const struct ew_out_ctx *x, const struct ew_frame *fr, int64_t now_ns)
+{
+    char err[8];
+
+    (void)now_ns;
+    if (!x->save)
+        return 0;
+    if (fr) {
+        ew_savefile_frame(x->save, fr);
+        return 0;
+    }
+    return ew_savefile_flush(x->save, err, sizeof(err)); /* its close says why */
+}
+
+static int
+packets_close(struct ew_out_ctx *x, bool keep, char *err, size_t errlen)
+{
+    int rc = x->save ? ew_savefile_close(x->save, keep, err, errlen) : 0;
+
+    x->save = NULL;
+    return rc;
 }
 
 /* --metrics-file PATH: the Prometheus text of the end (live, the exporter
@@ -115,8 +148,9 @@ ndjson_wanted(const struct ew_out_ctx *x)
 }
 
 static int
-ndjson_tick(const struct ew_out_ctx *x, int64_t now_ns)
+ndjson_tick(const struct ew_out_ctx *x, const struct ew_frame *fr, int64_t now_ns)
 {
+    (void)fr;
     ew_stream_packet(x->stream, now_ns);
     return x->stream->error ? -1 : 0;
 }
@@ -191,17 +225,17 @@ plots_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, siz
     return ew_plots_write(p, x->cfg->plot_dir, err, errlen);
 }
 
-/* name, wanted, check, tick, finish */
+/* name, wanted, check, open, tick, close, finish */
 const struct ew_output ew_outputs[] = {
-    {"report", report_wanted, report_check, NULL, report_finish},
-    {"packets", packets_wanted, packets_check, NULL, NULL},
-    {"metrics", metrics_wanted, metrics_check, NULL, metrics_finish},
-    {"json", json_wanted, NULL, NULL, json_finish},
-    {"ndjson", ndjson_wanted, NULL, ndjson_tick, ndjson_finish},
-    {"text", text_wanted, NULL, NULL, text_finish},
-    {"csv", csv_wanted, csv_check, NULL, csv_finish},
-    {"plots", plots_wanted, plots_check, NULL, plots_finish},
-    {NULL, NULL, NULL, NULL, NULL},
+    {"report", report_wanted, report_check, NULL, NULL, NULL, report_finish},
+    {"packets", packets_wanted, packets_check, packets_open, packets_tick, packets_close, NULL},
+    {"metrics", metrics_wanted, metrics_check, NULL, NULL, NULL, metrics_finish},
+    {"json", json_wanted, NULL, NULL, NULL, NULL, json_finish},
+    {"ndjson", ndjson_wanted, NULL, NULL, ndjson_tick, NULL, ndjson_finish},
+    {"text", text_wanted, NULL, NULL, NULL, NULL, text_finish},
+    {"csv", csv_wanted, csv_check, NULL, NULL, NULL, csv_finish},
+    {"plots", plots_wanted, plots_check, NULL, NULL, NULL, plots_finish},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
 void
@@ -217,13 +251,43 @@ ew_outputs_start(struct ew_out_ctx *x)
 }
 
 int
-ew_outputs_tick_all(const struct ew_out_ctx *x, int64_t now_ns)
+ew_outputs_open(struct ew_out_ctx *x, const struct ew_capture *cap, char *err, size_t errlen)
+{
+    const struct ew_output *o;
+
+    for (o = ew_outputs; o->name; o++)
+        if (o->open && o->wanted(x) && o->open(x, cap, err, errlen) != 0)
+            return -1;
+    return 0;
+}
+
+int
+ew_outputs_tick_all(const struct ew_out_ctx *x, const struct ew_frame *fr, int64_t now_ns)
 {
     int i, rc = 0;
 
     for (i = 0; i < x->nticking; i++)
-        if (x->ticking[i]->tick(x, now_ns) != 0)
+        if (x->ticking[i]->tick(x, fr, now_ns) != 0)
             rc = -1;
+    return rc;
+}
+
+int
+ew_outputs_close(struct ew_out_ctx *x, bool keep)
+{
+    const struct ew_output *o;
+    char err[512];
+    int rc = 0;
+
+    for (o = ew_outputs; o->name; o++) {
+        if (!o->close || !o->wanted(x))
+            continue;
+        err[0] = '\0';
+        if (o->close(x, keep, err, sizeof(err)) != 0 && keep) {
+            fprintf(stderr, "ecnwatch: %s\n", err[0] ? err : o->name);
+            rc = -1;
+        }
+    }
     return rc;
 }
 
