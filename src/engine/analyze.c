@@ -261,8 +261,7 @@ ew_prepare_seeded(uint64_t seed, const struct ew_pkt *pkt, struct ew_prepared *p
         return;
     pre->dir = (uint8_t)ew_flow_key_from_pkt(pkt, &pre->key);
     pre->hash = (uint32_t)ew_flow_hash(&pre->key, seed);
-    pre->dup_sig = ew_dedupe_sig(ew_flow_hash(&pre->key, EW_DUP_FLOW_SEED), pre->dir, pkt,
-                                 &pre->dup_tells);
+    pre->dup_sig = ew_dedupe_sig(ew_dedupe_flow(&pre->key), pre->dir, pkt, &pre->dup_tells);
 }
 
 void
@@ -344,7 +343,7 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
         dir = ew_flow_key_from_pkt(pkt, &key);
         hash = (uint32_t)ew_flow_hash(&key, ew_flowtab_seed(an->tab));
         f = ew_flowtab_get_hashed(an->tab, &key, hash, ts_ns, &created);
-        sig = ew_dedupe_sig(ew_flow_hash(&key, EW_DUP_FLOW_SEED), dir, pkt, &tells);
+        sig = ew_dedupe_sig(ew_dedupe_flow(&key), dir, pkt, &tells);
     }
     if (created) {
         f->first_frame = frame;

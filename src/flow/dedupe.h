@@ -27,7 +27,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+
 #include "dissectors/pkt.h"
+#include "flow/flow.h"
 
 /* a copy arrives within 100 ms of its original: a mirror or a bridge adds
  * microseconds, two merged capture points the one-way delay between them
@@ -60,19 +63,29 @@ struct ew_dedupe {
 int ew_dedupe_init(struct ew_dedupe *d);
 void ew_dedupe_free(struct ew_dedupe *d);
 
-/* The flow of a signature is named by its key's hash under this fixed seed,
- * not the table's: the table of packets keeps one packet a slot, so which
+/* The flow of a signature is named by a fixed fold of its key, not by the
+ * table's seeded hash: the table of packets keeps one packet a slot, so which
  * copies it still holds depends on where signatures fall, and a report must
- * not depend on the seed a run drew. (A fixed hash costs nothing there: a
- * slot has no chain that chosen collisions could lengthen; at worst a copy
- * is not found, as when its slot is taken.) */
-#define EW_DUP_FLOW_SEED 0x2545f4914f6cdd1dULL
+ * not depend on the seed a run drew. A fold is enough there (the signature
+ * mixes it with the packet's words, ew_dedupe_sig): a slot has no chain that
+ * chosen collisions could lengthen; at worst a copy is not found, as when
+ * its slot is taken. */
+static inline uint64_t
+ew_dedupe_flow(const struct ew_flow_key *key)
+{
+    uint64_t w[5];
+
+    memcpy(w, key, sizeof(w));
+    return (w[0] + (w[1] << 13 | w[1] >> 51)) ^ (w[2] + (w[3] << 29 | w[3] >> 35)) ^
+           (w[4] * 0x9e3779b97f4a7c15ULL);
+}
+_Static_assert(sizeof(struct ew_flow_key) == 5 * sizeof(uint64_t), "the fold reads five words");
 
 /* What identifies the packet pkt (status OK) of flow `flow` (any value that
- * names the flow: ew_flow_hash(key, EW_DUP_FLOW_SEED)) in canonical
- * direction dir: a signature,
- * and in *tells whether it holds something a resend would change. A pure
- * function of its arguments, so that a reader thread can work it out ahead. */
+ * names the flow: ew_dedupe_flow(key)) in canonical direction dir: a
+ * signature, and in *tells whether it holds something a resend would
+ * change. A pure function of its arguments, so that a reader thread can work
+ * it out ahead. */
 uint64_t ew_dedupe_sig(uint64_t flow, int dir, const struct ew_pkt *pkt, bool *tells);
 
 /* The slot a signature lives in, to fetch into the cache ahead of its check */
