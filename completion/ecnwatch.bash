@@ -42,7 +42,7 @@ _ecnwatch_fallback_help='
 
 # the names ew_misuse_name gives (src/misuse.c), and "any"
 _ecnwatch_kinds='ect_without_negotiation ce_on_not_ect ect_on_not_ect bleaching remarking
-ce_unmarked ect_on_syn ect_on_control ect1_without_l4s feedback_missing ece_ignored
+ce_unmarked ect_on_syn ect_on_control ect1_without_l4s feedback_missing ece_ignored ece_held
 accecn_handshake_violation accecn_option_mangled accecn_ace_zeroed ecn_flags_reflected
 classic_aqm_under_l4s quic_ecn_validation_failed any'
 

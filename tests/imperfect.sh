@@ -270,6 +270,23 @@ if gen_report classic-whole classic sender --segments 4000 &&
          .flows[0].c2s.capture.missed_bytes > 0 and .flows[0].c2s.capture.missed_gaps > 0 and
          ([.flows[0].misuse[].kind] | index("ece_ignored")) == null'
 fi
+# an ECE held after CWR (RFC 3168 §6.1.3) rests on no CE arriving since the
+# CWR: found where the capture is whole or has copies, never from a capture
+# that missed packets (the CE may be among them), nor joined mid-flow
+if gen_report holdece-whole classic receiver --segments 2000 --fault holdece &&
+    gen_report holdece-dup classic receiver --segments 2000 --fault holdece --capture-dup &&
+    gen_report holdece-lossy classic receiver --segments 2000 --fault holdece --capture-loss 0.3 &&
+    gen_report holdece-mid classic receiver --segments 2000 --fault holdece --skip 200; then
+    expect "ECE held after CWR, at the receiver, whole: found, certain" "$GEN/holdece-whole.json" \
+        '[.flows[0].misuse[] | select(.kind == "ece_held") | .confidence] == ["certain"]'
+    expect "the same, every packet twice: the same finding and count" "$GEN/holdece-dup.json" \
+        '[.flows[0].misuse[] | [.kind, .confidence, .count]] == [$p[0].flows[0].misuse[] | [.kind, .confidence, .count]]' \
+        --slurpfile p "$GEN/holdece-whole.json"
+    expect "the same with 30 % missed: not found (a CE may be in what was missed)" "$GEN/holdece-lossy.json" \
+        '.flows[0].c2s.capture.missed_bytes > 0 and ([.flows[0].misuse[].kind] | index("ece_held")) == null'
+    expect "the same joined mid-flow: never certain" "$GEN/holdece-mid.json" \
+        '[.flows[].misuse[] | select(.kind == "ece_held" and .confidence == "certain")] == []'
+fi
 # every packet twice: the counts, verdict and findings of the plain capture
 for side in sender receiver; do
     for s in classic accecn prague; do

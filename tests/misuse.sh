@@ -105,6 +105,13 @@ gen classic receiver ectsyn && expect "$cap" "ect_on_syn/c2s/likely"
 gen classic receiver ectack && expect "$cap" "ect_on_control/s2c/certain"
 gen classic receiver noecho && expect "$cap" "feedback_missing/c2s/certain"
 gen classic sender nocwr && expect "$cap" "ece_ignored/c2s/certain"
+# RFC 3168 §6.1.3: after the CWR the receiver's echo clears; held, it shows
+# only where the arrivals are seen (the receiver): at the sender a CE set
+# past the capture point would explain every ECE, so nothing is said there.
+# Real Linux receivers clear it: the lab's rfc3168-*-server captures and the
+# shared-*-server ones (bundled, golden) carry CWRs and find nothing.
+gen classic receiver holdece && expect "$cap" "ece_held/c2s/certain"
+gen classic sender holdece && expect "$cap" ""
 # a zero first EE0B is how pre-RFC endpoints start (heistp field captures,
 # 2021 L4S kernel: EE1B 0 on the SYN-ACK; the prerfc cases above), never read
 # as tampering; a counter back at 0 after a higher value is (RFC 9768 §3.2:

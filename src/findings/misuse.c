@@ -779,6 +779,27 @@ c_ece_ignored(const struct ctx *c, int d, struct ew_finding *x)
                dname(c, d), h->ece_acks, h->data_after_ece, origin(c, d));
 }
 
+/* RFC 3168 §6.1.3: the receiver's echo clears on the CWR. Judged only where
+ * the arrivals are seen (at the receiver): elsewhere a CE set past the
+ * capture point explains any ECE; and not where the capture missed some of
+ * d's data, which may have held that CE */
+static bool
+c_ece_held(const struct ctx *c, int d, struct ew_finding *x)
+{
+    const struct ew_half *h = &c->f->inf->half[d];
+
+    if (!fb_classic(c, d) || !at_receiver(c, d) || h->ece_held < EW_MU_ECE_HELD_MIN ||
+        h->missed_bytes || h->nholes)
+        return false;
+    x->first_frame = h->first_ece_held_frame;
+    x->count = h->ece_held;
+    return say(x,
+               "the %s sent %u ECE ACKs for %s data that arrived after a CWR with no CE since "
+               "(%s): its echo does not clear, so the %s reduces again for marks it has "
+               "answered",
+               peer_name(c, d), h->ece_held, dname(c, d), fb_origin(c, d), dname(c, d));
+}
+
 /* counters of the feedback on d: judged only where AccECN was seen negotiated */
 static bool
 accecn_seen(const struct ctx *c)
@@ -1017,6 +1038,10 @@ static const struct rule rules[] = {
      "\"the TCP sender sets the CWR flag in the TCP header of the first new data packet sent "
      "after the window reduction.\"",
      CONF_AT_SENDER},
+    {EW_MU_ECE_HELD, AT_DATA, c_ece_held, "RFC 3168 §6.1.3",
+     "\"After the receipt of the CWR packet, acknowledgments for subsequent non-CE data packets "
+     "do not have the ECN-Echo flag set.\"",
+     CONF_AT_RECEIVER},
     {EW_MU_ACCECN_ACE_ZEROED, AT_FEEDBACK, c_ace_zeroed, "RFC 9768 §3.2.2.4",
      "ACE 0 on the first feedback after the handshake shows a broken peer or a mangled header "
      "(digest §4.5); certain only where the ACE is seen leaving the peer",

@@ -28,6 +28,7 @@
     X(ECT1_WITHOUT_L4S, "ect1_without_l4s", "ECT(1) sent without the AccECN feedback L4S requires") \
     X(FEEDBACK_MISSING, "feedback_missing", "CE reached the receiver and was not fed back") \
     X(ECE_IGNORED, "ece_ignored", "ECE went unanswered by CWR: the sender did not react") \
+    X(ECE_HELD, "ece_held", "ECE still set after CWR with no new CE: the receiver's echo does not clear") \
     X(ACCECN_HANDSHAKE_VIOLATION, "accecn_handshake_violation", "a SYN or SYN-ACK breaks the AccECN negotiation") \
     X(ACCECN_OPTION_MANGLED, "accecn_option_mangled", "the AccECN option is cut, malformed or rewritten") \
     X(ACCECN_ACE_ZEROED, "accecn_ace_zeroed", "the ACE counter is zeroed on the path") \

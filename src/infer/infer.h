@@ -107,6 +107,8 @@ struct ew_half {
      * at the first feedback of a mid-flow capture (its CWR may predate it) */
     uint32_t ece_runs_in_recovery, ece_runs_at_start;
     uint32_t ce_unechoed;       /* feedback after a CE arrival without ECE (checked where CE is seen) */
+    uint32_t ece_held;          /* ECE on feedback covering data after a CWR, with no CE since it */
+    uint32_t cwr_end;           /* sequence end of d's latest CWR segment (cwr_clears) */
     uint32_t esce_acks;         /* bit 7 (ESCE) set, outside AccECN */
     uint32_t esce_after_ect1;   /* ESCE on feedback following ECT(1) arrivals */
 
@@ -136,6 +138,7 @@ struct ew_half {
     bool first_data_ecn_set;
     bool ce_since_ack;          /* a CE arrived that no feedback segment has covered yet */
     bool ece_on;
+    bool cwr_clears;            /* a CWR passed and no CE since: the echo must clear (RFC 3168 §6.1.3) */
     bool cwr_during_run;
     bool ece_run_at_start;      /* the current run was on at the first feedback seen */
     bool ace_init;
@@ -184,7 +187,7 @@ struct ew_half {
     uint64_t first_ce_frame, first_ect1_frame, first_ect0_frame;
     uint64_t first_ect_pure_ack_frame, first_ect_retrans_frame;
     uint64_t first_cwr_frame, first_ece_frame, first_ece_off_frame;
-    uint64_t first_ce_unechoed_frame, first_esce_frame;
+    uint64_t first_ce_unechoed_frame, first_esce_frame, first_ece_held_frame;
     uint64_t first_ace_change_frame, first_ace_mismatch_frame;
     uint64_t first_opt_frame, first_opt_mismatch_frame;
     uint64_t first_opt_zeroed_frame;
@@ -226,6 +229,7 @@ enum {
     EW_SEEN_OPT = 1u << 12,
     EW_SEEN_OPT_MISMATCH = 1u << 13,
     EW_SEEN_OPT_ZEROED = 1u << 14,
+    EW_SEEN_ECE_HELD = 1u << 15,
 };
 
 /* what every packet of a flow may touch outside its two halves' hot parts */

@@ -24,7 +24,8 @@ const struct ew_infer ew_infer_none;
     H(d, last_data_frame), H(d, first_data_frame), H(d, first_ce_frame), H(d, first_ect1_frame), \
         H(d, first_ect0_frame), H(d, first_ect_pure_ack_frame), H(d, first_ect_retrans_frame),   \
         H(d, first_cwr_frame), H(d, first_ece_frame), H(d, first_ece_off_frame),                 \
-        H(d, first_ce_unechoed_frame), H(d, first_esce_frame), H(d, first_ace_change_frame),     \
+        H(d, first_ce_unechoed_frame), H(d, first_esce_frame), H(d, first_ece_held_frame),       \
+        H(d, first_ace_change_frame),                                                            \
         H(d, first_ace_mismatch_frame), H(d, first_opt_frame), H(d, first_opt_mismatch_frame), \
         H(d, first_opt_zeroed_frame)
 static const size_t inf_times[] = {HALF_TIMES(0), HALF_TIMES(1), offsetof(struct ew_infer, syn_ns),

@@ -35,6 +35,12 @@ seq_geq(uint32_t a, uint32_t b)
     return (int32_t)(a - b) >= 0;
 }
 
+static bool
+seq_gt(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) > 0;
+}
+
 /* note the frame where something was first seen in h; the bit, in the hot
  * part, spares the packet a read of the cold frame slot */
 static inline void
@@ -224,6 +230,7 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
         first(h, EW_SEEN_CE, &h->first_ce_frame, frame);
         h->ce_since_ack = true;
         h->ce_end = t->seq + t->payload;
+        h->cwr_clears = false; /* a new mark: the echo is due again */
     }
     /* the byte counters likewise, "but not including any payload octets on
      * SYN packets (SYN=1; ACK=0)" (RFC 9768 §3.2) */
@@ -300,8 +307,11 @@ account_arrival(struct ew_half *h, const struct ew_pkt *pkt, int kind, uint64_t 
          * once per window), so an ACK that covers it and the CWR with ECE
          * clear is the latch cleared, not feedback missing. A CE on the CWR
          * segment itself re-arms the latch (Errata 3639: CWR first, then CE). */
-        if (ecn != EW_ECN_CE)
+        if (ecn != EW_ECN_CE) {
             h->ce_since_ack = false;
+            h->cwr_clears = true;
+            h->cwr_end = t->seq + t->payload;
+        }
     }
     /* RTT: time new segments, spaced at least an eighth of the smoothed RTT
      * apart, each with the segment after it: a receiver that acknowledges
@@ -562,6 +572,14 @@ feedback_classic(const struct ew_infer *in, struct ew_half *r, const struct ew_t
             first(r, EW_SEEN_CE_UNECHOED, &r->first_ce_unechoed_frame, frame);
         }
         r->ce_since_ack = false;
+    }
+    /* RFC 3168 §6.1.3 again: after the CWR, "acknowledgments for subsequent
+     * non-CE data packets do not have the ECN-Echo flag set". An ECE that
+     * acknowledges data past the CWR segment, with no CE seen since it, is
+     * the latch held (judged only where the arrivals are seen: misuse.c) */
+    if (ece && r->cwr_clears && !handshake_ack && seq_gt(t->ack, r->cwr_end)) {
+        r->ece_held++;
+        first(r, EW_SEEN_ECE_HELD, &r->first_ece_held_frame, frame);
     }
     /* SCE: ESCE on the former NS bit (draft-grimes-tcpm-tcpsce) */
     if (t->flags & EW_TCP_AE) {

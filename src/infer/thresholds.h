@@ -182,5 +182,8 @@
 /* ECE ignored: 10 or more data segments sent after the first ECE without CWR (design: RFC
  * 3168 §6.1.2 wants CWR on the first new data after the reduction; 10 covers data in flight) */
 #define EW_MU_ECE_IGNORED_MIN_DATA 10
+/* ECE held after CWR: 2 or more ACKs (design: where the arrivals are seen, one is already a
+ * breach of RFC 3168 §6.1.3; two keep a single odd ACK from deciding) */
+#define EW_MU_ECE_HELD_MIN 2
 
 #endif /* ECNWATCH_THRESHOLDS_H */

@@ -28,7 +28,8 @@
  * repeats the SYN's ECN flags), synack101 (the reserved AccECN code),
  * synopt (an AccECN option on the SYN), ectsyn (an ECT(0) classic SYN),
  * ectack (ECT on a classic receiver's pure ACKs), noecho (the receiver never
- * sets ECE), nocwr (the sender never sets CWR), zeroopt (the first AccECN
+ * sets ECE), nocwr (the sender never sets CWR), holdece (the receiver's ECE
+ * latch ignores CWR: once set it stays set), zeroopt (the first AccECN
  * option carries EE0B = 0), zeroace (ACE 0 on the first feedback),
  * remark01 (a device after the AQM rewrites ECT(0) to ECT(1) on every other
  * run of 20 data segments from the 60th on; the receiver echoes no ESCE),
@@ -208,10 +209,10 @@ seed_stream(uint64_t seed, uint64_t salt)
 }
 
 enum fault { F_NONE, F_REFLECT, F_SYNACK101, F_SYNOPT, F_ECTSYN, F_ECTACK, F_NOECHO, F_NOCWR,
-             F_ZEROOPT, F_ZEROACE, F_REMARK01, F_ZEROOPT_PATH };
+             F_ZEROOPT, F_ZEROACE, F_REMARK01, F_ZEROOPT_PATH, F_HOLDECE };
 static const char *const fault_names[] = {"none", "reflect", "synack101", "synopt", "ectsyn",
                                           "ectack", "noecho", "nocwr", "zeroopt", "zeroace",
-                                          "remark01", "zeroopt-path"};
+                                          "remark01", "zeroopt-path", "holdece"};
 
 /* the queue the data meets: QM_DEFAULT the per-flow model of generate();
  * the others (--pair fq, --pair single --stagger, --pair fifo) a delay that
@@ -593,7 +594,7 @@ receive(const struct cfg *c, struct receiver *rv, int64_t t, uint32_t seq, uint3
             rv->ceb += len;
     } else if (s != S_NOTECN) {
         /* Errata 3639: CWR first, then CE re-arms the latch */
-        if (cwr)
+        if (cwr && c->fault != F_HOLDECE)
             rv->latched = false;
         if (ce && !rv->latched) {
             rv->latched = true;

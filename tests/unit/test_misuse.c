@@ -955,6 +955,66 @@ test_ece_ignored(void)
     SILENT(&r, EW_MU_ECE_IGNORED);
 }
 
+/* RFC 3168 §6.1.3: "After the receipt of the CWR packet, acknowledgments
+ * for subsequent non-CE data packets do not have the ECN-Echo flag set"
+ * (digest §8.4 row 9: ECE held despite CWR). The client's CE segment is
+ * echoed, it answers with CWR, and the server goes on setting ECE on the
+ * ACKs of `after` more Not-CE segments (`ce_after`: the first of them CE),
+ * seen at hs's side. Returns the frame of the first ACK past the CWR. */
+static uint64_t
+ece_held(struct seq *s, const struct hs *at, int after, bool ce_after)
+{
+    uint64_t first = 0, f;
+    int i;
+
+    handshake(s, at);
+    data(s, EW_ECN_CE, 0);
+    ack(s, EW_TCP_ECE);
+    data(s, EW_ECN_ECT_0, EW_TCP_CWR);
+    ack(s, EW_TCP_ECE); /* covers the CWR segment only: not yet a breach */
+    for (i = 0; i < after; i++) {
+        data(s, ce_after && i == 0 ? EW_ECN_CE : EW_ECN_ECT_0, 0);
+        f = ack(s, EW_TCP_ECE);
+        if (!first)
+            first = f;
+    }
+    return first;
+}
+
+/* Case: 3 ECE ACKs past the CWR with no CE since, at the server (the
+ * receiver: certain). Silent where a CE arrived after the CWR (the latch is
+ * due again), with one such ACK only (below EW_MU_ECE_HELD_MIN), and at the
+ * client, where a CE set past the capture point explains every ECE. */
+static void
+test_ece_held(void)
+{
+    struct seq s;
+    struct result r;
+    uint64_t fe;
+
+    start(&s);
+    fe = ece_held(&s, &classic_at_server, 3, false);
+    finish(&s, &r);
+    CU_ASSERT_EQUAL(r.v.vantage, EW_VANT_SERVER);
+    EXPECT(&r, EW_MU_ECE_HELD, r.c2s, EW_CONF_CERTAIN, fe, 3);
+    CU_ASSERT_EQUAL(count_of(&r, EW_MU_ECE_HELD, -1), 1);
+
+    start(&s);
+    ece_held(&s, &classic_at_server, 3, true);
+    finish(&s, &r);
+    SILENT(&r, EW_MU_ECE_HELD);
+
+    start(&s);
+    ece_held(&s, &classic_at_server, 1, false);
+    finish(&s, &r);
+    SILENT(&r, EW_MU_ECE_HELD);
+
+    start(&s);
+    ece_held(&s, &classic_at_client, 3, false);
+    finish(&s, &r);
+    SILENT(&r, EW_MU_ECE_HELD);
+}
+
 /* RFC 9768 §3.1.2: the four AccECN SYN-ACK codes "MUST NOT" answer a SYN
  * that did not request AccECN; §3.1.3: a server "MUST NOT send" SYN-ACK
  * 101; §3.2.3.2: no AccECN option on a SYN; §3.1.5: a host MUST NOT send
@@ -1475,6 +1535,7 @@ ew_test_register_misuse(void)
                      test_ect1_without_l4s) ||
         !CU_add_test(s, "feedback_missing: CE not echoed (ECE, ACE)", test_feedback_missing) ||
         !CU_add_test(s, "ece_ignored: ECE never answered by CWR", test_ece_ignored) ||
+        !CU_add_test(s, "ece_held: ECE still set after CWR, no CE since", test_ece_held) ||
         !CU_add_test(s, "accecn_handshake_violation: codes, 101, option on SYN, mixed SYNs",
                      test_accecn_handshake_violation) ||
         !CU_add_test(s, "accecn_option_mangled: zero EE0B, ECEB without ACE",
