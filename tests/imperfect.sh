@@ -287,6 +287,17 @@ if gen_report holdece-whole classic receiver --segments 2000 --fault holdece &&
     expect "the same joined mid-flow: never certain" "$GEN/holdece-mid.json" \
         '[.flows[].misuse[] | select(.kind == "ece_held" and .confidence == "certain")] == []'
 fi
+# no marks on Not-ECT data name no queue (an AQM drops, not marks, them):
+# "unknown" with that reason, whole or thinned or jittered, never
+# "none_seen" (the lab's no-ecn-client.pcap, real Linux: 54 ms of queue)
+for v in "" "--capture-loss 0.3" "--jitter 3" "--skip 50"; do
+    n=notect${v// /}
+    if gen_report "$n" notecn sender --segments 1000 $v; then
+        expect "Not-ECT data, no marks ${v:-whole}: unknown, for that reason" "$GEN/$n.json" \
+            '.flows[0].c2s.path.aqm == "unknown" and .flows[0].c2s.path.confidence == null and
+             (.flows[0].c2s.path.reason | test("passed here Not-ECT"))'
+    fi
+done
 # every packet twice: the counts, verdict and findings of the plain capture
 for side in sender receiver; do
     for s in classic accecn prague; do

@@ -340,6 +340,26 @@ drop_tail_say(const struct path_in *in, struct ew_path_verdict *p)
            in->h->retrans, p->qdelay_max_ms);
 }
 
+/* no marks on data that passed here Not-ECT: an AQM drops a Not-ECT packet
+ * where it would mark an ECT one (RFC 3168 §5; RFC 7567 §4.2.1), so no mark
+ * tells nothing of the queue (a sender without ECN, or a bleacher upstream) */
+static bool
+not_ect_when(const struct path_in *in, const struct ew_path_verdict *p)
+{
+    (void)p;
+    return in->marks == 0 && in->h->data_pkts > 0 &&
+           !(in->h->seen & (EW_SEEN_ECT0 | EW_SEEN_ECT1 | EW_SEEN_CE));
+}
+
+static void
+not_ect_say(const struct path_in *in, struct ew_path_verdict *p)
+{
+    reason(p,
+           "no marks, but all %u data segments passed here Not-ECT: an AQM drops such "
+           "packets instead of marking them, so the absence of marks says nothing of the queue",
+           in->h->data_pkts);
+}
+
 static bool
 always(const struct path_in *in, const struct ew_path_verdict *p)
 {
@@ -377,6 +397,7 @@ static const struct path_rule path_rules[] = {
     {EW_AQM_UNKNOWN, unaligned_when, unaligned_say},
     {EW_AQM_UNKNOWN, between_when, between_say},
     {EW_AQM_DROP_TAIL, drop_tail_when, drop_tail_say},
+    {EW_AQM_UNKNOWN, not_ect_when, not_ect_say},
     {EW_AQM_NONE_SEEN, always, none_seen_say},
 };
 

@@ -47,9 +47,12 @@ text_path(FILE *out, const char *name, const struct ew_flow *f, int dir,
                         : !strcmp(p->marking, "upstream") ? "marks applied upstream of this capture point"
                                                           : "marks applied downstream of this capture point";
 
-    /* no marks and no filling queue: the table above says as much */
+    /* no marks and no filling queue, or no marks on Not-ECT data: the table
+     * above says as much */
     if (f->key.l4 != EW_L4_TCP || !sum->has_path || f->inf->half[dir].data_pkts == 0 ||
-        p->aqm == EW_AQM_NONE_SEEN)
+        p->aqm == EW_AQM_NONE_SEEN ||
+        (p->marks == 0 &&
+         !(f->inf->half[dir].seen & (EW_SEEN_ECT0 | EW_SEEN_ECT1 | EW_SEEN_CE))))
         return;
     fprintf(out, "    path %s: %s%s%s%s: %s\n", name, ew_aqm_name[p->aqm],
             !p->has_confidence ? "" : p->certain ? " (certain)" : " (likely)", where ? ", " : "",

@@ -44,6 +44,9 @@ qd_of(int i)
 
 /* a data segment the capture misses (its ACK is captured), or -1 */
 static int skip_seg = -1;
+/* the data's codepoint, and one segment's other codepoint (-1: none) */
+static uint8_t data_ecn = EW_ECN_ECT_0;
+static int other_seg = -1;
 
 /* ndata segments; segment i is marked when (i % 20) is in marks[0, nmarks)
  * (no two in a row); handshake: with the SYN and SYN-ACK, else mid-flow */
@@ -71,8 +74,8 @@ run(struct ew_analyzer *an, int ndata, const int *marks, int nmarks, bool handsh
 
         for (k = 0; k < nmarks; k++)
             marked |= i > 0 && i % 20 == marks[k];
-        pkt_init(&p, CLI, (uint16_t)(EW_TCP_ACK | (cwr ? EW_TCP_CWR : 0)), EW_ECN_ECT_0, seq,
-                 9000, 1000);
+        pkt_init(&p, CLI, (uint16_t)(EW_TCP_ACK | (cwr ? EW_TCP_CWR : 0)),
+                 i == other_seg ? (uint8_t)(data_ecn ^ 2) : data_ecn, seq, 9000, 1000);
         t += MS;
         if (i != skip_seg)
             ew_analyzer_frame(an, &p, t);
@@ -219,6 +222,34 @@ test_no_marks(void)
     CU_ASSERT_FALSE(p.certain);
 }
 
+/* No marks on data that passed Not-ECT: an AQM drops such packets instead
+ * of marking them (RFC 3168 §5), so no mark names nothing: unknown, with
+ * the reason. One ECT(0) segment among them (ECT(0) ^ 2 = Not-ECT, and
+ * back) could have been marked: none seen again. */
+static void
+test_no_marks_not_ect(void)
+{
+    struct ew_analyzer an;
+    struct ew_path_verdict p;
+    struct ew_flow_verdict v;
+
+    data_ecn = EW_ECN_NOT_ECT;
+    run(&an, 40, NULL, 0, true);
+    path_of(&an, &p, &v);
+    CU_ASSERT_EQUAL(p.marks, 0);
+    CU_ASSERT_EQUAL(p.aqm, EW_AQM_UNKNOWN);
+    CU_ASSERT_FALSE(p.has_confidence);
+    CU_ASSERT_PTR_NOT_NULL(strstr(p.reason, "all 40 data segments passed here Not-ECT"));
+
+    other_seg = 7;
+    run(&an, 40, NULL, 0, true);
+    path_of(&an, &p, &v);
+    CU_ASSERT_EQUAL(p.aqm, EW_AQM_NONE_SEEN);
+    CU_ASSERT_TRUE(p.certain);
+    other_seg = -1;
+    data_ecn = EW_ECN_ECT_0;
+}
+
 int
 ew_test_register_path(void)
 {
@@ -229,7 +260,8 @@ ew_test_register_path(void)
     if (!CU_add_test(s, "marks above the median delay: classic", test_aligned_classic) ||
         !CU_add_test(s, "marks below the median delay: unknown", test_below_median) ||
         !CU_add_test(s, "too few marks: unknown, few_marks", test_few_marks) ||
-        !CU_add_test(s, "no marks: certain only from a whole capture", test_no_marks))
+        !CU_add_test(s, "no marks: certain only from a whole capture", test_no_marks) ||
+        !CU_add_test(s, "no marks on Not-ECT data: unknown", test_no_marks_not_ect))
         return -1;
     return 0;
 }
