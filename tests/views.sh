@@ -131,4 +131,34 @@ done
 for cap in captures/*.pcap tests/quic-captures/*.pcap tests/link-captures/*.pcap "${mid[@]}"; do
     check "$(basename "$cap"): JSON, NDJSON, text and metrics agree" agree "$cap"
 done
+# the text lists the largest flows first (bytes both ways, the first seen
+# first among equals; the JSON's order is the first seen), --text-flows N
+# keeps the N largest, a capture without findings says it was checked, and
+# standard input is called so
+text_order() { # text_order CAPTURE
+    local cap=$1 a b
+    ew_json "$tmp/o.json" -r "$cap" --json || return 1
+    run_ew 0 "$tmp/o.txt" "$tmp/err" "$EW" -r "$cap" --text-flows 100000 || return 1
+    a=$(awk '/^#[0-9]+ / { print substr($1, 2) }' "$tmp/o.txt" | tr '\n' ' ')
+    b=$(jq -r '[.flows[] | {id, b: (.c2s.bytes + .s2c.bytes)}] | sort_by(-.b, .id) | map(.id) | join(" ")' \
+        "$tmp/o.json")
+    [ "${a% }" = "$b" ] || { why="text order '${a:0:80}', by size '${b:0:80}'"; return 1; }
+    run_ew 0 "$tmp/o1.txt" "$tmp/err" "$EW" -r - --text-flows 1 <"$cap" || return 1
+    a=$(awk '/^#[0-9]+ / { print substr($1, 2) }' "$tmp/o1.txt" | tr -d '\n')
+    [ "$a" = "${b%% *}" ] || { why="--text-flows 1 lists '$a', the largest is ${b%% *}"; return 1; }
+    grep -q '^standard input (' "$tmp/o1.txt" || { why="-r - not called standard input: $(head -1 "$tmp/o1.txt")"; return 1; }
+    a=$(grep -c '^No misuse found in ' "$tmp/o.txt")
+    b=$(jq -r '[.flows[].misuse[]] | length' "$tmp/o.json")
+    if [ "$b" = 0 ] && [ "$a" != 1 ]; then
+        why="no findings, and no line that says so"
+        return 1
+    elif [ "$b" != 0 ] && [ "$a" != 0 ]; then
+        why="$b findings, and a line that says none"
+        return 1
+    fi
+}
+for cap in captures/field/prague_dualpi2_wifi.pcap.gz captures/bleach-accecn-client.pcap \
+    captures/no-ecn-server.pcap tests/quic-captures/*.pcap; do
+    check "$(basename "$cap"): the text lists the largest flows first, says when it is clean" text_order "$cap"
+done
 finish views

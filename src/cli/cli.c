@@ -125,7 +125,7 @@ usage(FILE *out)
             "  --hot-flows N       flows kept unpacked, the most recently active (default 65536)\n"
             "  --idle-timeout SEC  a flow idle this long in packet time ends (default 300)\n"
             "  --hash-seed N       fixed flow-hash seed (default: random)\n"
-            "  --text-flows N      flows listed in the human summary (default 50)\n"
+            "  --text-flows N      flows listed in the human summary, largest first (default 50)\n"
             "  --fail-on KINDS     exit 1 when any listed misuse kind is found (comma-separated, or any)\n"
             "  --metrics ADDR:PORT live: serve Prometheus metrics at http://ADDR:PORT/metrics\n"
             "                      (:PORT is 0.0.0.0:PORT, localhost:PORT is 127.0.0.1:PORT)\n"

@@ -84,10 +84,11 @@ on_frame(void *arg, const struct ew_frame *fr)
 
 /* Open the capture first, then give up root before any packet is read. */
 static int
-drop_privileges(const char *user, char *err, size_t errlen)
+drop_privileges(const char *user, const char **dropped_to, char *err, size_t errlen)
 {
     struct passwd *pw;
 
+    *dropped_to = NULL;
     if (geteuid() != 0)
         return 0;
     if (!user)
@@ -107,6 +108,7 @@ drop_privileges(const char *user, char *err, size_t errlen)
         snprintf(err, errlen, "dropping privileges to %s did not hold", user);
         return -1;
     }
+    *dropped_to = user;
     return 0;
 }
 
@@ -142,7 +144,7 @@ live_start(struct live *l)
             return 3;
         }
     }
-    if (drop_privileges(cfg->user, l->err, sizeof(l->err)) != 0) {
+    if (drop_privileges(cfg->user, &how.writes_as, l->err, sizeof(l->err)) != 0) {
         fprintf(stderr, "ecnwatch: %s\n", l->err);
         return 2;
     }

@@ -37,6 +37,7 @@ struct ew_capture;
 
 struct ew_run {
     const struct ew_run_cfg *cfg;
+    const char *writes_as;             /* ew_run_how's */
     struct ew_analyzer an;
     bool have_an;
     struct ew_stream stream;
@@ -55,6 +56,7 @@ struct ew_run_how {
     int64_t stream_interval_ns;
     bool stream_updates;       /* live: a flow_update per interval */
     bool metrics_done;         /* --metrics-file is the live exporter's */
+    const char *writes_as;     /* the user root dropped to before the outputs, or NULL */
 };
 
 /* Before the first packet, as the user the run writes as: the outputs

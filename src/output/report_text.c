@@ -163,6 +163,11 @@ text_findings(FILE *out, const struct ew_pass *p, struct ew_flow_room *room,
         fprintf(out, "  ... and %zu more findings (the JSON report has them all)\n", total - shown);
     for (k = 0; k < EW_MU_COUNT; k++)
         evicted += p->an->evicted_findings[k];
+    /* (with several captures, the hops below say what changed between them) */
+    if (total == 0 && evicted == 0 && p->c->n > 0 && !p->path)
+        fprintf(out, "\nNo misuse found in %zu flow%s (%d kinds checked, each where this "
+                     "capture point can see it: ecnwatch --list kinds)\n",
+                p->c->n, p->c->n == 1 ? "" : "s", EW_MU_COUNT);
     if (evicted)
         fprintf(out, "  flows evicted from the table had %" PRIu64 " more findings (totals.findings)\n",
                 evicted);
@@ -178,7 +183,8 @@ text_totals(FILE *out, const struct ew_analyzer *an, const struct ew_report_src 
     struct ew_quality q;
 
     fprintf(out, "%s (%s): %" PRIu64 " frames, %" PRIu64 " IP packets, %" PRIu64 " flow%s\n",
-            src->name, src->linktype ? src->linktype : "unknown", t->frames, t->ip_packets,
+            src->name && strcmp(src->name, "-") ? src->name : "standard input",
+            src->linktype ? src->linktype : "unknown", t->frames, t->ip_packets,
             st->created, st->created == 1 ? "" : "s");
     fprintf(out,
             "ECN: Not-ECT %" PRIu64 " (%.1f%%)  ECT(0) %" PRIu64 " (%.1f%%)  ECT(1) %" PRIu64
@@ -240,8 +246,46 @@ text_endpoint(const struct ew_flow *f, bool client, char *buf, size_t len)
         snprintf(buf, len, "%s:%u", a, port);
 }
 
-/* one flow: its ends and protocol, the negotiation, the verdict, a row per
- * direction and the path verdicts */
+/* bytes as a person reads them: B, kB, MB, GB (powers of 1000) */
+static void
+text_size(char *buf, size_t len, double v, const char *unit)
+{
+    static const char *const pre[] = {"", "k", "M", "G", "T"};
+    int i = 0;
+
+    while (v >= 1000 && i < 4) {
+        v /= 1000;
+        i++;
+    }
+    snprintf(buf, len, i ? "%.1f %s%s" : "%.0f %s%s", v, pre[i], unit);
+}
+
+/* the flow's size, duration and the rate of each direction that carried
+ * payload over the flow's whole duration */
+static void
+text_volume(FILE *out, const struct ew_flow *f)
+{
+    double dur = (double)(f->last_ns - f->first_ns) / 1e9;
+    char b[32], r[2][32];
+    int c2s = f->client_dir, d;
+
+    text_size(b, sizeof(b), (double)(f->dir[0].bytes + f->dir[1].bytes), "B");
+    fprintf(out, "    %s in %.3f s", b, dur > 0 ? dur : 0);
+    for (d = 0; d < 2 && dur > 0; d++) {
+        const struct ew_dir_stats *ds = &f->dir[d == 0 ? c2s : c2s ^ 1];
+
+        r[d][0] = '\0';
+        if (ds->payload_bytes)
+            text_size(r[d], sizeof(r[d]), (double)ds->bytes * 8 / dur, "bit/s");
+    }
+    if (dur > 0 && (r[0][0] || r[1][0]))
+        fprintf(out, " (%s%s%s%s%s on average)", r[0][0] ? r[0] : "", r[0][0] ? " c2s" : "",
+                r[0][0] && r[1][0] ? ", " : "", r[1][0] ? r[1] : "", r[1][0] ? " s2c" : "");
+    fputc('\n', out);
+}
+
+/* one flow: its ends and protocol, the negotiation, the verdict, its size,
+ * a row per direction and the path verdicts */
 static void
 text_flow(FILE *out, const struct ew_pass *p, size_t i, struct ew_flow_room *room,
           struct ew_flow_summary *sum)
@@ -274,6 +318,7 @@ text_flow(FILE *out, const struct ew_pass *p, size_t i, struct ew_flow_room *roo
                                       : vp->vantage == EW_VANT_SERVER ? "at the server side"
                                                                     : "in the middle");
     fprintf(out, ": %s\n", vp->reason);
+    text_volume(out, f);
     text_capture(out, f, vp);
     fprintf(out, "    dir  %9s %8s %8s %8s %8s%s\n", "packets", "Not-ECT", "ECT(0)", "ECT(1)",
             "CE", f->key.l4 == EW_L4_TCP ? "  feedback ECT(1)" : "");
@@ -283,12 +328,30 @@ text_flow(FILE *out, const struct ew_pass *p, size_t i, struct ew_flow_room *roo
     text_path(out, "s2c", f, c2s ^ 1, sum);
 }
 
+/* the flows to list, largest first (bytes both ways; the first seen first
+ * among equals), so that --text-flows N keeps the N that carried most */
+struct by_size {
+    uint64_t bytes;
+    size_t i;
+};
+
+static int
+by_size_cmp(const void *a, const void *b)
+{
+    const struct by_size *x = a, *y = b;
+
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
 void
 ew_report_text(FILE *out, const struct ew_pass *p, size_t max_flows)
 {
     struct ew_flowtab_stats st;
     struct ew_flow_room *room;
     struct ew_flow_summary *sum;
+    struct by_size *order;
     size_t n = p->c->n, i;
 
     ew_flowtab_get_stats(p->an->tab, &st);
@@ -300,15 +363,24 @@ ew_report_text(FILE *out, const struct ew_pass *p, size_t max_flows)
         free(sum);
         return;
     }
-    /* the findings of every flow come first, then the first max_flows
+    /* the findings of every flow come first, then the max_flows largest
      * flows with their reasons, each written out from the pass's row */
     text_findings(out, p, room, sum);
     text_bottlenecks(out, &p->c->bn);
+    order = malloc((n ? n : 1) * sizeof(*order));
+    for (i = 0; order && i < n; i++) {
+        const struct ew_flow *f = ew_flowtab_view(p->c->tab, p->c->row[i].ref, room);
+
+        order[i] = (struct by_size){f ? f->dir[0].bytes + f->dir[1].bytes : 0, i};
+    }
+    if (order)
+        qsort(order, n, sizeof(*order), by_size_cmp);
     for (i = 0; i < n && i < max_flows; i++)
-        text_flow(out, p, i, room, sum);
+        text_flow(out, p, order ? order[i].i : i, room, sum);
     if (n > max_flows)
-        fprintf(out, "\n... and %zu more flows (the JSON report, --json or -o, has them all)\n",
+        fprintf(out, "\n... and %zu smaller flows (the JSON report, --json or -o, has them all)\n",
                 n - max_flows);
+    free(order);
     free(room);
     free(sum);
 }
