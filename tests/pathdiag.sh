@@ -57,7 +57,9 @@ C=captures
 # one flow's capture cannot show whether its queue is shared: "classic"
 aqm $C/accecn-l4s-client.pcap  l4s_shallow          downstream
 aqm $C/accecn-ce-client.pcap   classic              downstream
-aqm $C/no-ecn-client.pcap      none_seen            none
+# Not-ECT data cannot be marked (an AQM drops it): no marks name no queue,
+# though this one queued up to 54 ms
+aqm $C/no-ecn-client.pcap      unknown              none
 # RFC 3168 feeds back one mark a congestion episode (ECE until CWR): the
 # sender sees 2 of the router's 24 marks, too few to name the AQM
 aqm $C/rfc3168-ce-client.pcap  unknown              downstream

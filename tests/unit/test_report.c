@@ -724,7 +724,7 @@ test_empty(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(m, "ECN: Not-ECT 0 (0.0%)  ECT(0) 0 (0.0%)  ECT(1) 0 (0.0%)  "
                                      "CE 0 (0.0%)\n"));
     CU_ASSERT_PTR_NULL(strstr(m, "nan"));
-    CU_ASSERT_PTR_NULL(strstr(m, "more flows"));
+    CU_ASSERT_PTR_NULL(strstr(m, "smaller flows"));
     CU_ASSERT_PTR_NULL(strstr(m, "MISUSE"));
     free(m);
     ew_analyzer_free(&an);
@@ -824,8 +824,38 @@ lines_starting(const char *text, const char *s)
     return n;
 }
 
+/* the ids of an's flows, largest first (bytes both ways; the lower id first
+ * among equals): the text's order */
+static int
+ids_by_size(struct ew_analyzer *an, uint64_t *ids, int room)
+{
+    static struct ew_flow_room fr;
+    uint32_t refs[16];
+    uint64_t bytes[16];
+    int n = (int)ew_flowtab_refs(an->tab, refs, 16, false), i, j;
+
+    CU_ASSERT_FATAL(n <= room);
+    for (i = 0; i < n; i++) {
+        const struct ew_flow *f = ew_flowtab_view(an->tab, refs[i], &fr);
+
+        ids[i] = f->id;
+        bytes[i] = f->dir[0].bytes + f->dir[1].bytes;
+    }
+    for (i = 1; i < n; i++) /* insertion sort: a handful */
+        for (j = i; j > 0 && (bytes[j] > bytes[j - 1] ||
+                              (bytes[j] == bytes[j - 1] && ids[j] < ids[j - 1])); j--) {
+            uint64_t b = bytes[j], d = ids[j];
+
+            bytes[j] = bytes[j - 1];
+            ids[j] = ids[j - 1];
+            bytes[j - 1] = b;
+            ids[j - 1] = d;
+        }
+    return n;
+}
+
 /* report.h, ew_report_text: totals and a table of at most max_flows flows,
- * then how many more the JSON report has */
+ * the largest first, then how many more the JSON report has */
 static void
 test_text_summary(void)
 {
@@ -834,17 +864,21 @@ test_text_summary(void)
         int listed;
         const char *more;
     } rows[] = {
-        {0, 0, "\n... and 5 more flows (the JSON report, --json or -o, has them all)\n"},
-        {1, 1, "\n... and 4 more flows (the JSON report, --json or -o, has them all)\n"},
-        {4, 4, "\n... and 1 more flows (the JSON report, --json or -o, has them all)\n"},
+        {0, 0, "\n... and 5 smaller flows (the JSON report, --json or -o, has them all)\n"},
+        {1, 1, "\n... and 4 smaller flows (the JSON report, --json or -o, has them all)\n"},
+        {4, 4, "\n... and 1 smaller flows (the JSON report, --json or -o, has them all)\n"},
         {5, 5, NULL},
         {50, 5, NULL},
     };
     struct ew_analyzer an;
+    uint64_t ids[8];
     size_t i;
     char *t;
 
     feed(&an);
+    CU_ASSERT_EQUAL_FATAL(ids_by_size(&an, ids, 8), 5);
+    /* not the order they were seen in: the test below means something */
+    CU_ASSERT_TRUE(ids[0] != 1 || ids[1] != 2 || ids[2] != 3 || ids[3] != 4);
     t = text_of(&an, 50);
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "x.pcap (EN10MB): 20 frames, 18 IP packets, 5 flows\n"));
     /* percentages of the IP packets: 7, 5, 5 and 1 of 18 */
@@ -874,10 +908,16 @@ test_text_summary(void)
 
         t = text_of(&an, rows[i].max);
         CU_ASSERT_EQUAL(lines_starting(t, "#"), rows[i].listed);
-        /* the first flows, in id order */
-        for (k = 1; k <= 5; k++) {
-            snprintf(first, sizeof(first), "\n#%d ", k);
-            CU_ASSERT_EQUAL(strstr(t, first) != NULL, k <= rows[i].listed);
+        /* the largest flows, largest first */
+        for (k = 0; k < 5; k++) {
+            snprintf(first, sizeof(first), "\n#%d ", (int)ids[k]);
+            CU_ASSERT_EQUAL(strstr(t, first) != NULL, k < rows[i].listed);
+            if (k > 0 && k < rows[i].listed) {
+                char prev[16];
+
+                snprintf(prev, sizeof(prev), "\n#%d ", (int)ids[k - 1]);
+                CU_ASSERT_TRUE(strstr(t, prev) < strstr(t, first));
+            }
         }
         if (rows[i].more) {
             size_t lt = strlen(t), lm = strlen(rows[i].more);
@@ -885,7 +925,7 @@ test_text_summary(void)
             /* the last line */
             CU_ASSERT_TRUE(lt >= lm && !strcmp(t + lt - lm, rows[i].more));
         } else {
-            CU_ASSERT_PTR_NULL(strstr(t, "more flows"));
+            CU_ASSERT_PTR_NULL(strstr(t, "smaller flows"));
         }
         free(t);
     }
@@ -911,7 +951,7 @@ test_text_limits(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(x, "\n  #40 ect_without_negotiation c2s "));
     CU_ASSERT_PTR_NULL(strstr(x, "\n  #41 "));
     CU_ASSERT_PTR_NOT_NULL(strstr(x, "\n  ... and 5 more findings (the JSON report has them all)\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(x, "\n... and 42 more flows "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(x, "\n... and 42 smaller flows "));
     free(x);
     ew_analyzer_free(&an);
 
