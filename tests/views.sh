@@ -133,8 +133,8 @@ for cap in captures/*.pcap tests/quic-captures/*.pcap tests/link-captures/*.pcap
 done
 # the text lists the largest flows first (bytes both ways, the first seen
 # first among equals; the JSON's order is the first seen), --text-flows N
-# keeps the N largest, a capture without findings says it was checked, and
-# standard input is called so
+# keeps the N largest, a capture without findings says it was checked, no
+# line runs past 100 columns, and standard input is called so
 text_order() { # text_order CAPTURE
     local cap=$1 a b
     ew_json "$tmp/o.json" -r "$cap" --json || return 1
@@ -147,6 +147,9 @@ text_order() { # text_order CAPTURE
     a=$(awk '/^#[0-9]+ / { print substr($1, 2) }' "$tmp/o1.txt" | tr -d '\n')
     [ "$a" = "${b%% *}" ] || { why="--text-flows 1 lists '$a', the largest is ${b%% *}"; return 1; }
     grep -q '^standard input (' "$tmp/o1.txt" || { why="-r - not called standard input: $(head -1 "$tmp/o1.txt")"; return 1; }
+    # folded to 100 columns, its following lines indented under its text
+    a=$(awk 'length > 100 { n++ } END { print n + 0 }' "$tmp/o.txt")
+    [ "$a" = 0 ] || { why="$a lines over 100 columns"; return 1; }
     a=$(grep -c '^No misuse found in ' "$tmp/o.txt")
     b=$(jq -r '[.flows[].misuse[]] | length' "$tmp/o.json")
     if [ "$b" = 0 ] && [ "$a" != 1 ]; then
@@ -157,8 +160,8 @@ text_order() { # text_order CAPTURE
         return 1
     fi
 }
-for cap in captures/field/prague_dualpi2_wifi.pcap.gz captures/bleach-accecn-client.pcap \
+for cap in captures/field/prague_dualpi2_wifi.pcap.gz captures/shared-dualq-client.pcap captures/bleach-accecn-client.pcap \
     captures/no-ecn-server.pcap tests/quic-captures/*.pcap; do
-    check "$(basename "$cap"): the text lists the largest flows first, says when it is clean" text_order "$cap"
+    check "$(basename "$cap"): the text lists the largest flows first, folds at 100 columns, says when it is clean" text_order "$cap"
 done
 finish views

@@ -405,13 +405,13 @@ static void
 path_aqm(const struct ew_half *h, const struct ew_dir_verdict *dv, bool mode_accecn,
          const struct qd_view *q, struct ew_path_verdict *p)
 {
-    char scaled[64] = "";
+    char scaled[128] = "";
     struct path_in in = {h, dv, mode_accecn, q, q->marks, EW_PATH_QD_SHALLOW_US, 0, scaled};
     size_t i;
 
     if ((uint64_t)q->ser_us * EW_PATH_BURST_PKTS > in.shallow) {
         in.shallow = q->ser_us * EW_PATH_BURST_PKTS;
-        snprintf(scaled, sizeof(scaled), " (%u packets of %.1f ms at this rate)",
+        snprintf(scaled, sizeof(scaled), " (the time %u packets take to send at this flow's rate, %.1f ms each)",
                  EW_PATH_BURST_PKTS, q->ser_us / 1000.0);
     }
     in.classic = in.shallow + (EW_PATH_QD_CLASSIC_US - EW_PATH_QD_SHALLOW_US);

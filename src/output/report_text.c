@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,50 @@ static double
 pct(uint64_t part, uint64_t whole)
 {
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* the summary's width: a longer line is folded at a space, its following
+ * lines indented under its text */
+#define TEXT_WIDTH 100
+
+/* One line, formatted, folded to TEXT_WIDTH: the lines after the first are
+ * indented by its own leading spaces and `more` more. A word longer than the
+ * width is never cut. */
+static void wrapf(FILE *out, int more, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+wrapf(FILE *out, int more, const char *fmt, ...)
+{
+    char buf[2048];
+    const char *p = buf;
+    va_list ap;
+    int lead = 0, width = TEXT_WIDTH;
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    while (buf[lead] == ' ')
+        lead++;
+    for (;;) {
+        size_t n = strlen(p), cut;
+
+        if ((int)n <= width) {
+            fprintf(out, "%s\n", p);
+            return;
+        }
+        for (cut = (size_t)width; cut > 0 && p[cut] != ' '; cut--)
+            ;
+        if (cut == 0 || p + cut <= buf + lead) /* one long word: up to its end */
+            for (cut = (size_t)width; p[cut] && p[cut] != ' '; cut++)
+                ;
+        if (!p[cut]) {
+            fprintf(out, "%s\n", p);
+            return;
+        }
+        fprintf(out, "%.*s\n%*s", (int)cut, p, lead + more, "");
+        p += cut + 1;
+        width = TEXT_WIDTH - lead - more;
+    }
 }
 
 static void
@@ -54,11 +99,11 @@ text_path(FILE *out, const char *name, const struct ew_flow *f, int dir,
         (p->marks == 0 &&
          !(f->inf->half[dir].seen & (EW_SEEN_ECT0 | EW_SEEN_ECT1 | EW_SEEN_CE))))
         return;
-    fprintf(out, "    path %s: %s%s%s%s: %s\n", name, ew_aqm_name[p->aqm],
-            !p->has_confidence ? "" : p->certain ? " (certain)" : " (likely)", where ? ", " : "",
-            where ? where : "", p->reason);
+    wrapf(out, 2, "    path %s: %s%s%s%s: %s", name, ew_aqm_name[p->aqm],
+          !p->has_confidence ? "" : p->certain ? " (certain)" : " (likely)", where ? ", " : "",
+          where ? where : "", p->reason);
     if (p->note)
-        fprintf(out, "      note: %s\n", p->note);
+        wrapf(out, 2, "      note: %s", p->note);
 }
 
 void
@@ -101,7 +146,7 @@ text_capture(FILE *out, const struct ew_flow *f, const struct ew_flow_verdict *v
 
     ew_report_capture_text(f, v, buf, sizeof(buf));
     if (buf[0])
-        fprintf(out, "    capture: %s\n", buf);
+        wrapf(out, 2, "    capture: %s", buf);
 }
 
 /* the groups of flows sharing a bottleneck: one queue or a DualQ, and why */
@@ -116,8 +161,8 @@ text_bottlenecks(FILE *out, const struct ew_bottlenecks *bn)
     for (i = 0; i < b.n; i++) {
         const struct ew_bottleneck *g = &b.g[i];
 
-        fprintf(out, "  %s <-> %s: %s%s: %s\n", g->hosts[0], g->hosts[1], g->looks_like,
-                g->likely ? " (likely)" : "", g->reason);
+        wrapf(out, 2, "  %s <-> %s: %s%s: %s", g->hosts[0], g->hosts[1], g->looks_like,
+              g->likely ? " (likely)" : "", g->reason);
         fprintf(out, "    L4S flows");
         for (k = 0; k < g->l4s.n; k++)
             fprintf(out, " #%" PRIu64, g->l4s.ids[k]);
@@ -150,11 +195,11 @@ text_findings(FILE *out, const struct ew_pass *p, struct ew_flow_room *room,
             if (total++ == 0)
                 fprintf(out, "\nMISUSE FOUND:\n");
             if (shown < 40) {
-                fprintf(out, "  #%" PRIu64 " %s %s (%s, %" PRIu64 "x from frame %" PRIu64 ", %s): %s\n",
-                        f->id, ew_misuse_name[fnd[j].kind],
-                        fnd[j].dir == f->client_dir ? "c2s" : "s2c",
-                        ew_confidence_name[fnd[j].confidence], fnd[j].count, fnd[j].first_frame,
-                        fnd[j].ref, fnd[j].detail);
+                wrapf(out, 2, "  #%" PRIu64 " %s %s (%s, %" PRIu64 "x from frame %" PRIu64 ", %s): %s",
+                      f->id, ew_misuse_name[fnd[j].kind],
+                      fnd[j].dir == f->client_dir ? "c2s" : "s2c",
+                      ew_confidence_name[fnd[j].confidence], fnd[j].count, fnd[j].first_frame,
+                      fnd[j].ref, fnd[j].detail);
                 shown++;
             }
         }
@@ -165,8 +210,8 @@ text_findings(FILE *out, const struct ew_pass *p, struct ew_flow_room *room,
         evicted += p->an->evicted_findings[k];
     /* (with several captures, the hops below say what changed between them) */
     if (total == 0 && evicted == 0 && p->c->n > 0 && !p->path)
-        fprintf(out, "\nNo misuse found in %zu flow%s (%d kinds checked, each where this "
-                     "capture point can see it: ecnwatch --list kinds)\n",
+        fprintf(out, "\nNo misuse found in %zu flow%s (%d kinds checked where this capture "
+                     "point can see them)\n",
                 p->c->n, p->c->n == 1 ? "" : "s", EW_MU_COUNT);
     if (evicted)
         fprintf(out, "  flows evicted from the table had %" PRIu64 " more findings (totals.findings)\n",
@@ -311,17 +356,18 @@ text_flow(FILE *out, const struct ew_pass *p, size_t i, struct ew_flow_room *roo
                 vp->neg_inferred ? " (handshake not captured)" : "");
     else if (f->key.l4 == EW_L4_UDP)
         fputc('\n', out);
-    fprintf(out, "    verdict %s%s", ew_verdict_name[vp->verdict],
-            vp->verdict_likely && vp->verdict != EW_V_UNKNOWN ? " (likely)" : "");
-    if (vp->vantage != EW_VANT_UNKNOWN)
-        fprintf(out, ", captured %s", vp->vantage == EW_VANT_CLIENT   ? "at the client side"
-                                      : vp->vantage == EW_VANT_SERVER ? "at the server side"
-                                                                    : "in the middle");
-    fprintf(out, ": %s\n", vp->reason);
+    wrapf(out, 2, "    verdict %s%s%s%s: %s", ew_verdict_name[vp->verdict],
+          vp->verdict_likely && vp->verdict != EW_V_UNKNOWN ? " (likely)" : "",
+          vp->vantage != EW_VANT_UNKNOWN ? ", captured " : "",
+          vp->vantage == EW_VANT_CLIENT   ? "at the client side"
+          : vp->vantage == EW_VANT_SERVER ? "at the server side"
+          : vp->vantage != EW_VANT_UNKNOWN ? "in the middle"
+                                           : "",
+          vp->reason);
     text_volume(out, f);
     text_capture(out, f, vp);
     fprintf(out, "    dir  %9s %8s %8s %8s %8s%s\n", "packets", "Not-ECT", "ECT(0)", "ECT(1)",
-            "CE", f->key.l4 == EW_L4_TCP ? "  feedback ECT(1)" : "");
+            "CE", f->key.l4 == EW_L4_TCP ? "  feedback ECT(1) means" : "");
     text_dir(out, "c2s", f, c2s, vp);
     text_dir(out, "s2c", f, c2s ^ 1, vp);
     text_path(out, "c2s", f, c2s, sum);
@@ -404,6 +450,7 @@ ew_report_hop_text(FILE *out, const struct ew_hop *hop, const char *up_name,
         ew_hop_change(hop, i, &c);
         ew_addr_str(c.src, c.family, a, sizeof(a));
         ew_addr_str(c.dst, c.family, b, sizeof(b));
+        /* one line a change, unfolded: a line to grep for */
         fprintf(out, "  %s:%u -> %s:%u  %s -> %s  %llux (first: frame %llu -> frame %llu): %s\n",
                 a, c.sport, b, c.dport, ew_ecn_name[c.from], ew_ecn_name[c.to],
                 (unsigned long long)c.count, (unsigned long long)c.first_up,
