@@ -146,6 +146,37 @@ if not cls(q, "series"): why("the queueing-delay panel draws nothing")
 check "accecn-l4s-client (20 ms path): RTT axis from near its minimum, not 0; a queueing-delay panel" rtt_axis l4s
 check "tcpgen prague --ts 1 (20 ms path): RTT axis from near its minimum, not 0; a queueing-delay panel" rtt_axis prague
 
+# the queueing-delay panel tells the text's story: timed where the path
+# verdict times it (data to ACK at the sender, the timestamp loop to the
+# sender next to the receiver), bin means whose axis reaches the mean the
+# report gives. Someone else's bytes: an L4S Wi-Fi sender (the field
+# capture bundled in captures/field/, 5.1 ms on average, 7.8 ms at the
+# marks) and a classic flow captured next to its receiver (the L4STeam
+# capture in ../shared/field/, 12.5 ms), where the lowest data-to-ACK RTT
+# is the receiver's own ACK delay of microseconds
+qd_story() { # qd_story NAME CAPTURE FLOW DIR
+    plot "$1" "$2" || return 1
+    ew_json "$tmp/$1.json" -r "$2" --json || return 1
+    local from mean
+    from=$(jq -r ".flows[] | select(.id == $3) | .$4.path.qdelay_from" "$tmp/$1.json")
+    mean=$(jq -r ".flows[] | select(.id == $3) | .$4.path.qdelay_mean_ms" "$tmp/$1.json")
+    svg_true "$tmp/$1/flow-$3.svg" "
+q = panels.get('$4-qdelay')
+if q is None: why('no queueing-delay panel')
+words = {'data_to_ack': 'data to ACK', 'ts_from_sender': 'timestamps to the sender and back'}['$from']
+if words not in ''.join(texts(q, 'title')): why('panel timed otherwise than the path verdict ($from): ' + ''.join(texts(q, 'title')))
+top = max(float(t.split()[0]) for t in texts(q, 'tick-y'))
+if not (top >= $mean): why('axis to %g ms, the report says %g ms on average' % (top, $mean))
+"
+}
+check "field prague_dualpi2_wifi (at the sender): queueing delay as the report times it, to its mean" \
+    qd_story wifi "$C/field/prague_dualpi2_wifi.pcap.gz" 2 c2s
+SRV=${ECNWATCH_FIELD:-$(dirname "$0")/../../shared/field}/batch-l4s-s2-twoflow-ns-cubic-vs-prague-dualpi2-20ms.tcpdump_srv_srv.pcap.xz
+if [ -f "$SRV" ]; then
+    check "field cubic-vs-prague at the receiver: queueing delay from the timestamps, to its mean" \
+        qd_story srv "$SRV" 3 c2s
+fi
+
 # every direction that carries data: a QUIC client sending ECT(0) and a
 # server sending Not-ECT (quicgen missing) are both drawn, c2s first, each
 # named with its endpoints; a one-way UDP flow (the lab's ECT(1) sender,

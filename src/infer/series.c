@@ -61,6 +61,22 @@ add16(uint16_t a, uint32_t b)
     return (uint16_t)(a + b > 65535 ? 65535 : a + b);
 }
 
+static uint32_t
+add32(uint32_t a, uint32_t b)
+{
+    return a + b < a ? UINT32_MAX : a + b;
+}
+
+/* one delay sample (ns, never negative) into a bin's sum and count */
+static void
+add_qd(uint32_t *sum, uint16_t *n, int64_t ns)
+{
+    if (*n == UINT16_MAX || ns < 0)
+        return;
+    *sum = add32(*sum, (uint32_t)(ns / 1000 > UINT32_MAX ? UINT32_MAX : ns / 1000));
+    (*n)++;
+}
+
 /* halve the resolution: bins 2k and 2k+1 become bin k */
 static void
 merge(struct ew_series *s)
@@ -78,6 +94,10 @@ merge(struct ew_series *s)
         a.marks = add16(a.marks, b.marks);
         if (b.rtt_min_us && (!a.rtt_min_us || b.rtt_min_us < a.rtt_min_us))
             a.rtt_min_us = b.rtt_min_us;
+        a.qd_seq_us = add32(a.qd_seq_us, b.qd_seq_us);
+        a.qd_up_us = add32(a.qd_up_us, b.qd_up_us);
+        a.qd_seq_n = add16(a.qd_seq_n, b.qd_seq_n);
+        a.qd_up_n = add16(a.qd_up_n, b.qd_up_n);
         s->b[i] = a;
     }
     memset(&s->b[s->n / 2 + s->n % 2], 0, sizeof(s->b[0]) * (EW_SERIES_BINS - (s->n / 2 + s->n % 2)));
@@ -141,7 +161,17 @@ ew_series_packet(struct ew_series_pool *p, struct ew_flow *f, int dir, const str
 
         if (!s->b[k].rtt_min_us || us < s->b[k].rtt_min_us)
             s->b[k].rtt_min_us = us ? us : 1;
+        /* the sample's queueing delay, as rtt_sample() took it */
+        add_qd(&s->b[k].qd_seq_us, &s->b[k].qd_seq_n, h->rtt_last - h->rtt_min);
         s->last_rtt_samples = h->rtt_samples;
+    }
+    /* the timestamp loop to d's sender and back (the other direction's
+     * TSvals, echoed by d's sender): the queue upstream of this point */
+    if (f->inf->half[dir ^ 1].ts.samples != s->last_up_samples) {
+        const struct ew_tsloop *up = &f->inf->half[dir ^ 1].ts;
+
+        add_qd(&s->b[k].qd_up_us, &s->b[k].qd_up_n, up->last - up->min);
+        s->last_up_samples = up->samples;
     }
 }
 

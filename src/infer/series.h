@@ -1,6 +1,8 @@
 /* series.h - per-flow time series (--timeseries, --plot): for each direction,
  * bins of packet time holding packets, bytes, CE, ECT(1) and ECT(0) packets, marks fed
- * back and the lowest RTT seen. Memory is bounded: series come from a pool
+ * back, the lowest RTT seen and the queueing delay as the path verdict times
+ * it (each sample above its running minimum, summed: data to ACK, and the
+ * timestamp loop to the direction's sender and back). Memory is bounded: series come from a pool
  * allocated once (EW_SERIES_BINS bins each, at most max_series series); when
  * a series runs out of bins, neighbouring bins merge and the interval doubles.
  * Flows beyond the pool get no series, and that is counted. The series are
@@ -19,13 +21,17 @@ struct ew_bin {
     uint16_t pkts, ce, e1, marks;
     uint16_t e0;         /* ECT(0) packets (the plots' codepoint panel) */
     uint32_t rtt_min_us; /* 0: no sample in this bin */
+    /* queueing delay samples (infer_path.c's sources): data to ACK, and the
+     * timestamp loop to d's sender and back; sums of us and their counts */
+    uint32_t qd_seq_us, qd_up_us;
+    uint16_t qd_seq_n, qd_up_n;
 };
 
 struct ew_series {
     uint64_t flow_id;     /* 0: free */
     int64_t t0, width;    /* ns */
     uint16_t n;           /* bins in use */
-    uint32_t last_rtt_samples;
+    uint32_t last_rtt_samples, last_up_samples;
     uint64_t last_marks;
     struct ew_bin b[EW_SERIES_BINS];
 };

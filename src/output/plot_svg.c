@@ -12,6 +12,7 @@
 #include "output/plot_svg.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -53,9 +54,34 @@ struct svg_axis {
 struct svg_bins {
     double tput[EW_SERIES_BINS], rtt[EW_SERIES_BINS], qd[EW_SERIES_BINS], ce[EW_SERIES_BINS];
     double mk[EW_SERIES_BINS], e1s[EW_SERIES_BINS], e0s[EW_SERIES_BINS], ces[EW_SERIES_BINS];
-    bool hasrtt[EW_SERIES_BINS];
+    bool hasrtt[EW_SERIES_BINS], hasqd[EW_SERIES_BINS];
     double mt, rmin, rmax, qmax, mmax;
-    int nrtt; /* bins with an RTT sample */
+    int nrtt, nqd; /* bins with an RTT sample, with a queueing delay */
+};
+
+/* where the queueing delay is timed from, as the path verdict says
+ * (infer_path.c: "data_to_ack", "ts_from_sender", "both", "none") */
+enum qd_src { QS_NONE, QS_SEQ, QS_UP, QS_BOTH };
+
+static enum qd_src
+qd_src_of(const char *from, const struct ew_series *s)
+{
+    int i, seq = 0;
+
+    if (from)
+        return !strcmp(from, "data_to_ack")      ? QS_SEQ
+               : !strcmp(from, "ts_from_sender") ? QS_UP
+               : !strcmp(from, "both")           ? QS_BOTH
+                                                 : QS_NONE;
+    /* no verdict to follow: data to ACK where it was timed */
+    for (i = 0; i < s->n; i++)
+        seq += s->b[i].qd_seq_n;
+    return seq ? QS_SEQ : QS_UP;
+}
+
+static const char *const qd_src_words[] = {
+    [QS_NONE] = "", [QS_SEQ] = "data to ACK",
+    [QS_UP] = "timestamps to the sender and back", [QS_BOTH] = "data to ACK and timestamps",
 };
 
 /* floor without libm (the binary does not link it); |x| < 2^63 here */
@@ -271,15 +297,16 @@ carries_data(const struct ew_flow *f, int d)
     return f->key.proto == 6 ? f->dir[d].payload_bytes > 0 : f->dir[d].packets > 0;
 }
 
-/* the series' bins in the panels' units: Mbit/s, ms, marks, % */
+/* the series' bins in the panels' units: Mbit/s, ms, marks, %; the
+ * queueing delay the mean of the bin's samples from src */
 static void
-svg_bins(const struct ew_series *s, struct svg_bins *v)
+svg_bins(const struct ew_series *s, enum qd_src src, struct svg_bins *v)
 {
     double w_s = (double)s->width / 1e9;
     int i;
 
     v->mt = v->rmin = v->rmax = v->qmax = v->mmax = 0;
-    v->nrtt = 0;
+    v->nrtt = v->nqd = 0;
     for (i = 0; i < s->n; i++) {
         const struct ew_bin *bn = &s->b[i];
 
@@ -306,7 +333,16 @@ svg_bins(const struct ew_series *s, struct svg_bins *v)
         }
     }
     for (i = 0; i < s->n; i++) {
-        v->qd[i] = v->hasrtt[i] ? v->rtt[i] - v->rmin : 0;
+        const struct ew_bin *bn = &s->b[i];
+        bool seq = bn->qd_seq_n > 0, up = bn->qd_up_n > 0;
+        double ms_seq = seq ? (double)bn->qd_seq_us / bn->qd_seq_n / 1000 : 0;
+        double ms_up = up ? (double)bn->qd_up_us / bn->qd_up_n / 1000 : 0;
+
+        v->hasqd[i] = src == QS_SEQ ? seq : src == QS_UP ? up : src == QS_BOTH && (seq || up);
+        v->qd[i] = src == QS_SEQ ? ms_seq : src == QS_UP ? ms_up : ms_seq + ms_up;
+        if (!v->hasqd[i])
+            continue;
+        v->nqd++;
         if (v->qd[i] > v->qmax)
             v->qmax = v->qd[i];
     }
@@ -340,61 +376,71 @@ svg_heading(FILE *out, const struct ew_flow *f, int d, double w_s, int y)
             (unsigned long long)f->dir[d].packets, f->dir[d].packets == 1 ? "" : "s", w_s * 1000);
 }
 
-/* one direction's five panels from y0; the height used */
+/* one direction's panels from y0 (v: room for its bins); the height used */
 static int
-svg_direction(FILE *out, const struct ew_series *s, const struct ew_flow *f, int d,
-              const struct svg_time *t, double off_s, int y0)
+svg_direction(FILE *out, const struct ew_series *s, enum qd_src src, const struct ew_flow *f,
+              int d, const struct svg_time *t, double off_s, int y0, struct svg_bins *v)
 {
-    struct svg_bins v;
     double w_s = (double)s->width / 1e9;
     const char *tag = d == f->client_dir ? "c2s" : "s2c";
     char id[32], title[160], unit[48];
     int y = y0;
 
-    svg_bins(s, &v);
+    svg_bins(s, src, v);
     svg_heading(out, f, d, w_s, y);
     y += DIR_HEAD;
     {
-        struct svg_line l = {"throughput", "#1f77b4", NULL, v.tput, NULL};
+        struct svg_line l = {"throughput", "#1f77b4", NULL, v->tput, NULL};
 
         snprintf(id, sizeof(id), "%s-throughput", tag);
-        svg_panel(out, id, y, "throughput (payload)", "Mbit/s", 0, v.mt, 0, t, &l, 1, s, off_s,
+        svg_panel(out, id, y, "throughput (payload)", "Mbit/s", 0, v->mt, 0, t, &l, 1, s, off_s,
                   false);
         y += PANEL_H;
     }
-    if (v.nrtt) {
-        struct svg_line l = {"RTT", "#2ca02c", NULL, v.rtt, v.hasrtt};
-        struct svg_line q = {"queueing delay", "#ff7f0e", NULL, v.qd, v.hasrtt};
+    if (v->nrtt) {
+        struct svg_line l = {"RTT", "#2ca02c", NULL, v->rtt, v->hasrtt};
 
         snprintf(id, sizeof(id), "%s-rtt", tag);
-        snprintf(title, sizeof(title), "RTT, lowest per bin (flow minimum %.3f ms)", v.rmin);
-        svg_panel(out, id, y, title, "ms", v.rmin, v.rmax, 0, t, &l, 1, s, off_s, false);
-        y += PANEL_H;
-        snprintf(id, sizeof(id), "%s-qdelay", tag);
-        svg_panel(out, id, y, "queueing delay (RTT less the flow minimum)", "ms", 0, v.qmax, 0, t,
-                  &q, 1, s, off_s, false);
+        snprintf(title, sizeof(title), "RTT, lowest per bin (flow minimum %.3f ms)", v->rmin);
+        svg_panel(out, id, y, title, "ms", v->rmin, v->rmax, 0, t, &l, 1, s, off_s, false);
         y += PANEL_H;
     } else {
         fprintf(out, "<text class=\"note\" x=\"%d\" y=\"%d\" font-size=\"12\" %s fill=\"#555\">"
-                     "no RTT sample in this direction: no RTT or queueing delay panel</text>\n",
+                     "no data-to-ACK RTT sample in this direction: no RTT panel</text>\n",
+                LEFT, y + 13, FONT);
+        y += 22;
+    }
+    /* the delay the text and the report give (path.qdelay_*), bin by bin */
+    if (v->nqd) {
+        struct svg_line q = {"queueing delay", "#ff7f0e", NULL, v->qd, v->hasqd};
+
+        snprintf(id, sizeof(id), "%s-qdelay", tag);
+        snprintf(title, sizeof(title), "queueing delay, mean per bin, timed by %s (as the path "
+                 "verdict)", qd_src_words[src]);
+        svg_panel(out, id, y, title, "ms", 0, v->qmax, 0, t, &q, 1, s, off_s, false);
+        y += PANEL_H;
+    } else {
+        fprintf(out, "<text class=\"note\" x=\"%d\" y=\"%d\" font-size=\"12\" %s fill=\"#555\">"
+                     "the queueing delay cannot be timed at this capture point (the path "
+                     "verdict's reason says why): no queueing delay panel</text>\n",
                 LEFT, y + 13, FONT);
         y += 22;
     }
     {
-        struct svg_line l[2] = {{"CE seen here", "#d62728", NULL, v.ce, NULL},
-                                {"marks fed back", "#9467bd", "5,3", v.mk, NULL}};
+        struct svg_line l[2] = {{"CE seen here", "#d62728", NULL, v->ce, NULL},
+                                {"marks fed back", "#9467bd", "5,3", v->mk, NULL}};
 
         snprintf(id, sizeof(id), "%s-marks", tag);
         snprintf(title, sizeof(title), "CE marks per %.0f ms interval", w_s * 1000);
         snprintf(unit, sizeof(unit), "marks");
-        svg_panel(out, id, y, title, unit, 0, v.mmax, 1, t, l, 2, s, off_s, false);
+        svg_panel(out, id, y, title, unit, 0, v->mmax, 1, t, l, 2, s, off_s, false);
         y += PANEL_H;
     }
     {
         /* Not-ECT is what is left of 100 % */
-        struct svg_line l[3] = {{"ECT(1) share", "#17becf", NULL, v.e1s, NULL},
-                                {"ECT(0) share", "#8c564b", "2,2", v.e0s, NULL},
-                                {"CE share", "#d62728", "5,3", v.ces, NULL}};
+        struct svg_line l[3] = {{"ECT(1) share", "#17becf", NULL, v->e1s, NULL},
+                                {"ECT(0) share", "#8c564b", "2,2", v->e0s, NULL},
+                                {"CE share", "#d62728", "5,3", v->ces, NULL}};
 
         snprintf(id, sizeof(id), "%s-codepoints", tag);
         svg_panel(out, id, y, "ECN codepoints, share of packets (Not-ECT: the rest)", "%", 0, 100,
@@ -457,35 +503,45 @@ svg_time_axis(const struct ew_series *const s[2], struct svg_time *t, int64_t *t
     }
 }
 
-/* the picture's height: 5 panels a direction (3 without RTT samples) */
+/* the picture's height: 5 panels a direction, a note's line for each of
+ * the RTT and queueing delay panels it lacks */
 static int
-svg_height(const struct ew_series *const s[2])
+svg_height(const struct ew_series *const s[2], const enum qd_src src[2], struct svg_bins *v)
 {
-    int d, i, h = 30;
+    int d, h = 30;
 
     for (d = 0; d < 2; d++) {
-        bool rtt = false;
-
         if (!s[d])
             continue;
-        for (i = 0; i < s[d]->n && !rtt; i++)
-            rtt = s[d]->b[i].rtt_min_us != 0;
-        h += DIR_HEAD + (rtt ? 5 : 3) * PANEL_H + XLABEL_H + (rtt ? 0 : 22) + 10;
+        svg_bins(s[d], src[d], v);
+        h += DIR_HEAD + 3 * PANEL_H + XLABEL_H + 10;
+        h += v->nrtt ? PANEL_H : 22;
+        h += v->nqd ? PANEL_H : 22;
     }
     return h;
 }
 
 int
-ew_plot_svg(const struct ew_series_pool *p, const struct ew_flow *f, FILE *out)
+ew_plot_svg(const struct ew_series_pool *p, const struct ew_flow *f,
+            const char *const qd_from[2], FILE *out)
 {
     const struct ew_series *s[2];
-    int order[2], d, i, h;
+    enum qd_src src[2] = {QS_NONE, QS_NONE};
+    struct svg_bins *v;
+    int order[2], d, i, h, height;
     struct svg_time t;
     int64_t t0;
     char proto[24];
 
     if (svg_pick(p, f, s) != 0)
         return -1;
+    v = malloc(sizeof(*v)); /* 20 KB of bins: not on the stack */
+    if (!v)
+        return -1;
+    for (d = 0; d < 2; d++)
+        if (s[d])
+            src[d] = qd_src_of(qd_from ? qd_from[d] : NULL, s[d]);
+    height = svg_height(s, src, v);
     svg_time_axis(s, &t, &t0);
     if (f->key.proto == 6 || f->key.proto == 17)
         snprintf(proto, sizeof(proto), "%s", f->key.proto == 6 ? "TCP" : "UDP");
@@ -497,7 +553,7 @@ ew_plot_svg(const struct ew_series_pool *p, const struct ew_flow *f, FILE *out)
                  "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
                  "<text class=\"flow\" x=\"%d\" y=\"20\" font-size=\"15\" %s>flow %llu "
                  "(%s) over %.3f s, from its first packet</text>\n",
-            SVG_W, svg_height(s), LEFT, FONT, (unsigned long long)f->id, proto, t.span_s);
+            SVG_W, height, LEFT, FONT, (unsigned long long)f->id, proto, t.span_s);
     /* c2s first, then s2c */
     order[0] = f->client_dir;
     order[1] = f->client_dir ^ 1;
@@ -505,8 +561,10 @@ ew_plot_svg(const struct ew_series_pool *p, const struct ew_flow *f, FILE *out)
     for (i = 0; i < 2; i++) {
         d = order[i];
         if (s[d])
-            h += svg_direction(out, s[d], f, d, &t, (double)(s[d]->t0 - t0) / 1e9, h) + 10;
+            h += svg_direction(out, s[d], src[d], f, d, &t, (double)(s[d]->t0 - t0) / 1e9, h, v) +
+                 10;
     }
+    free(v);
     fprintf(out, "</svg>\n");
     return ferror(out) ? -1 : 0;
 }

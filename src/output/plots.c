@@ -18,7 +18,9 @@
 struct plot_arg {
     const struct ew_pass *p;
     const struct ew_flow *f;
+    const char *qd_from[2]; /* where f's path verdicts time the queueing delay */
     struct ew_flow_room *room;
+    struct ew_flow_summary *sum;
 };
 
 static int
@@ -26,7 +28,7 @@ svg_cb(void *arg, FILE *out)
 {
     struct plot_arg *a = arg;
 
-    return ew_plot_svg(a->p->an->series, a->f, out);
+    return ew_plot_svg(a->p->an->series, a->f, a->qd_from, out);
 }
 
 static int
@@ -122,8 +124,10 @@ ew_plots_write(const struct ew_pass *p, const char *dir, char *err, size_t errle
         return -1;
     }
     a.room = malloc(sizeof(*a.room));
-    if (!a.room || c->nomem) {
+    a.sum = malloc(sizeof(*a.sum));
+    if (!a.room || !a.sum || c->nomem) {
         free(a.room);
+        free(a.sum);
         snprintf(err, errlen, "--plot: out of memory");
         return -1;
     }
@@ -131,6 +135,10 @@ ew_plots_write(const struct ew_pass *p, const char *dir, char *err, size_t errle
         a.f = ew_flowtab_view(c->tab, c->row[i].ref, a.room);
         if (!a.f->series[0] && !a.f->series[1])
             continue;
+        /* the flow in words, for where its path verdicts time the delay */
+        a.f = ew_conclusion_words(c, i, EW_REPORT_CONCLUDE, a.room, a.sum);
+        a.qd_from[0] = a.sum->has_path ? a.sum->path[0].qdelay_from : NULL;
+        a.qd_from[1] = a.sum->has_path ? a.sum->path[1].qdelay_from : NULL;
         snprintf(path, sizeof(path), "%s/flow-%llu.svg", dir, (unsigned long long)a.f->id);
         rc = ew_outfile_write(path, svg_cb, &a, "plot", err, errlen);
     }
@@ -139,5 +147,6 @@ ew_plots_write(const struct ew_pass *p, const char *dir, char *err, size_t errle
         rc = ew_outfile_write(path, index_cb, &a, "plot index", err, errlen);
     }
     free(a.room);
+    free(a.sum);
     return rc;
 }

@@ -167,7 +167,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (it.nomem)
         abort();
     while ((f = ew_flow_iter_next(&it)) != NULL)
-        ew_plot_svg(&series, f, devnull);
+        ew_plot_svg(&series, f, NULL, devnull);
     ew_flow_iter_end(&it);
     ew_conclusions_free(&concl);
     ew_stream_free(&stream);
