@@ -177,6 +177,28 @@ if [ -f "$SRV" ]; then
         qd_story srv "$SRV" 3 c2s
 fi
 
+# the flows of a bottleneck on one time axis, as flent draws them: the lab's
+# DualQ pair (an L4S and a classic flow, captures/shared-dualq-client.pcap)
+# in bottleneck-1.svg, each flow a line named with its id and kind in each
+# of the throughput, queueing delay and marks panels, every point within
+# the one plot area; the index shows it above the flows
+bottleneck_plot() {
+    plot dq "$C/shared-dualq-client.pcap" || return 1
+    grep -q 'src="bottleneck-1.svg"' "$tmp/dq/index.html" || { why="the index does not show bottleneck-1.svg"; return 1; }
+    svg_true "$tmp/dq/bottleneck-1.svg" '
+for pid in ("throughput", "qdelay", "marks"):
+    g = panels.get(pid)
+    if g is None: why("no %s panel" % pid)
+    names = sorted(set(e.get("data-name") for e in cls(g, "series")))
+    if names != ["#1 classic", "#2 L4S"]: why("%s panel lines %s" % (pid, names))
+    for e in cls(g, "series"):
+        xs = [float(pt.split(",")[0]) for pt in (e.get("points") or "").split()] or [float(e.get("cx"))]
+        if min(xs) < 84 - 0.5 or max(xs) > 1000: why("a point off the time axis in %s" % pid)
+if "dualq" not in "".join(texts(r, "bottleneck")): why("the title does not say what the bottleneck looks like")
+'
+}
+check "shared-dualq-client: its bottleneck's L4S and classic flows on one time axis" bottleneck_plot
+
 # every direction that carries data: a QUIC client sending ECT(0) and a
 # server sending Not-ECT (quicgen missing) are both drawn, c2s first, each
 # named with its endpoints; a one-way UDP flow (the lab's ECT(1) sender,

@@ -19,6 +19,7 @@
 
 #include "flow/flowtab.h"
 #include "base/format.h"
+#include "findings/bottleneck.h"
 #include "infer/series.h"
 
 #define SVG_W 1000
@@ -566,5 +567,130 @@ ew_plot_svg(const struct ew_series_pool *p, const struct ew_flow *f,
     }
     free(v);
     fprintf(out, "</svg>\n");
+    return ferror(out) ? -1 : 0;
+}
+
+/* ---- the flows of one bottleneck on one time axis */
+
+/* one panel of several series, each line over its own series' bins */
+static void
+svg_panel_multi(FILE *out, const char *id, int y0, const char *title, const char *unit,
+                double hi, const struct svg_time *t, const struct svg_line *ln, int nl,
+                const struct ew_series *const *s, const double *off_s, bool xlabels)
+{
+    struct svg_axis a;
+    int i;
+
+    y_axis(0, hi, 0, &a);
+    fprintf(out, "<g class=\"panel\" id=\"%s\" transform=\"translate(0,%d)\">\n", id, y0);
+    fprintf(out, "<text class=\"title\" x=\"%d\" y=\"13\" font-size=\"13\" %s "
+                 "font-weight=\"bold\">%s</text>\n",
+            LEFT, FONT, title);
+    svg_grid(out, &a, unit, t, xlabels);
+    for (i = 0; i < nl; i++)
+        svg_series_line(out, &ln[i], &a, t, s[i], off_s[i]);
+    svg_legend(out, ln, nl < EW_PLOT_BN_LEGEND ? nl : EW_PLOT_BN_LEGEND);
+    fprintf(out, "</g>\n");
+}
+
+int
+ew_plot_bottleneck_svg(const struct ew_bottleneck *g, const struct ew_plot_flow *fl, int n,
+                       FILE *out)
+{
+    /* L4S flows in blues, solid; classic flows in oranges, dashed */
+    static const char *const blue[] = {"#1f77b4", "#17becf", "#3f5fbf", "#6baed6"};
+    static const char *const orange[] = {"#ff7f0e", "#d62728", "#e6550d", "#bd9e39"};
+    const struct ew_series *s[EW_PLOT_BN_FLOWS];
+    struct svg_line tl[EW_PLOT_BN_FLOWS], ql[EW_PLOT_BN_FLOWS], ml[EW_PLOT_BN_FLOWS];
+    double off[EW_PLOT_BN_FLOWS], mt = 0, qmax = 0, mmax = 0, (*rate)[EW_SERIES_BINS];
+    struct svg_bins *v;
+    char (*name)[40];
+    struct svg_time t;
+    int64_t t0 = 0, t1 = 0;
+    int i, k, nl = 0, nb = 0, nc = 0, y;
+
+    if (n > EW_PLOT_BN_FLOWS)
+        n = EW_PLOT_BN_FLOWS;
+    for (i = 0; i < n; i++) {
+        if (!fl[i].s || !fl[i].s->n)
+            continue;
+        if (!nl || fl[i].s->t0 < t0)
+            t0 = fl[i].s->t0;
+        if (!nl || fl[i].s->t0 + fl[i].s->n * fl[i].s->width > t1)
+            t1 = fl[i].s->t0 + fl[i].s->n * fl[i].s->width;
+        nl++;
+    }
+    if (!nl)
+        return -1;
+    v = malloc(sizeof(*v) * (size_t)n);
+    rate = malloc(sizeof(*rate) * (size_t)n);
+    name = malloc(sizeof(*name) * (size_t)n);
+    if (!v || !rate || !name) {
+        free(v);
+        free(rate);
+        free(name);
+        return -1;
+    }
+    t.span_s = (double)(t1 - t0) / 1e9;
+    t.step_s = nice_step(t.span_s, 8);
+    t.nticks = (int)(t.span_s / t.step_s + 1e-9);
+    if (!(t.nticks >= 0 && t.nticks <= 40)) {
+        t.nticks = 8;
+        t.step_s = t.span_s / 8;
+    }
+    nl = 0;
+    for (i = 0; i < n; i++) {
+        const struct ew_series *x = fl[i].s;
+        double w_s;
+        const char *color;
+
+        if (!x || !x->n)
+            continue;
+        w_s = (double)x->width / 1e9;
+        svg_bins(x, qd_src_of(fl[i].qd_from, x), &v[nl]);
+        for (k = 0; k < x->n; k++) {
+            /* marks a second: CE seen here or fed back, whichever tells more */
+            rate[nl][k] = (x->b[k].ce > x->b[k].marks ? x->b[k].ce : x->b[k].marks) / w_s;
+            if (rate[nl][k] > mmax)
+                mmax = rate[nl][k];
+        }
+        if (v[nl].mt > mt)
+            mt = v[nl].mt;
+        if (v[nl].qmax > qmax)
+            qmax = v[nl].qmax;
+        color = fl[i].l4s ? blue[nb++ % 4] : orange[nc++ % 4];
+        snprintf(name[nl], sizeof(name[nl]), "#%llu %s", (unsigned long long)fl[i].id,
+                 fl[i].l4s ? "L4S" : "classic");
+        tl[nl] = (struct svg_line){name[nl], color, fl[i].l4s ? NULL : "5,3", v[nl].tput, NULL};
+        ql[nl] = (struct svg_line){name[nl], color, fl[i].l4s ? NULL : "5,3", v[nl].qd,
+                                   v[nl].hasqd};
+        ml[nl] = (struct svg_line){name[nl], color, fl[i].l4s ? NULL : "5,3", rate[nl], NULL};
+        s[nl] = x;
+        off[nl] = (double)(x->t0 - t0) / 1e9;
+        nl++;
+    }
+    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                 "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"100%%\" "
+                 "preserveAspectRatio=\"xMidYMin meet\">\n"
+                 "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+                 "<text class=\"bottleneck\" x=\"%d\" y=\"20\" font-size=\"15\" %s>%s &#8596; "
+                 "%s: %s%s, %d flow%s over %.3f s</text>\n",
+            SVG_W, 30 + DIR_HEAD + 3 * PANEL_H + XLABEL_H + 10, LEFT, FONT, g->hosts[0],
+            g->hosts[1], g->looks_like, g->likely ? " (likely)" : "", nl, nl == 1 ? "" : "s",
+            t.span_s);
+    y = 30 + DIR_HEAD - 10;
+    svg_panel_multi(out, "throughput", y, "throughput (payload) of each flow", "Mbit/s", mt, &t,
+                    tl, nl, s, off, false);
+    y += PANEL_H;
+    svg_panel_multi(out, "qdelay", y,
+                    "queueing delay of each flow, mean per bin, timed as its path verdict times it",
+                    "ms", qmax, &t, ql, nl, s, off, false);
+    y += PANEL_H;
+    svg_panel_multi(out, "marks", y, "CE marks of each flow a second (seen here or fed back)",
+                    "/s", mmax, &t, ml, nl, s, off, true);
+    fprintf(out, "</svg>\n");
+    free(v);
+    free(rate);
+    free(name);
     return ferror(out) ? -1 : 0;
 }

@@ -5,9 +5,13 @@
 #ifndef ECNWATCH_PLOT_SVG_H
 #define ECNWATCH_PLOT_SVG_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
+struct ew_bottleneck;
 struct ew_flow;
+struct ew_series;
 struct ew_series_pool;
 
 /* the picture of f's series in p, written to out; qd_from: by canonical
@@ -17,5 +21,24 @@ struct ew_series_pool;
  * the flow has no series, memory ran out or out failed */
 int ew_plot_svg(const struct ew_series_pool *p, const struct ew_flow *f,
                 const char *const qd_from[2], FILE *out);
+
+/* the flows of one bottleneck drawn on one time axis, at most this many
+ * (the first in report order), the legend naming the first few */
+#define EW_PLOT_BN_FLOWS 8
+#define EW_PLOT_BN_LEGEND 6
+
+/* one flow of a bottleneck's picture: its data direction's series */
+struct ew_plot_flow {
+    uint64_t id;
+    bool l4s;
+    const struct ew_series *s; /* NULL: none (not drawn) */
+    const char *qd_from;       /* its path verdict's qdelay_from, or NULL */
+};
+
+/* The picture of bottleneck g: its n flows' throughput, queueing delay and
+ * marks a second, each a line, on one time axis from the first one's
+ * start. 0, or -1 when no flow has a series, memory ran out or out failed */
+int ew_plot_bottleneck_svg(const struct ew_bottleneck *g, const struct ew_plot_flow *fl, int n,
+                           FILE *out);
 
 #endif /* ECNWATCH_PLOT_SVG_H */

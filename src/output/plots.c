@@ -18,6 +18,10 @@
 struct plot_arg {
     const struct ew_pass *p;
     const struct ew_flow *f;
+    const struct ew_bottleneck *g;   /* the bottleneck drawn, with its flows */
+    struct ew_plot_flow bf[EW_PLOT_BN_FLOWS];
+    int nbf;
+    bool *drawn;                     /* by bottleneck: its picture was written */
     const char *qd_from[2]; /* where f's path verdicts time the queueing delay */
     struct ew_flow_room *room;
     struct ew_flow_summary *sum;
@@ -29,6 +33,43 @@ svg_cb(void *arg, FILE *out)
     struct plot_arg *a = arg;
 
     return ew_plot_svg(a->p->an->series, a->f, a->qd_from, out);
+}
+
+static int
+bottleneck_cb(void *arg, FILE *out)
+{
+    struct plot_arg *a = arg;
+
+    return ew_plot_bottleneck_svg(a->g, a->bf, a->nbf, out);
+}
+
+/* the flows of bottleneck g, with their data directions' series, into a->bf */
+static void
+bottleneck_flows(struct plot_arg *a, const struct ew_bottleneck *g)
+{
+    const struct ew_conclusions *c = a->p->c;
+    size_t i, k;
+    int side;
+
+    a->g = g;
+    a->nbf = 0;
+    for (side = 0; side < 2; side++) {
+        const struct ew_bottleneck_side *sd = side ? &g->classic : &g->l4s;
+
+        for (k = 0; k < sd->n && a->nbf < EW_PLOT_BN_FLOWS; k++)
+            for (i = 0; i < c->n; i++) {
+                const struct ew_conclusion *r = &c->row[i];
+                const struct ew_flow *f;
+
+                if (r->id != sd->ids[k])
+                    continue;
+                f = ew_conclusion_words(c, i, EW_REPORT_CONCLUDE, a->room, a->sum);
+                a->bf[a->nbf++] = (struct ew_plot_flow){
+                    f->id, side == 0, ew_series_get(a->p->an->series, f, r->main_dir),
+                    a->sum->has_path ? a->sum->path[r->main_dir].qdelay_from : NULL};
+                break;
+            }
+    }
 }
 
 static int
@@ -50,7 +91,21 @@ index_cb(void *arg, FILE *out)
                  "grid-template-columns: repeat(auto-fill, minmax(min(100%%, 860px), 1fr)); }\n"
                  ".plots figure { margin: 0; }\n"
                  ".plots img { width: 100%%; height: auto; display: block; }\n"
-                 "</style></head>\n<body>\n<h1>ecnwatch: flows over time</h1>\n<table>\n"
+                 "</style></head>\n<body>\n<h1>ecnwatch: flows over time</h1>\n");
+    /* the bottlenecks first: L4S and classic flows side by side */
+    for (i = 0; i < c->bn.n; i++) {
+        const struct ew_bottleneck *g = &c->bn.g[i];
+
+        if (!a->drawn || !a->drawn[i])
+            continue;
+        fprintf(out, "<h2>bottleneck %s &harr; %s: %s%s</h2>\n<p>%s</p>\n"
+                     "<figure id=\"bottleneck-%zu\"><a href=\"bottleneck-%zu.svg\"><img "
+                     "src=\"bottleneck-%zu.svg\" alt=\"the flows of bottleneck %zu over time\">"
+                     "</a></figure>\n",
+                g->hosts[0], g->hosts[1], g->looks_like, g->likely ? " (likely)" : "", g->reason,
+                i + 1, i + 1, i + 1, i + 1);
+    }
+    fprintf(out, "<h2>flows</h2>\n<table>\n"
                  "<tr><th>flow</th><th>endpoints</th><th>verdict</th><th>path</th></tr>\n");
     for (i = 0; i < c->n; i++) {
         const struct ew_conclusion *r = &c->row[i];
@@ -142,10 +197,25 @@ ew_plots_write(const struct ew_pass *p, const char *dir, char *err, size_t errle
         snprintf(path, sizeof(path), "%s/flow-%llu.svg", dir, (unsigned long long)a.f->id);
         rc = ew_outfile_write(path, svg_cb, &a, "plot", err, errlen);
     }
+    /* each bottleneck's flows on one time axis */
+    a.drawn = calloc(c->bn.n ? c->bn.n : 1, sizeof(*a.drawn));
+    for (i = 0; i < c->bn.n && rc == 0 && a.drawn; i++) {
+        int k, any = 0;
+
+        bottleneck_flows(&a, &c->bn.g[i]);
+        for (k = 0; k < a.nbf; k++)
+            any |= a.bf[k].s != NULL && a.bf[k].s->n > 0;
+        if (!any) /* no series to draw (the pool was full): no picture */
+            continue;
+        snprintf(path, sizeof(path), "%s/bottleneck-%zu.svg", dir, i + 1);
+        rc = ew_outfile_write(path, bottleneck_cb, &a, "plot", err, errlen);
+        a.drawn[i] = rc == 0;
+    }
     if (rc == 0) {
         snprintf(path, sizeof(path), "%s/index.html", dir);
         rc = ew_outfile_write(path, index_cb, &a, "plot index", err, errlen);
     }
+    free(a.drawn);
     free(a.room);
     free(a.sum);
     return rc;
