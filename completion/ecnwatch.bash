@@ -33,6 +33,8 @@ _ecnwatch_fallback_help='
   --idle-timeout SEC
   --hash-seed N
   --text-flows N
+  --sort KEY
+  --text-all
   --fail-on KINDS
   --metrics ADDR:PORT
   --metrics-file PATH
@@ -119,6 +121,9 @@ _ecnwatch()
         ;;
     USER)
         mapfile -t COMPREPLY < <(compgen -u -- "$cur")
+        ;;
+    KEY)
+        mapfile -t COMPREPLY < <(compgen -W "bytes packets first" -- "$cur")
         ;;
     KINDS)
         # the kinds already typed stay; the last one is completed

@@ -53,7 +53,7 @@ agree() { # agree CAPTURE
         return 1
     fi
     # the text summary: "#ID ..." then "    verdict V[, captured ...]: ..."
-    run_ew 0 "$tmp/r.txt" "$tmp/err" "$EW" -r "$cap" --text-flows 100000 || return 1
+    run_ew 0 "$tmp/r.txt" "$tmp/err" "$EW" -r "$cap" --text-flows 100000 --text-all || return 1
     awk '/^#[0-9]+ / { id = substr($1, 2) }
          /^    verdict / && id != "" { v = $2; sub(/[,:]$/, "", v); print id, v; id = "" }' \
         "$tmp/r.txt" | sort >"$tmp/text.txt"
@@ -138,18 +138,40 @@ done
 text_order() { # text_order CAPTURE
     local cap=$1 a b
     ew_json "$tmp/o.json" -r "$cap" --json || return 1
-    run_ew 0 "$tmp/o.txt" "$tmp/err" "$EW" -r "$cap" --text-flows 100000 || return 1
+    run_ew 0 "$tmp/o.txt" "$tmp/err" "$EW" -r "$cap" --text-flows 100000 --text-all || return 1
     a=$(awk '/^#[0-9]+ / { print substr($1, 2) }' "$tmp/o.txt" | tr '\n' ' ')
     b=$(jq -r '[.flows[] | {id, b: (.c2s.bytes + .s2c.bytes)}] | sort_by(-.b, .id) | map(.id) | join(" ")' \
         "$tmp/o.json")
     [ "${a% }" = "$b" ] || { why="text order '${a:0:80}', by size '${b:0:80}'"; return 1; }
-    run_ew 0 "$tmp/o1.txt" "$tmp/err" "$EW" -r - --text-flows 1 <"$cap" || return 1
+    run_ew 0 "$tmp/o1.txt" "$tmp/err" "$EW" -r - --text-flows 1 --text-all <"$cap" || return 1
     a=$(awk '/^#[0-9]+ / { print substr($1, 2) }' "$tmp/o1.txt" | tr -d '\n')
     [ "$a" = "${b%% *}" ] || { why="--text-flows 1 lists '$a', the largest is ${b%% *}"; return 1; }
     grep -q '^standard input (' "$tmp/o1.txt" || { why="-r - not called standard input: $(head -1 "$tmp/o1.txt")"; return 1; }
-    # folded to 100 columns, its following lines indented under its text
-    a=$(awk 'length > 100 { n++ } END { print n + 0 }' "$tmp/o.txt")
-    [ "$a" = 0 ] || { why="$a lines over 100 columns"; return 1; }
+    # folded to 80 columns off a terminal, its following lines indented
+    # (a line of one word, as a long file name, is never cut)
+    a=$(awk '{ s = $0; sub(/^ +/, "", s) } length($0) > 80 && index(s, " ") { n++ } END { print n + 0 }' "$tmp/o.txt")
+    [ "$a" = 0 ] || { why="$a lines over 80 columns"; return 1; }
+    # --sort packets and --sort first
+    a=$("$EW" -r "$cap" --text-flows 100000 --text-all --sort packets | awk '/^#[0-9]+ / { print substr($1, 2) }' | tr '\n' ' ')
+    b=$(jq -r '[.flows[] | {id, p: (.c2s.packets + .s2c.packets)}] | sort_by(-.p, .id) | map(.id) | join(" ")' "$tmp/o.json")
+    [ "${a% }" = "$b" ] || { why="--sort packets '${a:0:60}', want '${b:0:60}'"; return 1; }
+    a=$("$EW" -r "$cap" --text-flows 100000 --text-all --sort first | awk '/^#[0-9]+ / { print substr($1, 2) }' | tr '\n' ' ')
+    b=$(jq -r '[.flows[].id] | join(" ")' "$tmp/o.json")
+    [ "${a% }" = "$b" ] || { why="--sort first '${a:0:60}', want '${b:0:60}'"; return 1; }
+    # without --text-all: the small flows without ECN or a finding are one line
+    "$EW" -r "$cap" --text-flows 100000 >"$tmp/f.txt" || { why="exit $? without --text-all"; return 1; }
+    a=$(awk '/^#[0-9]+ / { print substr($1, 2) }' "$tmp/f.txt" | sort -n | tr '\n' ' ')
+    b=$(jq -r '[.flows[] | select((.c2s.packets + .s2c.packets) >= 20 or (.misuse | length) > 0 or
+              ([.c2s.ecn, .s2c.ecn][] | .ect0 + .ect1 + .ce) > 0) | .id] | unique | sort | join(" ")' "$tmp/o.json")
+    # (all of them small: listed, there being nothing else)
+    [ -n "$b" ] || b=$(jq -r '[.flows[].id] | sort | join(" ")' "$tmp/o.json")
+    [ "${a% }" = "$b" ] || { why="listed without --text-all '${a:0:60}', want '${b:0:60}'"; return 1; }
+    n=$(jq -r '[.flows[].id] | length' "$tmp/o.json")
+    k=$(echo $b | wc -w)
+    if [ "$n" != "$k" ] && ! grep -q "^$((n - k)) small flows\? without ECN" "$tmp/f.txt"; then
+        why="$((n - k)) folded flows, no line that says so"
+        return 1
+    fi
     a=$(grep -c '^No misuse found in ' "$tmp/o.txt")
     b=$(jq -r '[.flows[].misuse[]] | length' "$tmp/o.json")
     if [ "$b" = 0 ] && [ "$a" != 1 ]; then
@@ -161,7 +183,14 @@ text_order() { # text_order CAPTURE
     fi
 }
 for cap in captures/field/prague_dualpi2_wifi.pcap.gz captures/shared-dualq-client.pcap captures/bleach-accecn-client.pcap \
+    tests/link-captures/nflog-local-ce.pcap \
     captures/no-ecn-server.pcap tests/quic-captures/*.pcap; do
-    check "$(basename "$cap"): the text lists the largest flows first, folds at 100 columns, says when it is clean" text_order "$cap"
+    check "$(basename "$cap"): the text in size order, 80 columns, small flows folded, says when it is clean" text_order "$cap"
 done
+# someone else's bytes with the noise of a real host: 24 small flows
+# without ECN (mDNS, ICMPv6, ...) beside one Prague flow (L4STeam)
+S1=${ECNWATCH_FIELD:-$(dirname "$0")/../../shared/field}/batch-l4s-s1-oneflow-ns-prague-dualpi2-5Mbit-20ms.tcpdump_cli_cli.pcap.xz
+if [ -f "$S1" ]; then
+    check "$(basename "$S1"): the text in size order, 80 columns, small flows folded" text_order "$S1"
+fi
 finish views

@@ -21,6 +21,7 @@
 #include "input/ifaces.h"
 #include "output/metrics.h"
 #include "output/output.h"
+#include "output/report.h"
 #include "findings/misuse.h"
 #include "findings/pathcmp.h"
 #include "base/version.h"
@@ -33,6 +34,8 @@ enum {
     OPT_IDLE,
     OPT_SEED,
     OPT_TEXT_FLOWS,
+    OPT_SORT,
+    OPT_TEXT_ALL,
     OPT_FAIL_ON,
     OPT_NDJSON,
     OPT_INTERVAL,
@@ -125,7 +128,9 @@ usage(FILE *out)
             "  --hot-flows N       flows kept unpacked, the most recently active (default 65536)\n"
             "  --idle-timeout SEC  a flow idle this long in packet time ends (default 300)\n"
             "  --hash-seed N       fixed flow-hash seed (default: random)\n"
-            "  --text-flows N      flows listed in the human summary, largest first (default 50)\n"
+            "  --text-flows N      flows listed in the human summary (default 50)\n"
+            "  --sort KEY          their order: bytes (default), packets, first (as first seen)\n"
+            "  --text-all          list small flows without ECN or a finding too\n"
             "  --fail-on KINDS     exit 1 when any listed misuse kind is found (comma-separated, or any)\n"
             "  --metrics ADDR:PORT live: serve Prometheus metrics at http://ADDR:PORT/metrics\n"
             "                      (:PORT is 0.0.0.0:PORT, localhost:PORT is 127.0.0.1:PORT)\n"
@@ -409,6 +414,19 @@ parse_option(int c, char **argv, struct ew_options *o)
             return bad_value("--text-flows", optarg, "a number of flows");
         o->text_flows = (size_t)v;
         break;
+    case OPT_SORT:
+        if (!strcmp(optarg, "bytes"))
+            o->text_sort = EW_SORT_BYTES;
+        else if (!strcmp(optarg, "packets"))
+            o->text_sort = EW_SORT_PACKETS;
+        else if (!strcmp(optarg, "first"))
+            o->text_sort = EW_SORT_FIRST;
+        else
+            return bad_value("--sort", optarg, "bytes, packets or first");
+        break;
+    case OPT_TEXT_ALL:
+        o->text_all = true;
+        break;
     case OPT_FAIL_ON: {
         char bad[80] = "";
         const char *near;
@@ -608,6 +626,8 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
         {"idle-timeout", required_argument, NULL, OPT_IDLE},
         {"hash-seed", required_argument, NULL, OPT_SEED},
         {"text-flows", required_argument, NULL, OPT_TEXT_FLOWS},
+        {"sort", required_argument, NULL, OPT_SORT},
+        {"text-all", no_argument, NULL, OPT_TEXT_ALL},
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
         {"ndjson", no_argument, NULL, OPT_NDJSON},
         {"interval", required_argument, NULL, OPT_INTERVAL},
@@ -702,6 +722,8 @@ ew_cli_run_cfg(const struct ew_options *o, struct ew_run_cfg *c)
     c->quiet = o->quiet;
     c->out_file = o->out_file;
     c->text_flows = o->text_flows;
+    c->text_sort = o->text_sort;
+    c->text_all = o->text_all;
     c->fail_on = o->fail_on;
     c->timeseries = o->timeseries;
     c->plot_dir = o->plot_dir;

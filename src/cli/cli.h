@@ -58,6 +58,8 @@ struct ew_options {
     bool have_seed;
     uint64_t seed;
     size_t text_flows;
+    int text_sort;
+    bool text_all;
     uint32_t fail_on; /* mask of misuse kinds */
     char *filter;     /* joined trailing words, or NULL */
 };

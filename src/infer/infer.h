@@ -300,7 +300,7 @@ enum ew_vantage {
 };
 extern const char *const ew_vantage_name[];
 
-#define EW_REASON_LEN 256
+#define EW_REASON_LEN 320
 
 struct ew_dir_verdict {
     const char *sender_cp;  /* "not_ect", "ect0", "ect1", "mixed" or "none" */

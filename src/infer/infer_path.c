@@ -411,7 +411,7 @@ path_aqm(const struct ew_half *h, const struct ew_dir_verdict *dv, bool mode_acc
 
     if ((uint64_t)q->ser_us * EW_PATH_BURST_PKTS > in.shallow) {
         in.shallow = q->ser_us * EW_PATH_BURST_PKTS;
-        snprintf(scaled, sizeof(scaled), " (the time %u packets take to send at this flow's rate, %.1f ms each)",
+        snprintf(scaled, sizeof(scaled), " (%u packets' sending time at this rate, %.1f ms each)",
                  EW_PATH_BURST_PKTS, q->ser_us / 1000.0);
     }
     in.classic = in.shallow + (EW_PATH_QD_CLASSIC_US - EW_PATH_QD_SHALLOW_US);

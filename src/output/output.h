@@ -48,6 +48,8 @@ struct ew_run_cfg {
     bool quiet;               /* no text summary (files) */
     const char *out_file;     /* -o: the JSON report, or NULL */
     size_t text_flows;        /* flows listed in the text summary */
+    int text_sort;            /* enum ew_text_sort (report.h) */
+    bool text_all;            /* --text-all: small flows without ECN listed too */
     uint32_t fail_on;         /* mask of misuse kinds for exit status 1 */
     bool timeseries;          /* per-flow time series in the report and the events */
     const char *plot_dir;     /* --plot DIR, or NULL */

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "base/outfile.h"
 #include "input/savefile.h"
@@ -179,8 +181,15 @@ text_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size
 {
     int i;
 
+    struct ew_text_opts o = {x->cfg->text_flows, (enum ew_text_sort)x->cfg->text_sort,
+                             x->cfg->text_all, 80};
+    struct winsize ws;
+
+    /* a terminal's width (60 to 200 columns), else 80 */
+    if (isatty(fileno(x->out)) && ioctl(fileno(x->out), TIOCGWINSZ, &ws) == 0 && ws.ws_col)
+        o.width = ws.ws_col < 60 ? 60 : ws.ws_col > 200 ? 200 : ws.ws_col;
     errno = 0;
-    ew_report_text(x->out, p, x->cfg->text_flows);
+    ew_report_text(x->out, p, &o);
     for (i = 1; p->path && i < p->path->ncaptures; i++)
         ew_report_hop_text(x->out, p->path->hops[i - 1], p->path->captures[i - 1],
                            p->path->captures[i]);

@@ -67,7 +67,15 @@ ew_report_proto_name(const struct ew_flow *f)
 
 /* The human summary of pass p: totals and a table of at most max_flows
  * flows. */
-void ew_report_text(FILE *out, const struct ew_pass *p, size_t max_flows);
+/* how the text summary lists flows */
+enum ew_text_sort { EW_SORT_BYTES, EW_SORT_PACKETS, EW_SORT_FIRST };
+struct ew_text_opts {
+    size_t max_flows;       /* listed at most (--text-flows) */
+    enum ew_text_sort sort; /* the order (--sort): largest first, or as first seen */
+    bool all;               /* also small flows without ECN or a finding (--text-all) */
+    int width;              /* lines folded to this many columns */
+};
+void ew_report_text(FILE *out, const struct ew_pass *p, const struct ew_text_opts *o);
 
 struct ew_hop;
 /* One hop between two captures (pathcmp.h), named up_name and down_name,

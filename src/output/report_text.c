@@ -21,22 +21,19 @@ pct(uint64_t part, uint64_t whole)
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* the summary's width: a longer line is folded at a space, its following
- * lines indented under its text */
-#define TEXT_WIDTH 100
-
-/* One line, formatted, folded to TEXT_WIDTH: the lines after the first are
- * indented by its own leading spaces and `more` more. A word longer than the
- * width is never cut. */
-static void wrapf(FILE *out, int more, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* One line, formatted, folded at spaces to `cols` columns: the lines after
+ * the first are indented by its own leading spaces and `more` more. A word
+ * longer than the width is never cut. */
+static void wrapf(FILE *out, int cols, int more, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 static void
-wrapf(FILE *out, int more, const char *fmt, ...)
+wrapf(FILE *out, int cols, int more, const char *fmt, ...)
 {
     char buf[2048];
     const char *p = buf;
     va_list ap;
-    int lead = 0, width = TEXT_WIDTH;
+    int lead = 0, width = cols;
 
     va_start(ap, fmt);
     vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -61,7 +58,7 @@ wrapf(FILE *out, int more, const char *fmt, ...)
         }
         fprintf(out, "%.*s\n%*s", (int)cut, p, lead + more, "");
         p += cut + 1;
-        width = TEXT_WIDTH - lead - more;
+        width = cols - lead - more > 20 ? cols - lead - more : 20;
     }
 }
 
@@ -83,7 +80,7 @@ text_dir(FILE *out, const char *name, const struct ew_flow *f, int dir,
 /* which AQM marked a direction, and where the marks were applied relative
  * to this capture point */
 static void
-text_path(FILE *out, const char *name, const struct ew_flow *f, int dir,
+text_path(FILE *out, int w, const char *name, const struct ew_flow *f, int dir,
           const struct ew_flow_summary *sum)
 {
     const struct ew_path_verdict *p = &sum->path[dir];
@@ -99,11 +96,11 @@ text_path(FILE *out, const char *name, const struct ew_flow *f, int dir,
         (p->marks == 0 &&
          !(f->inf->half[dir].seen & (EW_SEEN_ECT0 | EW_SEEN_ECT1 | EW_SEEN_CE))))
         return;
-    wrapf(out, 2, "    path %s: %s%s%s%s: %s", name, ew_aqm_name[p->aqm],
+    wrapf(out, w, 2, "    path %s: %s%s%s%s: %s", name, ew_aqm_name[p->aqm],
           !p->has_confidence ? "" : p->certain ? " (certain)" : " (likely)", where ? ", " : "",
           where ? where : "", p->reason);
     if (p->note)
-        wrapf(out, 2, "      note: %s", p->note);
+        wrapf(out, w, 2, "      note: %s", p->note);
 }
 
 void
@@ -140,18 +137,18 @@ ew_report_capture_text(const struct ew_flow *f, const struct ew_flow_verdict *v,
 
 /* what this capture did not see of a flow, or saw twice; nothing when whole */
 static void
-text_capture(FILE *out, const struct ew_flow *f, const struct ew_flow_verdict *v)
+text_capture(FILE *out, int w, const struct ew_flow *f, const struct ew_flow_verdict *v)
 {
     char buf[320];
 
     ew_report_capture_text(f, v, buf, sizeof(buf));
     if (buf[0])
-        wrapf(out, 2, "    capture: %s", buf);
+        wrapf(out, w, 2, "    capture: %s", buf);
 }
 
 /* the groups of flows sharing a bottleneck: one queue or a DualQ, and why */
 static void
-text_bottlenecks(FILE *out, const struct ew_bottlenecks *bn)
+text_bottlenecks(FILE *out, int w, const struct ew_bottlenecks *bn)
 {
     const struct ew_bottlenecks b = *bn;
     size_t i, k;
@@ -161,7 +158,7 @@ text_bottlenecks(FILE *out, const struct ew_bottlenecks *bn)
     for (i = 0; i < b.n; i++) {
         const struct ew_bottleneck *g = &b.g[i];
 
-        wrapf(out, 2, "  %s <-> %s: %s%s: %s", g->hosts[0], g->hosts[1], g->looks_like,
+        wrapf(out, w, 2, "  %s <-> %s: %s%s: %s", g->hosts[0], g->hosts[1], g->looks_like,
               g->likely ? " (likely)" : "", g->reason);
         fprintf(out, "    L4S flows");
         for (k = 0; k < g->l4s.n; k++)
@@ -177,7 +174,7 @@ text_bottlenecks(FILE *out, const struct ew_bottlenecks *bn)
 
 /* findings first, where a person looks first */
 static void
-text_findings(FILE *out, const struct ew_pass *p, struct ew_flow_room *room,
+text_findings(FILE *out, int w, const struct ew_pass *p, struct ew_flow_room *room,
               struct ew_flow_summary *sum)
 {
     size_t i, j, shown = 0, total = 0;
@@ -195,7 +192,7 @@ text_findings(FILE *out, const struct ew_pass *p, struct ew_flow_room *room,
             if (total++ == 0)
                 fprintf(out, "\nMISUSE FOUND:\n");
             if (shown < 40) {
-                wrapf(out, 2, "  #%" PRIu64 " %s %s (%s, %" PRIu64 "x from frame %" PRIu64 ", %s): %s",
+                wrapf(out, w, 2, "  #%" PRIu64 " %s %s (%s, %" PRIu64 "x from frame %" PRIu64 ", %s): %s",
                       f->id, ew_misuse_name[fnd[j].kind],
                       fnd[j].dir == f->client_dir ? "c2s" : "s2c",
                       ew_confidence_name[fnd[j].confidence], fnd[j].count, fnd[j].first_frame,
@@ -210,9 +207,12 @@ text_findings(FILE *out, const struct ew_pass *p, struct ew_flow_room *room,
         evicted += p->an->evicted_findings[k];
     /* (with several captures, the hops below say what changed between them) */
     if (total == 0 && evicted == 0 && p->c->n > 0 && !p->path)
-        fprintf(out, "\nNo misuse found in %zu flow%s (%d kinds checked where this capture "
-                     "point can see them)\n",
-                p->c->n, p->c->n == 1 ? "" : "s", EW_MU_COUNT);
+    {
+        fputc('\n', out);
+        wrapf(out, w, 2, "No misuse found in %zu flow%s (%d kinds, checked where this point "
+                         "can see them)",
+              p->c->n, p->c->n == 1 ? "" : "s", EW_MU_COUNT);
+    }
     if (evicted)
         fprintf(out, "  flows evicted from the table had %" PRIu64 " more findings (totals.findings)\n",
                 evicted);
@@ -221,54 +221,60 @@ text_findings(FILE *out, const struct ew_pass *p, struct ew_flow_room *room,
 /* the capture's totals: frames, flows, codepoints, what was not decoded,
  * capture loss and table overflow */
 static void
-text_totals(FILE *out, const struct ew_analyzer *an, const struct ew_report_src *src,
+text_totals(FILE *out, int w, const struct ew_analyzer *an, const struct ew_report_src *src,
             const struct ew_flowtab_stats *st)
 {
     const struct ew_totals *t = &an->tot;
     struct ew_quality q;
 
-    fprintf(out, "%s (%s): %" PRIu64 " frames, %" PRIu64 " IP packets, %" PRIu64 " flow%s\n",
-            src->name && strcmp(src->name, "-") ? src->name : "standard input",
+    wrapf(out, w, 2, "%s (%s): %" PRIu64 " frames, %" PRIu64 " IP packets, %" PRIu64 " flow%s",
+          src->name && strcmp(src->name, "-") ? src->name : "standard input",
             src->linktype ? src->linktype : "unknown", t->frames, t->ip_packets,
             st->created, st->created == 1 ? "" : "s");
-    fprintf(out,
+    wrapf(out, w, 2,
             "ECN: Not-ECT %" PRIu64 " (%.1f%%)  ECT(0) %" PRIu64 " (%.1f%%)  ECT(1) %" PRIu64
-            " (%.1f%%)  CE %" PRIu64 " (%.1f%%)\n",
+            " (%.1f%%)  CE %" PRIu64 " (%.1f%%)",
             t->ecn[EW_ECN_NOT_ECT], pct(t->ecn[EW_ECN_NOT_ECT], t->ip_packets),
             t->ecn[EW_ECN_ECT_0], pct(t->ecn[EW_ECN_ECT_0], t->ip_packets), t->ecn[EW_ECN_ECT_1],
             pct(t->ecn[EW_ECN_ECT_1], t->ip_packets), t->ecn[EW_ECN_CE],
             pct(t->ecn[EW_ECN_CE], t->ip_packets));
     if (t->non_ip || t->undecodable || t->truncated || t->invalid)
-        fprintf(out,
+        wrapf(out, w, 2,
                 "Other: %" PRIu64 " non-IP, %" PRIu64 " undecodable, %" PRIu64
-                " truncated, %" PRIu64 " invalid\n",
+                " truncated, %" PRIu64 " invalid",
                 t->non_ip, t->undecodable, t->truncated, t->invalid);
     if (src->have_loss && (src->loss_dropped || src->loss_ifdropped))
-        fprintf(out,
+        wrapf(out, w, 2,
                 "Capture loss: of %" PRIu64 " packets the kernel received, %" PRIu64
                 " dropped by its buffer and %" PRIu64
-                " by the interface before ecnwatch read them (raise -B)\n",
+                " by the interface before ecnwatch read them (raise -B)",
                 src->loss_received, src->loss_dropped, src->loss_ifdropped);
     if (st->evicted)
-        fprintf(out, "Flow table full: %" PRIu64 " flows evicted (raise --max-flows)\n",
+        wrapf(out, w, 2, "Flow table full: %" PRIu64 " flows evicted (raise --max-flows)",
                 st->evicted);
     ew_analyzer_quality(an, &q);
-    if (q.duplicates || q.duplicates_unsure)
-        fprintf(out,
-                "Copies: %" PRIu64 " packets were captured twice (a mirror port, a bridge or "
-                "merged captures) and counted once%s",
-                q.duplicates, q.duplicates_unsure ? "" : "\n");
-    if (q.duplicates_unsure)
-        fprintf(out, "%s%" PRIu64 " more may be copies or resends, and were counted\n",
-                q.duplicates ? "; " : "Copies: ", q.duplicates_unsure);
+    if (q.duplicates && q.duplicates_unsure)
+        wrapf(out, w, 2,
+              "Copies: %" PRIu64 " packets were captured twice (a mirror port, a bridge or "
+              "merged captures) and counted once; %" PRIu64 " more may be copies or resends, "
+              "and were counted",
+              q.duplicates, q.duplicates_unsure);
+    else if (q.duplicates)
+        wrapf(out, w, 2,
+              "Copies: %" PRIu64 " packets were captured twice (a mirror port, a bridge or "
+              "merged captures) and counted once",
+              q.duplicates);
+    else if (q.duplicates_unsure)
+        wrapf(out, w, 2, "Copies: %" PRIu64 " packets may be copies or resends, and were counted",
+              q.duplicates_unsure);
     if (q.flows_missed)
-        fprintf(out,
+        wrapf(out, w, 2,
                 "Missed: %" PRIu64 " bytes of %" PRIu64 " TCP flow%s were acknowledged by "
                 "their receivers but not captured: what rests on a signal's absence there is "
-                "unknown\n",
+                "unknown",
                 q.missed_bytes, q.flows_missed, q.flows_missed == 1 ? "" : "s");
     if (q.flows_midstream)
-        fprintf(out, "Joined mid-flow: %" PRIu64 " TCP flow%s without a captured handshake\n",
+        wrapf(out, w, 2, "Joined mid-flow: %" PRIu64 " TCP flow%s without a captured handshake",
                 q.flows_midstream, q.flows_midstream == 1 ? "" : "s");
 }
 
@@ -332,7 +338,7 @@ text_volume(FILE *out, const struct ew_flow *f)
 /* one flow: its ends and protocol, the negotiation, the verdict, its size,
  * a row per direction and the path verdicts */
 static void
-text_flow(FILE *out, const struct ew_pass *p, size_t i, struct ew_flow_room *room,
+text_flow(FILE *out, int w, const struct ew_pass *p, size_t i, struct ew_flow_room *room,
           struct ew_flow_summary *sum)
 {
     const struct ew_flow *f = ew_conclusion_words(p->c, i, EW_REPORT_CONCLUDE, room, sum);
@@ -356,7 +362,7 @@ text_flow(FILE *out, const struct ew_pass *p, size_t i, struct ew_flow_room *roo
                 vp->neg_inferred ? " (handshake not captured)" : "");
     else if (f->key.l4 == EW_L4_UDP)
         fputc('\n', out);
-    wrapf(out, 2, "    verdict %s%s%s%s: %s", ew_verdict_name[vp->verdict],
+    wrapf(out, w, 2, "    verdict %s%s%s%s: %s", ew_verdict_name[vp->verdict],
           vp->verdict_likely && vp->verdict != EW_V_UNKNOWN ? " (likely)" : "",
           vp->vantage != EW_VANT_UNKNOWN ? ", captured " : "",
           vp->vantage == EW_VANT_CLIENT   ? "at the client side"
@@ -365,20 +371,22 @@ text_flow(FILE *out, const struct ew_pass *p, size_t i, struct ew_flow_room *roo
                                            : "",
           vp->reason);
     text_volume(out, f);
-    text_capture(out, f, vp);
+    text_capture(out, w, f, vp);
     fprintf(out, "    dir  %9s %8s %8s %8s %8s%s\n", "packets", "Not-ECT", "ECT(0)", "ECT(1)",
             "CE", f->key.l4 == EW_L4_TCP ? "  feedback ECT(1) means" : "");
     text_dir(out, "c2s", f, c2s, vp);
     text_dir(out, "s2c", f, c2s ^ 1, vp);
-    text_path(out, "c2s", f, c2s, sum);
-    text_path(out, "s2c", f, c2s ^ 1, sum);
+    text_path(out, w, "c2s", f, c2s, sum);
+    text_path(out, w, "s2c", f, c2s ^ 1, sum);
 }
 
-/* the flows to list, largest first (bytes both ways; the first seen first
- * among equals), so that --text-flows N keeps the N that carried most */
+/* the flows to list, in the order --sort asks (largest first by bytes or
+ * packets both ways, the first seen first among equals; or as first seen),
+ * so that --text-flows N keeps the N that carried most */
 struct by_size {
-    uint64_t bytes;
+    uint64_t key;
     size_t i;
+    bool folded; /* small, without ECN or a finding: one line for all */
 };
 
 static int
@@ -386,46 +394,90 @@ by_size_cmp(const void *a, const void *b)
 {
     const struct by_size *x = a, *y = b;
 
-    if (x->bytes != y->bytes)
-        return x->bytes < y->bytes ? 1 : -1;
+    if (x->key != y->key)
+        return x->key < y->key ? 1 : -1;
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
+/* a flow folded into the closing line: fewer than this many packets, no
+ * ECN codepoint either way, and no finding (mDNS, ICMP, a lone ARP-less
+ * datagram: the noise of a capture) */
+#define TEXT_SMALL_PKTS 20
+
+static bool
+small_without_ecn(const struct ew_flow *f, const struct ew_conclusion *r)
+{
+    int d;
+
+    if (r->nf || f->dir[0].packets + f->dir[1].packets >= TEXT_SMALL_PKTS)
+        return false;
+    for (d = 0; d < 2; d++)
+        if (f->dir[d].ecn[EW_ECN_ECT_0] || f->dir[d].ecn[EW_ECN_ECT_1] || f->dir[d].ecn[EW_ECN_CE])
+            return false;
+    return true;
+}
+
 void
-ew_report_text(FILE *out, const struct ew_pass *p, size_t max_flows)
+ew_report_text(FILE *out, const struct ew_pass *p, const struct ew_text_opts *o)
 {
     struct ew_flowtab_stats st;
     struct ew_flow_room *room;
     struct ew_flow_summary *sum;
     struct by_size *order;
-    size_t n = p->c->n, i;
+    size_t n = p->c->n, i, listed = 0, folded = 0, more = 0;
+    int w = o->width > 20 ? o->width : 20;
 
     ew_flowtab_get_stats(p->an->tab, &st);
-    text_totals(out, p->an, p->src, &st);
+    text_totals(out, w, p->an, p->src, &st);
     room = malloc(sizeof(*room));
     sum = malloc(sizeof(*sum));
-    if (!room || !sum || p->c->nomem) {
+    order = malloc((n ? n : 1) * sizeof(*order));
+    if (!room || !sum || !order || p->c->nomem) {
         free(room);
         free(sum);
+        free(order);
         return;
     }
-    /* the findings of every flow come first, then the max_flows largest
-     * flows with their reasons, each written out from the pass's row */
-    text_findings(out, p, room, sum);
-    text_bottlenecks(out, &p->c->bn);
-    order = malloc((n ? n : 1) * sizeof(*order));
-    for (i = 0; order && i < n; i++) {
+    /* the findings of every flow come first, then the flows with their
+     * reasons, each written out from the pass's row */
+    text_findings(out, w, p, room, sum);
+    text_bottlenecks(out, w, &p->c->bn);
+    for (i = 0; i < n; i++) {
         const struct ew_flow *f = ew_flowtab_view(p->c->tab, p->c->row[i].ref, room);
+        uint64_t key = o->sort == EW_SORT_PACKETS ? f->dir[0].packets + f->dir[1].packets
+                                                  : f->dir[0].bytes + f->dir[1].bytes;
 
-        order[i] = (struct by_size){f ? f->dir[0].bytes + f->dir[1].bytes : 0, i};
+        order[i] = (struct by_size){o->sort == EW_SORT_FIRST ? 0 : key, i,
+                                    !o->all && small_without_ecn(f, &p->c->row[i])};
     }
-    if (order)
-        qsort(order, n, sizeof(*order), by_size_cmp);
-    for (i = 0; i < n && i < max_flows; i++)
-        text_flow(out, p, order ? order[i].i : i, room, sum);
-    if (n > max_flows)
-        fprintf(out, "\n... and %zu smaller flows (the JSON report, --json or -o, has them all)\n",
-                n - max_flows);
+    /* folded only beside a flow that is listed: a capture of nothing else
+     * lists what it has */
+    for (i = 0; i < n && order[i].folded; i++)
+        ;
+    if (i == n)
+        for (i = 0; i < n; i++)
+            order[i].folded = false;
+    qsort(order, n, sizeof(*order), by_size_cmp);
+    for (i = 0; i < n; i++) {
+        if (order[i].folded)
+            folded++;
+        else if (listed < o->max_flows && ++listed)
+            text_flow(out, w, p, order[i].i, room, sum);
+        else
+            more++;
+    }
+    if (folded) {
+        fputc('\n', out);
+        wrapf(out, w, 2, "%zu small flow%s without ECN and without a finding not listed (fewer "
+                         "than %d packets, no ECT or CE either way; --text-all lists them)",
+              folded, folded == 1 ? "" : "s", TEXT_SMALL_PKTS);
+    }
+    if (more) {
+        fputc('\n', out);
+        wrapf(out, w, 2, "... and %zu more flows past --text-flows %zu (the JSON report, --json or "
+                         "-o, has them all)",
+              more, o->max_flows);
+    }
     free(order);
     free(room);
     free(sum);

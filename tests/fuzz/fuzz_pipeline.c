@@ -162,7 +162,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     check_events(events, events_len);
     free(events);
-    ew_report_text(devnull, &pass, 4);
+    {
+        struct ew_text_opts to = {4, EW_SORT_BYTES, false, 80};
+
+        ew_report_text(devnull, &pass, &to);
+    }
     ew_flow_iter_start(&it, an.tab, EW_ITER_HELD, 0);
     if (it.nomem)
         abort();

@@ -166,8 +166,9 @@ text_pass(FILE *fp, const struct ew_analyzer *an, const struct ew_report_src *sr
           size_t max_flows)
 {
     struct tpass t;
+    struct ew_text_opts o = {max_flows, EW_SORT_BYTES, true, 100};
 
-    ew_report_text(fp, tpass_open(&t, an, src, NULL), max_flows);
+    ew_report_text(fp, tpass_open(&t, an, src, NULL), &o);
     tpass_close(&t);
 }
 
@@ -724,7 +725,7 @@ test_empty(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(m, "ECN: Not-ECT 0 (0.0%)  ECT(0) 0 (0.0%)  ECT(1) 0 (0.0%)  "
                                      "CE 0 (0.0%)\n"));
     CU_ASSERT_PTR_NULL(strstr(m, "nan"));
-    CU_ASSERT_PTR_NULL(strstr(m, "smaller flows"));
+    CU_ASSERT_PTR_NULL(strstr(m, "more flows past"));
     CU_ASSERT_PTR_NULL(strstr(m, "MISUSE"));
     free(m);
     ew_analyzer_free(&an);
@@ -864,9 +865,9 @@ test_text_summary(void)
         int listed;
         const char *more;
     } rows[] = {
-        {0, 0, "\n... and 5 smaller flows (the JSON report, --json or -o, has them all)\n"},
-        {1, 1, "\n... and 4 smaller flows (the JSON report, --json or -o, has them all)\n"},
-        {4, 4, "\n... and 1 smaller flows (the JSON report, --json or -o, has them all)\n"},
+        {0, 0, "\n... and 5 more flows past --text-flows 0 (the JSON report, --json or -o, has them all)\n"},
+        {1, 1, "\n... and 4 more flows past --text-flows 1 (the JSON report, --json or -o, has them all)\n"},
+        {4, 4, "\n... and 1 more flows past --text-flows 4 (the JSON report, --json or -o, has them all)\n"},
         {5, 5, NULL},
         {50, 5, NULL},
     };
@@ -925,7 +926,7 @@ test_text_summary(void)
             /* the last line */
             CU_ASSERT_TRUE(lt >= lm && !strcmp(t + lt - lm, rows[i].more));
         } else {
-            CU_ASSERT_PTR_NULL(strstr(t, "smaller flows"));
+            CU_ASSERT_PTR_NULL(strstr(t, "more flows past"));
         }
         free(t);
     }
@@ -951,7 +952,7 @@ test_text_limits(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(x, "\n  #40 ect_without_negotiation c2s "));
     CU_ASSERT_PTR_NULL(strstr(x, "\n  #41 "));
     CU_ASSERT_PTR_NOT_NULL(strstr(x, "\n  ... and 5 more findings (the JSON report has them all)\n"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(x, "\n... and 42 smaller flows "));
+    CU_ASSERT_PTR_NOT_NULL(strstr(x, "\n... and 42 more flows past --text-flows "));
     free(x);
     ew_analyzer_free(&an);
 
