@@ -107,8 +107,6 @@ struct ew_half {
      * at the first feedback of a mid-flow capture (its CWR may predate it) */
     uint32_t ece_runs_in_recovery, ece_runs_at_start;
     uint32_t ce_unechoed;       /* feedback after a CE arrival without ECE (checked where CE is seen) */
-    uint32_t ece_held;          /* ECE on feedback covering data after a CWR, with no CE since it */
-    uint32_t cwr_end;           /* sequence end of d's latest CWR segment (cwr_clears) */
     uint32_t esce_acks;         /* bit 7 (ESCE) set, outside AccECN */
     uint32_t esce_after_ect1;   /* ESCE on feedback following ECT(1) arrivals */
 
@@ -145,6 +143,10 @@ struct ew_half {
     bool ack_init;
     bool first_opt_has[3];
     bool opt_seen[3];           /* the option field has appeared: opt_last[] holds it */
+    uint8_t nholes;
+    uint8_t cwr_next;
+    bool seq_hi_set;
+    uint16_t ece_held;          /* ECE on feedback covering data after a CWR, no CE since it (saturates) */
 
     /* segments being timed: a small FIFO, so that most ACKs give an RTT sample */
     int64_t rtt_ts[EW_RTT_TIMED];
@@ -161,9 +163,7 @@ struct ew_half {
     int64_t rwin_start;
     uint32_t rwin_bytes, peak_kbps;
 
-    uint8_t nholes;
-    uint8_t cwr_next;
-    bool seq_hi_set;
+    uint64_t first_ece_held_frame; /* (where three bytes and a hole were: no growth) */
 
     /* -- cold: evidence, the frames where things were first seen (0 = not seen) */
     /* Capture loss: d's data the capture point never saw. A segment that
@@ -187,7 +187,7 @@ struct ew_half {
     uint64_t first_ce_frame, first_ect1_frame, first_ect0_frame;
     uint64_t first_ect_pure_ack_frame, first_ect_retrans_frame;
     uint64_t first_cwr_frame, first_ece_frame, first_ece_off_frame;
-    uint64_t first_ce_unechoed_frame, first_esce_frame, first_ece_held_frame;
+    uint64_t first_ce_unechoed_frame, first_esce_frame;
     uint64_t first_ace_change_frame, first_ace_mismatch_frame;
     uint64_t first_opt_frame, first_opt_mismatch_frame;
     uint64_t first_opt_zeroed_frame;
@@ -210,6 +210,7 @@ struct ew_half {
     uint8_t first_opt_kind;     /* 172, 174, or 254 (the experimental encoding, RFC 6994) */
     uint8_t first_opt_order;    /* 0: EE0B first (kind 172, ExID 0xACC0); 1: EE1B first */
     bool opt_zero_init;         /* EE0B or EE1B was 0 in its first value: a pre-RFC endpoint */
+    uint32_t cwr_end;           /* sequence end of d's latest CWR segment (cwr_clears) */
 };
 
 /* the bits of ew_half.seen, one per first_*_frame set through first() */

@@ -578,7 +578,8 @@ feedback_classic(const struct ew_infer *in, struct ew_half *r, const struct ew_t
      * acknowledges data past the CWR segment, with no CE seen since it, is
      * the latch held (judged only where the arrivals are seen: misuse.c) */
     if (ece && r->cwr_clears && !handshake_ack && seq_gt(t->ack, r->cwr_end)) {
-        r->ece_held++;
+        if (r->ece_held < UINT16_MAX)
+            r->ece_held++;
         first(r, EW_SEEN_ECE_HELD, &r->first_ece_held_frame, frame);
     }
     /* SCE: ESCE on the former NS bit (draft-grimes-tcpm-tcpsce) */
