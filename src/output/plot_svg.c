@@ -478,6 +478,19 @@ svg_pick(const struct ew_series_pool *p, const struct ew_flow *f, const struct e
     return s[d] ? 0 : -1;
 }
 
+/* a time axis of span_s seconds from 0: about 8 round steps */
+static void
+svg_time_ticks(struct svg_time *t, double span_s)
+{
+    t->span_s = span_s;
+    t->step_s = nice_step(t->span_s, 8);
+    t->nticks = (int)(t->span_s / t->step_s + 1e-9);
+    if (!(t->nticks >= 0 && t->nticks <= 40)) {
+        t->nticks = 8;
+        t->step_s = t->span_s / 8;
+    }
+}
+
 /* the time axis over the pictured series, from the first one's start (t0) */
 static void
 svg_time_axis(const struct ew_series *const s[2], struct svg_time *t, int64_t *t0)
@@ -495,13 +508,7 @@ svg_time_axis(const struct ew_series *const s[2], struct svg_time *t, int64_t *t
             t1 = s[d]->t0 + s[d]->n * s[d]->width;
         nd++;
     }
-    t->span_s = (double)(t1 - *t0) / 1e9;
-    t->step_s = nice_step(t->span_s, 8);
-    t->nticks = (int)(t->span_s / t->step_s + 1e-9);
-    if (!(t->nticks >= 0 && t->nticks <= 40)) {
-        t->nticks = 8;
-        t->step_s = t->span_s / 8;
-    }
+    svg_time_ticks(t, (double)(t1 - *t0) / 1e9);
 }
 
 /* the picture's height: 5 panels a direction, a note's line for each of
@@ -631,13 +638,7 @@ ew_plot_bottleneck_svg(const struct ew_bottleneck *g, const struct ew_plot_flow 
         free(name);
         return -1;
     }
-    t.span_s = (double)(t1 - t0) / 1e9;
-    t.step_s = nice_step(t.span_s, 8);
-    t.nticks = (int)(t.span_s / t.step_s + 1e-9);
-    if (!(t.nticks >= 0 && t.nticks <= 40)) {
-        t.nticks = 8;
-        t.step_s = t.span_s / 8;
-    }
+    svg_time_ticks(&t, (double)(t1 - t0) / 1e9);
     nl = 0;
     for (i = 0; i < n; i++) {
         const struct ew_series *x = fl[i].s;
