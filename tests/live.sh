@@ -507,9 +507,9 @@ while off + 16 <= len(d):
         time.sleep(0.005)  # the capture buffer is large; this keeps the veth queue short
 PY
 }
-begin "live -w, --timeseries, --plot, --fail-on"
-ip netns exec "$NS_S" "$EW" -i s0 -c 2746 -w "$tmp/lw.pcap" --timeseries --plot "$tmp/lplots" \
-    -o "$tmp/lw.json" --fail-on bleaching,remarking tcp >/dev/null 2>"$tmp/lw.err" &
+begin "live -q, -w, --timeseries, --plot, --fail-on"
+ip netns exec "$NS_S" "$EW" -i s0 -q -c 2746 -w "$tmp/lw.pcap" --timeseries --plot "$tmp/lplots" \
+    -o "$tmp/lw.json" --fail-on bleaching,remarking tcp >"$tmp/lw.out" 2>"$tmp/lw.err" &
 wpid=$!
 bg="$bg $wpid"
 why=""
@@ -528,6 +528,13 @@ live_w() {
     [ "$n" = 2746 ] || { why="tshark reads $n frames of the -w file"; return 1; }
 }
 check "live -w keeps the 2746 frames captured (ecnwatch and tshark re-read them; start: $started)" live_w
+# -q: quiet on standard output (no event stream off a terminal), the files still written
+quiet_out() {
+    [ -e "$tmp/lw.out" ] || { why="the run did not start"; return 1; }
+    [ ! -s "$tmp/lw.out" ] || { why="$(wc -c <"$tmp/lw.out") bytes: $(head -c 120 "$tmp/lw.out")"; return 1; }
+    [ -s "$tmp/lw.json" ] || { why="and no -o report"; return 1; }
+}
+check "live -q writes nothing to standard output, and the -o report" quiet_out
 check "live --timeseries: the -o report's flow has its series" jq_true "$tmp/lw.json" \
     '[.flows[] | select(.timeseries)] | length == 1'
 live_plots() {

@@ -122,7 +122,10 @@ live_start(struct live *l)
     const struct ew_run_cfg *cfg = l->cfg;
     /* -w - has standard output for the packets: no view, no events there */
     bool save_stdout = cfg->write_file && !strcmp(cfg->write_file, "-");
-    bool tty = isatty(STDOUT_FILENO) && !cfg->ndjson && !save_stdout;
+    /* -q: nothing on standard output, neither the view nor the events
+     * (--ndjson asks for them by name) */
+    bool quiet = cfg->quiet && !cfg->ndjson;
+    bool tty = isatty(STDOUT_FILENO) && !cfg->ndjson && !save_stdout && !quiet;
     struct ew_run_how how = {.kind = "interface",
                              .stream_interval_ns = (int64_t)l->interval_ms * 1000000,
                              .stream_updates = true,
@@ -152,7 +155,8 @@ live_start(struct live *l)
      * not found unwritable when the capture stops (the metrics file is the
      * exporter's, written at each tick); -o - writes the report to standard
      * output at the end: no events there */
-    how.streaming = !tty && !(cfg->out_file && !strcmp(cfg->out_file, "-")) && !save_stdout;
+    how.streaming =
+        !tty && !quiet && !(cfg->out_file && !strcmp(cfg->out_file, "-")) && !save_stdout;
     rc = ew_run_start(&l->run, cfg, &how);
     if (rc == 0)
         rc = ew_run_open(&l->run, l->cap, cfg->iface);
