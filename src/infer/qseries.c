@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sat.h"
 #include "dissectors/ecn.h"
 #include "flow/flowtab.h"
 #include "infer/infer.h"
@@ -45,32 +46,20 @@ floor_div(int64_t a, int64_t b)
     return (a % b != 0 && a < 0) ? q - 1 : q;
 }
 
-static uint16_t
-add16(uint16_t a, uint32_t b)
-{
-    return (uint16_t)(a + b > UINT16_MAX ? UINT16_MAX : a + b);
-}
-
-static uint32_t
-add32(uint32_t a, uint64_t b)
-{
-    return a + b > UINT32_MAX ? UINT32_MAX : (uint32_t)(a + b);
-}
-
 static void
 bin_add(struct ew_qbin *a, const struct ew_qbin *b)
 {
-    a->bytes = add32(a->bytes, b->bytes);
-    a->data = add16(a->data, b->data);
-    a->ce = add16(a->ce, b->ce);
-    a->marks = add16(a->marks, b->marks);
-    a->ece = add16(a->ece, b->ece);
+    a->bytes = ew_sat_add32(a->bytes, b->bytes);
+    a->data = ew_sat_add16(a->data, b->data);
+    a->ce = ew_sat_add16(a->ce, b->ce);
+    a->marks = ew_sat_add16(a->marks, b->marks);
+    a->ece = ew_sat_add16(a->ece, b->ece);
     if (b->dn_n && (!a->dn_n || b->dn_min < a->dn_min))
         a->dn_min = b->dn_min;
     if (b->up_n && (!a->up_n || b->up_min < a->up_min))
         a->up_min = b->up_min;
-    a->dn_n = add16(a->dn_n, b->dn_n);
-    a->up_n = add16(a->up_n, b->up_n);
+    a->dn_n = ew_sat_add16(a->dn_n, b->dn_n);
+    a->up_n = ew_sat_add16(a->up_n, b->up_n);
 }
 
 /* Half the resolution, still aligned: bins of width 2w start at multiples of

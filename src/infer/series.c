@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sat.h"
 #include "dissectors/ecn.h"
 #include "flow/flowtab.h"
 #include "infer/infer.h"
@@ -55,25 +56,13 @@ take(struct ew_series_pool *p, uint64_t id, int64_t ts)
     return s;
 }
 
-static uint16_t
-add16(uint16_t a, uint32_t b)
-{
-    return (uint16_t)(a + b > 65535 ? 65535 : a + b);
-}
-
-static uint32_t
-add32(uint32_t a, uint32_t b)
-{
-    return a + b < a ? UINT32_MAX : a + b;
-}
-
 /* one delay sample (ns, never negative) into a bin's sum and count */
 static void
 add_qd(uint32_t *sum, uint16_t *n, int64_t ns)
 {
     if (*n == UINT16_MAX || ns < 0)
         return;
-    *sum = add32(*sum, (uint32_t)(ns / 1000 > UINT32_MAX ? UINT32_MAX : ns / 1000));
+    *sum = ew_sat_add32(*sum, (uint64_t)ns / 1000);
     (*n)++;
 }
 
@@ -86,18 +75,18 @@ merge(struct ew_series *s)
     for (i = 0; i < s->n / 2 + s->n % 2; i++) {
         struct ew_bin a = s->b[2 * i], b = 2 * i + 1 < s->n ? s->b[2 * i + 1] : (struct ew_bin){0};
 
-        a.bytes = a.bytes + b.bytes < a.bytes ? UINT32_MAX : a.bytes + b.bytes;
-        a.pkts = add16(a.pkts, b.pkts);
-        a.ce = add16(a.ce, b.ce);
-        a.e1 = add16(a.e1, b.e1);
-        a.e0 = add16(a.e0, b.e0);
-        a.marks = add16(a.marks, b.marks);
+        a.bytes = ew_sat_add32(a.bytes, b.bytes);
+        a.pkts = ew_sat_add16(a.pkts, b.pkts);
+        a.ce = ew_sat_add16(a.ce, b.ce);
+        a.e1 = ew_sat_add16(a.e1, b.e1);
+        a.e0 = ew_sat_add16(a.e0, b.e0);
+        a.marks = ew_sat_add16(a.marks, b.marks);
         if (b.rtt_min_us && (!a.rtt_min_us || b.rtt_min_us < a.rtt_min_us))
             a.rtt_min_us = b.rtt_min_us;
-        a.qd_seq_us = add32(a.qd_seq_us, b.qd_seq_us);
-        a.qd_up_us = add32(a.qd_up_us, b.qd_up_us);
-        a.qd_seq_n = add16(a.qd_seq_n, b.qd_seq_n);
-        a.qd_up_n = add16(a.qd_up_n, b.qd_up_n);
+        a.qd_seq_us = ew_sat_add32(a.qd_seq_us, b.qd_seq_us);
+        a.qd_up_us = ew_sat_add32(a.qd_up_us, b.qd_up_us);
+        a.qd_seq_n = ew_sat_add16(a.qd_seq_n, b.qd_seq_n);
+        a.qd_up_n = ew_sat_add16(a.qd_up_n, b.qd_up_n);
         s->b[i] = a;
     }
     memset(&s->b[s->n / 2 + s->n % 2], 0, sizeof(s->b[0]) * (EW_SERIES_BINS - (s->n / 2 + s->n % 2)));
@@ -136,24 +125,24 @@ ew_series_packet(struct ew_series_pool *p, struct ew_flow *f, int dir, const str
         merge(s);
     if (k >= s->n)
         s->n = (uint16_t)(k + 1);
-    s->b[k].pkts = add16(s->b[k].pkts, 1);
+    s->b[k].pkts = ew_sat_add16(s->b[k].pkts, 1);
     if (pkt->l4 == EW_L4_TCP)
         s->b[k].bytes += pkt->u.tcp.payload;
     else if (pkt->l4 == EW_L4_UDP)
         s->b[k].bytes += pkt->u.udp.payload;
     if (pkt->ecn == EW_ECN_CE)
-        s->b[k].ce = add16(s->b[k].ce, 1);
+        s->b[k].ce = ew_sat_add16(s->b[k].ce, 1);
     if (pkt->ecn == EW_ECN_ECT_1)
-        s->b[k].e1 = add16(s->b[k].e1, 1);
+        s->b[k].e1 = ew_sat_add16(s->b[k].e1, 1);
     if (pkt->ecn == EW_ECN_ECT_0)
-        s->b[k].e0 = add16(s->b[k].e0, 1);
+        s->b[k].e0 = ew_sat_add16(s->b[k].e0, 1);
     /* what the feedback on this direction says, as it arrives (the other
      * direction's packets carry it; both directions' packets pass here) */
     /* the ACE counter's count under AccECN, ECE runs under classic feedback
      * (each reads the other's bits as noise) */
     marks = f->inf->accecn_mode ? h->cep_reported : h->ece_runs;
     if (marks > s->last_marks) {
-        s->b[k].marks = add16(s->b[k].marks, (uint32_t)(marks - s->last_marks));
+        s->b[k].marks = ew_sat_add16(s->b[k].marks, (uint32_t)(marks - s->last_marks));
         s->last_marks = marks;
     }
     if (h->rtt_samples != s->last_rtt_samples) {
