@@ -377,17 +377,16 @@ svg_heading(FILE *out, const struct ew_flow *f, int d, double w_s, int y)
             (unsigned long long)f->dir[d].packets, f->dir[d].packets == 1 ? "" : "s", w_s * 1000);
 }
 
-/* one direction's panels from y0 (v: room for its bins); the height used */
+/* one direction's panels from y0, from its bins v (svg_bins); the height used */
 static int
 svg_direction(FILE *out, const struct ew_series *s, enum qd_src src, const struct ew_flow *f,
-              int d, const struct svg_time *t, double off_s, int y0, struct svg_bins *v)
+              int d, const struct svg_time *t, double off_s, int y0, const struct svg_bins *v)
 {
     double w_s = (double)s->width / 1e9;
     const char *tag = d == f->client_dir ? "c2s" : "s2c";
     char id[32], title[160], unit[48];
     int y = y0;
 
-    svg_bins(s, src, v);
     svg_heading(out, f, d, w_s, y);
     y += DIR_HEAD;
     {
@@ -512,19 +511,18 @@ svg_time_axis(const struct ew_series *const s[2], struct svg_time *t, int64_t *t
 }
 
 /* the picture's height: 5 panels a direction, a note's line for each of
- * the RTT and queueing delay panels it lacks */
+ * the RTT and queueing delay panels it lacks (v: each direction's bins) */
 static int
-svg_height(const struct ew_series *const s[2], const enum qd_src src[2], struct svg_bins *v)
+svg_height(const struct ew_series *const s[2], const struct svg_bins *v)
 {
     int d, h = 30;
 
     for (d = 0; d < 2; d++) {
         if (!s[d])
             continue;
-        svg_bins(s[d], src[d], v);
         h += DIR_HEAD + 3 * PANEL_H + XLABEL_H + 10;
-        h += v->nrtt ? PANEL_H : 22;
-        h += v->nqd ? PANEL_H : 22;
+        h += v[d].nrtt ? PANEL_H : 22;
+        h += v[d].nqd ? PANEL_H : 22;
     }
     return h;
 }
@@ -543,13 +541,15 @@ ew_plot_svg(const struct ew_series_pool *p, const struct ew_flow *f,
 
     if (svg_pick(p, f, s) != 0)
         return -1;
-    v = malloc(sizeof(*v)); /* 20 KB of bins: not on the stack */
+    v = malloc(2 * sizeof(*v)); /* 20 KB of bins a direction: not on the stack */
     if (!v)
         return -1;
     for (d = 0; d < 2; d++)
-        if (s[d])
+        if (s[d]) {
             src[d] = qd_src_of(qd_from ? qd_from[d] : NULL, s[d]);
-    height = svg_height(s, src, v);
+            svg_bins(s[d], src[d], &v[d]);
+        }
+    height = svg_height(s, v);
     svg_time_axis(s, &t, &t0);
     if (f->key.proto == 6 || f->key.proto == 17)
         snprintf(proto, sizeof(proto), "%s", f->key.proto == 6 ? "TCP" : "UDP");
@@ -569,8 +569,8 @@ ew_plot_svg(const struct ew_series_pool *p, const struct ew_flow *f,
     for (i = 0; i < 2; i++) {
         d = order[i];
         if (s[d])
-            h += svg_direction(out, s[d], src[d], f, d, &t, (double)(s[d]->t0 - t0) / 1e9, h, v) +
-                 10;
+            h += svg_direction(out, s[d], src[d], f, d, &t, (double)(s[d]->t0 - t0) / 1e9, h,
+                               &v[d]) + 10;
     }
     free(v);
     fprintf(out, "</svg>\n");
