@@ -12,6 +12,7 @@
 #include "dissectors/ecn.h"
 #include "flow/flowtab.h"
 #include "base/format.h"
+#include "infer/qdhist.h"
 #include "infer/thresholds.h"
 
 const char *const ew_aqm_name[EW_AQM_COUNT] = {
@@ -27,55 +28,6 @@ const char *const ew_aqm_text[EW_AQM_COUNT] = {
 
 /* ---------------------------------------------------------------- histograms */
 
-/* 2^(k/2): the edges of the histogram's half-octave bins, in units of EW_QD_BIN0_US */
-static const double half_octave[EW_QD_BINS + 1] = {
-    1, 1.414213562, 2, 2.828427125, 4, 5.656854249, 8, 11.31370850, 16, 22.62741700,
-    32, 45.25483400, 64, 90.50966799, 128, 181.0193360, 256, 362.0386720, 512, 724.0773439,
-    1024,
-};
-
-/* the lower and upper edges (us) of histogram bin b (infer.h, EW_QD_BINS) */
-static double
-bin_lo(unsigned b)
-{
-    return b == 0 ? 0 : EW_QD_BIN0_US * half_octave[b - 1];
-}
-
-static double
-bin_hi(unsigned b)
-{
-    return EW_QD_BIN0_US * half_octave[b];
-}
-
-/* the q-quantile of a histogram (us), interpolated within its bin, -1 when
- * empty; *bin and
- * *above: its bin and the share of that bin's samples above it */
-static double
-hist_quantile(const uint8_t *h, double q, unsigned *bin, double *above)
-{
-    double total = 0, cum = 0, at;
-    unsigned b;
-
-    for (b = 0; b < EW_QD_BINS; b++)
-        total += h[b];
-    if (total <= 0)
-        return -1;
-    at = q * total;
-    for (b = 0; b < EW_QD_BINS; b++) {
-        if (h[b] && cum + h[b] >= at) {
-            double frac = (at - cum) / h[b];
-
-            if (bin)
-                *bin = b;
-            if (above)
-                *above = 1 - frac;
-            return bin_lo(b) + frac * (bin_hi(b) - bin_lo(b));
-        }
-        cum += h[b];
-    }
-    return -1;
-}
-
 /* the share of the marks (their delays in marks[]) above the median of the
  * samples (samples[]); a mark in the median's own bin counts as far as the
  * samples of that bin lie above the median. -1 when either is empty. */
@@ -85,7 +37,7 @@ share_above_median(const uint8_t *samples, const uint8_t *marks)
     unsigned m = 0, b;
     double above = 0, n = 0, up = 0;
 
-    if (hist_quantile(samples, 0.5, &m, &above) < 0)
+    if (ew_qd_quantile(samples, 0.5, &m, &above) < 0)
         return -1;
     for (b = 0; b < EW_QD_BINS; b++) {
         n += marks[b];

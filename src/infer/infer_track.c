@@ -11,6 +11,7 @@
 
 #include "dissectors/ecn.h"
 #include "flow/flowtab.h"
+#include "infer/qdhist.h"
 #include "infer/thresholds.h"
 
 /* the ring of timed segments spans one smoothed RTT */
@@ -56,36 +57,6 @@ static bool
 seq_after(uint32_t a, uint32_t b)
 {
     return (int32_t)(a - b) > 0;
-}
-
-/* the histogram bin of a delay (infer.h, EW_QD_BINS): half octaves from
- * EW_QD_BIN0_US */
-static unsigned
-qd_bin(uint32_t us)
-{
-    uint64_t lo;
-    unsigned k, b;
-
-    if (us < EW_QD_BIN0_US)
-        return 0;
-    if (us > (1u << 30))
-        us = 1u << 30;
-    k = 31u - (unsigned)__builtin_clz(us / EW_QD_BIN0_US); /* the octave */
-    lo = (uint64_t)EW_QD_BIN0_US << k;
-    /* its upper half from lo * sqrt(2) */
-    b = 1 + 2 * k + ((uint64_t)us * us >= 2 * lo * lo);
-    return b < EW_QD_BINS ? b : EW_QD_BINS - 1;
-}
-
-static void
-hist_add(uint8_t *h, uint32_t us)
-{
-    unsigned b = qd_bin(us), i;
-
-    if (h[b] == UINT8_MAX)
-        for (i = 0; i < EW_QD_BINS; i++)
-            h[i] = (uint8_t)((h[i] + 1u) / 2u);
-    h[b]++;
 }
 
 /* Capture loss (infer.h): d's data segment [seq, end) as it passes. A
@@ -355,7 +326,7 @@ rtt_sample(struct ew_half *h, int64_t rtt)
     qd = (uint32_t)((rtt - h->rtt_min) / 1000);
     h->qd_sum_us += qd;
     h->qd_n++;
-    hist_add(h->qd_hist, qd);
+    ew_qd_add(h->qd_hist, qd);
     if (qd > h->qd_max_us)
         h->qd_max_us = qd;
 }
@@ -371,7 +342,7 @@ mark_delay(struct ew_half *h)
     qd = (uint32_t)((h->rtt_last - h->rtt_min) / 1000);
     h->qd_marks++;
     h->qd_marks_sum_us += qd;
-    hist_add(h->qd_marks_hist, qd);
+    ew_qd_add(h->qd_marks_hist, qd);
     if (qd > h->qd_marks_max_us)
         h->qd_marks_max_us = qd;
 }
@@ -402,7 +373,7 @@ ts_sample(struct ew_tsloop *l, int64_t rtt)
     l->samples++;
     ex = (uint32_t)((rtt - l->min) / 1000);
     l->excess_sum_us += ex;
-    hist_add(l->excess_hist, ex);
+    ew_qd_add(l->excess_hist, ex);
     if (ex > l->excess_max_us)
         l->excess_max_us = ex;
 }
@@ -847,7 +818,7 @@ ew_infer_tcp(struct ew_flow *f, const struct ew_pkt *pkt, int dir, int kind, uin
 
         h->ce_up_sum_us += ex;
         h->ce_up_n++;
-        hist_add(h->ce_up_hist, ex);
+        ew_qd_add(h->ce_up_hist, ex);
         if (ex > h->ce_up_max_us)
             h->ce_up_max_us = ex;
     }
