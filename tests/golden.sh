@@ -135,13 +135,39 @@ for i in "${!names[@]}"; do
     rm -f "$tmp/$name.txt" "$tmp/$name.json" "$tmp/$name.ndjson" "$tmp/$name.gen"
 done
 
+# pictures: a bottleneck's plot and a flow's, byte for byte, so that a change
+# of colour, layout or quantity drawn is reviewed (tests/golden/plots/): the
+# lab's DualQ pair (captures/shared-dualq-client.pcap) and its single-queue
+# pair (captures/shared-single-client.pcap)
+mkdir -p "$G/plots"
+rm -rf "${tmp:?}"/plot-*
+for pic in shared-dualq-client:bottleneck-1 shared-dualq-client:flow-2 \
+    shared-single-client:bottleneck-1; do
+    cap=${pic%%:*} file=${pic#*:}
+    begin "golden plot $cap $file.svg"
+    if [ ! -d "$tmp/plot-$cap" ] &&
+        ! timeout -k 5 "$EW_CMD_TIMEOUT" "$EW" -r "captures/$cap.pcap" -q --plot "$tmp/plot-$cap" 2>"$tmp/plot.err"; then
+        bad "$cap: --plot failed: $(head -c 200 "$tmp/plot.err")"
+        continue
+    fi
+    if [ "$UPDATE" = --update ]; then
+        cp "$tmp/plot-$cap/$file.svg" "$G/plots/$cap-$file.svg"
+    elif [ ! -f "$G/plots/$cap-$file.svg" ]; then
+        bad "$cap-$file.svg: no golden file (make golden writes it)"
+    elif ! d=$(diff -u --label "golden/plots/$cap-$file.svg" --label now "$G/plots/$cap-$file.svg" "$tmp/plot-$cap/$file.svg"); then
+        bad "$cap-$file.svg differs (make golden after a deliberate change):"$'\n'"$(printf '%s\n' "$d" | head -40)"
+    else
+        ok "golden plot $cap-$file.svg"
+    fi
+done
+
 # golden files of no case: a capture removed without its outputs
 if [ "$UPDATE" = --update ]; then
     for f in "$G"/*.txt "$G"/*.json "$G"/*.ndjson; do
         n=$(basename "${f%.*}")
         printf '%s\n' "${names[@]}" | grep -qxF "$n" || rm -f "$f"
     done
-    echo "golden: $(ls "$G" | grep -vc '^cases$') files written for ${#names[@]} captures"
+    echo "golden: $(ls "$G" | grep -vc '^cases$\|^plots$') files and $(ls "$G/plots" | wc -l) plots written for ${#names[@]} captures"
     exit 0
 fi
 # (not a check of ecnwatch: not counted when none is left, a failure when one is)

@@ -61,6 +61,35 @@ def at_value(g, v):
     # the y of the gridline of the y tick labelled v
     for ln, t in zip(cls(g, "grid-y"), texts(g, "tick-y")):
         if float(t.split()[0]) == v: return ln.get("y1")
+def line_values(g, name):
+    # the values of the line called name in panel g, read back through the
+    # panel's y ticks (linear between the first and the last)
+    ticks = [(float(t.split()[0]), float(ln.get("y1"))) for ln, t in zip(cls(g, "grid-y"), texts(g, "tick-y"))]
+    (v0, y0), (v1, y1) = ticks[0], ticks[-1]
+    ys = []
+    for e in cls(g, "series"):
+        if e.get("data-name") != name: continue
+        if e.tag == NS + "circle": ys.append(float(e.get("cy")))
+        else: ys += [float(pt.split(",")[1]) for pt in e.get("points").split()]
+    return [v0 + (y - y0) * (v1 - v0) / (y1 - y0) for y in ys]
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+def text_median(path, flow):
+    # the median queueing delay the text summary gives flow (its first
+    # direction with one), ms
+    t = open(path).read()
+    i = t.find("\n#%d " % flow)
+    if i < 0: why("flow #%d is not in the text" % flow)
+    j = min([k for k in (t.find("\n#", i + 1), t.find("\nTerms:", i + 1)) if k > 0] or [len(t)])
+    m = re.search(r"queueing delay (c2s|s2c): median ([0-9.]+) ms", t[i:j])
+    if not m: why("the text gives no median queueing delay for flow #%d" % flow)
+    return float(m.group(2))
+# the text's median and the plotted bin medians' median agree within 30 %
+# and 0.3 ms (the plot draws each bin's median of the same histograms, in
+# bins of half an octave, that the text reads the flow's median from)
+def agrees(text, plotted):
+    return abs(text - plotted) <= 0.3 * text + 0.3
 def why(msg):
     print(msg)
     sys.exit(1)
@@ -69,6 +98,7 @@ PY
         why=$(tail -1 "$tmp/py.out" | head -c 300)
         return 1
     fi
+    grep '^     ' "$tmp/py.out" || true
 }
 
 # every panel: y ticks (at least two) that each carry the panel's unit, one
@@ -148,56 +178,101 @@ check "tcpgen prague --ts 1 (20 ms path): RTT axis from near its minimum, not 0;
 
 # the queueing-delay panel tells the text's story: timed where the path
 # verdict times it (data to ACK at the sender, the timestamp loop to the
-# sender next to the receiver), bin means whose axis reaches the mean the
-# report gives. Someone else's bytes: an L4S Wi-Fi sender (the field
-# capture bundled in captures/field/, 5.1 ms on average, 7.8 ms at the
-# marks) and a classic flow captured next to its receiver (the L4STeam
-# capture in ../shared/field/, 12.5 ms), where the lowest data-to-ACK RTT
-# is the receiver's own ACK delay of microseconds
+# sender next to the receiver), each bin's median with p10 to p90 shaded,
+# the bin medians' median agreeing with the text's median (agrees() above)
+# and the axis reaching the p90 the report gives. Someone else's bytes: an
+# L4S Wi-Fi sender (the field capture bundled in captures/field/) and a
+# classic flow captured next to its receiver (the L4STeam capture in
+# ../shared/field/), where the lowest data-to-ACK RTT is the receiver's own
+# ACK delay of microseconds
 qd_story() { # qd_story NAME CAPTURE FLOW DIR
     plot "$1" "$2" || return 1
     ew_json "$tmp/$1.json" -r "$2" --json || return 1
-    local from mean
+    run_ew 0 "$tmp/$1.txt" "$tmp/$1.txterr" "$EW" -r "$2" || return 1
+    local from p90
     from=$(jq -r ".flows[] | select(.id == $3) | .$4.path.qdelay_from" "$tmp/$1.json")
-    mean=$(jq -r ".flows[] | select(.id == $3) | .$4.path.qdelay_mean_ms" "$tmp/$1.json")
+    p90=$(jq -r ".flows[] | select(.id == $3) | .$4.path.qdelay_p90_ms" "$tmp/$1.json")
     svg_true "$tmp/$1/flow-$3.svg" "
 q = panels.get('$4-qdelay')
 if q is None: why('no queueing-delay panel')
 words = {'data_to_ack': 'data to ACK', 'ts_from_sender': 'timestamps to the sender and back'}['$from']
-if words not in ''.join(texts(q, 'title')): why('panel timed otherwise than the path verdict ($from): ' + ''.join(texts(q, 'title')))
+title = ''.join(texts(q, 'title'))
+if words not in title: why('panel timed otherwise than the path verdict ($from): ' + title)
+if 'median' not in title or 'p10 to p90' not in title: why('the panel does not say it draws medians and p10 to p90: ' + title)
+if not cls(q, 'band'): why('no p10 to p90 band')
 top = max(float(t.split()[0]) for t in texts(q, 'tick-y'))
-if not (top >= $mean): why('axis to %g ms, the report says %g ms on average' % (top, $mean))
+if not (top >= $p90): why('axis to %g ms, the report gives p90 %g ms' % (top, $p90))
+t, pm = text_median('$tmp/$1.txt', $3), median(line_values(q, 'queueing delay'))
+if not agrees(t, pm): why('plotted median %.2f ms, the text says %.2f ms' % (pm, t))
+print('     flow #$3 $4: plotted median %.2f ms, text %.2f ms' % (pm, t))
 "
 }
-check "field prague_dualpi2_wifi (at the sender): queueing delay as the report times it, to its mean" \
+check "field prague_dualpi2_wifi (at the sender): queueing delay as the report times it, its median as the text's" \
     qd_story wifi "$C/field/prague_dualpi2_wifi.pcap.gz" 2 c2s
 SRV=${ECNWATCH_FIELD:-$(dirname "$0")/../../shared/field}/batch-l4s-s2-twoflow-ns-cubic-vs-prague-dualpi2-20ms.tcpdump_srv_srv.pcap.xz
 if [ -f "$SRV" ]; then
-    check "field cubic-vs-prague at the receiver: queueing delay from the timestamps, to its mean" \
+    check "field cubic-vs-prague at the receiver: queueing delay from the timestamps, its median as the text's" \
         qd_story srv "$SRV" 3 c2s
 fi
 
-# the flows of a bottleneck on one time axis, as flent draws them: the lab's
-# DualQ pair (an L4S and a classic flow, captures/shared-dualq-client.pcap)
-# in bottleneck-1.svg, each flow a line named with its id and kind in each
-# of the throughput, queueing delay and marks panels, every point within
-# the one plot area; the index shows it above the flows
-bottleneck_plot() {
-    plot dq "$C/shared-dualq-client.pcap" || return 1
-    grep -q 'src="bottleneck-1.svg"' "$tmp/dq/index.html" || { why="the index does not show bottleneck-1.svg"; return 1; }
-    svg_true "$tmp/dq/bottleneck-1.svg" '
-for pid in ("throughput", "qdelay", "marks"):
+# the flows of a bottleneck on one time axis, as flent draws them, captioned
+# with the verdict and its reason: each flow a line named with its id and
+# kind in each of the throughput, queueing delay, marks and codepoint
+# panels, every point within the one plot area, the L4S to classic ratio
+# with its line of equal shares, each flow's plotted median delay agreeing
+# with the text's. At a DualQ the L4S flow's delay is drawn far below the
+# classic one's; in one shared queue the two are drawn alike. The lab's
+# DualQ and single-queue pairs (captures/shared-dualq-client.pcap,
+# captures/shared-single-client.pcap) and the L4STeam DualPI2 two-flow
+# capture taken at the receiver (../shared/field/)
+bottleneck_plot() { # bottleneck_plot NAME CAPTURE LOOKS_LIKE
+    plot "$1" "$2" || return 1
+    grep -q 'src="bottleneck-1.svg"' "$tmp/$1/index.html" || { why="the index does not show bottleneck-1.svg"; return 1; }
+    run_ew 0 "$tmp/$1.txt" "$tmp/$1.txterr" "$EW" -r "$2" || return 1
+    svg_true "$tmp/$1/bottleneck-1.svg" "
+cap = ' '.join(texts(r, 'caption'))
+if not cap.startswith('$3'): why('the caption does not give the verdict $3: ' + cap[:120])
+if len(cap) < 60: why('the caption gives no reason: ' + cap)
+flows = None
+for pid in ('throughput', 'qdelay', 'marks', 'codepoints'):
     g = panels.get(pid)
-    if g is None: why("no %s panel" % pid)
-    names = sorted(set(e.get("data-name") for e in cls(g, "series")))
-    if names != ["#1 classic", "#2 L4S"]: why("%s panel lines %s" % (pid, names))
-    for e in cls(g, "series"):
-        xs = [float(pt.split(",")[0]) for pt in (e.get("points") or "").split()] or [float(e.get("cx"))]
-        if min(xs) < 84 - 0.5 or max(xs) > 1000: why("a point off the time axis in %s" % pid)
-if "dualq" not in "".join(texts(r, "bottleneck")): why("the title does not say what the bottleneck looks like")
-'
+    if g is None: why('no %s panel' % pid)
+    names = sorted(set(e.get('data-name') for e in cls(g, 'series')))
+    if flows is None: flows = names
+    if names != flows or len(names) < 2: why('%s panel lines %s, want %s' % (pid, names, flows))
+    if not any(n.endswith(' L4S') for n in names) or not any(n.endswith(' classic') for n in names):
+        why('%s panel: not an L4S and a classic flow: %s' % (pid, names))
+    for e in cls(g, 'series'):
+        xs = [float(pt.split(',')[0]) for pt in (e.get('points') or '').split()] or [float(e.get('cx'))]
+        if min(xs) < 84 - 0.5 or max(xs) > 1000 - 24 + 0.5: why('a point off the time axis in %s' % pid)
+# one time axis: the time ticks only under the bottom panel
+for pid, g in panels.items():
+    if texts(g, 'tick-x') and pid != 'codepoints': why('time ticks under the %s panel too' % pid)
+if len(texts(panels['codepoints'], 'tick-x')) < 3: why('fewer than 3 time ticks')
+ratio = panels.get('ratio')
+if ratio is None: why('no throughput ratio panel')
+if sorted(set(e.get('data-name') for e in cls(ratio, 'series'))) != ['L4S : classic', 'equal (1)']:
+    why('ratio panel lines %s' % sorted(set(e.get('data-name') for e in cls(ratio, 'series'))))
+q, med = panels['qdelay'], {}
+for n in flows:
+    t, pm = text_median('$tmp/$1.txt', int(n[1:].split()[0])), median(line_values(q, n))
+    if not agrees(t, pm): why('flow %s: plotted median %.2f ms, the text says %.2f ms' % (n, pm, t))
+    print('     flow %s: plotted median %.2f ms, text %.2f ms' % (n, pm, t))
+    med['L4S' if n.endswith('L4S') else 'classic'] = pm
+if '$3' == 'dualq' and not med['L4S'] * 3 < med['classic']:
+    why('a DualQ drawn with L4S at %.2f ms, classic at %.2f ms' % (med['L4S'], med['classic']))
+if '$3' == 'single_queue' and not (med['L4S'] < 3 * med['classic'] + 0.3 and med['classic'] < 3 * med['L4S'] + 0.3):
+    why('one queue drawn with L4S at %.2f ms, classic at %.2f ms' % (med['L4S'], med['classic']))
+"
 }
-check "shared-dualq-client: its bottleneck's L4S and classic flows on one time axis" bottleneck_plot
+check "shared-dualq-client: its bottleneck's L4S and classic flows on one time axis" \
+    bottleneck_plot dq "$C/shared-dualq-client.pcap" dualq
+check "shared-single-client: one shared queue's L4S and classic flows on one time axis" \
+    bottleneck_plot sq "$C/shared-single-client.pcap" single_queue
+if [ -f "$SRV" ]; then
+    check "field cubic-vs-prague DualPI2 at the receiver: both flows on one time axis" \
+        bottleneck_plot bsrv "$SRV" dualq
+fi
 
 # every direction that carries data: a QUIC client sending ECT(0) and a
 # server sending Not-ECT (quicgen missing) are both drawn, c2s first, each
@@ -309,5 +384,21 @@ PY
 check "the index renders in headless Chromium at 1400 px wide, across the page" shot index-1400 1400 900 "file://$tmp/l4s/index.html"
 check "the index renders in headless Chromium at 600 px wide, across the page" shot index-600 600 900 "file://$tmp/l4s/index.html"
 check "a bidirectional flow's plot renders in headless Chromium at 900 px wide" shot quic-900 900 1100 "file://$tmp/qm/flow-1.svg"
+check "a bottleneck's plot renders in headless Chromium at 700 px wide" shot dualq-700 700 900 "file://$tmp/dq/bottleneck-1.svg"
+
+# in print: the bottleneck's plot as a PDF page (Chromium's print), not empty
+print_pdf() {
+    local browser out=$LOGS/dualq-print.pdf
+    browser=$(command -v chromium || command -v chromium-browser) || { why="no Chromium"; return 1; }
+    rm -f "$out"
+    bounded 60 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$tmp/profile" --no-pdf-header-footer --print-to-pdf="$out" \
+        "file://$tmp/dq/bottleneck-1.svg" >"$tmp/chromium.log" 2>&1
+    [ -s "$out" ] && head -c 5 "$out" | grep -q '%PDF-' || { why="no PDF: $(tail -2 "$tmp/chromium.log" | tr '\n' ' ' | head -c 200)"; return 1; }
+    [ "$(stat -c %s "$out")" -gt 10000 ] || { why="a PDF of $(stat -c %s "$out") bytes: nothing drawn"; return 1; }
+    echo "     printed: $out"
+}
+check "a bottleneck's plot prints (headless Chromium, PDF)" print_pdf
 
 finish plots

@@ -532,15 +532,15 @@ looks_over_overlap(const struct overlap *o, char *reason, size_t len, bool *like
         (alike(ql, qc) || (ql > qc ? ql - qc : qc - ql) < EW_PATH_MOVE_TOGETHER_GAP_MS)) {
         snprintf(reason, len,
                  "over the %.1f s both kinds ran, their queueing delays move together (%.1f and "
-                 "%.1f ms above the base RTT)%s: one shared queue",
+                 "%.1f ms on average above the path's base RTT)%s: one shared queue",
                  o->secs, ql, qc, corr);
         return "single_queue";
     }
     if (ql * EW_PATH_DUALQ_DELAY_RATIO < qc && qc - ql >= EW_PATH_DUALQ_MIN_GAP_MS &&
         o->marks[1] > 0) {
         snprintf(reason, len,
-                 "over the %.1f s both kinds ran, ECT(1) queued %.1f ms and ECT(0) %.1f ms above "
-                 "the base RTT, ECT(1) marked on %.2f%% of its packets and ECT(0) on %.2f%% "
+                 "over the %.1f s both kinds ran, ECT(1) queued %.1f ms and ECT(0) %.1f ms on "
+                 "average above the path's base RTT, ECT(1) marked on %.2f%% of its packets and ECT(0) on %.2f%% "
                  "(%.0f and %.0f marks): two queues, ECT(1) kept shallow: a DualQ%s",
                  o->secs, ql, qc, pl * 100, pc * 100, o->marks[1], o->marks[0], corr);
         return "dualq";
@@ -548,8 +548,8 @@ looks_over_overlap(const struct overlap *o, char *reason, size_t len, bool *like
     if (o->steady) {
         *likely = false;
         snprintf(reason, len,
-                 "over the %.1f s both kinds ran, ECT(1) queued %.1f ms and ECT(0) %.1f ms above "
-                 "the base RTT, but a delay that hardly moves cannot show whether they wait in "
+                 "over the %.1f s both kinds ran, ECT(1) queued %.1f ms and ECT(0) %.1f ms on "
+                 "average above the path's base RTT, but a delay that hardly moves cannot show whether they wait in "
                  "one queue or in a queue each",
                  o->secs, ql, qc);
         return "unknown";
@@ -557,7 +557,7 @@ looks_over_overlap(const struct overlap *o, char *reason, size_t len, bool *like
     if (!o->has_corr && alike(ql, qc) && m && !strcmp(m, "single_queue")) {
         snprintf(reason, len,
                  "over the %.1f s both kinds ran, the same queueing delay for both (%.1f and "
-                 "%.1f ms above the base RTT) and the same marking%s: one shared queue",
+                 "%.1f ms on average above the path's base RTT) and the same marking%s: one shared queue",
                  o->secs, ql, qc, corr);
         return "single_queue";
     }
@@ -565,15 +565,15 @@ looks_over_overlap(const struct overlap *o, char *reason, size_t len, bool *like
         ql * 1000 >= EW_PATH_QD_CLASSIC_US && qc * 1000 >= EW_PATH_QD_CLASSIC_US) {
         snprintf(reason, len,
                  "over the %.1f s both kinds ran, both are marked at classic depths (%.1f and "
-                 "%.1f ms above the base RTT) but their delays do not move together%s: a queue "
+                 "%.1f ms on average above the path's base RTT) but their delays do not move together%s: a queue "
                  "for each flow (flow queueing, as fq_codel)",
                  o->secs, ql, qc, corr);
         return "fq";
     }
     *likely = false;
     snprintf(reason, len,
-             "over the %.1f s both kinds ran, ECT(1) queued %.1f ms and ECT(0) %.1f ms above "
-             "the base RTT%s, with %.0f and %.0f marks: neither one queue, a DualQ, nor a queue "
+             "over the %.1f s both kinds ran, ECT(1) queued %.1f ms and ECT(0) %.1f ms on "
+             "average above the path's base RTT%s, with %.0f and %.0f marks: neither one queue, a DualQ, nor a queue "
              "per flow",
              o->secs, ql, qc, corr, o->marks[1], o->marks[0]);
     return "unknown";
@@ -1028,7 +1028,7 @@ ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
         p->has_confidence = true;
         p->few_marks = false;
         fmt(p->reason, EW_REASON_LEN,
-                 "%llu marks at %.1f ms of queueing delay on average, while ECT(1) flows through "
+                 "%llu marks, applied at a mean queueing delay of %.1f ms, while ECT(1) flows through "
                  "the same bottleneck (%s) are marked at a shallow queue: a DualQ's classic queue",
                  (unsigned long long)p->marks, p->qdelay_at_marks_ms, cls);
         break;
@@ -1038,7 +1038,7 @@ ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
         p->few_marks = false;
         p->certain = false;
         fmt(p->reason, EW_REASON_LEN,
-                 "%llu marks at %.1f ms of queueing delay on average, in one queue with the "
+                 "%llu marks, applied at a mean queueing delay of %.1f ms, in one queue with the "
                  "%s flows %s (bottlenecks): a classic single-queue AQM",
                  (unsigned long long)p->marks, p->qdelay_at_marks_ms,
                  r->l4s ? "classic" : "L4S", cls);
@@ -1051,7 +1051,7 @@ ew_bottleneck_apply(const struct ew_bottlenecks *b, const struct ew_flow *f,
         p->has_confidence = true;
         p->few_marks = false;
         fmt(p->reason, EW_REASON_LEN,
-                 "%llu marks at %.1f ms of queueing delay on average, in a queue of its own: "
+                 "%llu marks, applied at a mean queueing delay of %.1f ms, in a queue of its own: "
                  "the %s flows %s through the same bottleneck are marked at classic depths too, "
                  "and their delays do not move with this one's (flow queueing)",
                  (unsigned long long)p->marks, p->qdelay_at_marks_ms,

@@ -20,6 +20,7 @@
 #include "dissectors/pkt.h"
 #include "flow/flow.h"
 #include "infer/negotiation.h"
+#include "infer/qdhist.h"
 
 /* Observations about one direction d's data and the feedback on it, which
  * travels in the other direction. */
@@ -27,12 +28,6 @@
 /* TSvals waiting for their first echo, per direction (as pping/ePPing) */
 #define EW_TS_PENDING 8
 
-/* A histogram of queueing delays: bin 0 below EW_QD_BIN0_US, then bins of
- * half an octave (0.25, 0.35, 0.5, 0.71, 1, ... ms), the last one open
- * (from 181 ms). Counts saturate by halving every bin of the histogram, so
- * that its shape is kept: what is read from it are shares and quantiles. */
-#define EW_QD_BINS 20
-#define EW_QD_BIN0_US 250
 /* sequence ranges of one direction the capture point has skipped, tracked at once */
 #define EW_HOLES 4
 
@@ -373,6 +368,10 @@ struct ew_path_verdict {
     const char *marking; /* "upstream", "downstream", "both" or "none": where the marks were applied */
     double qdelay_at_marks_ms; /* mean, or -1 */
     double qdelay_mean_ms, qdelay_max_ms; /* -1 when no RTT was measured */
+    /* the delay's median, p10 and p90 (from its histogram, qdhist.h): the
+     * number every output gives for the flow's queueing delay; -1 when
+     * not measured */
+    double qdelay_median_ms, qdelay_p10_ms, qdelay_p90_ms;
     uint64_t marks;
     /* what the delays were measured from: "data_to_ack" (d's data against
      * its ACKs: the queue downstream of the capture point), "ts_from_sender"

@@ -194,7 +194,7 @@ static void
 l4s_bursty_say(const struct path_in *in, struct ew_path_verdict *p)
 {
     reason(p,
-           "%llu marks, %.2f per round trip, at %.1f ms of queueing delay: an L4S AQM's "
+           "%llu marks, %.2f per round trip, applied at a mean queueing delay of %.1f ms: an L4S AQM's "
            "rate (a classic one marks an L4S flow far less), the delay the link's "
            "burstiness: a shallow, L4S-style AQM",
            (unsigned long long)in->marks, p->ce_per_rtt, p->qdelay_at_marks_ms);
@@ -212,7 +212,7 @@ static void
 l4s_say(const struct path_in *in, struct ew_path_verdict *p)
 {
     reason(p,
-           "%llu marks at %.1f ms of queueing delay on average, within %.1f ms%s: a "
+           "%llu marks, applied at a mean queueing delay of %.1f ms, within %.1f ms%s: a "
            "shallow, L4S-style AQM",
            (unsigned long long)in->marks, p->qdelay_at_marks_ms, in->shallow / 1000.0,
            in->scaled);
@@ -230,7 +230,7 @@ static void
 classic_say(const struct path_in *in, struct ew_path_verdict *p)
 {
     reason(p,
-           "%llu marks at %.1f ms of queueing delay on average, %.1f ms or more%s, "
+           "%llu marks, applied at a mean queueing delay of %.1f ms, %.1f ms or more%s, "
            "%.0f%% of them above the median delay: a classic AQM (a queue of its own or "
            "shared, or a DualQ's classic queue: other flows through it tell)",
            (unsigned long long)in->marks, p->qdelay_at_marks_ms, in->classic / 1000.0,
@@ -253,7 +253,7 @@ static void
 unaligned_say(const struct path_in *in, struct ew_path_verdict *p)
 {
     reason(p,
-           "%llu marks at %.1f ms of queueing delay on average, but only %.0f%% of them "
+           "%llu marks, applied at a mean queueing delay of %.1f ms, but only %.0f%% of them "
            "above the median delay (a classic AQM marks when its queue is long: most): "
            "the delay is not the marking queue's (jitter, a bursty link)",
            (unsigned long long)in->marks, p->qdelay_at_marks_ms,
@@ -271,7 +271,7 @@ between_when(const struct path_in *in, const struct ew_path_verdict *p)
 static void
 between_say(const struct path_in *in, struct ew_path_verdict *p)
 {
-    reason(p, "%llu marks at %.1f ms of queueing delay: between a shallow and a classic AQM",
+    reason(p, "%llu marks, applied at a mean queueing delay of %.1f ms: between a shallow and a classic AQM",
            (unsigned long long)in->marks, p->qdelay_at_marks_ms);
 }
 
@@ -497,6 +497,21 @@ ew_infer_path(const struct ew_flow *f, int d, const struct ew_flow_verdict *v,
         q.marks_with_qd = h->ce_up_n;
         q.hist = up->excess_hist;
         q.marks_hist = h->ce_up_hist;
+    }
+    /* the delay's quantiles, from the same source as its mean */
+    {
+        static const double qq[3] = {0.5, 0.1, 0.9};
+        double *to[3] = {&p->qdelay_median_ms, &p->qdelay_p10_ms, &p->qdelay_p90_ms};
+        int i;
+
+        for (i = 0; i < 3; i++) {
+            double a = from == QD_DATA_TO_ACK || from == QD_BOTH
+                           ? ew_qd_quantile(h->qd_hist, qq[i], NULL, NULL) : -1;
+            double b = from == QD_TS_FROM_SENDER || from == QD_BOTH
+                           ? ew_qd_quantile(up->excess_hist, qq[i], NULL, NULL) : -1;
+
+            *to[i] = a < 0 && b < 0 ? -1 : ((a > 0 ? a : 0) + (b > 0 ? b : 0)) / 1000.0;
+        }
     }
     p->qdelay_samples = q.samples;
     p->marks_with_qdelay = q.marks_with_qd;

@@ -7,7 +7,12 @@
 
 #include <stdint.h>
 
-#include "infer/infer.h"
+/* A histogram of queueing delays: bin 0 below EW_QD_BIN0_US, then bins of
+ * half an octave (0.25, 0.35, 0.5, 0.71, 1, ... ms), the last one open
+ * (from 181 ms). Counts saturate by halving every bin of the histogram, so
+ * that its shape is kept: what is read from it are shares and quantiles. */
+#define EW_QD_BINS 20
+#define EW_QD_BIN0_US 250
 
 /* the bin of a delay (us) */
 static inline unsigned

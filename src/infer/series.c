@@ -10,6 +10,7 @@
 #include "dissectors/ecn.h"
 #include "flow/flowtab.h"
 #include "infer/infer.h"
+#include "infer/qdhist.h"
 
 int
 ew_series_pool_init(struct ew_series_pool *p, uint32_t max_series, int64_t width_ns)
@@ -56,14 +57,14 @@ take(struct ew_series_pool *p, uint64_t id, int64_t ts)
     return s;
 }
 
-/* one delay sample (ns, never negative) into a bin's sum and count */
+/* one delay sample (ns, never negative) into a bin's histogram and count */
 static void
-add_qd(uint32_t *sum, uint16_t *n, int64_t ns)
+add_qd(uint8_t *h, uint16_t *n, int64_t ns)
 {
-    if (*n == UINT16_MAX || ns < 0)
+    if (ns < 0)
         return;
-    *sum = ew_sat_add32(*sum, (uint64_t)ns / 1000);
-    (*n)++;
+    ew_qd_add(h, ns / 1000 > UINT32_MAX ? UINT32_MAX : (uint32_t)(ns / 1000));
+    *n = ew_sat_add16(*n, 1);
 }
 
 /* halve the resolution: bins 2k and 2k+1 become bin k */
@@ -83,8 +84,8 @@ merge(struct ew_series *s)
         a.marks = ew_sat_add16(a.marks, b.marks);
         if (b.rtt_min_us && (!a.rtt_min_us || b.rtt_min_us < a.rtt_min_us))
             a.rtt_min_us = b.rtt_min_us;
-        a.qd_seq_us = ew_sat_add32(a.qd_seq_us, b.qd_seq_us);
-        a.qd_up_us = ew_sat_add32(a.qd_up_us, b.qd_up_us);
+        ew_qd_merge(a.qd_seq, b.qd_seq);
+        ew_qd_merge(a.qd_up, b.qd_up);
         a.qd_seq_n = ew_sat_add16(a.qd_seq_n, b.qd_seq_n);
         a.qd_up_n = ew_sat_add16(a.qd_up_n, b.qd_up_n);
         s->b[i] = a;
@@ -151,7 +152,7 @@ ew_series_packet(struct ew_series_pool *p, struct ew_flow *f, int dir, const str
         if (!s->b[k].rtt_min_us || us < s->b[k].rtt_min_us)
             s->b[k].rtt_min_us = us ? us : 1;
         /* the sample's queueing delay, as rtt_sample() took it */
-        add_qd(&s->b[k].qd_seq_us, &s->b[k].qd_seq_n, h->rtt_last - h->rtt_min);
+        add_qd(s->b[k].qd_seq, &s->b[k].qd_seq_n, h->rtt_last - h->rtt_min);
         s->last_rtt_samples = h->rtt_samples;
     }
     /* the timestamp loop to d's sender and back (the other direction's
@@ -159,7 +160,7 @@ ew_series_packet(struct ew_series_pool *p, struct ew_flow *f, int dir, const str
     if (f->inf->half[dir ^ 1].ts.samples != s->last_up_samples) {
         const struct ew_tsloop *up = &f->inf->half[dir ^ 1].ts;
 
-        add_qd(&s->b[k].qd_up_us, &s->b[k].qd_up_n, up->last - up->min);
+        add_qd(s->b[k].qd_up, &s->b[k].qd_up_n, up->last - up->min);
         s->last_up_samples = up->samples;
     }
 }

@@ -1,8 +1,8 @@
 /* series.h - per-flow time series (--timeseries, --plot): for each direction,
  * bins of packet time holding packets, bytes, CE, ECT(1) and ECT(0) packets, marks fed
  * back, the lowest RTT seen and the queueing delay as the path verdict times
- * it (each sample above its running minimum, summed: data to ACK, and the
- * timestamp loop to the direction's sender and back). Memory is bounded: series come from a pool
+ * it (each sample above its running minimum, in a histogram, qdhist.h: data
+ * to ACK, and the timestamp loop to the direction's sender and back). Memory is bounded: series come from a pool
  * allocated once (EW_SERIES_BINS bins each, at most max_series series); when
  * a series runs out of bins, neighbouring bins merge and the interval doubles.
  * Flows beyond the pool get no series, and that is counted. The series are
@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "infer/infer.h"
+
 #define EW_SERIES_BINS 256
 
 struct ew_bin {
@@ -22,9 +24,9 @@ struct ew_bin {
     uint16_t e0;         /* ECT(0) packets (the plots' codepoint panel) */
     uint32_t rtt_min_us; /* 0: no sample in this bin */
     /* queueing delay samples (infer_path.c's sources): data to ACK, and the
-     * timestamp loop to d's sender and back; sums of us and their counts */
-    uint32_t qd_seq_us, qd_up_us;
+     * timestamp loop to d's sender and back; their histograms and counts */
     uint16_t qd_seq_n, qd_up_n;
+    uint8_t qd_seq[EW_QD_BINS], qd_up[EW_QD_BINS];
 };
 
 struct ew_series {

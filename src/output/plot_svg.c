@@ -20,6 +20,7 @@
 #include "flow/flowtab.h"
 #include "base/format.h"
 #include "findings/bottleneck.h"
+#include "infer/qdhist.h"
 #include "infer/series.h"
 
 #define SVG_W 1000
@@ -37,6 +38,7 @@ struct svg_line {
     const char *name, *color, *dash;
     const double *v;
     const bool *has;
+    const double *lo, *hi; /* a band around v (p10 to p90), or NULL */
 };
 
 struct svg_time {
@@ -53,7 +55,9 @@ struct svg_axis {
 
 /* one direction's bins as the panels draw them, and their extremes */
 struct svg_bins {
-    double tput[EW_SERIES_BINS], rtt[EW_SERIES_BINS], qd[EW_SERIES_BINS], ce[EW_SERIES_BINS];
+    double tput[EW_SERIES_BINS], rtt[EW_SERIES_BINS], ce[EW_SERIES_BINS];
+    /* the queueing delay's median and its p10 and p90, ms */
+    double qd[EW_SERIES_BINS], qlo[EW_SERIES_BINS], qhi[EW_SERIES_BINS];
     double mk[EW_SERIES_BINS], e1s[EW_SERIES_BINS], e0s[EW_SERIES_BINS], ces[EW_SERIES_BINS];
     bool hasrtt[EW_SERIES_BINS], hasqd[EW_SERIES_BINS];
     double mt, rmin, rmax, qmax, mmax;
@@ -205,8 +209,53 @@ svg_grid(FILE *out, const struct svg_axis *a, const char *unit, const struct svg
     }
 }
 
+static double
+clip(const struct svg_axis *a, double v)
+{
+    return v < a->ymin ? a->ymin : v > a->ymax ? a->ymax : v;
+}
+
+/* the band of a line (ln->lo to ln->hi), shaded under it: a polygon over
+ * each run of bins with a value, a bar where the run is one bin */
+static void
+svg_series_band(FILE *out, const struct svg_line *ln, const struct svg_axis *a,
+                const struct svg_time *t, const struct ew_series *s, double off_s)
+{
+    double w_s = (double)s->width / 1e9;
+    int k = 0, j, e;
+
+    while (k < s->n) {
+        if (ln->has && !ln->has[k]) {
+            k++;
+            continue;
+        }
+        for (e = k; e + 1 < s->n && (!ln->has || ln->has[e + 1]); e++)
+            ;
+        if (e == k)
+            fprintf(out, "<line class=\"band\" data-name=\"%s\" x1=\"%.1f\" y1=\"%.1f\" "
+                         "x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-opacity=\"0.35\" "
+                         "stroke-width=\"3\"/>\n",
+                    ln->name, xpos(t, off_s + (k + 0.5) * w_s), ypos(a, clip(a, ln->hi[k])),
+                    xpos(t, off_s + (k + 0.5) * w_s), ypos(a, clip(a, ln->lo[k])), ln->color);
+        else {
+            fprintf(out, "<polygon class=\"band\" data-name=\"%s\" fill=\"%s\" "
+                         "fill-opacity=\"0.2\" stroke=\"none\" points=\"",
+                    ln->name, ln->color);
+            for (j = k; j <= e; j++)
+                fprintf(out, "%s%.1f,%.1f", j == k ? "" : " ", xpos(t, off_s + (j + 0.5) * w_s),
+                        ypos(a, clip(a, ln->hi[j])));
+            for (j = e; j >= k; j--)
+                fprintf(out, " %.1f,%.1f", xpos(t, off_s + (j + 0.5) * w_s),
+                        ypos(a, clip(a, ln->lo[j])));
+            fprintf(out, "\"/>\n");
+        }
+        k = e + 1;
+    }
+}
+
 /* one line of a panel over the series' bins: polylines through the bins
- * with a value, clipped to the axis; a point with no neighbour a dot */
+ * with a value, clipped to the axis; a point with no neighbour a dot; its
+ * band first, when it has one */
 static void
 svg_series_line(FILE *out, const struct svg_line *ln, const struct svg_axis *a,
                 const struct svg_time *t, const struct ew_series *s, double off_s)
@@ -215,6 +264,8 @@ svg_series_line(FILE *out, const struct svg_line *ln, const struct svg_axis *a,
     bool open = false;
     int k;
 
+    if (ln->lo && ln->hi)
+        svg_series_band(out, ln, a, t, s, off_s);
     for (k = 0; k < s->n; k++) {
         double x = xpos(t, off_s + (k + 0.5) * w_s), v, y;
 
@@ -224,7 +275,7 @@ svg_series_line(FILE *out, const struct svg_line *ln, const struct svg_axis *a,
             open = false;
             continue;
         }
-        v = ln->v[k] < a->ymin ? a->ymin : ln->v[k] > a->ymax ? a->ymax : ln->v[k];
+        v = clip(a, ln->v[k]);
         y = ypos(a, v);
         /* a point with no neighbour is a dot, a line of one point shows
          * nothing */
@@ -298,8 +349,22 @@ carries_data(const struct ew_flow *f, int d)
     return f->key.proto == 6 ? f->dir[d].payload_bytes > 0 : f->dir[d].packets > 0;
 }
 
+/* the q-quantile (ms) of a bin's queueing delay from src: with both halves
+ * of the loop, the sum of the two (each half's share of the queue); -1 when
+ * the bin has no sample */
+static double
+bin_qd(const struct ew_bin *bn, enum qd_src src, double q)
+{
+    double a = src == QS_SEQ || src == QS_BOTH ? ew_qd_quantile(bn->qd_seq, q, NULL, NULL) : -1;
+    double b = src == QS_UP || src == QS_BOTH ? ew_qd_quantile(bn->qd_up, q, NULL, NULL) : -1;
+
+    if (a < 0 && b < 0)
+        return -1;
+    return ((a > 0 ? a : 0) + (b > 0 ? b : 0)) / 1000;
+}
+
 /* the series' bins in the panels' units: Mbit/s, ms, marks, %; the
- * queueing delay the mean of the bin's samples from src */
+ * queueing delay the median of the bin's samples from src, with p10 and p90 */
 static void
 svg_bins(const struct ew_series *s, enum qd_src src, struct svg_bins *v)
 {
@@ -335,17 +400,16 @@ svg_bins(const struct ew_series *s, enum qd_src src, struct svg_bins *v)
     }
     for (i = 0; i < s->n; i++) {
         const struct ew_bin *bn = &s->b[i];
-        bool seq = bn->qd_seq_n > 0, up = bn->qd_up_n > 0;
-        double ms_seq = seq ? (double)bn->qd_seq_us / bn->qd_seq_n / 1000 : 0;
-        double ms_up = up ? (double)bn->qd_up_us / bn->qd_up_n / 1000 : 0;
 
-        v->hasqd[i] = src == QS_SEQ ? seq : src == QS_UP ? up : src == QS_BOTH && (seq || up);
-        v->qd[i] = src == QS_SEQ ? ms_seq : src == QS_UP ? ms_up : ms_seq + ms_up;
+        v->qd[i] = bin_qd(bn, src, 0.5);
+        v->hasqd[i] = v->qd[i] >= 0;
         if (!v->hasqd[i])
             continue;
+        v->qlo[i] = bin_qd(bn, src, 0.1);
+        v->qhi[i] = bin_qd(bn, src, 0.9);
         v->nqd++;
-        if (v->qd[i] > v->qmax)
-            v->qmax = v->qd[i];
+        if (v->qhi[i] > v->qmax)
+            v->qmax = v->qhi[i];
     }
 }
 
@@ -390,7 +454,7 @@ svg_direction(FILE *out, const struct ew_series *s, enum qd_src src, const struc
     svg_heading(out, f, d, w_s, y);
     y += DIR_HEAD;
     {
-        struct svg_line l = {"throughput", "#1f77b4", NULL, v->tput, NULL};
+        struct svg_line l = {"throughput", "#1f77b4", NULL, v->tput, NULL, NULL, NULL};
 
         snprintf(id, sizeof(id), "%s-throughput", tag);
         svg_panel(out, id, y, "throughput (payload)", "Mbit/s", 0, v->mt, 0, t, &l, 1, s, off_s,
@@ -398,7 +462,7 @@ svg_direction(FILE *out, const struct ew_series *s, enum qd_src src, const struc
         y += PANEL_H;
     }
     if (v->nrtt) {
-        struct svg_line l = {"RTT", "#2ca02c", NULL, v->rtt, v->hasrtt};
+        struct svg_line l = {"RTT", "#2ca02c", NULL, v->rtt, v->hasrtt, NULL, NULL};
 
         snprintf(id, sizeof(id), "%s-rtt", tag);
         snprintf(title, sizeof(title), "RTT, lowest per bin (flow minimum %.3f ms)", v->rmin);
@@ -412,11 +476,11 @@ svg_direction(FILE *out, const struct ew_series *s, enum qd_src src, const struc
     }
     /* the delay the text and the report give (path.qdelay_*), bin by bin */
     if (v->nqd) {
-        struct svg_line q = {"queueing delay", "#ff7f0e", NULL, v->qd, v->hasqd};
+        struct svg_line q = {"queueing delay", "#ff7f0e", NULL, v->qd, v->hasqd, v->qlo, v->qhi};
 
         snprintf(id, sizeof(id), "%s-qdelay", tag);
-        snprintf(title, sizeof(title), "queueing delay, mean per bin, timed by %s (as the path "
-                 "verdict)", qd_src_words[src]);
+        snprintf(title, sizeof(title), "queueing delay per bin: median, p10 to p90 shaded; timed "
+                 "by %s (as the path verdict)", qd_src_words[src]);
         svg_panel(out, id, y, title, "ms", 0, v->qmax, 0, t, &q, 1, s, off_s, false);
         y += PANEL_H;
     } else {
@@ -427,8 +491,8 @@ svg_direction(FILE *out, const struct ew_series *s, enum qd_src src, const struc
         y += 22;
     }
     {
-        struct svg_line l[2] = {{"CE seen here", "#d62728", NULL, v->ce, NULL},
-                                {"marks fed back", "#9467bd", "5,3", v->mk, NULL}};
+        struct svg_line l[2] = {{"CE seen here", "#d62728", NULL, v->ce, NULL, NULL, NULL},
+                                {"marks fed back", "#9467bd", "5,3", v->mk, NULL, NULL, NULL}};
 
         snprintf(id, sizeof(id), "%s-marks", tag);
         snprintf(title, sizeof(title), "CE marks per %.0f ms interval", w_s * 1000);
@@ -438,9 +502,9 @@ svg_direction(FILE *out, const struct ew_series *s, enum qd_src src, const struc
     }
     {
         /* Not-ECT is what is left of 100 % */
-        struct svg_line l[3] = {{"ECT(1) share", "#17becf", NULL, v->e1s, NULL},
-                                {"ECT(0) share", "#8c564b", "2,2", v->e0s, NULL},
-                                {"CE share", "#d62728", "5,3", v->ces, NULL}};
+        struct svg_line l[3] = {{"ECT(1) share", "#17becf", NULL, v->e1s, NULL, NULL, NULL},
+                                {"ECT(0) share", "#8c564b", "2,2", v->e0s, NULL, NULL, NULL},
+                                {"CE share", "#d62728", "5,3", v->ces, NULL, NULL, NULL}};
 
         snprintf(id, sizeof(id), "%s-codepoints", tag);
         svg_panel(out, id, y, "ECN codepoints, share of packets (Not-ECT: the rest)", "%", 0, 100,
@@ -600,6 +664,59 @@ svg_panel_multi(FILE *out, const char *id, int y0, const char *title, const char
     fprintf(out, "</g>\n");
 }
 
+/* text with the characters XML gives a meaning escaped */
+static void
+svg_escaped(FILE *out, const char *t, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n && t[i]; i++)
+        switch (t[i]) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        default: fputc(t[i], out);
+        }
+}
+
+/* the lines of text t broken at spaces to at most width characters (a UTF-8
+ * sequence counts as one), each line's start and length into at[] and len[];
+ * the number of lines, at most max */
+static int
+svg_wrap(const char *t, int width, size_t *at, size_t *len, int max)
+{
+    size_t i = 0, n = strlen(t);
+    int nl = 0;
+
+    while (i < n && nl < max) {
+        size_t j = i, brk = 0;
+        int cols = 0;
+
+        while (j < n && cols < width) {
+            if (t[j] == ' ')
+                brk = j;
+            if (((unsigned char)t[j] & 0xc0) != 0x80)
+                cols++;
+            j++;
+        }
+        while (j < n && ((unsigned char)t[j] & 0xc0) == 0x80)
+            j++; /* never inside a character */
+        if (j < n && brk > i)
+            j = brk;
+        at[nl] = i;
+        len[nl++] = j - i;
+        i = j;
+        while (i < n && t[i] == ' ')
+            i++;
+    }
+    return nl;
+}
+
+#define BN_CAPTION_COLS 128
+#define BN_CAPTION_LINES 5
+#define BN_CAPTION_LH 15
+
 int
 ew_plot_bottleneck_svg(const struct ew_bottleneck *g, const struct ew_plot_flow *fl, int n,
                        FILE *out)
@@ -607,14 +724,20 @@ ew_plot_bottleneck_svg(const struct ew_bottleneck *g, const struct ew_plot_flow 
     /* L4S flows in blues, solid; classic flows in oranges, dashed */
     static const char *const blue[] = {"#1f77b4", "#17becf", "#3f5fbf", "#6baed6"};
     static const char *const orange[] = {"#ff7f0e", "#d62728", "#e6550d", "#bd9e39"};
-    const struct ew_series *s[EW_PLOT_BN_FLOWS];
+    const struct ew_series *s[EW_PLOT_BN_FLOWS + 1];
     struct svg_line tl[EW_PLOT_BN_FLOWS], ql[EW_PLOT_BN_FLOWS], ml[EW_PLOT_BN_FLOWS];
-    double off[EW_PLOT_BN_FLOWS], mt = 0, qmax = 0, mmax = 0, (*rate)[EW_SERIES_BINS];
+    struct svg_line el[EW_PLOT_BN_FLOWS], rl[2];
+    double off[EW_PLOT_BN_FLOWS + 1], mt = 0, qmax = 0, mmax = 0, rmax = 0;
+    double (*rate)[EW_SERIES_BINS];
     struct svg_bins *v;
-    char (*name)[40];
+    struct ew_series *grid = NULL; /* the ratio's common bins */
+    double *ratio = NULL, *one = NULL, *sum = NULL;
+    bool *has_ratio = NULL, per_rtt = true;
+    char (*name)[40], cap[600], unit[16];
+    size_t at[BN_CAPTION_LINES], len[BN_CAPTION_LINES];
     struct svg_time t;
-    int64_t t0 = 0, t1 = 0;
-    int i, k, nl = 0, nb = 0, nc = 0, y;
+    int64_t t0 = 0, t1 = 0, width = 0;
+    int i, k, nl = 0, nb = 0, nc = 0, y, ncap, height, rc = -1;
 
     if (n > EW_PLOT_BN_FLOWS)
         n = EW_PLOT_BN_FLOWS;
@@ -625,6 +748,10 @@ ew_plot_bottleneck_svg(const struct ew_bottleneck *g, const struct ew_plot_flow 
             t0 = fl[i].s->t0;
         if (!nl || fl[i].s->t0 + fl[i].s->n * fl[i].s->width > t1)
             t1 = fl[i].s->t0 + fl[i].s->n * fl[i].s->width;
+        if (fl[i].s->width > width)
+            width = fl[i].s->width;
+        if (!(fl[i].rtt_ms > 0))
+            per_rtt = false;
         nl++;
     }
     if (!nl)
@@ -632,28 +759,41 @@ ew_plot_bottleneck_svg(const struct ew_bottleneck *g, const struct ew_plot_flow 
     v = malloc(sizeof(*v) * (size_t)n);
     rate = malloc(sizeof(*rate) * (size_t)n);
     name = malloc(sizeof(*name) * (size_t)n);
-    if (!v || !rate || !name) {
-        free(v);
-        free(rate);
-        free(name);
-        return -1;
-    }
+    grid = calloc(1, sizeof(*grid));
+    ratio = calloc(4 * EW_SERIES_BINS, sizeof(*ratio));
+    has_ratio = calloc(EW_SERIES_BINS, sizeof(*has_ratio));
+    if (!v || !rate || !name || !grid || !ratio || !has_ratio)
+        goto out;
+    one = ratio + EW_SERIES_BINS;
+    sum = ratio + 2 * EW_SERIES_BINS; /* L4S bytes, then classic bytes, by grid bin */
+    /* the ratio's bins: the widest series' width, from the first start */
+    while ((t1 - t0 + width - 1) / width > EW_SERIES_BINS)
+        width *= 2;
+    grid->t0 = t0;
+    grid->width = width;
+    grid->n = (uint16_t)((t1 - t0 + width - 1) / width);
     svg_time_ticks(&t, (double)(t1 - t0) / 1e9);
     nl = 0;
     for (i = 0; i < n; i++) {
         const struct ew_series *x = fl[i].s;
+        const char *color, *dash = fl[i].l4s ? NULL : "5,3";
         double w_s;
-        const char *color;
 
         if (!x || !x->n)
             continue;
         w_s = (double)x->width / 1e9;
         svg_bins(x, qd_src_of(fl[i].qd_from, x), &v[nl]);
         for (k = 0; k < x->n; k++) {
-            /* marks a second: CE seen here or fed back, whichever tells more */
-            rate[nl][k] = (x->b[k].ce > x->b[k].marks ? x->b[k].ce : x->b[k].marks) / w_s;
+            /* marks: CE seen here or fed back, whichever tells more; a round
+             * trip (each flow's own) or a second */
+            double m = x->b[k].ce > x->b[k].marks ? x->b[k].ce : x->b[k].marks;
+            int64_t gb = (x->t0 + (int64_t)(k + 0.5) * x->width - t0) / width;
+
+            rate[nl][k] = per_rtt ? m * (fl[i].rtt_ms / 1000) / w_s : m / w_s;
             if (rate[nl][k] > mmax)
                 mmax = rate[nl][k];
+            if (gb >= 0 && gb < grid->n)
+                sum[(fl[i].l4s ? 0 : EW_SERIES_BINS) + gb] += x->b[k].bytes;
         }
         if (v[nl].mt > mt)
             mt = v[nl].mt;
@@ -662,36 +802,86 @@ ew_plot_bottleneck_svg(const struct ew_bottleneck *g, const struct ew_plot_flow 
         color = fl[i].l4s ? blue[nb++ % 4] : orange[nc++ % 4];
         snprintf(name[nl], sizeof(name[nl]), "#%llu %s", (unsigned long long)fl[i].id,
                  fl[i].l4s ? "L4S" : "classic");
-        tl[nl] = (struct svg_line){name[nl], color, fl[i].l4s ? NULL : "5,3", v[nl].tput, NULL};
-        ql[nl] = (struct svg_line){name[nl], color, fl[i].l4s ? NULL : "5,3", v[nl].qd,
-                                   v[nl].hasqd};
-        ml[nl] = (struct svg_line){name[nl], color, fl[i].l4s ? NULL : "5,3", rate[nl], NULL};
+        tl[nl] = (struct svg_line){name[nl], color, dash, v[nl].tput, NULL, NULL, NULL};
+        ql[nl] = (struct svg_line){name[nl],    color,       dash,       v[nl].qd,
+                                   v[nl].hasqd, v[nl].qlo, v[nl].qhi};
+        ml[nl] = (struct svg_line){name[nl], color, dash, rate[nl], NULL, NULL, NULL};
+        el[nl] = (struct svg_line){name[nl], color, dash, v[nl].e1s, NULL, NULL, NULL};
         s[nl] = x;
         off[nl] = (double)(x->t0 - t0) / 1e9;
         nl++;
     }
+    /* L4S to classic throughput where both sent */
+    for (k = 0; k < grid->n; k++) {
+        one[k] = 1;
+        has_ratio[k] = sum[k] > 0 && sum[EW_SERIES_BINS + k] > 0;
+        ratio[k] = has_ratio[k] ? sum[k] / sum[EW_SERIES_BINS + k] : 0;
+        if (has_ratio[k] && ratio[k] > rmax)
+            rmax = ratio[k];
+    }
+    if (rmax > 10)
+        rmax = 10; /* a starved kind shows as the axis' top */
+    if (rmax < 2)
+        rmax = 2;
+    rl[0] = (struct svg_line){"L4S : classic", "#555", NULL, ratio, has_ratio, NULL, NULL};
+    rl[1] = (struct svg_line){"equal (1)", "#aaa", "2,3", one, NULL, NULL, NULL};
+    s[nl] = grid;
+    off[nl] = 0;
+
+    snprintf(cap, sizeof(cap), "%s%s: %s", g->looks_like, g->likely ? " (likely)" : "",
+             g->reason);
+    ncap = svg_wrap(cap, BN_CAPTION_COLS, at, len, BN_CAPTION_LINES);
+    height = 30 + ncap * BN_CAPTION_LH + DIR_HEAD - 10 + (g->has_ratio ? 5 : 4) * PANEL_H +
+             XLABEL_H + 10;
     fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                  "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %d\" width=\"100%%\" "
                  "preserveAspectRatio=\"xMidYMin meet\">\n"
                  "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
-                 "<text class=\"bottleneck\" x=\"%d\" y=\"20\" font-size=\"15\" %s>%s &#8596; "
-                 "%s: %s%s, %d flow%s over %.3f s</text>\n",
-            SVG_W, 30 + DIR_HEAD + 3 * PANEL_H + XLABEL_H + 10, LEFT, FONT, g->hosts[0],
-            g->hosts[1], g->looks_like, g->likely ? " (likely)" : "", nl, nl == 1 ? "" : "s",
+                 "<text class=\"bottleneck\" x=\"%d\" y=\"20\" font-size=\"15\" %s>",
+            SVG_W, height, LEFT, FONT);
+    svg_escaped(out, g->hosts[0], sizeof(g->hosts[0]));
+    fputs(" &#8596; ", out);
+    svg_escaped(out, g->hosts[1], sizeof(g->hosts[1]));
+    fprintf(out, ": %d flow%s over %.3f s, one time axis</text>\n", nl, nl == 1 ? "" : "s",
             t.span_s);
-    y = 30 + DIR_HEAD - 10;
+    for (i = 0; i < ncap; i++) {
+        fprintf(out, "<text class=\"caption\" x=\"%d\" y=\"%d\" font-size=\"12\" %s>", LEFT,
+                30 + 8 + i * BN_CAPTION_LH, FONT);
+        svg_escaped(out, cap + at[i], len[i]);
+        fputs("</text>\n", out);
+    }
+    y = 30 + ncap * BN_CAPTION_LH + DIR_HEAD - 10;
     svg_panel_multi(out, "throughput", y, "throughput (payload) of each flow", "Mbit/s", mt, &t,
                     tl, nl, s, off, false);
     y += PANEL_H;
+    if (g->has_ratio) {
+        svg_panel_multi(out, "ratio", y,
+                        "throughput ratio, L4S to classic (all flows of each kind; 1: equal)", "",
+                        rmax, &t, rl, 2, s + nl, off + nl, false);
+        y += PANEL_H;
+    }
     svg_panel_multi(out, "qdelay", y,
-                    "queueing delay of each flow, mean per bin, timed as its path verdict times it",
+                    "queueing delay of each flow: median per bin, p10 to p90 shaded; timed as "
+                    "its path verdict times it",
                     "ms", qmax, &t, ql, nl, s, off, false);
     y += PANEL_H;
-    svg_panel_multi(out, "marks", y, "CE marks of each flow a second (seen here or fed back)",
-                    "/s", mmax, &t, ml, nl, s, off, true);
+    snprintf(unit, sizeof(unit), "%s", per_rtt ? "" : "/s");
+    svg_panel_multi(out, "marks", y,
+                    per_rtt ? "CE marks of each flow per round trip (its own RTT; seen here or "
+                              "fed back)"
+                            : "CE marks of each flow a second (seen here or fed back)",
+                    unit, mmax, &t, ml, nl, s, off, false);
+    y += PANEL_H;
+    svg_panel_multi(out, "codepoints", y, "ECT(1) share of each flow's packets", "%", 100, &t,
+                    el, nl, s, off, true);
     fprintf(out, "</svg>\n");
+    rc = ferror(out) ? -1 : 0;
+out:
     free(v);
     free(rate);
     free(name);
-    return ferror(out) ? -1 : 0;
+    free(grid);
+    free(ratio);
+    free(has_ratio);
+    return rc;
 }

@@ -33,11 +33,13 @@ struct ew_plot_flow {
     bool l4s;
     const struct ew_series *s; /* NULL: none (not drawn) */
     const char *qd_from;       /* its path verdict's qdelay_from, or NULL */
+    double rtt_ms;             /* its RTT (ew_infer_path_rtt), 0: unknown */
 };
 
-/* The picture of bottleneck g: its n flows' throughput, queueing delay and
- * marks a second, each a line, on one time axis from the first one's
- * start. 0, or -1 when no flow has a series, memory ran out or out failed */
+/* The picture of bottleneck g, its verdict and reason as the caption: its n
+ * flows' throughput (and the L4S to classic ratio), queueing delay (median
+ * and p10 to p90 per bin), marks per round trip and ECT(1) share, each a
+ * line, on one time axis from the first one's start. 0, or -1 when no flow has a series, memory ran out or out failed */
 int ew_plot_bottleneck_svg(const struct ew_bottleneck *g, const struct ew_plot_flow *fl, int n,
                            FILE *out);
 

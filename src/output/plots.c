@@ -66,7 +66,8 @@ bottleneck_flows(struct plot_arg *a, const struct ew_bottleneck *g)
                 f = ew_conclusion_words(c, i, EW_REPORT_CONCLUDE, a->room, a->sum);
                 a->bf[a->nbf++] = (struct ew_plot_flow){
                     f->id, side == 0, ew_series_get(a->p->an->series, f, r->main_dir),
-                    a->sum->has_path ? a->sum->path[r->main_dir].qdelay_from : NULL};
+                    a->sum->has_path ? a->sum->path[r->main_dir].qdelay_from : NULL,
+                    (double)ew_infer_path_rtt(f, r->main_dir) / 1e6};
                 break;
             }
     }

@@ -195,6 +195,9 @@ path_write(struct jw *w, const struct ew_path_verdict *pv)
     opt_ms(w, "qdelay_at_marks_ms", p.qdelay_at_marks_ms);
     opt_ms(w, "qdelay_mean_ms", p.qdelay_mean_ms);
     opt_ms(w, "qdelay_max_ms", p.qdelay_max_ms);
+    opt_ms(w, "qdelay_median_ms", p.qdelay_median_ms);
+    opt_ms(w, "qdelay_p10_ms", p.qdelay_p10_ms);
+    opt_ms(w, "qdelay_p90_ms", p.qdelay_p90_ms);
     jw_kstring(w, "qdelay_from", p.qdelay_from);
     opt_ms(w, "serialisation_ms", p.serialisation_ms);
     jw_object_end(w);

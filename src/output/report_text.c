@@ -78,8 +78,8 @@ text_dir(FILE *out, const char *name, const struct ew_flow *f, int dir,
 }
 
 /* which AQM marked a direction, and where the marks were applied relative
- * to this capture point */
-static void
+ * to this capture point; true when it wrote a line */
+static bool
 text_path(FILE *out, int w, const char *name, const struct ew_flow *f, int dir,
           const struct ew_flow_summary *sum)
 {
@@ -95,12 +95,21 @@ text_path(FILE *out, int w, const char *name, const struct ew_flow *f, int dir,
         p->aqm == EW_AQM_NONE_SEEN ||
         (p->marks == 0 &&
          !(f->inf->half[dir].seen & (EW_SEEN_ECT0 | EW_SEEN_ECT1 | EW_SEEN_CE))))
-        return;
+        return false;
     wrapf(out, w, 2, "    path %s: %s%s%s%s: %s", name, ew_aqm_name[p->aqm],
           !p->has_confidence ? "" : p->certain ? " (certain)" : " (likely)", where ? ", " : "",
           where ? where : "", p->reason);
     if (p->note)
         wrapf(out, w, 2, "      note: %s", p->note);
+    /* the flow's one number for its queueing delay, as the plots draw it */
+    if (p->qdelay_median_ms >= 0)
+        wrapf(out, w, 2, "    queueing delay %s: median %.1f ms (p10 %.1f, p90 %.1f) above the "
+              "flow's lowest RTT, timed by %s", name, p->qdelay_median_ms, p->qdelay_p10_ms,
+              p->qdelay_p90_ms, !strcmp(p->qdelay_from, "data_to_ack") ? "data to ACK"
+                                 : !strcmp(p->qdelay_from, "ts_from_sender")
+                                     ? "timestamps to the sender and back"
+                                     : "data to ACK and timestamps");
+    return true;
 }
 
 void
@@ -335,11 +344,16 @@ text_volume(FILE *out, const struct ew_flow *f)
     fputc('\n', out);
 }
 
+/* the terms the flows' lines used, for the legend after them */
+struct text_terms {
+    bool tcp, path;
+};
+
 /* one flow: its ends and protocol, the negotiation, the verdict, its size,
  * a row per direction and the path verdicts */
 static void
 text_flow(FILE *out, int w, const struct ew_pass *p, size_t i, struct ew_flow_room *room,
-          struct ew_flow_summary *sum)
+          struct ew_flow_summary *sum, struct text_terms *terms)
 {
     const struct ew_flow *f = ew_conclusion_words(p->c, i, EW_REPORT_CONCLUDE, room, sum);
     const struct ew_flow_verdict *vp = &sum->v;
@@ -376,8 +390,35 @@ text_flow(FILE *out, int w, const struct ew_pass *p, size_t i, struct ew_flow_ro
             "CE", f->key.l4 == EW_L4_TCP ? "  feedback ECT(1) means" : "");
     text_dir(out, "c2s", f, c2s, vp);
     text_dir(out, "s2c", f, c2s ^ 1, vp);
-    text_path(out, w, "c2s", f, c2s, sum);
-    text_path(out, w, "s2c", f, c2s ^ 1, sum);
+    terms->tcp |= f->key.l4 == EW_L4_TCP;
+    terms->path |= text_path(out, w, "c2s", f, c2s, sum);
+    terms->path |= text_path(out, w, "s2c", f, c2s ^ 1, sum);
+}
+
+/* the words of the flows' lines, once, after them */
+static void
+text_legend(FILE *out, int w, const struct text_terms *t)
+{
+    fputs("\nTerms:\n", out);
+    wrapf(out, w, 4, "  c2s, s2c: client to server (the side that sent the first SYN, or the "
+                     "first packet), server to client");
+    wrapf(out, w, 4, "  verdict: what ECN the flow uses, from its codepoints and feedback; "
+                     "(likely): a guess from evidence, (certain): this capture point saw all it "
+                     "needs");
+    if (t->tcp) {
+        wrapf(out, w, 4, "  feedback: how the receiver reports CE back (rfc3168: ECE until CWR; "
+                         "dctcp: ECE per CE; accecn: the ACE counter and options; sce: ESCE too)");
+        wrapf(out, w, 4, "  ECT(1) means: what this direction's ECT(1) stands for: l4s (the L4S "
+                         "identifier), sce (some congestion experienced), none (not used)");
+    }
+    if (t->path) {
+        wrapf(out, w, 4, "  path: which kind of AQM marked the direction and where, from its "
+                         "marks (CE seen here or fed back) and the queueing delay when they were "
+                         "applied");
+        wrapf(out, w, 4, "  queueing delay: a round trip's time above the flow's lowest; its "
+                         "median and its 10th and 90th percentiles (p10, p90), as --plot draws "
+                         "them");
+    }
 }
 
 /* the flows to list, in the order --sort asks (largest first by bytes or
@@ -426,6 +467,7 @@ ew_report_text(FILE *out, const struct ew_pass *p, const struct ew_text_opts *o)
     struct by_size *order;
     size_t n = p->c->n, i, listed = 0, folded = 0, more = 0;
     int w = o->width > 20 ? o->width : 20;
+    struct text_terms terms = {false, false};
 
     ew_flowtab_get_stats(p->an->tab, &st);
     text_totals(out, w, p->an, p->src, &st);
@@ -462,10 +504,12 @@ ew_report_text(FILE *out, const struct ew_pass *p, const struct ew_text_opts *o)
         if (order[i].folded)
             folded++;
         else if (listed < o->max_flows && ++listed)
-            text_flow(out, w, p, order[i].i, room, sum);
+            text_flow(out, w, p, order[i].i, room, sum, &terms);
         else
             more++;
     }
+    if (listed)
+        text_legend(out, w, &terms);
     if (folded) {
         fputc('\n', out);
         wrapf(out, w, 2, "%zu small flow%s without ECN and without a finding not listed (fewer "
