@@ -202,10 +202,12 @@ check "one flow alone is no shared bottleneck" report_true "$C/rfc3168-ce-client
 
 
 # time series: only when asked, bins of the chosen interval, every row the same columns
-check "--timeseries: 50 ms bins with throughput, shares, RTT" report_true "$C/accecn-l4s-client.pcap" \
-    '.flows[0].timeseries | .columns == ["t_ms","mbps","ce_share","ect1_share","ce_per_rtt","rtt_ms","qdelay_ms"] and
-    .c2s.interval_ms == 50 and (.c2s.bins | length) > 10 and all(.c2s.bins[]; length == 7) and
-    ([.c2s.bins[][3]] | max) > 0.9' --timeseries --interval 0.05
+check "--timeseries: 50 ms bins with throughput, shares, RTT, the queueing delay's quantiles" report_true "$C/accecn-l4s-client.pcap" \
+    '.flows[0].timeseries | .columns == ["t_ms","mbps","ce_share","ect1_share","ce_per_rtt","rtt_ms","qdelay_ms","qdelay_p10_ms","qdelay_p90_ms"] and
+    .c2s.interval_ms == 50 and (.c2s.bins | length) > 10 and all(.c2s.bins[]; length == 9) and
+    ([.c2s.bins[][3]] | max) > 0.9 and
+    all(.c2s.bins[] | select(.[6] != null); .[7] <= .[6] and .[6] <= .[8]) and
+    ([.c2s.bins[] | select(.[6] != null)] | length) > 5' --timeseries --interval 0.05
 # the pool holds 1024 series: of 3000 one-way flows of two packets each, 1976
 # directions are refused, each once
 rm -f "$GEN/syn3000-once.pcap" "$GEN/syn3000.pcap"

@@ -165,6 +165,32 @@ ew_series_packet(struct ew_series_pool *p, struct ew_flow *f, int dir, const str
     }
 }
 
+enum ew_qd_src
+ew_series_qd_src(const char *from, const struct ew_series *s)
+{
+    int i, seq = 0;
+
+    if (from)
+        return !strcmp(from, "data_to_ack")      ? EW_QS_SEQ
+               : !strcmp(from, "ts_from_sender") ? EW_QS_UP
+               : !strcmp(from, "both")           ? EW_QS_BOTH
+                                                 : EW_QS_NONE;
+    for (i = 0; i < s->n; i++)
+        seq += s->b[i].qd_seq_n;
+    return seq ? EW_QS_SEQ : EW_QS_UP;
+}
+
+double
+ew_bin_qdelay_ms(const struct ew_bin *b, enum ew_qd_src src, double q)
+{
+    double x = src == EW_QS_SEQ || src == EW_QS_BOTH ? ew_qd_quantile(b->qd_seq, q, NULL, NULL) : -1;
+    double y = src == EW_QS_UP || src == EW_QS_BOTH ? ew_qd_quantile(b->qd_up, q, NULL, NULL) : -1;
+
+    if (x < 0 && y < 0)
+        return -1;
+    return ((x > 0 ? x : 0) + (y > 0 ? y : 0)) / 1000;
+}
+
 const struct ew_series *
 ew_series_get(const struct ew_series_pool *p, const struct ew_flow *f, int dir)
 {

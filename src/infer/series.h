@@ -47,6 +47,17 @@ struct ew_series_pool {
     uint64_t refused; /* directions that wanted a series when the pool was full */
 };
 
+/* where a direction's queueing delay is timed from, as its path verdict
+ * says (infer.h, ew_path_verdict.qdelay_from) */
+enum ew_qd_src { EW_QS_NONE, EW_QS_SEQ, EW_QS_UP, EW_QS_BOTH };
+
+/* from: "data_to_ack", "ts_from_sender", "both" or "none"; NULL (no verdict
+ * to follow): data to ACK where s timed it, else the timestamp loop */
+enum ew_qd_src ew_series_qd_src(const char *from, const struct ew_series *s);
+/* the q-quantile (ms) of a bin's queueing delay from src (with both halves
+ * of the loop, the two added); -1 when the bin has no sample */
+double ew_bin_qdelay_ms(const struct ew_bin *b, enum ew_qd_src src, double q);
+
 struct ew_flow;
 struct ew_pkt;
 

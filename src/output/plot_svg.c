@@ -64,29 +64,9 @@ struct svg_bins {
     int nrtt, nqd; /* bins with an RTT sample, with a queueing delay */
 };
 
-/* where the queueing delay is timed from, as the path verdict says
- * (infer_path.c: "data_to_ack", "ts_from_sender", "both", "none") */
-enum qd_src { QS_NONE, QS_SEQ, QS_UP, QS_BOTH };
-
-static enum qd_src
-qd_src_of(const char *from, const struct ew_series *s)
-{
-    int i, seq = 0;
-
-    if (from)
-        return !strcmp(from, "data_to_ack")      ? QS_SEQ
-               : !strcmp(from, "ts_from_sender") ? QS_UP
-               : !strcmp(from, "both")           ? QS_BOTH
-                                                 : QS_NONE;
-    /* no verdict to follow: data to ACK where it was timed */
-    for (i = 0; i < s->n; i++)
-        seq += s->b[i].qd_seq_n;
-    return seq ? QS_SEQ : QS_UP;
-}
-
 static const char *const qd_src_words[] = {
-    [QS_NONE] = "", [QS_SEQ] = "data to ACK",
-    [QS_UP] = "timestamps to the sender and back", [QS_BOTH] = "data to ACK and timestamps",
+    [EW_QS_NONE] = "", [EW_QS_SEQ] = "data to ACK",
+    [EW_QS_UP] = "timestamps to the sender and back", [EW_QS_BOTH] = "data to ACK and timestamps",
 };
 
 /* floor without libm (the binary does not link it); |x| < 2^63 here */
@@ -349,24 +329,10 @@ carries_data(const struct ew_flow *f, int d)
     return f->key.proto == 6 ? f->dir[d].payload_bytes > 0 : f->dir[d].packets > 0;
 }
 
-/* the q-quantile (ms) of a bin's queueing delay from src: with both halves
- * of the loop, the sum of the two (each half's share of the queue); -1 when
- * the bin has no sample */
-static double
-bin_qd(const struct ew_bin *bn, enum qd_src src, double q)
-{
-    double a = src == QS_SEQ || src == QS_BOTH ? ew_qd_quantile(bn->qd_seq, q, NULL, NULL) : -1;
-    double b = src == QS_UP || src == QS_BOTH ? ew_qd_quantile(bn->qd_up, q, NULL, NULL) : -1;
-
-    if (a < 0 && b < 0)
-        return -1;
-    return ((a > 0 ? a : 0) + (b > 0 ? b : 0)) / 1000;
-}
-
 /* the series' bins in the panels' units: Mbit/s, ms, marks, %; the
  * queueing delay the median of the bin's samples from src, with p10 and p90 */
 static void
-svg_bins(const struct ew_series *s, enum qd_src src, struct svg_bins *v)
+svg_bins(const struct ew_series *s, enum ew_qd_src src, struct svg_bins *v)
 {
     double w_s = (double)s->width / 1e9;
     int i;
@@ -401,12 +367,12 @@ svg_bins(const struct ew_series *s, enum qd_src src, struct svg_bins *v)
     for (i = 0; i < s->n; i++) {
         const struct ew_bin *bn = &s->b[i];
 
-        v->qd[i] = bin_qd(bn, src, 0.5);
+        v->qd[i] = ew_bin_qdelay_ms(bn, src, 0.5);
         v->hasqd[i] = v->qd[i] >= 0;
         if (!v->hasqd[i])
             continue;
-        v->qlo[i] = bin_qd(bn, src, 0.1);
-        v->qhi[i] = bin_qd(bn, src, 0.9);
+        v->qlo[i] = ew_bin_qdelay_ms(bn, src, 0.1);
+        v->qhi[i] = ew_bin_qdelay_ms(bn, src, 0.9);
         v->nqd++;
         if (v->qhi[i] > v->qmax)
             v->qmax = v->qhi[i];
@@ -443,7 +409,7 @@ svg_heading(FILE *out, const struct ew_flow *f, int d, double w_s, int y)
 
 /* one direction's panels from y0, from its bins v (svg_bins); the height used */
 static int
-svg_direction(FILE *out, const struct ew_series *s, enum qd_src src, const struct ew_flow *f,
+svg_direction(FILE *out, const struct ew_series *s, enum ew_qd_src src, const struct ew_flow *f,
               int d, const struct svg_time *t, double off_s, int y0, const struct svg_bins *v)
 {
     double w_s = (double)s->width / 1e9;
@@ -596,7 +562,7 @@ ew_plot_svg(const struct ew_series_pool *p, const struct ew_flow *f,
             const char *const qd_from[2], FILE *out)
 {
     const struct ew_series *s[2];
-    enum qd_src src[2] = {QS_NONE, QS_NONE};
+    enum ew_qd_src src[2] = {EW_QS_NONE, EW_QS_NONE};
     struct svg_bins *v;
     int order[2], d, i, h, height;
     struct svg_time t;
@@ -610,7 +576,7 @@ ew_plot_svg(const struct ew_series_pool *p, const struct ew_flow *f,
         return -1;
     for (d = 0; d < 2; d++)
         if (s[d]) {
-            src[d] = qd_src_of(qd_from ? qd_from[d] : NULL, s[d]);
+            src[d] = ew_series_qd_src(qd_from ? qd_from[d] : NULL, s[d]);
             svg_bins(s[d], src[d], &v[d]);
         }
     height = svg_height(s, v);
@@ -782,7 +748,7 @@ ew_plot_bottleneck_svg(const struct ew_bottleneck *g, const struct ew_plot_flow 
         if (!x || !x->n)
             continue;
         w_s = (double)x->width / 1e9;
-        svg_bins(x, qd_src_of(fl[i].qd_from, x), &v[nl]);
+        svg_bins(x, ew_series_qd_src(fl[i].qd_from, x), &v[nl]);
         for (k = 0; k < x->n; k++) {
             /* marks: CE seen here or fed back, whichever tells more; a round
              * trip (each flow's own) or a second */

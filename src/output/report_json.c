@@ -304,10 +304,12 @@ r3(double v)
     return (double)(int64_t)(v * 1000.0 + (v >= 0 ? 0.5 : -0.5)) / 1000.0;
 }
 
-/* one direction's bins (series.h): rows of seven numbers, the last two null
- * when the bin has no RTT sample */
+/* one direction's bins (series.h): rows of nine numbers, RTT null when the
+ * bin has no RTT sample, the queueing delay's median, p10 and p90 null when
+ * it has no delay sample from src (where its path verdict times it) */
 static void
-timeseries_bins(struct jw *w, const struct ew_series *s, const struct ew_flow *f, int dir)
+timeseries_bins(struct jw *w, const struct ew_series *s, const struct ew_flow *f, int dir,
+                enum ew_qd_src src)
 {
     const struct ew_half *h = &f->inf->half[dir];
     double w_s = (double)s->width / 1e9;
@@ -319,9 +321,10 @@ timeseries_bins(struct jw *w, const struct ew_series *s, const struct ew_flow *f
         const struct ew_bin *b = &s->b[i];
         double rtt = b->rtt_min_us ? b->rtt_min_us / 1000.0 : -1;
         double srtt = h->rtt_srtt > 0 ? (double)h->rtt_srtt / 1e9 : 0;
+        double qd = ew_bin_qdelay_ms(b, src, 0.5);
         uint32_t marks = b->ce > b->marks ? b->ce : b->marks;
-        double v[7];
-        bool has[7] = {true, true, true, true, true, rtt >= 0, rtt >= 0 && h->rtt_samples};
+        double v[9];
+        bool has[9] = {true, true, true, true, true, rtt >= 0, qd >= 0, qd >= 0, qd >= 0};
         int k;
 
         v[0] = r3((double)i * w_s * 1000.0);
@@ -330,15 +333,17 @@ timeseries_bins(struct jw *w, const struct ew_series *s, const struct ew_flow *f
         v[3] = b->pkts ? r3((double)b->e1 / b->pkts) : 0.0;
         v[4] = srtt > 0 ? r3(marks * srtt / w_s) : 0.0;
         v[5] = has[5] ? r3(rtt) : 0.0;
-        v[6] = has[6] ? r3(rtt - (double)h->rtt_min / 1e6) : 0.0;
+        v[6] = has[6] ? r3(qd) : 0.0;
+        v[7] = has[7] ? r3(ew_bin_qdelay_ms(b, src, 0.1)) : 0.0;
+        v[8] = has[8] ? r3(ew_bin_qdelay_ms(b, src, 0.9)) : 0.0;
         /* json_pack("[f,f,f,f,f,o,o]") made no row of a NaN or an infinity */
-        for (k = 0; k < 7; k++)
+        for (k = 0; k < 9; k++)
             if (has[k] && !isfinite(v[k]))
                 break;
-        if (k < 7)
+        if (k < 9)
             continue;
         jw_array_begin(w);
-        for (k = 0; k < 7; k++) {
+        for (k = 0; k < 9; k++) {
             if (has[k])
                 jw_real(w, v[k]);
             else
@@ -353,10 +358,11 @@ timeseries_bins(struct jw *w, const struct ew_series *s, const struct ew_flow *f
  * open in w; nothing when it has none */
 static void
 timeseries_write(struct jw *w, const char *key, const struct ew_series_pool *p,
-                 const struct ew_flow *f)
+                 const struct ew_flow *f, const struct ew_flow_summary *r)
 {
-    static const char *const columns[] = {"t_ms",       "mbps",   "ce_share", "ect1_share",
-                                          "ce_per_rtt", "rtt_ms", "qdelay_ms"};
+    static const char *const columns[] = {"t_ms",          "mbps",         "ce_share",
+                                          "ect1_share",    "ce_per_rtt",   "rtt_ms",
+                                          "qdelay_ms",     "qdelay_p10_ms", "qdelay_p90_ms"};
     const struct ew_series *s[2] = {ew_series_get(p, f, 0), ew_series_get(p, f, 1)};
     const struct ew_series *s0 = NULL;
     char t[64];
@@ -373,7 +379,7 @@ timeseries_write(struct jw *w, const char *key, const struct ew_series_pool *p,
     jw_kstring(w, "start", t);
     jw_key(w, "columns");
     jw_array_begin(w);
-    for (d = 0; d < 7; d++)
+    for (d = 0; d < 9; d++)
         jw_string(w, columns[d]);
     jw_array_end(w);
     for (d = 0; d < 2; d++) {
@@ -383,7 +389,8 @@ timeseries_write(struct jw *w, const char *key, const struct ew_series_pool *p,
         jw_object_begin(w);
         jw_kreal(w, "interval_ms", r3((double)s[d]->width / 1e6));
         jw_kreal(w, "offset_ms", r3((double)(s[d]->t0 - s0->t0) / 1e6));
-        timeseries_bins(w, s[d], f, d);
+        timeseries_bins(w, s[d], f, d,
+                        ew_series_qd_src(r && r->has_path ? r->path[d].qdelay_from : NULL, s[d]));
         jw_object_end(w);
     }
     jw_object_end(w);
@@ -479,7 +486,7 @@ ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew
     jw_array_end(w);
     ew_quic_write(w, "quic", f);
     if (an && an->series)
-        timeseries_write(w, "timeseries", an->series, f);
+        timeseries_write(w, "timeseries", an->series, f, r);
     jw_object_end(w);
 }
 
