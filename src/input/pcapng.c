@@ -3,7 +3,9 @@
  * no frame's interface, while a file that mergecap or dumpcap writes from
  * several interfaces has one per interface (pcapng, draft-ietf-opsawg-pcapng
  * §4.2, §4.3): here each frame carries its interface's link type, time
- * resolution and offset, and the filter is compiled once per link type.
+ * resolution and offset, and the filter is compiled once per link type for
+ * the whole file (not again for each section or interface: a file of many
+ * sections costs no more than one).
  * What breaks the format's rules is EW_CAP_INVALID, a file cut short
  * EW_CAP_BROKEN. */
 #include "input/pcapng.h"
@@ -26,8 +28,14 @@ struct ng_if {
     bool pow2;              /* if_tsresol: 2^-exp, else 10^-exp, units per second */
     uint8_t exp;
     int64_t tsoffset;       /* if_tsoffset, seconds */
-    struct bpf_program prog; /* the filter for this link type */
-    int prog_state;         /* 0 not compiled, 1 compiled, -1 cannot be: nothing matches */
+    int prog;               /* its link type's filter in the reader's progs[], -1: not looked up */
+};
+
+/* the filter compiled for one link type */
+struct ng_prog {
+    int dlt;
+    bool ok;                 /* else it cannot be: nothing matches */
+    struct bpf_program prog;
 };
 
 /* the pcapng block reader */
@@ -36,6 +44,8 @@ struct ew_ng {
     bool swap;              /* the section's byte order is not this machine's */
     struct ng_if *ifs;
     size_t nif, cap_if;
+    struct ng_prog *progs;  /* the filter per link type seen, for the whole file */
+    size_t nprog, cap_prog;
     uint8_t *buf;           /* one block's body */
     size_t bufcap;
     uint64_t off;           /* file offset of the next block */
@@ -89,9 +99,10 @@ ew_ng_free(struct ew_ng *g)
 
     if (!g)
         return;
-    for (i = 0; i < g->nif; i++)
-        if (g->ifs[i].prog_state == 1)
-            pcap_freecode(&g->ifs[i].prog);
+    for (i = 0; i < g->nprog; i++)
+        if (g->progs[i].ok)
+            pcap_freecode(&g->progs[i].prog);
+    free(g->progs);
     free(g->ifs);
     free(g->buf);
     free(g->rb);
@@ -163,6 +174,7 @@ ng_idb(struct ew_ng *g, const uint8_t *b, size_t n, char *errbuf, size_t errlen)
     }
     f = &g->ifs[g->nif++];
     memset(f, 0, sizeof(*f));
+    f->prog = -1;
     f->exp = 6;
     f->dlt = ng16(g, b);
     /* files hold LINKTYPE_ values; the one that differs from Linux's DLT_
@@ -237,41 +249,62 @@ ng_time(const struct ng_if *f, uint64_t t)
     return s * 1000000000 + (int64_t)frac_ns;
 }
 
-/* the interface's filter, compiled for its link type on first use; true
- * when the frame passes */
+/* the filter for link type dlt: compiled on its first use in the file,
+ * then found again (at most one per link type, NG_MAX_IFS of them); its
+ * index in g->progs, or -1 when memory ran out */
+static int
+ng_prog_for(struct ew_ng *g, const char *filter, int dlt)
+{
+    struct ng_prog *np;
+    pcap_t *dead;
+    size_t i;
+
+    for (i = 0; i < g->nprog; i++)
+        if (g->progs[i].dlt == dlt)
+            return (int)i;
+    if (g->nprog == g->cap_prog) {
+        size_t nc = g->cap_prog ? g->cap_prog * 2 : 4;
+        struct ng_prog *n = realloc(g->progs, nc * sizeof(*n));
+
+        if (!n)
+            return -1;
+        g->progs = n;
+        g->cap_prog = nc;
+    }
+    np = &g->progs[g->nprog];
+    memset(np, 0, sizeof(*np));
+    np->dlt = dlt;
+    dead = pcap_open_dead(dlt, 262144);
+    if (dead && pcap_compile(dead, &np->prog, filter, 1, PCAP_NETMASK_UNKNOWN) == 0)
+        np->ok = true;
+    if (dead)
+        pcap_close(dead);
+    return (int)g->nprog++;
+}
+
+/* true when the frame passes the filter (compiled for the interface's link
+ * type on its first use) */
 static bool
-ng_match(const char *filter, struct ng_if *f, const struct ew_frame *fr)
+ng_match(struct ew_ng *g, const char *filter, struct ng_if *f, const struct ew_frame *fr)
 {
     struct pcap_pkthdr h;
 
     if (!filter)
         return true;
-    if (f->prog_state == 0) {
-        pcap_t *dead = pcap_open_dead(f->dlt, 262144);
-
-        f->prog_state = -1;
-        if (dead && pcap_compile(dead, &f->prog, filter, 1, PCAP_NETMASK_UNKNOWN) == 0)
-            f->prog_state = 1;
-        if (dead)
-            pcap_close(dead);
-    }
-    if (f->prog_state != 1)
+    if (f->prog < 0)
+        f->prog = ng_prog_for(g, filter, f->dlt);
+    if (f->prog < 0 || !g->progs[f->prog].ok)
         return false; /* the expression means nothing on this link type */
     memset(&h, 0, sizeof(h));
     h.caplen = fr->caplen;
     h.len = fr->wirelen;
-    return pcap_offline_filter(&f->prog, &h, fr->data) != 0;
+    return pcap_offline_filter(&g->progs[f->prog].prog, &h, fr->data) != 0;
 }
 
-/* forget a section's interfaces (a new section starts) */
+/* forget a section's interfaces (a new section starts); the filters stay */
 static void
 ng_drop_ifs(struct ew_ng *g)
 {
-    size_t i;
-
-    for (i = 0; i < g->nif; i++)
-        if (g->ifs[i].prog_state == 1)
-            pcap_freecode(&g->ifs[i].prog);
     g->nif = 0;
 }
 
@@ -485,7 +518,7 @@ ew_ng_next(struct ew_ng *g, const char *filter, struct ew_frame *fr, bool *pass,
         fr->wirelen = p.len;
         fr->ts_ns = ng_time(f, p.ts);
         fr->link = f->link;
-        *pass = ng_match(filter, f, fr);
+        *pass = ng_match(g, filter, f, fr);
         return EW_CAP_FRAME;
     }
 }
