@@ -346,6 +346,19 @@ diag_agrees() {
     [ $n -ge 30 ] || { why="only $n captures"; return 1; }
 }
 check "every bundled capture: the diagnosis's metrics are what its JSON report says" diag_agrees
+
+# every family the text declares, and the two live ones, is documented where
+# the metrics are listed: ecnwatch(1) (Metrics) and the README's table
+documented() {
+    local f missing=""
+    [ -s "$DQ" ] || { why="no metrics file to read the families from"; return 1; }
+    for f in $(awk '/^# TYPE / { print $3 }' "$DQ") ecnwatch_capture_received_total ecnwatch_capture_dropped_total; do
+        grep -qF "\\fB$f\\fR" man/ecnwatch.1 || missing="$missing $f(man)"
+        grep -qE "\`$f(\`|\{)" README.md || missing="$missing $f(README)"
+    done
+    [ -z "$missing" ] || { why="not documented:$missing"; return 1; }
+}
+check "every family is listed in ecnwatch(1) and the README" documented
 if command -v promtool >/dev/null; then
     begin "promtool check metrics: clean (-r)"
     if [ ! -s "$OFF" ]; then
