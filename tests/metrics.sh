@@ -4,8 +4,12 @@
 # inside them only): --metrics scraped with curl from inside the server's
 # namespace (127.0.0.1 there is that namespace's own loopback), the
 # --metrics-file rewritten under a reader that must never see a part of it,
-# the format checked strictly (and by promtool when it is installed), the
-# counters against the traffic and the -o report, and the usage errors.
+# the format checked strictly (histograms included; and by promtool when it
+# is installed), the counters against the traffic and the -o report, the
+# diagnosis (paths, bottlenecks, the queueing delay histogram) exactly for a
+# DualQ capture and against the JSON report of every bundled capture and of
+# the live run (tests/diagnosis.jq), every family documented, and the usage
+# errors.
 # Prints "metrics: N passed, N failed" (or why it was skipped) and exits
 # non-zero on a failure. Every process it starts is bounded in time and ended
 # on exit.
