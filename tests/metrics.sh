@@ -4,8 +4,12 @@
 # inside them only): --metrics scraped with curl from inside the server's
 # namespace (127.0.0.1 there is that namespace's own loopback), the
 # --metrics-file rewritten under a reader that must never see a part of it,
-# the format checked strictly (and by promtool when it is installed), the
-# counters against the traffic and the -o report, and the usage errors.
+# the format checked strictly (histograms included; and by promtool when it
+# is installed), the counters against the traffic and the -o report, the
+# diagnosis (paths, bottlenecks, the queueing delay histogram) exactly for a
+# DualQ capture and against the JSON report of every bundled capture and of
+# the live run (tests/diagnosis.jq), every family documented, and the usage
+# errors.
 # Prints "metrics: N passed, N failed" (or why it was skipped) and exits
 # non-zero on a failure. Every process it starts is bounded in time and ended
 # on exit.
@@ -56,12 +60,55 @@ PAIR = re.compile(r'(%s)=(%s)' % (LABEL, VALUE))
 FAMILIES = """ecnwatch_info ecnwatch_frames_total ecnwatch_packets_total ecnwatch_bytes_total ecnwatch_undecodable_frames_total
 ecnwatch_truncated_frames_total ecnwatch_flows_total ecnwatch_flows_active ecnwatch_flows_held
 ecnwatch_flows_evicted_total ecnwatch_flows_evaluated ecnwatch_flows ecnwatch_flows_by_negotiation
-ecnwatch_misuse_flows""".split()
+ecnwatch_misuse_flows ecnwatch_flow_directions_by_path ecnwatch_bottlenecks ecnwatch_bottleneck_flows
+ecnwatch_flow_queueing_delay_seconds""".split()
+HIST = ("_bucket", "_sum", "_count")
+
+def family_of(name, type_):
+    """the family a sample's name belongs to: itself, or a histogram's"""
+    for suf in HIST:
+        f = name[:-len(suf)]
+        if name.endswith(suf) and type_.get(f) == "histogram":
+            return f
+    return name
+
+def check_histograms(samples):
+    """a histogram's series: buckets by le rising to +Inf, which is _count"""
+    errs, by = [], {}
+    for name, labels, v in samples:
+        ls = dict(labels)
+        le = ls.pop("le", None)
+        key = tuple(sorted(ls.items()))
+        h = by.setdefault(key, {"b": [], "sum": None, "count": None})
+        if name.endswith("_bucket"):
+            if le is None:
+                errs.append("%s%s: a bucket without le" % (name, labels))
+                continue
+            h["b"].append((float(le.strip('"')), v))
+        elif name.endswith("_sum"):
+            h["sum"] = v
+        elif name.endswith("_count"):
+            h["count"] = v
+        else:
+            errs.append("%s: not _bucket, _sum or _count" % name)
+    for key, h in by.items():
+        b = h["b"]
+        if h["sum"] is None or h["count"] is None or not b or b[-1][0] != float("inf"):
+            errs.append("histogram %s: no _sum, _count or +Inf bucket" % (key,))
+            continue
+        if [x for x, _ in b] != sorted(x for x, _ in b) or any(b[i][1] > b[i + 1][1] for i in range(len(b) - 1)):
+            errs.append("histogram %s: buckets out of order or falling" % (key,))
+        if b[-1][1] != h["count"]:
+            errs.append("histogram %s: +Inf bucket %s, count %s" % (key, b[-1][1], h["count"]))
+        if any(v != int(v) for _, v in b):
+            errs.append("histogram %s: a bucket not a count" % (key,))
+    return errs
 LIVE = ["ecnwatch_capture_received_total", "ecnwatch_capture_dropped_total"]
 
 def check(text, live):
     """the problems of one exposition, [] when none"""
     errs, help_, type_, done, series = [], {}, {}, set(), set()
+    hists = {}
     cur = None
     if not text.endswith("\n"):
         return ["does not end with a newline (a partial read?)"]
@@ -80,7 +127,7 @@ def check(text, live):
                     errs.append("%d: bad or second HELP" % n)
                 help_[name] = rest
             else:
-                if name in type_ or rest not in ("counter", "gauge"):
+                if name in type_ or rest not in ("counter", "gauge", "histogram"):
                     errs.append("%d: bad or second TYPE" % n)
                 if name not in help_:
                     errs.append("%d: TYPE before HELP" % n)
@@ -97,15 +144,18 @@ def check(text, live):
             errs.append("%d: not a sample: %r" % (n, line))
             continue
         name, labels, value = m.groups()
-        if name != cur or name not in type_:
+        fam = family_of(name, type_)
+        if fam != cur or fam not in type_:
             errs.append("%d: %s: no TYPE before it, or its family is split" % (n, name))
         try:
             v = float(value)
         except ValueError:
             errs.append("%d: bad value %r" % (n, value))
             continue
-        if v < 0 or v != int(v):
+        if v < 0 or (v != int(v) and not (fam != name and name.endswith("_sum"))):
             errs.append("%d: %s: not a count" % (n, line))
+        if fam != name:
+            hists.setdefault(fam, []).append((name, PAIR.findall(labels or ""), v))
         names = [k for k, _ in PAIR.findall(labels or "")]
         if len(names) != len(set(names)) or any(k.startswith("__") for k in names):
             errs.append("%d: bad label names" % n)
@@ -118,8 +168,10 @@ def check(text, live):
         if f not in type_:
             errs.append("family %s missing" % f)
     for f in type_:
-        if not any(s[0] == f for s in series):
+        if not any(family_of(s[0], type_) == f for s in series):
             errs.append("family %s has no sample" % f)
+    for f, samples in hists.items():
+        errs += check_histograms(samples)
     return errs
 
 mode = sys.argv[1]
@@ -209,6 +261,108 @@ r_bytes() {
     return 1
 }
 check "-r: ecnwatch_bytes_total by codepoint adds up to the report's flow bytes; 36000 CE bytes" r_bytes
+
+# The diagnosis, exactly, for a capture whose bottleneck is known:
+# shared-dualq-client.pcap holds a CUBIC flow (ECT(0)) and a Prague-style
+# flow (ECT(1)) through one DualQ (captures/README, section 7). The report
+# calls the bottleneck "dualq", the classic flow's path "dualq_classic" at
+# 4.931 ms of queueing delay and the L4S flow's "l4s_shallow" at 0.765 ms;
+# the ACK directions carry no data and have no path. Every other label value
+# is there with 0.
+DIAG='^(# TYPE )?(ecnwatch_flow_directions_by_path|ecnwatch_bottlenecks|ecnwatch_bottleneck_flows|ecnwatch_flow_queueing_delay_seconds(_bucket|_sum|_count)?)[{ ]'
+diag_lines() { grep -E "$DIAG" "$1"; } # diag_lines FILE: the diagnosis's TYPE and sample lines
+# hist CLASS COUNT FROM SUM: the histogram series of one sender codepoint,
+# COUNT directions from bucket number FROM (0: le="0.0005") on
+hist() {
+    local le i=0
+    for le in 0.0005 0.001 0.002 0.005 0.01 0.02 0.05 0.1 0.2 0.5 1 +Inf; do
+        echo "ecnwatch_flow_queueing_delay_seconds_bucket{sender_codepoint=\"$1\",le=\"$le\"} $([ $i -ge "$3" ] && echo "$2" || echo 0)"
+        i=$((i + 1))
+    done
+    echo "ecnwatch_flow_queueing_delay_seconds_sum{sender_codepoint=\"$1\"} $4"
+    echo "ecnwatch_flow_queueing_delay_seconds_count{sender_codepoint=\"$1\"} $2"
+}
+{
+    cat <<'WANT'
+# TYPE ecnwatch_flow_directions_by_path gauge
+ecnwatch_flow_directions_by_path{aqm="none_seen"} 0
+ecnwatch_flow_directions_by_path{aqm="l4s_shallow"} 1
+ecnwatch_flow_directions_by_path{aqm="classic"} 0
+ecnwatch_flow_directions_by_path{aqm="sce"} 0
+ecnwatch_flow_directions_by_path{aqm="drop_tail"} 0
+ecnwatch_flow_directions_by_path{aqm="unknown"} 0
+ecnwatch_flow_directions_by_path{aqm="dualq_classic"} 1
+ecnwatch_flow_directions_by_path{aqm="classic_single_queue"} 0
+ecnwatch_flow_directions_by_path{aqm="fq_classic"} 0
+# TYPE ecnwatch_bottlenecks gauge
+ecnwatch_bottlenecks{looks_like="dualq"} 1
+ecnwatch_bottlenecks{looks_like="single_queue"} 0
+ecnwatch_bottlenecks{looks_like="fq"} 0
+ecnwatch_bottlenecks{looks_like="unknown"} 0
+# TYPE ecnwatch_bottleneck_flows gauge
+ecnwatch_bottleneck_flows{looks_like="dualq"} 2
+ecnwatch_bottleneck_flows{looks_like="single_queue"} 0
+ecnwatch_bottleneck_flows{looks_like="fq"} 0
+ecnwatch_bottleneck_flows{looks_like="unknown"} 0
+# TYPE ecnwatch_flow_queueing_delay_seconds histogram
+WANT
+    hist not_ect 0 0 0
+    hist ect0 1 3 0.004931 # 4.931 ms: from le="0.005"
+    hist ect1 1 1 0.000765 # 0.765 ms: from le="0.001"
+    hist mixed 0 0 0
+    hist none 0 0 0
+} >"$tmp/dualq.want"
+DQ=$tmp/dualq.prom
+dualq_exact() {
+    local d out
+    run_ew 0 "$tmp/dq.out" "$tmp/err" "$EW" -r captures/shared-dualq-client.pcap -q --metrics-file "$DQ" || return 1
+    if ! d=$(diff "$tmp/dualq.want" <(diag_lines "$DQ")); then
+        why="want < got >: $(echo "$d" | head -8 | tr '\n' ' ')"
+        return 1
+    fi
+    out=$(promcheck check "$DQ") || { why="the strict check: $(echo "$out" | tr '\n' ' ')"; return 1; }
+}
+check "shared-dualq-client.pcap: the diagnosis exactly (a dualq bottleneck of 2 flows; dualq_classic at 4.931 ms, l4s_shallow at 0.765 ms)" dualq_exact
+
+# The same families from every bundled capture agree with that run's JSON
+# report, worked out from the report alone (tests/diagnosis.jq): directions
+# by path.aqm, bottlenecks by looks_like and their flows, and each
+# direction's path.qdelay_mean_ms by its sender_codepoint in the histogram.
+from_report() { # from_report REPORT: the diagnosis's sample lines the report calls for
+    jq -r --slurpfile schema man/ecnwatch-report.schema.json -f tests/diagnosis.jq "$1"
+}
+diag_agrees() {
+    local cap n=0 d seen=""
+    for cap in captures/*.pcap captures/field/*.pcap.gz; do
+        run_ew 0 "$tmp/a.out" "$tmp/err" "$EW" -r "$cap" -q -o "$tmp/a.json" --metrics-file "$tmp/a.prom" ||
+            { why="$cap: $why"; return 1; }
+        if ! d=$(diff <(from_report "$tmp/a.json") <(diag_lines "$tmp/a.prom" | grep -v '^#')); then
+            why="$cap: the report says < the metrics say >: $(echo "$d" | head -6 | tr '\n' ' ')"
+            return 1
+        fi
+        seen="$seen $(jq -r '[.flows[] | .c2s, .s2c | .path.aqm // empty] | join(" ")' "$tmp/a.json")"
+        n=$((n + 1))
+    done
+    # the captures between them show most verdicts, the refined ones included
+    for d in none_seen l4s_shallow classic sce unknown dualq_classic classic_single_queue; do
+        case " $seen " in *" $d "*) ;; *) why="no capture's report has a $d path: nothing compared"; return 1 ;; esac
+    done
+    [ $n -ge 30 ] || { why="only $n captures"; return 1; }
+}
+check "every bundled capture: the diagnosis's metrics are what its JSON report says" diag_agrees
+
+# every family the text declares, and the two live ones, is documented where
+# the metrics are listed: ecnwatch(1) (Metrics) and the README's table
+documented() {
+    local f missing=""
+    [ -s "$DQ" ] || { why="no metrics file to read the families from"; return 1; }
+    for f in $(awk '/^# TYPE / { print $3 }' "$DQ") ecnwatch_capture_received_total ecnwatch_capture_dropped_total; do
+        grep -qF "\\fB$f\\fR" man/ecnwatch.1 || missing="$missing $f(man)"
+        grep -qE "\`$f(\`|\{)" README.md || missing="$missing $f(README)"
+    done
+    [ -z "$missing" ] || { why="not documented:$missing"; return 1; }
+}
+check "every family is listed in ecnwatch(1) and the README" documented
 if command -v promtool >/dev/null; then
     begin "promtool check metrics: clean (-r)"
     if [ ! -s "$OFF" ]; then
@@ -231,18 +385,19 @@ strict_rejects() {
     { cat "$OFF"; grep -A2 '^# HELP ecnwatch_frames_total' "$OFF"; } >"$tmp/dup.prom"
     sed 's/ecnwatch_frames_total/ecnwatch_frames/' "$OFF" >"$tmp/name.prom"
     sed 's/^ecnwatch_flows_held \(.*\)$/ecnwatch_flows_held \1 1700000000000/' "$OFF" >"$tmp/ts.prom"
-    for f in cut dup name ts; do
+    sed 's/^\(ecnwatch_flow_queueing_delay_seconds_bucket{sender_codepoint="ect0",le="0.0005"}\) .*$/\1 9/' "$OFF" >"$tmp/hist.prom"
+    for f in cut dup name ts hist; do
         if cmp -s "$OFF" "$tmp/$f.prom"; then
             why="the $f change left the file as it was"
             return 1
         fi
         promcheck check "$tmp/$f.prom" >/dev/null || n=$((n + 1))
     done
-    [ $n = 4 ] && return 0
-    why="the strict check let $((4 - n)) broken files pass"
+    [ $n = 5 ] && return 0
+    why="the strict check let $((5 - n)) broken files pass"
     return 1
 }
-check "the strict check rejects a cut file, a family declared twice, a counter's name, a timestamp" strict_rejects
+check "the strict check rejects a cut file, a family declared twice, a counter's name, a timestamp, a falling histogram" strict_rejects
 
 # the namespaces: a veth pair between them, classic ECN on both sides; a step
 # that fails is a failure
@@ -420,13 +575,16 @@ check "capture received/dropped from pcap_stats" capture_stats
 begin "ecnwatch_info names the version and s0"
 grep -qE '^ecnwatch_info\{version="[0-9.]+",interface="s0"\} 1$' "$S1" 2>/dev/null && ok "ecnwatch_info names the version and s0" ||
     bad "ecnwatch_info: the line is: $(grep ecnwatch_info "$S1" 2>&1 | tr '\n' ' ')"
+# the same series as the one-flow capture's file, and the two capture
+# counters: a fixed set, whatever the traffic
 nseries=$(grep -vc "^#" "$S1" 2>/dev/null)
+noff=$(grep -vc "^#" "$OFF" 2>/dev/null)
 begin "no per-flow labels"
 if answered && [ "$nseries" -gt 0 ] && ! grep -qE '^ecnwatch_[a-z_]+\{[^}]*(10\.78|port|flow=)' "$S1" &&
-    [ "$nseries" -lt 60 ]; then
-    ok "no per-flow labels: $nseries series"
+    [ "$nseries" = $((noff + 2)) ]; then
+    ok "no per-flow labels: $nseries series, as many as the one-flow capture's and the capture counters"
 else
-    bad "per-flow series ($nseries series) ${why}"
+    bad "per-flow series ($nseries series, the one-flow capture's $noff) ${why}"
 fi
 
 # HTTP: content type, 404 elsewhere, 405 for other methods, HEAD
@@ -506,6 +664,20 @@ final_counts() {
     return 1
 }
 check "the file's final counts equal the -o report's totals" final_counts
+# the live run's diagnosis as its -o report says it: the TCP transfer's data
+# direction has a path (and the client's direction none: it sends no data
+# back), and its delay is in the histogram where it was timed
+final_diagnosis() {
+    local d
+    [ -s "$tmp/report.json" ] || { why="no -o report"; return 1; }
+    if ! d=$(diff <(from_report "$tmp/report.json") <(diag_lines "$MF" | grep -v '^#')); then
+        why="the report says < the metrics say >: $(echo "$d" | head -6 | tr '\n' ' ')"
+        return 1
+    fi
+    [ "$(awk '/^ecnwatch_flow_directions_by_path\{/ { s += $2 } END { print s + 0 }' "$MF")" -ge 1 ] ||
+        { why="no direction with a path"; return 1; }
+}
+check "the file's final diagnosis (paths, bottlenecks, queueing delay) is the -o report's" final_diagnosis
 begin "no temporary file left beside it"
 [ "$(ls -A "$tmp/m")" = ecnwatch.prom ] && ok "no temporary file left beside it" || bad "no temporary file left beside it: the folder holds '$(ls -A "$tmp/m" | tr '\n' ' ')'"
 begin "the file is readable by others (the textfile collector)"

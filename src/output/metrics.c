@@ -14,7 +14,9 @@
 
 #include "dissectors/ecn.h"
 #include "base/outfile.h"
+#include "findings/conclude.h"
 #include "findings/conclusions.h"
+#include "flow/flowtab.h"
 #include "base/version.h"
 
 /* label values of ecnwatch_flows_by_negotiation, by enum ew_neg */
@@ -24,12 +26,107 @@ static const char *const neg_label[EW_METRICS_NEGS] = {
     [EW_NEG_NA] = "not_tcp",
 };
 
+const char *const ew_metrics_bn_kind[EW_METRICS_BN_KINDS] = {"dualq", "single_queue", "fq",
+                                                            "unknown"};
+const char *const ew_metrics_cp_class[EW_METRICS_CP_CLASSES] = {"not_ect", "ect0", "ect1",
+                                                                "mixed", "none"};
+const uint32_t ew_metrics_qd_le_us[EW_METRICS_QD_BUCKETS] = {
+    500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000,
+};
+const char *const ew_metrics_qd_le[EW_METRICS_QD_BUCKETS] = {
+    "0.0005", "0.001", "0.002", "0.005", "0.01", "0.02", "0.05", "0.1", "0.2", "0.5", "1",
+};
+
 static uint64_t
 scale(uint64_t count, uint64_t held, uint64_t evaluated)
 {
     if (evaluated == 0 || evaluated == held)
         return count;
     return (count * held + evaluated / 2) / evaluated;
+}
+
+/* the index of a name in a fixed list, else the list's last entry */
+static int
+index_of(const char *const *list, int n, const char *name)
+{
+    int i;
+
+    for (i = 0; name && i < n - 1; i++)
+        if (!strcmp(list[i], name))
+            break;
+    return i;
+}
+
+/* One TCP direction d that carried data, concluded as s: its path verdict,
+ * and its queueing delay where it was measured. */
+static void
+count_direction(const struct ew_flow_summary *s, int d, struct ew_metrics_flows *out)
+{
+    const struct ew_path_verdict *p = &s->path[d];
+    uint64_t us;
+    int cl, b;
+
+    out->path[p->aqm < EW_AQM_COUNT ? p->aqm : EW_AQM_UNKNOWN]++;
+    if (!(p->qdelay_mean_ms >= 0))
+        return;
+    /* to the microsecond, as the report writes qdelay_mean_ms */
+    us = (uint64_t)(int64_t)(p->qdelay_mean_ms * 1000.0 + 0.5);
+    cl = index_of(ew_metrics_cp_class, EW_METRICS_CP_CLASSES, s->v.dir[d].sender_cp);
+    out->qd_count[cl]++;
+    out->qd_sum_us[cl] += us;
+    for (b = 0; b < EW_METRICS_QD_BUCKETS; b++)
+        if (us <= ew_metrics_qd_le_us[b])
+            out->qd_bucket[cl][b]++;
+}
+
+/* the path verdicts and delays of the pass's TCP flows, each concluded
+ * whole as the report writes it (its bottleneck's refinement included) */
+static void
+count_paths(const struct ew_conclusions *c, struct ew_metrics_flows *out)
+{
+    struct ew_flow_room *room;
+    struct ew_flow_summary *s;
+    size_t i;
+    int d;
+
+    if (!(c->what & EW_PASS_PATHS) || c->n == 0)
+        return;
+    room = malloc(sizeof(*room));
+    s = malloc(sizeof(*s));
+    if (!room || !s) {
+        out->paths_missing = true;
+        free(room);
+        free(s);
+        return;
+    }
+    for (i = 0; i < c->n; i++) {
+        const struct ew_flow *f;
+
+        if (c->row[i].neg == EW_NEG_NA) /* not TCP: no path */
+            continue;
+        f = ew_conclusion_words(c, i, 0, room, s);
+        if (f->key.l4 != EW_L4_TCP || !s->has_path)
+            continue;
+        for (d = 0; d < 2; d++)
+            if (f->inf->half[d].data_pkts > 0)
+                count_direction(s, d, out);
+    }
+    free(room);
+    free(s);
+}
+
+/* the pass's bottlenecks by what they look like, and their flows */
+static void
+count_bottlenecks(const struct ew_bottlenecks *bn, struct ew_metrics_flows *out)
+{
+    size_t i;
+    int k;
+
+    for (i = 0; i < bn->n; i++) {
+        k = index_of(ew_metrics_bn_kind, EW_METRICS_BN_KINDS, bn->g[i].looks_like);
+        out->bottlenecks[k]++;
+        out->bottleneck_flows[k] += bn->g[i].l4s.n + bn->g[i].classic.n;
+    }
 }
 
 void
@@ -51,10 +148,25 @@ ew_metrics_count_pass(const struct ew_conclusions *c, const struct ew_analyzer *
                 out->misuse[k]++;
     }
     out->evaluated = c->n;
+    count_paths(c, out);
+    count_bottlenecks(&c->bn, out);
     for (k = 0; k < EW_METRICS_VERDICTS; k++)
         out->verdict[k] = scale(out->verdict[k], out->held, out->evaluated);
     for (k = 0; k < EW_METRICS_NEGS; k++)
         out->negotiation[k] = scale(out->negotiation[k], out->held, out->evaluated);
+    for (k = 0; k < EW_AQM_COUNT; k++)
+        out->path[k] = scale(out->path[k], out->held, out->evaluated);
+    for (k = 0; k < EW_METRICS_BN_KINDS; k++)
+        out->bottleneck_flows[k] = scale(out->bottleneck_flows[k], out->held, out->evaluated);
+    for (k = 0; k < EW_METRICS_CP_CLASSES; k++) {
+        int b;
+
+        /* each scaled alike, so that the buckets still rise to the count */
+        for (b = 0; b < EW_METRICS_QD_BUCKETS; b++)
+            out->qd_bucket[k][b] = scale(out->qd_bucket[k][b], out->held, out->evaluated);
+        out->qd_count[k] = scale(out->qd_count[k], out->held, out->evaluated);
+        out->qd_sum_us[k] = scale(out->qd_sum_us[k], out->held, out->evaluated);
+    }
     /* flows that left the table keep their kinds in the analyzer */
     for (k = 0; k < EW_MU_COUNT; k++)
         out->misuse[k] = scale(out->misuse[k], out->held, out->evaluated) +
@@ -142,6 +254,65 @@ labelled(struct sink *s, const char *name, const char *label, const char *value,
     put(s, "\"} %" PRIu64 "\n", v);
 }
 
+/* a number of microseconds in seconds, as few digits as it needs */
+static void
+put_seconds(struct sink *s, uint64_t us)
+{
+    char frac[8];
+    int n = 6;
+
+    snprintf(frac, sizeof(frac), "%06u", (unsigned)(us % 1000000));
+    while (n > 0 && frac[n - 1] == '0')
+        frac[--n] = '\0';
+    put(s, "%" PRIu64 "%s%s", us / 1000000, n ? "." : "", frac);
+}
+
+/* the diagnosis: flow directions by path verdict, bottlenecks by kind, the
+ * queueing delay histogram by sender codepoint; every label value present */
+static void
+emit_diagnosis(struct sink *s, const struct ew_metrics_flows *fl)
+{
+    static const char qd[] = "ecnwatch_flow_queueing_delay_seconds";
+    int i, b;
+
+    family(s, "ecnwatch_flow_directions_by_path", "gauge",
+           "TCP flow directions that carried data in the flow table, by their path verdict "
+           "(the report's path.aqm, as their bottleneck refines it); a flow with data both "
+           "ways counts once in each.");
+    for (i = 0; i < EW_AQM_COUNT; i++)
+        labelled(s, "ecnwatch_flow_directions_by_path", "aqm", ew_aqm_name[i], fl->path[i]);
+    family(s, "ecnwatch_bottlenecks", "gauge",
+           "Bottlenecks: groups of L4S and classic flows between the same two hosts, "
+           "overlapping in time, in the flow table, by what the bottleneck looks like (the "
+           "report's bottlenecks[].looks_like).");
+    for (i = 0; i < EW_METRICS_BN_KINDS; i++)
+        labelled(s, "ecnwatch_bottlenecks", "looks_like", ew_metrics_bn_kind[i],
+                 fl->bottlenecks[i]);
+    family(s, "ecnwatch_bottleneck_flows", "gauge",
+           "Flows in the flow table that are in a bottleneck group, by what their bottleneck "
+           "looks like.");
+    for (i = 0; i < EW_METRICS_BN_KINDS; i++)
+        labelled(s, "ecnwatch_bottleneck_flows", "looks_like", ew_metrics_bn_kind[i],
+                 fl->bottleneck_flows[i]);
+    family(s, qd, "histogram",
+           "TCP flow directions with data in the flow table by their mean queueing delay (the "
+           "report's path.qdelay_mean_ms, timed from where this capture point can: "
+           "path.qdelay_from), by their sender codepoint; a direction whose delay could not be "
+           "timed is not counted.");
+    for (i = 0; i < EW_METRICS_CP_CLASSES; i++) {
+        const char *cl = ew_metrics_cp_class[i];
+
+        for (b = 0; b < EW_METRICS_QD_BUCKETS; b++)
+            put(s, "%s_bucket{sender_codepoint=\"%s\",le=\"%s\"} %" PRIu64 "\n", qd, cl,
+                ew_metrics_qd_le[b], fl->qd_bucket[i][b]);
+        put(s, "%s_bucket{sender_codepoint=\"%s\",le=\"+Inf\"} %" PRIu64 "\n", qd, cl,
+            fl->qd_count[i]);
+        put(s, "%s_sum{sender_codepoint=\"%s\"} ", qd, cl);
+        put_seconds(s, fl->qd_sum_us[i]);
+        put(s, "\n%s_count{sender_codepoint=\"%s\"} %" PRIu64 "\n", qd, cl, fl->qd_count[i]);
+    }
+}
+
 static void
 emit(struct sink *s, const struct ew_analyzer *an, const struct ew_metrics_flows *fl,
      const struct ew_metrics_src *src)
@@ -201,6 +372,13 @@ emit(struct sink *s, const struct ew_analyzer *an, const struct ew_metrics_flows
             " (1 in %" PRIu64 ", by id) were computed and the counts scaled\n",
             fl->held, fl->evaluated,
             fl->evaluated ? (fl->held + fl->evaluated - 1) / fl->evaluated : 0);
+    if (fl->evaluated < fl->held)
+        put(s, "# ecnwatch_flow_directions_by_path, ecnwatch_bottleneck_flows and "
+               "ecnwatch_flow_queueing_delay_seconds are scaled alike; ecnwatch_bottlenecks "
+               "counts the groups among the flows evaluated\n");
+    if (fl->paths_missing)
+        put(s, "# ecnwatch_flow_directions_by_path and ecnwatch_flow_queueing_delay_seconds "
+               "count no flow: out of memory for a flow's conclusion\n");
     family(s, "ecnwatch_flows_evaluated", "gauge",
            "Held flows whose verdict was computed for the per-verdict gauges (fewer than "
            "held: the gauges are scaled from a sample).");
@@ -217,6 +395,7 @@ emit(struct sink *s, const struct ew_analyzer *an, const struct ew_metrics_flows
            "Flows with at least one misuse finding of each kind, evicted flows included.");
     for (i = 0; i < EW_MU_COUNT; i++)
         labelled(s, "ecnwatch_misuse_flows", "kind", ew_misuse_name[i], fl->misuse[i]);
+    emit_diagnosis(s, fl);
 
     if (src->have_capture) {
         family(s, "ecnwatch_capture_received_total", "counter",

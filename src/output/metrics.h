@@ -6,7 +6,13 @@
  * verdict per held flow: ew_metrics_count_flows() counts them from the rows
  * of one snapshot of the table (snapshot.h), at most `budget` rows; above
  * that the rows are an even sample (every k-th flow by id), the counts are
- * scaled, and the text says so in a comment line. No per-flow labels: the output has a fixed set of series. */
+ * scaled, and the text says so in a comment line. The diagnosis (flow
+ * directions by path verdict, bottlenecks by kind, the queueing delay
+ * histogram by sender codepoint) comes from the same pass, every flow's
+ * conclusion read as the report writes it (ew_conclusion_words), so that the
+ * metrics and the report of one run agree. No per-flow labels: the output
+ * has a fixed set of series, every label value from a fixed list, and every
+ * one of them present, zero or not. */
 #ifndef ECNWATCH_METRICS_H
 #define ECNWATCH_METRICS_H
 
@@ -25,6 +31,22 @@
 
 #define EW_METRICS_VERDICTS (EW_V_UNKNOWN + 1)
 #define EW_METRICS_NEGS (EW_NEG_NA + 1)
+/* what a bottleneck looks like (the report's bottlenecks[].looks_like):
+ * dualq, single_queue, fq, unknown */
+#define EW_METRICS_BN_KINDS 4
+/* a direction's sender codepoint (the report's sender_codepoint): not_ect,
+ * ect0, ect1, mixed, none (its data arrived CE only) */
+#define EW_METRICS_CP_CLASSES 5
+/* the queueing delay histogram's finite buckets (0.5 ms to 1 s; +Inf is the count) */
+#define EW_METRICS_QD_BUCKETS 11
+
+/* the label values, in the order the text gives them (fixed lists: no
+ * address, port or other per-flow value is ever a label) */
+extern const char *const ew_metrics_bn_kind[EW_METRICS_BN_KINDS];
+extern const char *const ew_metrics_cp_class[EW_METRICS_CP_CLASSES];
+/* the buckets' upper bounds: in microseconds, and as the le label says them */
+extern const uint32_t ew_metrics_qd_le_us[EW_METRICS_QD_BUCKETS];
+extern const char *const ew_metrics_qd_le[EW_METRICS_QD_BUCKETS];
 
 /* the per-flow gauges: counts of held flows (scaled when sampled), plus, for
  * misuse, the flows evicted from the table with each kind */
@@ -34,6 +56,19 @@ struct ew_metrics_flows {
     uint64_t verdict[EW_METRICS_VERDICTS];
     uint64_t negotiation[EW_METRICS_NEGS];
     uint64_t misuse[EW_MU_COUNT];
+    /* The diagnosis, from the same flows. A TCP direction that carried data
+     * (one the report gives a "path"): by its path verdict as its bottleneck
+     * refines it (path.aqm), and, where its queueing delay was measured
+     * (path.qdelay_mean_ms, timed as path.qdelay_from says), by that delay
+     * rounded to the microsecond as the report writes it, by the direction's
+     * sender codepoint. Bottlenecks by what they look like, and their flows. */
+    uint64_t path[EW_AQM_COUNT];
+    uint64_t bottlenecks[EW_METRICS_BN_KINDS];      /* groups, not scaled */
+    uint64_t bottleneck_flows[EW_METRICS_BN_KINDS];
+    uint64_t qd_bucket[EW_METRICS_CP_CLASSES][EW_METRICS_QD_BUCKETS]; /* cumulative (le) */
+    uint64_t qd_count[EW_METRICS_CP_CLASSES];
+    uint64_t qd_sum_us[EW_METRICS_CP_CLASSES];
+    bool paths_missing;  /* out of memory for a flow's words: path and delay not counted */
 };
 
 /* where the counters come from */

@@ -101,6 +101,24 @@ value_of(const char *text, const char *series)
     return strtoull(p + strlen(want), NULL, 10);
 }
 
+/* the sample name (line's first k bytes) belongs to the family: its name,
+ * or for a histogram its name and _bucket, _sum or _count */
+static int
+sample_of(const char *line, size_t k, const char *fam, const char *type)
+{
+    static const char *const part[] = {"_bucket", "_sum", "_count"};
+    size_t n = strlen(fam), i;
+
+    if (strncmp(line, fam, n) || k < n)
+        return 0;
+    if (strcmp(type, "histogram"))
+        return k == n;
+    for (i = 0; i < 3; i++)
+        if (k == n + strlen(part[i]) && !strncmp(line + n, part[i], k - n))
+            return 1;
+    return 0;
+}
+
 /* The format's rules, as promtool reads them: each family has one HELP and
  * one TYPE before its samples, and its samples together; counters end in
  * _total and nothing else does; names and labels are well formed; every
@@ -138,7 +156,7 @@ check_format(const char *text)
                 bad++;
             else
                 snprintf(types[cur], sizeof(types[cur]), "%s", type);
-            if (strcmp(type, "counter") && strcmp(type, "gauge"))
+            if (strcmp(type, "counter") && strcmp(type, "gauge") && strcmp(type, "histogram"))
                 bad++;
             if (!strcmp(type, "counter") != (strlen(name) > 6 &&
                                              !strcmp(name + strlen(name) - 6, "_total")))
@@ -150,8 +168,7 @@ check_format(const char *text)
             size_t k = strspn(line, "abcdefghijklmnopqrstuvwxyz_0123456789");
             char *end;
 
-            if (k == 0 || cur < 0 || strncmp(line, fams[cur], k) || fams[cur][k] ||
-                !types[cur][0]) {
+            if (k == 0 || cur < 0 || !types[cur][0] || !sample_of(line, k, fams[cur], types[cur])) {
                 bad++;
                 continue;
             }
@@ -258,6 +275,81 @@ test_values(void)
     ew_analyzer_free(&an);
 }
 
+/* the diagnosis: two TCP directions carried data (the UDP flow has no
+ * path); every path verdict, bottleneck kind and histogram series is there,
+ * zero or not, the buckets rise to the count, and the text says the same */
+static void
+test_diagnosis(void)
+{
+    struct ew_analyzer an;
+    struct ew_metrics_flows fl;
+    struct ew_metrics_src src = {0};
+    uint64_t sum = 0, timed = 0;
+    char *t, series[160];
+    int k, b;
+
+    feed(&an);
+    ew_metrics_count_flows(&an, EW_METRICS_FLOW_BUDGET, &fl);
+    CU_ASSERT_FALSE(fl.paths_missing);
+    for (k = 0; k < EW_AQM_COUNT; k++)
+        sum += fl.path[k];
+    CU_ASSERT_EQUAL(sum, 2);
+    for (k = 0; k < EW_METRICS_BN_KINDS; k++) {
+        CU_ASSERT_EQUAL(fl.bottlenecks[k], 0);
+        CU_ASSERT_EQUAL(fl.bottleneck_flows[k], 0);
+    }
+    for (k = 0; k < EW_METRICS_CP_CLASSES; k++) {
+        for (b = 0; b < EW_METRICS_QD_BUCKETS; b++)
+            CU_ASSERT_TRUE(fl.qd_bucket[k][b] <= (b + 1 < EW_METRICS_QD_BUCKETS
+                                                      ? fl.qd_bucket[k][b + 1]
+                                                      : fl.qd_count[k]));
+        timed += fl.qd_count[k];
+    }
+    CU_ASSERT_TRUE(timed <= 2);
+    t = text_of(&an, &fl, &src);
+    CU_ASSERT_EQUAL(check_format(t), 0);
+    CU_ASSERT_TRUE(has_line(t, "# TYPE ecnwatch_flow_directions_by_path gauge"));
+    CU_ASSERT_TRUE(has_line(t, "# TYPE ecnwatch_bottlenecks gauge"));
+    CU_ASSERT_TRUE(has_line(t, "# TYPE ecnwatch_bottleneck_flows gauge"));
+    CU_ASSERT_TRUE(has_line(t, "# TYPE ecnwatch_flow_queueing_delay_seconds histogram"));
+    for (k = 0, sum = 0; k < EW_AQM_COUNT; k++) {
+        snprintf(series, sizeof(series), "ecnwatch_flow_directions_by_path{aqm=\"%s\"}",
+                 ew_aqm_name[k]);
+        CU_ASSERT_EQUAL(value_of(t, series), fl.path[k]);
+        sum += value_of(t, series);
+    }
+    CU_ASSERT_EQUAL(sum, 2);
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_bottlenecks{looks_like=\"dualq\"} 0"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_bottleneck_flows{looks_like=\"unknown\"} 0"));
+    for (k = 0; k < EW_METRICS_CP_CLASSES; k++) {
+        const char *cl = ew_metrics_cp_class[k];
+
+        snprintf(series, sizeof(series),
+                 "ecnwatch_flow_queueing_delay_seconds_bucket{sender_codepoint=\"%s\",le=\"+Inf\"}",
+                 cl);
+        CU_ASSERT_EQUAL(value_of(t, series), fl.qd_count[k]);
+        snprintf(series, sizeof(series),
+                 "ecnwatch_flow_queueing_delay_seconds_count{sender_codepoint=\"%s\"}", cl);
+        CU_ASSERT_EQUAL(value_of(t, series), fl.qd_count[k]);
+        snprintf(series, sizeof(series),
+                 "ecnwatch_flow_queueing_delay_seconds_bucket{sender_codepoint=\"%s\",le=\"0.0005\"}",
+                 cl);
+        CU_ASSERT_EQUAL(value_of(t, series), fl.qd_bucket[k][0]);
+    }
+    free(t);
+    /* the sum in seconds, as few digits as it needs */
+    memset(&fl, 0, sizeof(fl));
+    fl.qd_count[2] = 2;
+    fl.qd_sum_us[2] = 1004500;
+    fl.qd_sum_us[1] = 5000000;
+    t = text_of(&an, &fl, &src);
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_flow_queueing_delay_seconds_sum{sender_codepoint=\"ect1\"} 1.0045"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_flow_queueing_delay_seconds_sum{sender_codepoint=\"ect0\"} 5"));
+    CU_ASSERT_TRUE(has_line(t, "ecnwatch_flow_queueing_delay_seconds_sum{sender_codepoint=\"none\"} 0"));
+    free(t);
+    ew_analyzer_free(&an);
+}
+
 static void
 test_buffer_file_and_labels(void)
 {
@@ -315,6 +407,8 @@ test_sampled(void)
                                      "ecnwatch_misuse_flows are estimated: of 3 flows held, the "
                                      "verdicts of 2 (1 in 2, by id) were computed"));
     CU_ASSERT_TRUE(has_line(t, "ecnwatch_flows_evaluated 2"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "\n# ecnwatch_flow_directions_by_path, ecnwatch_bottleneck_flows "
+                                     "and ecnwatch_flow_queueing_delay_seconds are scaled alike"));
     free(t);
     ew_analyzer_free(&an);
 }
@@ -393,6 +487,7 @@ ew_test_register_metrics(void)
     if (!s)
         return -1;
     if (!CU_add_test(s, "values from an analyzer fed a few packets", test_values) ||
+        !CU_add_test(s, "the diagnosis: paths, bottlenecks, queueing delay", test_diagnosis) ||
         !CU_add_test(s, "buffer, FILE and label escaping", test_buffer_file_and_labels) ||
         !CU_add_test(s, "more flows than the budget: sampled and said", test_sampled) ||
         !CU_add_test(s, "atomic metrics file", test_write_file) ||
