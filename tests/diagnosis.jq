@@ -22,8 +22,8 @@ $schema[0]["$defs"] as $d
   ($d.bottleneck.properties.looks_like.enum[] as $k
    | "ecnwatch_bottleneck_flows{looks_like=\"\($k)\"} \([$bn[] | select(.looks_like == $k) | (.l4s.flows + .classic.flows)[]] | length)"),
   ($d.sender_codepoint.enum[] as $c
-   | [$dirs[] | select(.sender_codepoint == $c and .path.qdelay_mean_ms != null)
-      | .path.qdelay_mean_ms * 1000 | round] as $us
+   | [$dirs[] | select(.sender_codepoint == $c and .path.qdelay_median_ms != null)
+      | .path.qdelay_median_ms * 1000 | round] as $us
    | ($le[] as $l
       | "ecnwatch_flow_queueing_delay_seconds_bucket{sender_codepoint=\"\($c)\",le=\"\($l)\"} \([$us[] | select(. <= ($l | tonumber) * 1000000 + 0.5)] | length)"),
      "ecnwatch_flow_queueing_delay_seconds_bucket{sender_codepoint=\"\($c)\",le=\"+Inf\"} \($us | length)",

@@ -266,7 +266,7 @@ check "-r: ecnwatch_bytes_total by codepoint adds up to the report's flow bytes;
 # shared-dualq-client.pcap holds a CUBIC flow (ECT(0)) and a Prague-style
 # flow (ECT(1)) through one DualQ (captures/README, section 7). The report
 # calls the bottleneck "dualq", the classic flow's path "dualq_classic" at
-# 4.931 ms of queueing delay and the L4S flow's "l4s_shallow" at 0.765 ms;
+# 3.78 ms of median queueing delay and the L4S flow's "l4s_shallow" at 0.717 ms;
 # the ACK directions carry no data and have no path. Every other label value
 # is there with 0.
 DIAG='^(# TYPE )?(ecnwatch_flow_directions_by_path|ecnwatch_bottlenecks|ecnwatch_bottleneck_flows|ecnwatch_flow_queueing_delay_seconds(_bucket|_sum|_count)?)[{ ]'
@@ -307,8 +307,8 @@ ecnwatch_bottleneck_flows{looks_like="unknown"} 0
 # TYPE ecnwatch_flow_queueing_delay_seconds histogram
 WANT
     hist not_ect 0 0 0
-    hist ect0 1 3 0.004931 # 4.931 ms: from le="0.005"
-    hist ect1 1 1 0.000765 # 0.765 ms: from le="0.001"
+    hist ect0 1 3 0.00378 # 3.78 ms: from le="0.005"
+    hist ect1 1 1 0.000717 # 0.717 ms: from le="0.001"
     hist mixed 0 0 0
     hist none 0 0 0
 } >"$tmp/dualq.want"
@@ -322,12 +322,12 @@ dualq_exact() {
     fi
     out=$(promcheck check "$DQ") || { why="the strict check: $(echo "$out" | tr '\n' ' ')"; return 1; }
 }
-check "shared-dualq-client.pcap: the diagnosis exactly (a dualq bottleneck of 2 flows; dualq_classic at 4.931 ms, l4s_shallow at 0.765 ms)" dualq_exact
+check "shared-dualq-client.pcap: the diagnosis exactly (a dualq bottleneck of 2 flows; dualq_classic at a median 3.78 ms, l4s_shallow at 0.717 ms)" dualq_exact
 
 # The same families from every bundled capture agree with that run's JSON
 # report, worked out from the report alone (tests/diagnosis.jq): directions
 # by path.aqm, bottlenecks by looks_like and their flows, and each
-# direction's path.qdelay_mean_ms by its sender_codepoint in the histogram.
+# direction's path.qdelay_median_ms by its sender_codepoint in the histogram.
 from_report() { # from_report REPORT: the diagnosis's sample lines the report calls for
     jq -r --slurpfile schema man/ecnwatch-report.schema.json -f tests/diagnosis.jq "$1"
 }

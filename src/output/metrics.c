@@ -67,10 +67,10 @@ count_direction(const struct ew_flow_summary *s, int d, struct ew_metrics_flows 
     int cl, b;
 
     out->path[p->aqm < EW_AQM_COUNT ? p->aqm : EW_AQM_UNKNOWN]++;
-    if (!(p->qdelay_mean_ms >= 0))
+    if (!(p->qdelay_median_ms >= 0))
         return;
-    /* to the microsecond, as the report writes qdelay_mean_ms */
-    us = (uint64_t)(int64_t)(p->qdelay_mean_ms * 1000.0 + 0.5);
+    /* to the microsecond, as the report writes qdelay_median_ms */
+    us = (uint64_t)(int64_t)(p->qdelay_median_ms * 1000.0 + 0.5);
     cl = index_of(ew_metrics_cp_class, EW_METRICS_CP_CLASSES, s->v.dir[d].sender_cp);
     out->qd_count[cl]++;
     out->qd_sum_us[cl] += us;
@@ -295,8 +295,8 @@ emit_diagnosis(struct sink *s, const struct ew_metrics_flows *fl)
         labelled(s, "ecnwatch_bottleneck_flows", "looks_like", ew_metrics_bn_kind[i],
                  fl->bottleneck_flows[i]);
     family(s, qd, "histogram",
-           "TCP flow directions with data in the flow table by their mean queueing delay (the "
-           "report's path.qdelay_mean_ms, timed from where this capture point can: "
+           "TCP flow directions with data in the flow table by their median queueing delay (the "
+           "report's path.qdelay_median_ms, timed from where this capture point can: "
            "path.qdelay_from), by their sender codepoint; a direction whose delay could not be "
            "timed is not counted.");
     for (i = 0; i < EW_METRICS_CP_CLASSES; i++) {
