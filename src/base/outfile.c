@@ -4,14 +4,38 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 enum target_kind { T_STDOUT, T_REPLACE, T_IN_PLACE };
+
+/* the guard (below): a destination settled before the drop */
+struct dest;
+static struct dest *guard_dest(const char *path, const char *what, int *e, bool *refused);
+static void say_settle(char *err, size_t errlen, const char *path, const char *what, int e,
+                       bool refused);
+static struct dest *guard_find(const char *path, const char **name);
+static bool guard_in_place(const struct dest *d);
+static const char *guard_name(const struct dest *d);
+static void guard_opened(struct dest *d);
+static int guard_probe(const struct dest *d);
+static int guard_replace(const struct dest *d, const char *name, ew_outfile_fill fill,
+                         void *arg);
+static int guard_create(const struct dest *d, int *fd, int *handle);
+static int guard_commit(int handle, const char *name);
+static void guard_drop(int handle);
+static void say(char *err, size_t errlen, const char *path, const char *what, int e);
 
 /* what path names, and for a file to replace, the path to replace (a
  * symbolic link's target, so that the link stays a link). 0, or an errno. */
@@ -226,8 +250,20 @@ ew_outfile_write(const char *path, ew_outfile_fill fill, void *arg, const char *
 {
     enum target_kind kind;
     char *file;
-    int e = target_of(path, &kind, &file);
+    const char *name;
+    const struct dest *d = guard_find(path, &name);
+    int e;
 
+    if (d && !guard_in_place(d)) {
+        /* root's destination, settled before the drop */
+        e = guard_replace(d, name, fill, arg);
+        if (e) {
+            say(err, errlen, path, what, e);
+            return -1;
+        }
+        return 0;
+    }
+    e = target_of(path, &kind, &file);
     if (!e) {
         switch (kind) {
         case T_STDOUT:
@@ -247,7 +283,7 @@ ew_outfile_write(const char *path, ew_outfile_fill fill, void *arg, const char *
     }
     free(file);
     if (e) {
-        snprintf(err, errlen, "%s: cannot write the %s: %s", path, what, strerror(e));
+        say(err, errlen, path, what, e);
         return -1;
     }
     return 0;
@@ -259,8 +295,24 @@ ew_outfile_check(const char *path, const char *what, char *err, size_t errlen)
     enum target_kind kind;
     char *file, *dir = NULL;
     char tmp[PATH_MAX];
-    int e = target_of(path, &kind, &file), fd;
+    const struct dest *d;
+    bool refused;
+    int e, fd;
 
+    if ((d = guard_dest(path, what, &e, &refused)) || e) {
+        /* root's destination, settled now: a device or FIFO is checked
+         * again once dropped (ew_outfile_dropped), when it is written */
+        if (!e && guard_in_place(d))
+            e = access(path, W_OK) != 0 ? errno : 0;
+        else if (!e)
+            e = guard_probe(d);
+        if (e) {
+            say_settle(err, errlen, path, what, e, refused);
+            return -1;
+        }
+        return 0;
+    }
+    e = target_of(path, &kind, &file);
     if (!e && kind == T_IN_PLACE) {
         /* not opened: opening and closing a FIFO would end its reader's input */
         if (access(path, W_OK) != 0)
@@ -287,7 +339,7 @@ ew_outfile_check(const char *path, const char *what, char *err, size_t errlen)
     free(file);
     free(dir);
     if (e) {
-        snprintf(err, errlen, "%s: cannot write the %s: %s", path, what, strerror(e));
+        say(err, errlen, path, what, e);
         return -1;
     }
     return 0;
@@ -302,6 +354,8 @@ struct ew_outfile {
     char *dir;   /* T_REPLACE: its folder */
     char *tmp;   /* T_REPLACE without O_TMPFILE: the temporary file's name */
     const char *what;
+    const char *name; /* guarded: the name in its destination's folder */
+    int handle;       /* guarded: the helper's handle of the file, else -1 */
 };
 
 static void
@@ -320,17 +374,34 @@ struct ew_outfile *
 ew_outfile_open(const char *path, const char *what, char *err, size_t errlen)
 {
     struct ew_outfile *f = calloc(1, sizeof(*f));
+    struct dest *d;
+    bool refused = false;
     int e;
 
     if (!f) {
-        snprintf(err, errlen, "%s: cannot write the %s: %s", path, what, strerror(ENOMEM));
+        say(err, errlen, path, what, ENOMEM);
         return NULL;
     }
     f->fd = -1;
+    f->handle = -1;
     f->what = what;
     f->path = strdup(path);
-    e = f->path ? target_of(path, &f->kind, &f->file) : ENOMEM;
-    if (!e) {
+    e = f->path ? 0 : ENOMEM;
+    d = e ? NULL : guard_dest(path, what, &e, &refused);
+    if (d && guard_in_place(d)) {
+        /* root's device or FIFO: opened now, as tcpdump opens it */
+        f->kind = T_IN_PLACE;
+        f->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        if (f->fd < 0)
+            e = errno;
+        else
+            guard_opened(d);
+    } else if (d) {
+        /* root's file: the helper's, given its name at the close */
+        f->kind = T_REPLACE;
+        f->name = guard_name(d);
+        e = guard_create(d, &f->fd, &f->handle);
+    } else if (!e && !(e = target_of(path, &f->kind, &f->file))) {
         switch (f->kind) {
         case T_STDOUT:
             f->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
@@ -378,7 +449,7 @@ ew_outfile_open(const char *path, const char *what, char *err, size_t errlen)
             e = errno ? errno : EIO;
     }
     if (e) {
-        snprintf(err, errlen, "%s: cannot write the %s: %s", path, what, strerror(e));
+        say_settle(err, errlen, path, what, e, refused);
         if (f->tmp && f->fd >= 0)
             unlink(f->tmp);
         outfile_free(f);
@@ -398,7 +469,15 @@ ew_outfile_close(struct ew_outfile *f, bool commit, char *err, size_t errlen)
 {
     int e = 0;
 
-    if (f->kind == T_REPLACE) {
+    if (f->handle >= 0) {
+        /* the helper's file: flushed to disk here, named there */
+        if (commit && fsync(f->fd) != 0)
+            e = errno;
+        if (commit && !e)
+            e = guard_commit(f->handle, f->name);
+        else
+            guard_drop(f->handle);
+    } else if (f->kind == T_REPLACE) {
         if (commit && fsync(f->fd) != 0)
             e = errno;
         if (commit && !e && f->tmp) {
@@ -422,7 +501,1048 @@ ew_outfile_close(struct ew_outfile *f, bool commit, char *err, size_t errlen)
         e = errno;
     f->fd = -1;
     if (e)
-        snprintf(err, errlen, "%s: cannot write the %s: %s", f->path, f->what, strerror(e));
+        say(err, errlen, f->path, f->what, e);
     outfile_free(f);
     return e ? -1 : 0;
+}
+
+/* ---- the guard: root's destinations, settled before the drop (outfile.h) ----
+ *
+ * Once root has become another user, that user may not create, link or
+ * rename anything in a folder of root's (a descriptor of the folder opened
+ * before does not change that: each of those is checked against who asks).
+ * So a helper forked before the drop keeps root, and does only this: in the
+ * folders opened before the drop, it makes unnamed files (handing the
+ * writer a descriptor of each) and gives one of those files, and no other,
+ * a name that was settled before the drop, by a link and a rename. It
+ * follows no symbolic link: the folders are the ones opened at start, the
+ * rename replaces a name without following it. The writer flushes and
+ * syncs what it wrote; the helper ends when the writer closes its socket
+ * (or dies), removing what was never named. */
+
+#define G_MAX_DEST 16 /* -o, -w, --csv, --metrics-file, --plot: its index and folder */
+#define H_MAX_FILE 16 /* files of the helper's not yet named or dropped */
+#define H_TEXT 256    /* a name (NAME_MAX + 1), or a folder's patterns */
+
+enum h_op { H_ADD = 1, H_SEAL, H_CREATE, H_COMMIT, H_DROP };
+
+struct h_req {
+    int32_t op;
+    int32_t slot;      /* H_CREATE: the folder */
+    int32_t handle;    /* H_COMMIT, H_DROP: the file */
+    int32_t folder;    /* H_ADD: text is patterns, one a line, not a name */
+    char text[H_TEXT]; /* H_ADD: the name (or patterns); H_COMMIT: the name */
+};
+
+struct h_rep {
+    int32_t err; /* 0 or an errno */
+    int32_t slot;
+    int32_t handle;
+};
+
+/* a destination, as the writer knows it */
+struct dest {
+    char *path;       /* as given: a file's, or the folder's without its last slashes */
+    const char *what; /* for the messages of ew_outfile_dropped */
+    char *name;       /* a file: its name in the folder (a link's target's) */
+    bool folder;      /* names in the folder that match its patterns */
+    bool in_place;    /* a device, FIFO or socket: written by its path, as before */
+    bool opened;      /* in place and opened before the drop (-w) */
+    int slot;         /* the helper's folder */
+};
+
+static struct {
+    bool on;          /* root drops to user: destinations go through the helper */
+    bool sealed;      /* no more destinations */
+    bool dropped;     /* the drop is done: messages name the user */
+    const char *user;
+    int sock;
+    pid_t pid;
+    struct dest d[G_MAX_DEST];
+    int n;
+} g = {.sock = -1, .pid = -1};
+
+static void
+say(char *err, size_t errlen, const char *path, const char *what, int e)
+{
+    if (g.dropped)
+        snprintf(err, errlen, "%s: cannot write the %s as user %s (see -Z): %s", path, what,
+                 g.user, strerror(e));
+    else
+        snprintf(err, errlen, "%s: cannot write the %s: %s", path, what, strerror(e));
+}
+
+/* one message, and a descriptor with it (give >= 0) */
+static int
+h_send(int sock, const void *m, size_t len, int give)
+{
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = {(void *)m, len};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+    struct cmsghdr *c;
+    ssize_t n;
+
+    if (give >= 0) {
+        memset(&u, 0, sizeof(u));
+        mh.msg_control = u.buf;
+        mh.msg_controllen = sizeof(u.buf);
+        c = CMSG_FIRSTHDR(&mh);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &give, sizeof(int));
+    }
+    do
+        n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+    while (n < 0 && errno == EINTR);
+    return n == (ssize_t)len ? 0 : -1;
+}
+
+/* one message of at most len bytes, and the descriptor with it in *got (or
+ * -1; any other is closed): its length, 0 at the end, -1 with errno */
+static ssize_t
+h_recv(int sock, void *m, size_t len, int *got)
+{
+    union {
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    struct iovec iov = {m, len};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                        .msg_controllen = sizeof(u.buf)};
+    struct cmsghdr *c;
+    ssize_t n;
+
+    *got = -1;
+    do
+        n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return -1;
+    for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+        size_t k, nfd;
+
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (k = 0; k < nfd; k++) {
+            int fd;
+
+            memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof(int));
+            if (*got < 0)
+                *got = fd;
+            else
+                close(fd);
+        }
+    }
+    if (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+        if (*got >= 0)
+            close(*got);
+        *got = -1;
+        errno = EMSGSIZE;
+        return -1;
+    }
+    return n;
+}
+
+/* ---- the helper's side: a loop over the writer's requests, as root ---- */
+
+struct h_slot {
+    int dirfd;
+    bool folder;
+    char text[H_TEXT];
+};
+
+struct h_file {
+    int fd;        /* -1: free */
+    int slot;
+    char tmp[64];  /* where the folder has no unnamed files: its temporary name */
+};
+
+struct h_state {
+    struct h_slot slot[G_MAX_DEST];
+    int nslot;
+    struct h_file file[H_MAX_FILE];
+    bool sealed;
+    unsigned seq;
+};
+
+/* may a file of slot s be given name? Only the name settled for a file;
+ * in a folder, a name of its patterns, not hidden; never a path */
+static bool
+h_name_ok(const struct h_slot *s, const char *name)
+{
+    const char *p = s->text, *nl;
+    char pat[H_TEXT];
+
+    if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+        return false;
+    if (!s->folder)
+        return !strcmp(name, s->text);
+    if (name[0] == '.')
+        return false;
+    while (*p) {
+        size_t len;
+
+        nl = strchr(p, '\n');
+        len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len < sizeof(pat)) {
+            memcpy(pat, p, len);
+            pat[len] = '\0';
+            if (fnmatch(pat, name, FNM_PERIOD) == 0)
+                return true;
+        }
+        p += len + (nl != NULL);
+    }
+    return false;
+}
+
+/* e, or ENOENT when the folder was removed (where the kernel says EPERM) */
+static int
+h_gone(int dirfd, int e)
+{
+    struct stat st;
+
+    return fstat(dirfd, &st) == 0 && st.st_nlink == 0 ? ENOENT : e;
+}
+
+/* a new file in the slot's folder, mode 0666 less the umask: 0 or an errno */
+static int
+h_create(struct h_state *h, int slot, struct h_file *f)
+{
+    int dirfd = h->slot[slot].dirfd, i, e;
+    mode_t um;
+
+    f->slot = slot;
+    f->tmp[0] = '\0';
+#ifdef O_TMPFILE
+    f->fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    if (f->fd >= 0)
+        return 0;
+    if (!no_tmpfile(errno))
+        return h_gone(dirfd, errno);
+#endif
+    /* no unnamed files here: a temporary name, made 0600, given the mode any
+     * new file gets */
+    for (i = 0; i < 100; i++) {
+        snprintf(f->tmp, sizeof(f->tmp), ".ecnwatch-%ld-%u.tmp", (long)getpid(), h->seq++);
+        f->fd = openat(dirfd, f->tmp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (f->fd >= 0 || errno != EEXIST)
+            break;
+    }
+    if (f->fd < 0) {
+        e = i == 100 ? EEXIST : errno;
+        f->tmp[0] = '\0';
+        return h_gone(dirfd, e);
+    }
+    um = umask(0);
+    umask(um);
+    if (fchmod(f->fd, 0666 & ~um) != 0) {
+        e = errno;
+        unlinkat(dirfd, f->tmp, 0);
+        close(f->fd);
+        f->fd = -1;
+        f->tmp[0] = '\0';
+        return e;
+    }
+    return 0;
+}
+
+static void
+h_release(struct h_state *h, struct h_file *f)
+{
+    if (f->fd < 0)
+        return;
+    if (f->tmp[0])
+        unlinkat(h->slot[f->slot].dirfd, f->tmp, 0);
+    close(f->fd);
+    f->fd = -1;
+    f->tmp[0] = '\0';
+}
+
+/* the file named name in its folder, replacing what had that name: 0 or an
+ * errno; released either way */
+static int
+h_commit(struct h_state *h, struct h_file *f, const char *name)
+{
+    int dirfd = h->slot[f->slot].dirfd, i, e = EEXIST;
+    char tmp[64], proc[64];
+
+    if (f->tmp[0]) {
+        e = renameat(dirfd, f->tmp, dirfd, name) == 0 ? 0 : errno;
+        if (!e)
+            f->tmp[0] = '\0';
+        h_release(h, f);
+        return e;
+    }
+    /* an unnamed file: linked under a temporary name, then renamed */
+    for (i = 0; i < 100 && e == EEXIST; i++) {
+        snprintf(tmp, sizeof(tmp), ".ecnwatch-%ld-%u.tmp", (long)getpid(), h->seq++);
+#ifdef AT_EMPTY_PATH
+        if (linkat(f->fd, "", dirfd, tmp, AT_EMPTY_PATH) == 0) {
+            e = 0;
+            break;
+        }
+        if (errno == EEXIST)
+            continue;
+#endif
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f->fd);
+        e = linkat(AT_FDCWD, proc, dirfd, tmp, AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
+    }
+    if (!e && renameat(dirfd, tmp, dirfd, name) != 0) {
+        e = errno;
+        unlinkat(dirfd, tmp, 0);
+    }
+    h_release(h, f);
+    return e;
+}
+
+/* one request: the reply, and a descriptor to give with it (or -1) */
+static struct h_rep
+h_serve(struct h_state *h, struct h_req *q, ssize_t n, int *fd, int *give)
+{
+    struct h_rep r = {0, -1, -1};
+    struct h_file *f = NULL;
+    int i;
+
+    *give = -1;
+    q->text[sizeof(q->text) - 1] = '\0';
+    if (n != (ssize_t)sizeof(*q)) {
+        r.err = EINVAL;
+        return r;
+    }
+    if (q->op == H_COMMIT || q->op == H_DROP) {
+        if (q->handle < 0 || q->handle >= H_MAX_FILE || h->file[q->handle].fd < 0) {
+            r.err = EBADF;
+            return r;
+        }
+        f = &h->file[q->handle];
+    }
+    switch (q->op) {
+    case H_ADD: /* a folder opened by the writer before the drop */
+        if (h->sealed || *fd < 0 || h->nslot == G_MAX_DEST) {
+            r.err = EPERM;
+            break;
+        }
+        h->slot[h->nslot].dirfd = *fd;
+        h->slot[h->nslot].folder = q->folder != 0;
+        memcpy(h->slot[h->nslot].text, q->text, sizeof(q->text));
+        *fd = -1;
+        r.slot = h->nslot++;
+        break;
+    case H_SEAL:
+        h->sealed = true;
+        break;
+    case H_CREATE:
+        if (q->slot < 0 || q->slot >= h->nslot) {
+            r.err = EBADF;
+            break;
+        }
+        for (i = 0; i < H_MAX_FILE && h->file[i].fd >= 0; i++)
+            ;
+        if (i == H_MAX_FILE) {
+            r.err = EMFILE;
+            break;
+        }
+        r.err = h_create(h, q->slot, &h->file[i]);
+        if (!r.err) {
+            r.handle = i;
+            *give = h->file[i].fd;
+        }
+        break;
+    case H_COMMIT:
+        if (!h_name_ok(&h->slot[f->slot], q->text)) {
+            h_release(h, f);
+            r.err = EPERM;
+            break;
+        }
+        r.err = h_commit(h, f, q->text);
+        break;
+    case H_DROP:
+        h_release(h, f);
+        break;
+    default:
+        r.err = EINVAL;
+    }
+    return r;
+}
+
+/* close every descriptor from lo up, but keep */
+static void
+h_close_from(int lo, int keep)
+{
+    int fd, max = (int)sysconf(_SC_OPEN_MAX);
+
+#ifdef SYS_close_range
+    if (keep > lo && syscall(SYS_close_range, (unsigned)lo, (unsigned)keep - 1, 0u) != 0)
+        goto slow;
+    if (syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
+        return;
+slow:
+#endif
+    if (max < 0 || max > 65536)
+        max = 65536;
+    for (fd = lo; fd < max; fd++)
+        if (fd != keep)
+            close(fd);
+}
+
+static void __attribute__((noreturn))
+h_main(int sock, pid_t parent)
+{
+    static struct h_state h; /* the child's own copy */
+    struct h_req q;
+    int i, fd, give, null;
+
+    /* it ends with the writer, and not before: the signals that stop a
+     * capture (the terminal's Ctrl-C reaches the whole group) are the
+     * writer's to handle, and the writer still needs the last renames */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(0);
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    /* nothing of the writer's: not its capture, its port, its terminal */
+    if (sock < 3 && (sock = fcntl(sock, F_DUPFD_CLOEXEC, 3)) < 0)
+        _exit(1);
+    null = open("/dev/null", O_RDWR);
+    for (i = 0; i < 3 && null >= 0; i++)
+        dup2(null, i);
+    h_close_from(3, sock);
+    for (i = 0; i < H_MAX_FILE; i++)
+        h.file[i].fd = -1;
+    for (;;) {
+        struct h_rep r;
+        ssize_t n = h_recv(sock, &q, sizeof(q), &fd);
+
+        if (n <= 0)
+            break;
+        r = h_serve(&h, &q, n, &fd, &give);
+        if (fd >= 0)
+            close(fd); /* a descriptor that was not asked for */
+        if (h_send(sock, &r, sizeof(r), give) != 0)
+            break;
+    }
+    for (i = 0; i < H_MAX_FILE; i++)
+        h_release(&h, &h.file[i]);
+    _exit(0);
+}
+
+/* ---- the writer's side ---- */
+
+/* one request and its reply: 0 or an errno */
+static int
+g_call(struct h_req *q, int give, struct h_rep *r, int *got)
+{
+    int fd = -1;
+    ssize_t n;
+
+    if (got)
+        *got = -1;
+    if (g.sock < 0)
+        return EPIPE;
+    if (h_send(g.sock, q, sizeof(*q), give) != 0)
+        return errno ? errno : EPIPE;
+    n = h_recv(g.sock, r, sizeof(*r), &fd);
+    if (n != (ssize_t)sizeof(*r)) {
+        if (fd >= 0)
+            close(fd);
+        return n < 0 ? errno : EPIPE;
+    }
+    if (got)
+        *got = fd;
+    else if (fd >= 0)
+        close(fd);
+    return r->err;
+}
+
+/* give the helper a folder opened now (dirfd, closed here): its slot, or -1
+ * with *e set */
+static int
+g_add(int dirfd, bool folder, const char *text, int *e)
+{
+    struct h_req q = {.op = H_ADD, .folder = folder};
+    struct h_rep r;
+
+    if (strlen(text) >= sizeof(q.text)) {
+        close(dirfd);
+        *e = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(q.text, text);
+    *e = g_call(&q, dirfd, &r, NULL);
+    close(dirfd);
+    return *e ? -1 : r.slot;
+}
+
+static struct dest *
+g_new(const char *path, const char *what, const char *name, bool folder, int slot)
+{
+    struct dest *d = &g.d[g.n];
+
+    d->path = strdup(path);
+    d->name = name ? strdup(name) : NULL;
+    if (!d->path || (name && !d->name)) {
+        free(d->path);
+        free(d->name);
+        return NULL;
+    }
+    d->what = what;
+    d->folder = folder;
+    d->slot = slot;
+    d->in_place = slot < 0;
+    d->opened = false;
+    g.n++;
+    return d;
+}
+
+static bool
+guard_in_place(const struct dest *d)
+{
+    return d->in_place;
+}
+
+static const char *
+guard_name(const struct dest *d)
+{
+    return d->name;
+}
+
+static void
+guard_opened(struct dest *d)
+{
+    d->opened = true;
+}
+
+/* ---- settling a path as root: a symbolic link on the way is followed only
+ * when it is root's own (the user ecnwatch was started as), as the kernel's
+ * fs.protected_symlinks would have it in a shared folder, but everywhere and
+ * whatever that setting: the user dropped to could follow none of root's
+ * folders before, and a link another user planted must not lead root's
+ * files elsewhere now. Each link is opened itself (O_PATH | O_NOFOLLOW), its
+ * owner and text read from that one descriptor. ---- */
+
+#define G_MAX_LINKS 40
+
+struct walk {
+    int links;    /* links followed so far */
+    bool refused; /* a link not root's was met */
+    bool make;    /* make a missing folder (0777 less the umask, as mkdir -p) */
+};
+
+static int g_open_folder(int at, const char *path, struct walk *w);
+
+/* the text of the link lfd (O_PATH), when it is ours: a new string, or
+ * NULL with errno */
+static char *
+g_link_text(int lfd, const struct stat *st, struct walk *w)
+{
+    char *t;
+    ssize_t n;
+
+    if (st->st_uid != geteuid()) {
+        w->refused = true;
+        errno = EACCES;
+        return NULL;
+    }
+    if (++w->links > G_MAX_LINKS) {
+        errno = ELOOP;
+        return NULL;
+    }
+    t = malloc(PATH_MAX);
+    if (!t) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    n = readlinkat(lfd, "", t, PATH_MAX - 1);
+    if (n <= 0) {
+        int e = n < 0 ? errno : ENOENT;
+
+        free(t);
+        errno = e;
+        return NULL;
+    }
+    t[n] = '\0';
+    return t;
+}
+
+/* the folder c in fd, a link to one followed when ours: a new descriptor,
+ * or -1 with errno */
+static int
+g_step(int fd, const char *c, struct walk *w)
+{
+    struct stat st;
+    char *t;
+    int lfd, nfd, e;
+
+    nfd = openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (nfd < 0 && errno == ENOENT && w->make) {
+        if (mkdirat(fd, c, 0777) != 0 && errno != EEXIST)
+            return -1;
+        nfd = openat(fd, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    if (nfd >= 0 || (errno != ENOTDIR && errno != ELOOP))
+        return nfd;
+    lfd = openat(fd, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (lfd < 0)
+        return -1;
+    e = fstat(lfd, &st) != 0 ? errno : !S_ISLNK(st.st_mode) ? ENOTDIR : 0;
+    if (e) {
+        close(lfd);
+        errno = e;
+        return -1;
+    }
+    t = g_link_text(lfd, &st, w);
+    e = errno;
+    close(lfd);
+    if (!t) {
+        errno = e;
+        return -1;
+    }
+    nfd = g_open_folder(fd, t, w);
+    e = errno;
+    free(t);
+    errno = e;
+    return nfd;
+}
+
+/* the folder path names, from at (a folder's descriptor, or AT_FDCWD): a
+ * new O_PATH descriptor, or -1 with errno */
+static int
+g_open_folder(int at, const char *path, struct walk *w)
+{
+    char *copy, *c, *next;
+    int fd, nfd, e;
+
+    if (path[0] == '/')
+        fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    else if (at == AT_FDCWD)
+        fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    else
+        fd = fcntl(at, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    copy = strdup(path);
+    if (!copy) {
+        close(fd);
+        errno = ENOMEM;
+        return -1;
+    }
+    for (c = copy; c; c = next) {
+        next = strchr(c, '/');
+        if (next)
+            *next++ = '\0';
+        if (!*c || !strcmp(c, "."))
+            continue;
+        nfd = g_step(fd, c, w);
+        e = errno;
+        close(fd);
+        if (nfd < 0) {
+            free(copy);
+            errno = e;
+            return -1;
+        }
+        fd = nfd;
+    }
+    free(copy);
+    return fd;
+}
+
+/* where the file name in dirfd is written: 0 with *outdir (a new
+ * descriptor, or -1 for a device, FIFO or socket, written in place) and
+ * *outname (a new string), *exists when there is a file there now; or an
+ * errno. A link to a regular file is its target, as without the guard; a
+ * link to nothing is itself replaced. */
+static int
+g_settle(int dirfd, const char *name, struct walk *w, int *outdir, char **outname, bool *exists)
+{
+    struct stat st;
+    char *t = NULL, *tname = NULL;
+    const char *slash;
+    int lfd, tdir = -1, e = 0;
+
+    *outdir = -1;
+    *outname = NULL;
+    *exists = false;
+    lfd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (lfd < 0 && errno != ENOENT)
+        return errno;
+    if (lfd >= 0 && fstat(lfd, &st) != 0) {
+        e = errno;
+        close(lfd);
+        return e;
+    }
+    if (lfd >= 0 && S_ISDIR(st.st_mode)) {
+        close(lfd);
+        return EISDIR;
+    }
+    if (lfd >= 0 && S_ISLNK(st.st_mode)) {
+        t = g_link_text(lfd, &st, w);
+        e = t ? 0 : errno;
+        close(lfd);
+        if (e)
+            return e;
+        slash = strrchr(t, '/');
+        if (slash && !slash[1]) { /* "x/": a folder, or nothing: the link replaced */
+            tdir = g_open_folder(dirfd, t, w);
+            e = tdir >= 0 ? EISDIR : errno == ENOENT ? 0 : errno;
+            goto here;
+        }
+        if (slash) {
+            char *td = slash == t ? strdup("/") : strndup(t, (size_t)(slash - t));
+
+            tdir = td ? g_open_folder(dirfd, td, w) : -1;
+            e = td ? errno : ENOMEM;
+            free(td);
+        } else {
+            tdir = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+            e = errno;
+        }
+        if (tdir < 0) {
+            e = e == ENOENT ? 0 : e; /* the target's folder is not there: a link to nothing */
+            goto here;
+        }
+        e = g_settle(tdir, slash ? slash + 1 : t, w, outdir, &tname, exists);
+        if (!e && *exists) { /* the link's target */
+            *outname = tname;
+            close(tdir);
+            free(t);
+            return 0;
+        }
+        if (*outdir >= 0)
+            close(*outdir);
+        *outdir = -1;
+        free(tname);
+here:
+        if (tdir >= 0)
+            close(tdir);
+        free(t);
+        if (e)
+            return e;
+        *exists = false; /* a link to nothing: replaced */
+    } else if (lfd >= 0) {
+        close(lfd);
+        *exists = true;
+        if (!S_ISREG(st.st_mode)) { /* a device, FIFO or socket: in place */
+            *outname = strdup(name);
+            return *outname ? 0 : ENOMEM;
+        }
+    }
+    *outdir = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+    if (*outdir < 0)
+        return errno;
+    *outname = strdup(name);
+    if (!*outname) {
+        close(*outdir);
+        *outdir = -1;
+        return ENOMEM;
+    }
+    return 0;
+}
+
+/* the message of a path that cannot be settled */
+static void
+say_settle(char *err, size_t errlen, const char *path, const char *what, int e, bool refused)
+{
+    if (refused)
+        snprintf(err, errlen,
+                 "%s: cannot write the %s: a symbolic link on its way is not root's: not "
+                 "followed before the drop to %s (see -Z)",
+                 path, what, g.user);
+    else
+        say(err, errlen, path, what, e);
+}
+
+/* the destination of path, settled now when it is not yet (guarded, before
+ * the seal): its folder opened and its name in it, as above. NULL when the
+ * guard does not apply (*e 0) or on failure (*e an errno, *refused when a
+ * link was not followed). */
+static struct dest *
+guard_dest(const char *path, const char *what, int *e, bool *refused)
+{
+    const char *base = strrchr(path, '/'), *name;
+    struct walk w = {0, false, false};
+    struct dest *d;
+    struct stat st;
+    char *dir, *rname = NULL;
+    bool exists;
+    int dirfd, rdir = -1, slot = -1;
+
+    *e = 0;
+    *refused = false;
+    if (!g.on || g.sealed || !strcmp(path, "-"))
+        return NULL;
+    if ((d = guard_find(path, &name)) && !d->folder)
+        return d;
+    if (g.n == G_MAX_DEST) {
+        *e = EMFILE;
+        return NULL;
+    }
+    base = base ? base + 1 : path;
+    if (!*base) { /* "x/": a folder, or nothing a file can be */
+        *e = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? EISDIR : ENOENT;
+        return NULL;
+    }
+    dir = folder_of(path);
+    if (!dir) {
+        *e = ENOMEM;
+        return NULL;
+    }
+    dirfd = g_open_folder(AT_FDCWD, dir, &w);
+    *e = dirfd < 0 ? errno : g_settle(dirfd, base, &w, &rdir, &rname, &exists);
+    free(dir);
+    if (dirfd >= 0)
+        close(dirfd);
+    if (!*e && rdir >= 0) {
+        slot = g_add(rdir, false, rname, e);
+        rdir = -1;
+    }
+    if (!*e && !(d = g_new(path, what, slot >= 0 ? rname : NULL, false, slot)))
+        *e = ENOMEM;
+    if (rdir >= 0)
+        close(rdir);
+    free(rname);
+    *refused = w.refused;
+    return *e ? NULL : d;
+}
+
+/* the destination settled for path, and the name it writes there */
+static struct dest *
+guard_find(const char *path, const char **name)
+{
+    int i;
+
+    if (!g.on || !strcmp(path, "-"))
+        return NULL;
+    for (i = 0; i < g.n; i++)
+        if (!g.d[i].folder && !strcmp(path, g.d[i].path)) {
+            *name = g.d[i].name;
+            return &g.d[i];
+        }
+    for (i = 0; i < g.n; i++) {
+        size_t len = strlen(g.d[i].path);
+        const char *rest = path + len;
+
+        if (!g.d[i].folder || strncmp(path, g.d[i].path, len) || *rest != '/')
+            continue;
+        while (*rest == '/')
+            rest++;
+        if (*rest && !strchr(rest, '/')) {
+            *name = rest;
+            return &g.d[i];
+        }
+    }
+    return NULL;
+}
+
+static int
+guard_create(const struct dest *d, int *fd, int *handle)
+{
+    struct h_req q = {.op = H_CREATE, .slot = d->slot};
+    struct h_rep r;
+    int e = g_call(&q, -1, &r, fd);
+
+    *handle = e ? -1 : r.handle;
+    if (!e && *fd < 0) {
+        guard_drop(r.handle);
+        e = EIO;
+    }
+    return e;
+}
+
+static int
+guard_commit(int handle, const char *name)
+{
+    struct h_req q = {.op = H_COMMIT, .handle = handle};
+    struct h_rep r;
+
+    if (strlen(name) >= sizeof(q.text)) {
+        guard_drop(handle);
+        return ENAMETOOLONG;
+    }
+    strcpy(q.text, name);
+    return g_call(&q, -1, &r, NULL);
+}
+
+static void
+guard_drop(int handle)
+{
+    struct h_req q = {.op = H_DROP, .handle = handle};
+    struct h_rep r;
+
+    (void)g_call(&q, -1, &r, NULL);
+}
+
+/* can a file be made in d's folder? 0 or an errno */
+static int
+guard_probe(const struct dest *d)
+{
+    int fd, handle, e = guard_create(d, &fd, &handle);
+
+    if (!e) {
+        close(fd);
+        guard_drop(handle);
+    }
+    return e;
+}
+
+/* fill into a file of the helper's, named name in d's folder */
+static int
+guard_replace(const struct dest *d, const char *name, ew_outfile_fill fill, void *arg)
+{
+    int fd, handle, e = guard_create(d, &fd, &handle);
+    FILE *fp;
+
+    if (e)
+        return e;
+    fp = fdopen(fd, "w");
+    if (!fp) {
+        e = errno;
+        close(fd);
+        guard_drop(handle);
+        return e;
+    }
+    e = fill_and_close(fp, fill, arg, true);
+    if (e) {
+        guard_drop(handle);
+        return e;
+    }
+    return guard_commit(handle, name);
+}
+
+int
+ew_outfile_guard(const char *user, char *err, size_t errlen)
+{
+    int sv[2];
+    pid_t parent = getpid();
+
+    if (g.on)
+        return 0;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+        snprintf(err, errlen, "cannot start the writer of root's files: %s", strerror(errno));
+        return -1;
+    }
+    g.pid = fork();
+    if (g.pid < 0) {
+        snprintf(err, errlen, "cannot start the writer of root's files: %s", strerror(errno));
+        close(sv[0]);
+        close(sv[1]);
+        return -1;
+    }
+    if (g.pid == 0) {
+        close(sv[0]);
+        h_main(sv[1], parent);
+    }
+    close(sv[1]);
+    g.sock = sv[0];
+    g.user = user;
+    g.on = true;
+    g.sealed = g.dropped = false;
+    g.n = 0;
+    return 0;
+}
+
+int
+ew_outfile_folder(const char *dir, const char *names, const char *what, char *err,
+                  size_t errlen)
+{
+    struct walk w = {0, false, true};
+    char *path;
+    size_t len = strlen(dir);
+    int dirfd, slot, e;
+
+    if (!g.on || g.sealed)
+        return 0;
+    if (g.n == G_MAX_DEST) {
+        say(err, errlen, dir, what, EMFILE);
+        return -1;
+    }
+    dirfd = g_open_folder(AT_FDCWD, dir, &w);
+    if (dirfd < 0) {
+        say_settle(err, errlen, dir, what, errno, w.refused);
+        return -1;
+    }
+    slot = g_add(dirfd, true, names, &e);
+    if (slot < 0) {
+        say(err, errlen, dir, what, e);
+        return -1;
+    }
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    path = strndup(dir, len);
+    if (!path || !g_new(path, what, NULL, true, slot)) {
+        free(path);
+        say(err, errlen, dir, what, ENOMEM);
+        return -1;
+    }
+    free(path);
+    return 1;
+}
+
+int
+ew_outfile_mkdir(const char *dir)
+{
+    size_t len = strlen(dir);
+    int i;
+
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    for (i = 0; g.on && i < g.n; i++)
+        if (g.d[i].folder && strlen(g.d[i].path) == len && !strncmp(g.d[i].path, dir, len))
+            return 0; /* the folder opened at start, wherever it is now */
+    return mkdir(dir, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+void
+ew_outfile_seal(void)
+{
+    struct h_req q = {.op = H_SEAL};
+    struct h_rep r;
+
+    if (!g.on || g.sealed)
+        return;
+    (void)g_call(&q, -1, &r, NULL);
+    g.sealed = true;
+}
+
+int
+ew_outfile_dropped(char *err, size_t errlen)
+{
+    int i;
+
+    if (!g.on)
+        return 0;
+    g.dropped = true;
+    for (i = 0; i < g.n; i++)
+        if (g.d[i].in_place && !g.d[i].opened && access(g.d[i].path, W_OK) != 0) {
+            say(err, errlen, g.d[i].path, g.d[i].what, errno);
+            return -1;
+        }
+    return 0;
+}
+
+void
+ew_outfile_unguard(void)
+{
+    int i;
+
+    if (!g.on)
+        return;
+    close(g.sock);
+    g.sock = -1;
+    while (waitpid(g.pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    for (i = 0; i < g.n; i++) {
+        free(g.d[i].path);
+        free(g.d[i].name);
+    }
+    g.n = 0;
+    g.on = g.sealed = g.dropped = false;
+    g.pid = -1;
 }

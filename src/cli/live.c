@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/outfile.h"
 #include "input/capture.h"
 #include "cli/cli.h"
 #include "dissectors/dissect.h"
@@ -82,25 +83,33 @@ on_frame(void *arg, const struct ew_frame *fr)
         l->limit_reached = true;
 }
 
-/* Open the capture first, then give up root before any packet is read. */
+/* Who root becomes once the capture is open: -Z's user (nobody by
+ * default). *drop false when there is none to become (not root, or -Z root).
+ * 0, or -1 with err set. */
 static int
-drop_privileges(const char *user, const char **dropped_to, char *err, size_t errlen)
+drop_target(const char *user, bool *drop, uid_t *uid, gid_t *gid, char *err, size_t errlen)
 {
     struct passwd *pw;
 
-    *dropped_to = NULL;
-    if (geteuid() != 0)
+    *drop = false;
+    if (geteuid() != 0 || (user && !strcmp(user, "root")))
         return 0;
-    if (!user)
-        user = "nobody";
-    if (!strcmp(user, "root"))
-        return 0;
-    pw = getpwnam(user);
+    pw = getpwnam(user ? user : "nobody");
     if (!pw) {
-        snprintf(err, errlen, "-Z %s: no such user", user);
+        snprintf(err, errlen, "-Z %s: no such user", user ? user : "nobody");
         return -1;
     }
-    if (setgroups(1, &pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0) {
+    *drop = true;
+    *uid = pw->pw_uid;
+    *gid = pw->pw_gid;
+    return 0;
+}
+
+/* Give up root for good, before any packet is read. 0, or -1 with err set. */
+static int
+drop_privileges(const char *user, uid_t uid, gid_t gid, char *err, size_t errlen)
+{
+    if (setgroups(1, &gid) != 0 || setgid(gid) != 0 || setuid(uid) != 0) {
         snprintf(err, errlen, "cannot drop privileges to %s: %s", user, strerror(errno));
         return -1;
     }
@@ -108,14 +117,15 @@ drop_privileges(const char *user, const char **dropped_to, char *err, size_t err
         snprintf(err, errlen, "dropping privileges to %s did not hold", user);
         return -1;
     }
-    *dropped_to = user;
     return 0;
 }
 
 /* Open the capture, bind the metrics (while still privileged: any port can
- * be given), give up root, then start the run (its outputs checked and
- * opened, the analyzer) and the view. 0, or the exit status of the failure
- * (its message printed). */
+ * be given), settle the outputs (checked, -w opened: as root, as tcpdump
+ * opens its -w file, each file's folder opened and its name fixed, and a
+ * helper that keeps root to name the files there, outfile.h), give up root,
+ * then start the view. 0, or the exit status of the failure (its message
+ * printed). */
 static int
 live_start(struct live *l)
 {
@@ -130,6 +140,10 @@ live_start(struct live *l)
                              .stream_interval_ns = (int64_t)l->interval_ms * 1000000,
                              .stream_updates = true,
                              .metrics_done = true};
+    const char *user = cfg->user ? cfg->user : "nobody";
+    bool drop;
+    uid_t uid = 0;
+    gid_t gid = 0;
     int rc;
 
     rc = ew_capture_open_live(cfg->iface, cfg->snaplen, cfg->buffer_kib, cfg->filter, &l->cap,
@@ -147,14 +161,17 @@ live_start(struct live *l)
             return 3;
         }
     }
-    if (drop_privileges(cfg->user, &how.writes_as, l->err, sizeof(l->err)) != 0) {
+    if (drop_target(cfg->user, &drop, &uid, &gid, l->err, sizeof(l->err)) != 0) {
         fprintf(stderr, "ecnwatch: %s\n", l->err);
         return 2;
     }
-    /* the files are written as the user ecnwatch now runs as: checked now,
-     * not found unwritable when the capture stops (the metrics file is the
-     * exporter's, written at each tick); -o - writes the report to standard
-     * output at the end: no events there */
+    if (drop && ew_outfile_guard(user, l->err, sizeof(l->err)) != 0) {
+        fprintf(stderr, "ecnwatch: %s\n", l->err);
+        return 4;
+    }
+    /* the files checked now, not found unwritable when the capture stops
+     * (the metrics file is the exporter's, written at each tick); -o -
+     * writes the report to standard output at the end: no events there */
     how.streaming =
         !tty && !quiet && !(cfg->out_file && !strcmp(cfg->out_file, "-")) && !save_stdout;
     rc = ew_run_start(&l->run, cfg, &how);
@@ -162,6 +179,18 @@ live_start(struct live *l)
         rc = ew_run_open(&l->run, l->cap, cfg->iface);
     if (rc != 0)
         return rc;
+    if (drop) {
+        ew_outfile_seal();
+        if (drop_privileges(user, uid, gid, l->err, sizeof(l->err)) != 0) {
+            fprintf(stderr, "ecnwatch: %s\n", l->err);
+            return 2;
+        }
+        /* a device or FIFO written at the end is written as user */
+        if (ew_outfile_dropped(l->err, sizeof(l->err)) != 0) {
+            fprintf(stderr, "ecnwatch: %s\n", l->err);
+            return 4;
+        }
+    }
     l->link = ew_capture_link(l->cap);
     if (tty) {
         l->ui = ew_ui_start();
@@ -347,6 +376,7 @@ live_close(struct live *l)
     ew_conclusions_free(&l->concl);
     ew_run_free(&l->run); /* a start that failed after -w was opened: nothing kept */
     ew_capture_close(l->cap);
+    ew_outfile_unguard(); /* root's helper ends, what it never named removed */
 }
 
 int

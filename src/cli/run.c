@@ -37,27 +37,12 @@ run_analyzer(struct ew_run *r)
     return 0;
 }
 
-/* an output's failure at start-up, in one line: when root dropped to
- * another user before it, who could not write and what to do */
-static void
-say_output_error(const struct ew_run *r, const char *err)
-{
-    if (r->writes_as)
-        fprintf(stderr,
-                "ecnwatch: %s (ecnwatch writes as %s, to which it dropped after opening the "
-                "capture: give a folder %s may write to, or -Z root)\n",
-                err, r->writes_as, r->writes_as);
-    else
-        fprintf(stderr, "ecnwatch: %s\n", err);
-}
-
 int
 ew_run_start(struct ew_run *r, const struct ew_run_cfg *cfg, const struct ew_run_how *how)
 {
     char err[EW_ERRBUF_SIZE];
 
     r->cfg = cfg;
-    r->writes_as = how->writes_as;
     r->src.kind = how->kind;
     r->src.filter = cfg->filter;
     r->src.packet_limit = cfg->count;
@@ -69,7 +54,7 @@ ew_run_start(struct ew_run *r, const struct ew_run_cfg *cfg, const struct ew_run
     ew_stream_limit(&r->stream, cfg->max_output);
     ew_outputs_start(&r->out);
     if (ew_outputs_check(&r->out, err, sizeof(err)) != 0) {
-        say_output_error(r, err);
+        fprintf(stderr, "ecnwatch: %s\n", err);
         return EW_EXIT_OUTPUT;
     }
     return run_analyzer(r) == 0 ? EW_EXIT_DONE : EW_EXIT_USAGE;
@@ -93,7 +78,7 @@ ew_run_open(struct ew_run *r, const struct ew_capture *cap, const char *name)
     r->src.name = name;
     r->src.linktype = ew_capture_link_name(cap);
     if (ew_outputs_open(&r->out, cap, err, sizeof(err)) != 0) {
-        say_output_error(r, err);
+        fprintf(stderr, "ecnwatch: %s\n", err);
         return EW_EXIT_OUTPUT;
     }
     return EW_EXIT_DONE;

@@ -37,7 +37,6 @@ struct ew_capture;
 
 struct ew_run {
     const struct ew_run_cfg *cfg;
-    const char *writes_as;             /* ew_run_how's */
     struct ew_analyzer an;
     bool have_an;
     struct ew_stream stream;
@@ -56,10 +55,10 @@ struct ew_run_how {
     int64_t stream_interval_ns;
     bool stream_updates;       /* live: a flow_update per interval */
     bool metrics_done;         /* --metrics-file is the live exporter's */
-    const char *writes_as;     /* the user root dropped to before the outputs, or NULL */
 };
 
-/* Before the first packet, as the user the run writes as: the outputs
+/* Before the first packet (live: before root drops to -Z's user, so that
+ * the outputs' destinations are settled as root, outfile.h): the outputs
  * checked, the stream, the analyzer. 0, or an exit status (its one line
  * printed). */
 int ew_run_start(struct ew_run *r, const struct ew_run_cfg *cfg, const struct ew_run_how *how);

@@ -141,14 +141,20 @@ ew_plots_prepare(const char *dir, char *err, size_t errlen)
 {
     char path[4096], *p;
     size_t len = strlen(dir);
+    int rc;
 
     if (len == 0 || len + sizeof("/index.html") > sizeof(path)) {
         snprintf(err, errlen, "--plot %s: %s", dir, strerror(len ? ENAMETOOLONG : ENOENT));
         return -1;
     }
+    /* live as root: the folder made and settled now, for the files named
+     * here (outfile.h); otherwise made here */
+    rc = ew_outfile_folder(dir, "index.html\nflow-*.svg\nbottleneck-*.svg", "plot", err, errlen);
+    if (rc < 0)
+        return -1;
     memcpy(path, dir, len + 1);
     /* each missing folder from the top down; 0777 less the umask, as mkdir -p */
-    for (p = path + 1;; p++) {
+    for (p = path + 1; rc == 0; p++) {
         char c = *p;
 
         if (c != '/' && c != '\0')
@@ -175,7 +181,7 @@ ew_plots_write(const struct ew_pass *p, const char *dir, char *err, size_t errle
     size_t i;
     int rc = 0;
 
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    if (ew_outfile_mkdir(dir) != 0) {
         snprintf(err, errlen, "--plot %s: %s", dir, strerror(errno));
         return -1;
     }
