@@ -221,30 +221,67 @@ else
     bad "failed write: exit $st, want 4, $(head -c 200 "$tmp/err"), left: $(ls "$tmp" | tr '\n' ' ')"
 fi
 
-# Output volume: the NDJSON stream of the SYN flood summarises the evicted
-# one-packet flows (nothing of interest: Not-ECT, no ECN asked for, no
-# finding) in a count, and --max-output bounds what is left
+# Output volume: the NDJSON stream of the SYN flood summarises its one-packet
+# flows (nothing of interest: Not-ECT, no ECN asked for, no finding) in a
+# count, however they end: evicted from the full table, or held to the
+# capture's end; the stream is then a few hundred bytes for a capture of
+# megabytes
 name="--ndjson of $N SYNs through $M flows"
 begin "$name"
 if run_ew 0 "$tmp/flood.ndjson" "$tmp/nd.err" "$EW" -r "$tmp/flood.pcap" --max-flows $M --ndjson &&
-    jq_true "$tmp/flood.ndjson" '(map(select(.event == "flow_end")) | length == $m)
-        and .[-1].event == "summary" and .[-1].flow_ends_summarised == $n - $m
-        and .[-1].totals.flows_evicted == $n - $m' -s --argjson n "$N" --argjson m $M; then
-    ok "$name: $M flow_end events, $((N - M)) summarised, $(($(stat -c %s "$tmp/flood.ndjson") / 1024)) KiB"
+    jq_true "$tmp/flood.ndjson" '(map(select(.event == "flow_end")) | length == 0)
+        and .[-1].event == "summary" and .[-1].flow_ends_summarised == $n
+        and .[-1].totals.flows_evicted == $n - $m' -s --argjson n "$N" --argjson m $M &&
+    [ "$(stat -c %s "$tmp/flood.ndjson")" -lt 65536 ]; then
+    ok "$name: no flow_end, $N summarised, $(stat -c %s "$tmp/flood.ndjson") bytes"
 else
     bad "$name: $why ($(stat -c %s "$tmp/flood.ndjson" 2>/dev/null) bytes)"
 fi
 rm -f "$tmp/flood.ndjson"
-name="--max-output 64k on the flood's stream"
+# the same for flows that end idle: 20,000 SYNs 2 s apart (1.4 MB), each
+# flow over after 1 s of packet time (that wrote 44.6 MB, 32 times the
+# capture); now within the capture's size
+S=20000
+name="--ndjson of $S SYNs that each end idle"
 begin "$name"
-if run_ew 0 "$tmp/cap.ndjson" "$tmp/nd.err" "$EW" -r "$tmp/flood.pcap" --max-flows $M --ndjson --max-output 64k &&
+if ! bounded "$EW_CMD_TIMEOUT" "$GEN" flood "$tmp/spread.pcap" $S spread >/dev/null 2>"$tmp/gen.err"; then
+    bad "ecngen flood $S spread: $(head -c 200 "$tmp/gen.err")"
+elif run_ew 0 "$tmp/spread.ndjson" "$tmp/nd.err" "$EW" -r "$tmp/spread.pcap" --idle-timeout 1 --ndjson &&
+    jq_true "$tmp/spread.ndjson" '(map(select(.event == "flow_end")) | length == 0)
+        and .[-1].event == "summary" and .[-1].flow_ends_summarised == $s
+        and .[-1].totals.flows == $s' -s --argjson s $S &&
+    [ "$(stat -c %s "$tmp/spread.ndjson")" -lt "$(stat -c %s "$tmp/spread.pcap")" ]; then
+    ok "$name: $(stat -c %s "$tmp/spread.ndjson") bytes for a capture of $(stat -c %s "$tmp/spread.pcap")"
+else
+    bad "$name: $why ($(stat -c %s "$tmp/spread.ndjson" 2>/dev/null) bytes)"
+fi
+rm -f "$tmp/spread.ndjson" "$tmp/spread.pcap"
+# flows of interest keep their events: ECN-setup SYNs sent ECT(0) (a
+# finding each), and --max-output bounds the stream
+if ! bounded "$EW_CMD_TIMEOUT" "$GEN" flood "$tmp/ecnflood.pcap" $M ecn >/dev/null 2>"$tmp/gen.err"; then
+    bad "ecngen flood $M ecn: $(head -c 200 "$tmp/gen.err")"
+fi
+name="--ndjson of $M ECN-setup SYNs: a flow_end each"
+begin "$name"
+if run_ew 0 "$tmp/ecn.ndjson" "$tmp/nd.err" "$EW" -r "$tmp/ecnflood.pcap" --ndjson &&
+    jq_true "$tmp/ecn.ndjson" '(map(select(.event == "flow_end")) | length == $m)
+        and .[-1].flow_ends_summarised == 0' -s --argjson m $M; then
+    ok "$name"
+else
+    bad "$name: $why"
+fi
+rm -f "$tmp/ecn.ndjson"
+name="--max-output 64k on a stream of flows of interest"
+begin "$name"
+if run_ew 0 "$tmp/cap.ndjson" "$tmp/nd.err" "$EW" -r "$tmp/ecnflood.pcap" --ndjson --max-output 64k &&
     [ "$(stat -c %s "$tmp/cap.ndjson")" -lt $((64 * 1024 + 16384)) ] &&
     jq_true "$tmp/cap.ndjson" '.[-1].event == "summary" and .[-1].events_dropped > 0
-        and (.[:-1] | length) + .[-1].events_dropped == $m' -s --argjson m $M; then
+        and (.[:-1] | length) + .[-1].events_dropped == 2 * $m' -s --argjson m $M; then
     ok "$name: $(stat -c %s "$tmp/cap.ndjson") bytes, the summary counts what was left out"
 else
     bad "$name: $why ($(stat -c %s "$tmp/cap.ndjson" 2>/dev/null) bytes)"
 fi
+rm -f "$tmp/ecnflood.pcap" "$tmp/cap.ndjson"
 
 # flows that are not TCP carry no TCP inference state: 100,000 UDP flows held
 # at once fit in 512 bytes each: record, index and links (a TCP flow takes about 2.2 KB)

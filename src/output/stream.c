@@ -90,24 +90,21 @@ new_findings(struct ew_stream *s, const struct ew_flow *f, uint32_t streamed,
     return streamed;
 }
 
-/* A flow leaving the table: its findings and its flow_end, written out once */
-static void
-findings_and_end(struct ew_stream *s, struct ew_flow *f, const char *reason)
-{
-    struct ew_flow_summary *r = &s->fr;
-    struct ew_conclusion row;
+/* A flow of no interest is only counted, however it ends (idle, evicted,
+ * at the capture's end), and gets no update: fewer than STREAM_SMALL_PKTS
+ * packets, every one Not-ECT both ways, no ECN asked for in a handshake,
+ * and no finding. A flood of small flows then writes nothing per flow,
+ * whatever ends them, and a flow_end (a few kilobytes) always stands for
+ * at least as many bytes of capture. */
+#define STREAM_SMALL_PKTS 32
 
-    ew_conclusion_of(f, 0, EW_REPORT_CONCLUDE, r, &row);
-    f->streamed_kinds = new_findings(s, f, f->streamed_kinds, r);
-    flow_end(s, f, reason, r);
-}
-
-/* An evicted flow of no interest is only counted: every packet Not-ECT both
- * ways, no ECN asked for in a handshake, and no finding */
 static bool
 of_no_interest(const struct ew_flow *f, const struct ew_conclusion *row)
 {
     int d, cp;
+
+    if (f->dir[0].packets + f->dir[1].packets >= STREAM_SMALL_PKTS)
+        return false;
 
     for (d = 0; d < 2; d++)
         for (cp = 1; cp < 4; cp++)
@@ -115,6 +112,23 @@ of_no_interest(const struct ew_flow *f, const struct ew_conclusion *row)
                 return false;
     return row->nf == 0 &&
            (row->neg == EW_NEG_NONE || row->neg == EW_NEG_NA || row->neg == EW_NEG_UNSEEN);
+}
+
+/* A flow leaving the table: its findings and its flow_end, written out
+ * once; a flow of no interest only counted */
+static void
+findings_and_end(struct ew_stream *s, struct ew_flow *f, const char *reason)
+{
+    struct ew_flow_summary *r = &s->fr;
+    struct ew_conclusion row;
+
+    ew_conclusion_of(f, 0, EW_REPORT_CONCLUDE, r, &row);
+    if (of_no_interest(f, &row)) {
+        s->summarised++;
+        return;
+    }
+    f->streamed_kinds = new_findings(s, f, f->streamed_kinds, r);
+    flow_end(s, f, reason, r);
 }
 
 /* the table owns the record and it is still intact: its findings first */
@@ -129,7 +143,7 @@ on_evict(void *arg, const struct ew_flow *f, const struct ew_conclusion *row)
 {
     struct ew_stream *s = arg;
 
-    /* an ended flow had its flow_end already */
+    /* an ended flow had its flow_end already (or was counted) */
     if (f->ended)
         return;
     if (of_no_interest(f, row)) {
@@ -159,7 +173,8 @@ update(struct ew_stream *s, const struct ew_conclusions *c, size_t i)
 {
     const struct ew_flow *f;
 
-    if (!room_for_event(s))
+    if (!room_for_event(s) ||
+        of_no_interest(ew_flowtab_view(c->tab, c->row[i].ref, &s->room), &c->row[i]))
         return;
     f = ew_conclusion_words(c, i, EW_REPORT_CONCLUDE, &s->room, &s->fr);
     event_begin(s, "flow_update", f->last_ns);
@@ -268,6 +283,11 @@ ew_stream_finish(struct ew_stream *s, const struct ew_pass *p)
 
         if (c->row[i].flags & EW_CONCL_ENDED)
             continue;
+        /* the row's findings include what the bottlenecks add */
+        if (of_no_interest(ew_flowtab_view(c->tab, c->row[i].ref, &s->room), &c->row[i])) {
+            s->summarised++;
+            continue;
+        }
         f = ew_conclusion_words(c, i, EW_REPORT_CONCLUDE, &s->room, &s->fr);
         for (j = 0; j < s->fr.nf; j++)
             if (!(f->streamed_kinds & (1u << s->fr.fnd[j].kind)))

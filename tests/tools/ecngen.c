@@ -708,9 +708,15 @@ mix32(uint32_t x)
     return x;
 }
 
+/* A flood of one-packet flows, each a SYN from its own address and port, a
+ * microsecond apart; mode "udp": a UDP datagram each instead; "ecn": an
+ * ECN-setup SYN each (ECE and CWR, RFC 3168 §6.1.1) sent ECT(0): flows of
+ * interest;
+ * "spread": a SYN every 2 s (flows that end idle, one by one) */
 static int
-flood(const char *out, const char *count, bool udp)
+flood(const char *out, const char *count, const char *mode)
 {
+    bool udp = !strcmp(mode, "udp"), spread = !strcmp(mode, "spread");
     static char iobuf[1 << 20];
     uint8_t f[64];
     unsigned long long n, i;
@@ -732,7 +738,8 @@ flood(const char *out, const char *count, bool udp)
     setvbuf(fp, iobuf, _IOFBF, sizeof(iobuf));
     if (pcap_header(fp, 65535, 1) != 0)
         goto fail;
-    len = tcp4_frame(f, 0, 0, H_SYN, 0x00, NULL, 0);
+    len = tcp4_frame(f, 0, 0, !strcmp(mode, "ecn") ? H_SYN | 0xc0 : H_SYN,
+                     !strcmp(mode, "ecn") ? 0x02 : 0x00, NULL, 0);
     if (udp) { /* the same addresses and ports, one UDP datagram each, to port 53 */
         len = 14 + 20 + 8;
         put16(f + 16, 20 + 8);
@@ -747,8 +754,8 @@ flood(const char *out, const char *count, bool udp)
         /* never 192.0.2.1, the destination */
         put32(f + 26, a == 0xc0000201 ? 0x0a000001 : a);
         put16(f + 34, (uint16_t)(1024 + mix32((uint32_t)i ^ 0xa5a5a5a5u) % 64512));
-        if (pcap_frame(fp, (uint32_t)(1700000000 + i / 1000000), (uint32_t)(i % 1000000), f,
-                       len) != 0)
+        if (pcap_frame(fp, (uint32_t)(1700000000 + (spread ? 2 * i : i / 1000000)),
+                       (uint32_t)(spread ? 0 : i % 1000000), f, len) != 0)
             goto fail;
     }
     if (fclose(fp) != 0) {
@@ -1024,7 +1031,7 @@ usage(void)
 
     fprintf(stderr, "usage: ecngen relink vlan|qinq|sll|sll2|raw|ipv4|ipv6|null|loop|ppp|chdlc|ipoib|nflog IN OUT\n"
                     "       ecngen hostile KIND OUT\n"
-                    "       ecngen flood OUT N [udp]\n"
+                    "       ecngen flood OUT N [udp|ecn|spread]\n"
                     "       ecngen udp-oneway OUT\n"
                     "       ecngen ptp-ce OUT\n"
                     "hostile kinds:");
@@ -1045,9 +1052,10 @@ main(int argc, char **argv)
     if (argc == 3 && !strcmp(argv[1], "ptp-ce"))
         return ptp_ce(argv[2]);
     if (argc == 4 && !strcmp(argv[1], "flood"))
-        return flood(argv[2], argv[3], false);
-    if (argc == 5 && !strcmp(argv[1], "flood") && !strcmp(argv[4], "udp"))
-        return flood(argv[2], argv[3], true);
+        return flood(argv[2], argv[3], "tcp");
+    if (argc == 5 && !strcmp(argv[1], "flood") &&
+        (!strcmp(argv[4], "udp") || !strcmp(argv[4], "ecn") || !strcmp(argv[4], "spread")))
+        return flood(argv[2], argv[3], argv[4]);
     usage();
     return 2;
 }
