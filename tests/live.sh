@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # live.sh BUILD - the live mode as a user meets it, on real traffic between
 # two network namespaces this script creates (addresses inside them only):
-# the terminal view driven in tmux (send-keys, capture-pane), the -o report,
-# the NDJSON stream, privilege dropping and the capture errors.
+# the terminal view driven in tmux (send-keys, capture-pane) at 80x24,
+# 200x60 and 60x15, its screens printed into the log (c clears the screen
+# and nothing the outputs get, the help's legend, UTF-8 and its ASCII
+# fallback, a detail pane that says it goes on and scrolls, flows that have
+# ended marked idle and dim, a selection that follows its flow), the -o
+# report, the NDJSON stream, privilege dropping and the capture errors.
 # Prints "live: N passed, N failed" (or why it was skipped) and exits non-zero
 # on a failure. Every process it starts is bounded in time and ended on exit;
 # every wait for the screen gives up as soon as the view has exited.
@@ -44,7 +48,48 @@ wait_dropped() {
     done
 }
 
-# --- the terminal view, in tmux at 80x24
+# the screens the checks read are printed into the log
+show() { echo "     --- $1:"; sed 's/^/     | /' "$2"; }
+# the pcap's frames, sent as they are on an interface (AF_PACKET); prints
+# how many
+cat >"$tmp/replay.py" <<'PY'
+import socket, struct, sys, time
+f = open(sys.argv[1], "rb")
+magic = struct.unpack("<I", f.read(24)[:4])[0]
+e = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[2], 0))
+n = 0
+while True:
+    rh = f.read(16)
+    if len(rh) < 16:
+        break
+    incl = struct.unpack(e + "IIII", rh)[2]
+    s.send(f.read(incl))
+    n += 1
+    if n % 50 == 0:
+        time.sleep(0.005)
+print(n)
+PY
+# ICMP echo requests (no ping on every machine): ping.py ADDRESS COUNT
+cat >"$tmp/ping.py" <<'PY'
+import socket, struct, sys, time
+def csum(b):
+    v = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    v = (v >> 16) + (v & 0xFFFF)
+    return ~(v + (v >> 16)) & 0xFFFF
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+for i in range(int(sys.argv[2])):
+    m = struct.pack("!BBHHH", 8, 0, 0, 0x1234, i) + b"ecnwatch" * 4
+    s.sendto(m[:2] + struct.pack("!H", csum(m)) + m[4:], (sys.argv[1], 0))
+    time.sleep(0.2)
+PY
+BLEACH=$(cd "$(dirname "$0")/.." && pwd)/captures/bleach-accecn-client.pcap
+# the sentence of its SYN's finding (the same whatever the timing)
+syn_finding="the SYN left here ECT(0) but the server reports it arrived Not-ECT: a device between this point and the server clears the ECN field"
+
+# --- the terminal view, in tmux at 80x24, under the C locale (lib.sh): c
+# clears only the screen, what the outputs get at the end is the whole capture
 screen() { tm capture-pane -p -t "$TM"; }
 exited() { grep -q '^EXITED ' "$1"; } # the view is gone: the pane's shell printed its status
 # wait_screen SECONDS FILE TEST: capture the pane into FILE until TEST FILE
@@ -77,7 +122,7 @@ begin "starting the view in tmux"
 # the view gets 300 s at most (--foreground: it stays in the terminal's
 # foreground process group)
 tm new-session -d -s "$TM" -x 80 -y 24 \
-    "ip netns exec $NS_S timeout --foreground -k 5 300 $EW -i s0 -o $tmp/live.json --interval 0.5; echo EXITED \$?; sleep 600" ||
+    "ip netns exec $NS_S timeout --foreground -k 5 300 $EW -i s0 -o $tmp/live.json --interval 0.5 --metrics-file $tmp/live.prom --plot $tmp/liveplots; echo EXITED \$?; sleep 600" ||
     bad "tmux new-session failed"
 view_pid() { pgrep -f "^$EW -i s0 -o $tmp/live.json" | head -1; }
 
@@ -157,6 +202,50 @@ keys x
 keys / u d p Enter
 wait_screen 10 "$tmp/s3.txt" filtered && ok "/ filters the flows" || bad "/ filters the flows: $why: $(flat "$tmp/s3.txt")"
 
+# the AccECN capture sent onto the link: its bleaching finding cites
+# "RFC 9768 §3.2.2.3", which a terminal without UTF-8 gets in ASCII, never
+# as blanks (the detail pane scrolled, J, until the finding is in view)
+begin "C locale: a finding's section sign is written 'sect.', not blanks"
+bounded 30 ip netns exec "$NS_C" python3 "$tmp/replay.py" "$BLEACH" c0 >"$tmp/replay.out" 2>&1 ||
+    bad "replaying $(basename "$BLEACH"): $(head -c 200 "$tmp/replay.out")"
+keys / 5 0 0 1 Enter
+onscreen() { sed 's/^ *//; s/ *$//' "$1" | tr '\n' ' ' | tr -s ' '; } # the screen's words on one line
+ascii_ref() {
+    onscreen "$1" | grep -qF "RFC 9768 sect. 3.2.2.3: the SYN left here" && return 0
+    keys J
+    return 1
+}
+if wait_screen 15 "$tmp/s5.txt" ascii_ref && ! grep -qE "RFC 9768 +3\.2" "$tmp/s5.txt"; then
+    ok "C locale: a finding's section sign is written 'sect.', not blanks"
+else
+    bad "C locale: the finding's reference: $why: $(onscreen "$tmp/s5.txt" | grep -oE ".{30}RFC 9768.{30}" | head -2)"
+fi
+show "80x24, C locale, detail of the AccECN flow" "$tmp/s5.txt"
+
+# c: the flows before it leave the screen, its counts start again (the line
+# below the header says since c:); the analyzer, and so the -o report, the
+# metrics file and the plots at the end, keep every packet
+all_rows() { grep -q "10\.77\.0\.2:5201" "$1" && grep -q "10\.200\.2\.2:5001" "$1"; }
+keys Enter / Enter
+wait_screen 10 "$tmp/c0.txt" all_rows || bad "before c: the flows: $why: $(flat "$tmp/c0.txt")"
+show "80x24, before c" "$tmp/c0.txt"
+# the frames read before c: the metrics file's count, written each interval
+frames_of() { awk '$1 == "ecnwatch_frames_total" { v = $2 } END { print v }' "$1" 2>/dev/null; }
+sleep 1
+before_c=$(frames_of "$tmp/live.prom")
+pkts_of() { head -1 "$1" | grep -oE '[0-9]+ pkts' | grep -oE '[0-9]+'; }
+cleared() { # since c: on the line below the header; the header's packets (when shown) fewer
+    local n
+    n=$(pkts_of "$1")
+    sed -n 2p "$1" | grep -q "since c:" && [ "${n:-0}" -lt "${before_c:-0}" ] &&
+        ! grep -qE "10\.77\.0\.2:5201|10\.200\.2\.2:5001" "$1"
+}
+begin "c clears the view: its packets count again, the flows before it leave the list"
+keys c
+wait_screen 10 "$tmp/c1.txt" cleared && ok "c clears the view: its packets count again, the flows before it leave the list" ||
+    bad "c clears the view: $why (before c: ${before_c:-?} frames): $(flat "$tmp/c1.txt")"
+show "80x24, after c" "$tmp/c1.txt"
+
 begin "q exits with status 0"
 keys C-l
 keys q
@@ -183,6 +272,28 @@ check "the -o report of a live capture has its loss: totals.capture" jq_true "$t
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 check "the -o report of a live capture validates against the schema" \
     bounded 60 python3 "$ROOT/tests/schema_validate.py" "$ROOT/man/ecnwatch-report.schema.json" "$tmp/live.json"
+# c cleared the screen only: the outputs written at the end have every frame
+check "after c, the -o report still counts every frame (${before_c:-?} before c) and every flow" jq_true "$tmp/live.json" \
+    ".totals.frames >= ${before_c:-1000000000} and .totals.capture.received >= .totals.frames and
+     ([.flows[] | select(.proto == \"tcp\" and .server.port == 5001)] | length) == 1 and
+     ([.flows[] | select(.proto == \"tcp\" and .server.port == 5201)] | length) == 1"
+metrics_all() {
+    local n m
+    n=$(frames_of "$tmp/live.prom")
+    m=$(jq -r .totals.frames "$tmp/live.json" 2>/dev/null)
+    [ -n "$n" ] && [ "$n" = "$m" ] && [ "$n" -ge "${before_c:-1000000000}" ] && return 0
+    why="ecnwatch_frames_total '$n', the report's frames '$m', ${before_c:-?} before c"
+    return 1
+}
+check "after c, the --metrics-file's last frames count is the report's, all of them" metrics_all
+plots_all() {
+    local id
+    id=$(jq -r '[.flows[] | select(.proto == "tcp" and .server.port == 5201)][0].id' "$tmp/live.json" 2>/dev/null)
+    [ -s "$tmp/liveplots/flow-$id.svg" ] && return 0
+    why="no flow-$id.svg (the TCP flow): $(ls "$tmp/liveplots" 2>&1 | tr '\n' ' ' | head -c 200)"
+    return 1
+}
+check "after c, --plot still draws the flows from before it" plots_all
 tm kill-server 2>/dev/null
 
 # --- joined mid-flow, as a live view meets most flows: the transfer runs
@@ -222,9 +333,14 @@ if wait_port 30 5201 "$NS_S" && wait_port 10 6001 "$NS_S"; then
     wait_bounded 30 $mcp
     keys q
     wait_screen 15 "$tmp/m3.txt" exited
-    check "mid-flow: the -o report says the handshake was not seen, and counts the flow" jq_true "$tmp/mid.json" \
-        '[.flows[] | select(.proto == "tcp" and .server.port == 5201)][0] |
-         .handshake_seen == false and .negotiation == "unseen" and .verdict_confidence == "likely"'
+    mid_report() {
+        jq_true "$tmp/mid.json" '[.flows[] | select(.proto == "tcp" and .server.port == 5201)][0] |
+            .handshake_seen == false and .negotiation == "unseen" and .verdict_confidence == "likely"' && return 0
+        why="the flows: $(jq -c '[.flows[] | {id, proto, port: .server.port, handshake_seen, negotiation,
+            verdict, verdict_confidence}]' "$tmp/mid.json" 2>&1 | head -c 600)"
+        return 1
+    }
+    check "mid-flow: the -o report says the handshake was not seen, and counts the flow" mid_report
     check "mid-flow: totals.capture_quality.flows_midstream counts it" jq_true "$tmp/mid.json" \
         '.totals.capture_quality.flows_midstream >= 1'
     TM=$TM0
@@ -238,49 +354,12 @@ tm kill-server 2>/dev/null
 # it is made for). Real traffic (TCP to 5201, UDP), a ping (an ICMP flow),
 # and a bundled capture sent onto the link (an AccECN flow to port 5001
 # whose two bleaching findings make a long verdict beside a findings count).
-# Each screen is printed into the log.
-show() { echo "     --- $1:"; sed 's/^/     | /' "$2"; }
-# the pcap's frames, sent as they are on an interface (AF_PACKET); prints
-# how many
-cat >"$tmp/replay.py" <<'PY'
-import socket, struct, sys, time
-f = open(sys.argv[1], "rb")
-magic = struct.unpack("<I", f.read(24)[:4])[0]
-e = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
-s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-s.bind((sys.argv[2], 0))
-n = 0
-while True:
-    rh = f.read(16)
-    if len(rh) < 16:
-        break
-    incl = struct.unpack(e + "IIII", rh)[2]
-    s.send(f.read(incl))
-    n += 1
-    if n % 50 == 0:
-        time.sleep(0.005)
-print(n)
-PY
-# ICMP echo requests (no ping on every machine): ping.py ADDRESS COUNT
-cat >"$tmp/ping.py" <<'PY'
-import socket, struct, sys, time
-def csum(b):
-    v = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    v = (v >> 16) + (v & 0xFFFF)
-    return ~(v + (v >> 16)) & 0xFFFF
-s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
-for i in range(int(sys.argv[2])):
-    m = struct.pack("!BBHHH", 8, 0, 0, 0x1234, i) + b"ecnwatch" * 4
-    s.sendto(m[:2] + struct.pack("!H", csum(m)) + m[4:], (sys.argv[1], 0))
-    time.sleep(0.2)
-PY
-BLEACH=$(cd "$(dirname "$0")/.." && pwd)/captures/bleach-accecn-client.pcap
-# the sentence of its SYN's finding (the same whatever the timing)
-syn_finding="the SYN left here ECT(0) but the server reports it arrived Not-ECT: a device between this point and the server clears the ECN field"
+# Under a UTF-8 locale, as most terminals are: the findings' section signs
+# are drawn as such. Each screen is printed into the log.
 tm kill-server 2>/dev/null
 begin "sizes: starting the view at 80x24"
 tm new-session -d -s "$TM" -x 80 -y 24 \
-    "ip netns exec $NS_S timeout --foreground -k 5 300 $EW -i s0 --interval 0.5; echo EXITED \$?; sleep 600" ||
+    "LC_ALL=C.UTF-8 ip netns exec $NS_S timeout --foreground -k 5 300 $EW -i s0 --interval 0.5; echo EXITED \$?; sleep 600" ||
     bad "sizes: tmux new-session failed"
 header_up() { grep -q "ecnwatch s0" "$1"; }
 if ! wait_screen 20 "$tmp/z0.txt" header_up; then
@@ -317,11 +396,11 @@ else
     port_whole() { grep -qE "10\.77\.0\.2:5201( |$)" "$1" && grep -qE "10\.200\.2\.2:5001( |$)" "$1" && return 0; why="$(grep -E '5201|500' "$1" | head -2 | tr -s ' \n' '  ')"; return 1; }
     check "sizes 80: the server ports are whole (:5201, :5001)" port_whole "$tmp/z80.txt"
     verdict_apart() {
-        grep "10\.200\.2\.2:5001" "$1" | grep -qE " accecn_classic +2( |$)" && return 0
+        grep "10\.200\.2\.2:5001" "$1" | grep -qE " accecn_classic +[0-9]+( |$)" && return 0
         why="the row: $(grep "10\.200\.2\.2:5001" "$1" | tr -s ' ' ' ')"
         return 1
     }
-    check "sizes 80: the verdict accecn_classic and its 2 findings stand apart" verdict_apart "$tmp/z80.txt"
+    check "sizes 80: the verdict accecn_classic and its findings count stand apart" verdict_apart "$tmp/z80.txt"
     proto_col() {
         grep "10\.77\.0\.2:5201" "$1" | grep -qw tcp && grep "10\.77\.0\.2:6001" "$1" | grep -qw udp &&
             grep "10\.77\.0\.1>10\.77\.0\.2" "$1" | grep -qw icmp && return 0
@@ -349,15 +428,112 @@ else
     wait_screen 10 "$tmp/z80d.txt" rtt_range && ok "sizes 80: the RTT sparkline's lowest and highest values are printed" ||
         bad "sizes 80: the RTT range: $why: $(grep RTT "$tmp/z80d.txt")"
     show "80x24, detail of the TCP flow" "$tmp/z80d.txt"
-    # the pane's lines joined: the sentence is there whole
-    joined() { sed -n '/^ ! /,$p' "$1" | sed 's/^ *//; s/ *$//' | tr '\n' ' '; }
-    finding_whole() { joined "$1" | grep -qF "$syn_finding"; }
-    begin "sizes 80: a finding's sentence wraps whole in the detail pane"
+    # the AccECN flow's detail is longer than its pane: the pane's foot says
+    # so, and J scrolls it
+    cue() { grep -qE "^ v more below +J/K" "$1" && grep -q "verdict accecn_classic" "$1"; }
+    begin "sizes 80: a pane longer than its room says so at its foot (v more below, J/K)"
     keys / 5 0 0 1 Enter
-    wait_screen 10 "$tmp/z80g.txt" finding_whole && ok "sizes 80: a finding's sentence wraps whole in the detail pane" ||
+    wait_screen 10 "$tmp/z80c.txt" cue && ok "sizes 80: a pane longer than its room says so at its foot (v more below, J/K)" ||
+        bad "sizes 80: the pane's foot: $why: $(tail -3 "$tmp/z80c.txt" | tr -s ' \n' '  ')"
+    show "80x24, detail of the AccECN flow" "$tmp/z80c.txt"
+    # the pane's lines joined: the sentence is there whole (scrolled, J, until it is)
+    joined() { sed -n '/^ ! /,$p' "$1" | sed 's/^ *//; s/ *$//' | tr '\n' ' '; }
+    finding_whole() {
+        joined "$1" | grep -qF "$syn_finding" && return 0
+        keys J
+        return 1
+    }
+    begin "sizes 80: a finding's sentence wraps whole in the detail pane"
+    wait_screen 15 "$tmp/z80g.txt" finding_whole && ok "sizes 80: a finding's sentence wraps whole in the detail pane" ||
         bad "sizes 80: the finding's sentence: $why: $(joined "$tmp/z80g.txt" | head -c 300)"
-    show "80x24, detail of the AccECN flow" "$tmp/z80g.txt"
+    show "80x24, the AccECN flow's detail scrolled (J)" "$tmp/z80g.txt"
+    # UTF-8: the finding's reference with its section sign
+    utf8_ref() { onscreen "$1" | grep -qF "RFC 9768 §3.2.2.3: the SYN left here"; }
+    check "sizes 80, UTF-8: a finding's section sign is drawn as such (RFC 9768 §3.2.2.3)" utf8_ref "$tmp/z80g.txt"
     keys Enter / Enter
+
+    # a flow that has ended (the AccECN capture's ends with its FIN) is
+    # marked idle, and its row is dim
+    idle_row() { grep "10\.200\.2\.2:5001" "$1" | grep -qw idle; }
+    dim_row() { # the row's text has the dim attribute (SGR 2)
+        tm capture-pane -e -p -t "$TM" | grep "10\.200\.2\.2:5001" |
+            grep -qE $'\e\[([0-9]+;)*2(;[0-9]+)*m' && return 0
+        why="no dim attribute on its row"
+        return 1
+    }
+    begin "sizes 80: an ended flow is marked idle, and dim"
+    if wait_screen 15 "$tmp/z80i.txt" idle_row && dim_row; then
+        ok "sizes 80: an ended flow is marked idle, and dim"
+    else
+        bad "sizes 80: an ended flow is marked idle, and dim: $why: $(grep 5001 "$tmp/z80i.txt" | tr -s ' ')"
+    fi
+    show "80x24, the AccECN flow idle" "$tmp/z80i.txt"
+
+    # the selection is a flow: moved (j), the list re-sorted (S) and the
+    # pane opened (Enter) before the next redraw (one write), the pane shows
+    # the flow selected. The row to select is one the re-sort moves: sorted
+    # by first seen it is not where it is sorted by last activity; of the
+    # flows whose last packet is long past (the AccECN capture's, the
+    # ping's), so that their order stays.
+    list_ids() { sed -n '4,$p' "$1" | sed '/^ *$/q' | awk '$1 ~ /^[0-9]+$/ { print $1 }'; }
+    done_ids() { sed -n '4,$p' "$1" | sed '/^ *$/q' | grep -E "10\.200\.2\.2:5001|10\.77\.0\.1>10\.77\.0\.2" | awk '{ print $1 }'; }
+    sort_is() { head -1 "$1" | grep -q "sort: $want_sort"; }
+    to_sort() { # press s until the header says sort: $1, into $tmp/zs.txt
+        local i
+        want_sort=$1
+        for i in 1 2 3 4 5 6 7 8; do
+            screen >"$tmp/zs.txt" 2>/dev/null
+            sort_is "$tmp/zs.txt" && return 0
+            keys s
+            sleep 0.4
+        done
+        why="no 'sort: $1' in the header: $(head -1 "$tmp/zs.txt")"
+        return 1
+    }
+    begin "sizes 80: the selection follows its flow as the list re-sorts: Enter opens it"
+    want="" k=""
+    if to_sort "last active"; then
+        sleep 0.6
+        screen >"$tmp/zsel0.txt"
+        list_ids "$tmp/zsel0.txt" >"$tmp/zlast.ids"
+        if to_sort "first seen"; then
+            keys Home
+            sleep 0.6
+            screen >"$tmp/zsel0.txt"
+            list_ids "$tmp/zsel0.txt" >"$tmp/zid.ids"
+            # the first row (after the first) of such a flow that is elsewhere by last activity
+            k=$(paste -d' ' "$tmp/zid.ids" "$tmp/zlast.ids" | awk -v idle=" $(done_ids "$tmp/zsel0.txt" | tr '\n' ' ')" \
+                'NR > 1 && $1 != $2 && index(idle, " " $1 " ") { print NR - 1; exit }')
+            [ -n "$k" ] && want=$(sed -n "$((k + 1))p" "$tmp/zid.ids")
+        fi
+    fi
+    if [ -z "$want" ]; then
+        bad "sizes 80: the selection: no row of a flow that has ended that a re-sort moves: $why: $(flat "$tmp/zsel0.txt")"
+    else
+        show "80x24, sorted by first seen: flow $want is row $((k + 1)), sorted by last activity it was not" "$tmp/zsel0.txt"
+        # shellcheck disable=SC2046
+        keys $(for i in $(seq "$k"); do printf 'j '; done) S Enter
+        detail_of() { grep -qE "^ #[0-9]+ " "$1" && grep -q "sort: last active" "$1"; }
+        if wait_screen 10 "$tmp/zsel1.txt" detail_of; then
+            got=$(grep -oE "^ #[0-9]+ " "$tmp/zsel1.txt" | head -1 | tr -dc 0-9)
+            at=$(list_ids "$tmp/zsel1.txt" | grep -nx "$want" | cut -d: -f1)
+            if [ "$got" != "$want" ]; then
+                bad "sizes 80: the selection follows its flow: flow $want selected (row $((k + 1))), Enter opened flow $got"
+            elif [ "${at:-$((k + 1))}" = $((k + 1)) ]; then
+                bad "sizes 80: the selection follows its flow: the re-sort left flow $want on row $((k + 1)) (nothing shown)"
+            else
+                ok "sizes 80: the selection follows its flow as the list re-sorts: Enter opens it"
+            fi
+        else
+            bad "sizes 80: the selection: the detail pane did not open: $why"
+        fi
+        show "80x24, after ${k}x j, S, Enter: sorted by last activity, the detail pane" "$tmp/zsel1.txt"
+    fi
+    # the detail pane closed again, whatever happened
+    screen >"$tmp/zsel2.txt"
+    grep -qE "^ #[0-9]+ |more (above|below)|\(both directions, last interval\)" "$tmp/zsel2.txt" && keys Enter
+    to_sort packets >/dev/null
+
 
     # 200x60: the rows use the width
     begin "sizes 200: rows use more than 80 columns"
@@ -369,6 +545,25 @@ else
     check "sizes 200: the server ports are whole" port_whole "$tmp/z200.txt"
     check "sizes 200: the header's items are whole" header_whole "$tmp/z200.txt" 200
     check "sizes 200: the verdict and the findings count stand apart" verdict_apart "$tmp/z200.txt"
+    check "sizes 200: the AccECN flow, ended, is marked idle" idle_row "$tmp/z200.txt"
+    # the help's legend: every column and glyph of the list, whole at 200x60
+    # but for its last lines
+    legend() { # FILE: the legend's lines for D, E1%, FB, ECT1, !, idle, the sparklines
+        local t
+        t=$(onscreen "$1")
+        for w in "D the direction E1% CE% FB ECT1 are of" "E1% its share of packets marked ECT(1)" \
+            "FB the ECN feedback seen for it" "ECT1 what ECT(1) means there" \
+            "! its misuse findings" "idle in BIT/S (at the end where BIT/S is not shown): the flow has ended" \
+            "The detail pane's sparklines" "c clear the view"; do
+            echo "$t" | grep -qF -- "$w" || { why="no '$w'"; return 1; }
+        done
+    }
+    begin "sizes 200: the help (h) has a legend of the list's columns and glyphs"
+    keys h
+    wait_screen 10 "$tmp/z200h.txt" legend && ok "sizes 200: the help (h) has a legend of the list's columns and glyphs" ||
+        bad "sizes 200: the help's legend: $why"
+    show "200x60, help" "$tmp/z200h.txt"
+    keys q
 
     # 60x15: the header whole, PAUSED whole after p, nothing past 60 columns
     begin "sizes 60: the header's items are whole"
@@ -393,12 +588,63 @@ else
     wait_screen 10 "$tmp/z60d.txt" detail60 && ok "sizes 60: the detail pane fits 60 columns" ||
         bad "sizes 60: the detail pane fits 60 columns: $why ($(wc -L <"$tmp/z60d.txt") columns)"
     show "60x15, detail" "$tmp/z60d.txt"
-    keys Enter q
+    begin "sizes 60: the detail pane says it goes on (v more below)"
+    wait_screen 10 "$tmp/z60c.txt" cue && ok "sizes 60: the detail pane says it goes on (v more below)" ||
+        bad "sizes 60: the pane's foot: $why: $(tail -3 "$tmp/z60c.txt" | tr -s ' \n' '  ')"
+    # ] scrolls a page at a time, until the finding and its reference are in view
+    ref60() {
+        onscreen "$1" | grep -qF "RFC 9768 §3.2.2.3: the SYN left here" && [ "$(wc -L <"$1")" -le 60 ] && return 0
+        keys ']'
+        return 1
+    }
+    begin "sizes 60: the pane scrolls (]) to the finding, drawn with its section sign"
+    wait_screen 15 "$tmp/z60s.txt" ref60 && ok "sizes 60: the pane scrolls (]) to the finding, drawn with its section sign" ||
+        bad "sizes 60: the pane scrolled to the finding: $why: $(onscreen "$tmp/z60s.txt" | head -c 400)"
+    show "60x15, the detail scrolled (])" "$tmp/z60s.txt"
+    keys Enter / Enter
+
+    # the help at 60x15: shorter than the legend, it scrolls (PgDn) and its
+    # foot says so; every page within 60 columns, the pages together the legend
+    begin "sizes 60: the help scrolls, and its pages hold the legend"
+    keys h
+    : >"$tmp/z60h.all"
+    hpage=0
+    help_end=""
+    why=""
+    while [ $hpage -lt 12 ]; do
+        hpage=$((hpage + 1))
+        help_page() { grep -q "more above\|more below" "$1" && ! cmp -s "$1" "$tmp/z60h.prev"; }
+        : >"$tmp/z60h.prev"
+        [ $hpage -gt 1 ] && cp "$tmp/z60h$((hpage - 1)).txt" "$tmp/z60h.prev"
+        wait_screen 5 "$tmp/z60h$hpage.txt" help_page || break
+        show "60x15, help page $hpage" "$tmp/z60h$hpage.txt"
+        [ "$(wc -L <"$tmp/z60h$hpage.txt")" -le 60 ] || { why="page $hpage is wider than 60 columns"; break; }
+        cat "$tmp/z60h$hpage.txt" >>"$tmp/z60h.all"
+        if grep -qE "lines [0-9]+-([0-9]+) of \1" "$tmp/z60h$hpage.txt"; then
+            help_end=1
+            break
+        fi
+        keys NPage
+    done
+    if [ -n "$help_end" ] && [ $hpage -gt 1 ] && legend "$tmp/z60h.all"; then
+        ok "sizes 60: the help scrolls, and its pages hold the legend"
+    else
+        bad "sizes 60: the help's pages ($hpage, end ${help_end:-not reached}): ${why:-no scroll cue}"
+    fi
+    keys q
+
+    # the TCP transfer has ended (FIN both ways): its row is marked idle
+    wait_rc 60 "$ztp"
+    [ "$rc" = 0 ] || bad "sizes: the traffic: $(head -c 300 "$tmp/ztraffic.out" | tr '\n' ' ')"
+    idle_tcp() { grep "10\.77\.0\.2:5201" "$1" | grep -qw idle && [ "$(wc -L <"$1")" -le 60 ]; }
+    begin "sizes 60: the TCP transfer, ended, is marked idle"
+    wait_screen 15 "$tmp/z60i.txt" idle_tcp && ok "sizes 60: the TCP transfer, ended, is marked idle" ||
+        bad "sizes 60: the TCP flow idle: $why: $(grep 5201 "$tmp/z60i.txt" | tr -s ' ')"
+    show "60x15, the flows ended" "$tmp/z60i.txt"
+    keys q
     wait_screen 15 "$tmp/z9.txt" exited
     begin "sizes: q exits with status 0"
     grep -q "EXITED 0" "$tmp/z9.txt" && ok "sizes: q exits with status 0" || bad "sizes: q exits with status 0: $(flat "$tmp/z9.txt")"
-    wait_rc 60 "$ztp"
-    [ "$rc" = 0 ] || bad "sizes: the traffic: $(head -c 300 "$tmp/ztraffic.out" | tr '\n' ' ')"
 fi
 tm kill-server 2>/dev/null
 

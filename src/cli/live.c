@@ -282,13 +282,10 @@ live_turn(struct live *l)
         keys = ew_ui_keys(l->ui);
         if (keys & EW_UI_QUIT)
             return false;
-        if (keys & EW_UI_CLEAR) {
-            if (ew_run_reset(&l->run) != 0) {
-                l->status = 2;
-                return false;
-            }
-            ew_ui_reset(l->ui);
-        }
+        /* c clears the view only: the analyzer keeps every packet for
+         * the outputs written at the end */
+        if (keys & EW_UI_CLEAR)
+            ew_ui_clear(l->ui, &l->run.an);
     }
     now = mono_ns();
     if (now >= l->next_refresh && !live_refresh(l, now, &draw)) {

@@ -1,7 +1,8 @@
 /* ui.h - the ncurses live view. The view reads the analyzer between packets
  * (single thread) and keeps only its own small state: the sort key, the
- * filter, the selection, and a short per-second history of a few flows for
- * the sparklines. */
+ * filter, the selection, a short per-second history of a few flows for the
+ * sparklines, and what its counts start from after c. It never changes the
+ * analyzer: what the outputs get at the end is the whole capture. */
 #ifndef ECNWATCH_UI_H
 #define ECNWATCH_UI_H
 
@@ -15,7 +16,7 @@ enum {
     EW_UI_HANDLED = 1,
     EW_UI_REDRAW = 2,
     EW_UI_QUIT = 4,
-    EW_UI_CLEAR = 8, /* the user asked to clear all flows */
+    EW_UI_CLEAR = 8, /* the user asked to clear the view: call ew_ui_clear() */
 };
 
 struct ew_ui_status {
@@ -42,7 +43,10 @@ struct ew_pass;
 void ew_ui_draw(struct ew_ui *ui, const struct ew_pass *p, const struct ew_ui_status *st);
 /* the user paused the display */
 bool ew_ui_paused(const struct ew_ui *ui);
-/* forget the history (after the flows were cleared) */
-void ew_ui_reset(struct ew_ui *ui);
+/* Clear the view (c): its counts, shares and sparklines start from what an
+ * holds now, and flows with no packet since are not listed. The analyzer is
+ * left as it is, so that -o, -w, --plot, --metrics-file and --ndjson still
+ * get every packet. */
+void ew_ui_clear(struct ew_ui *ui, const struct ew_analyzer *an);
 
 #endif /* ECNWATCH_UI_H */

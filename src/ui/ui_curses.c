@@ -11,15 +11,27 @@
  * Rates are taken at each refresh (ew_ui_sample) from every flow's counters,
  * by the monotonic wall clock: per second over the last interval.
  *
- * About 800 lines, over the usual 600, for a reason: the table, the detail
+ * The selection is a flow, not a row: it stays on its flow as the list
+ * re-sorts and flows come and go, and moves to the nearest row when its
+ * flow has gone. A flow that has ended (FIN or RST and a second without
+ * packets, or five seconds without any, in packet time) is marked idle and
+ * drawn dim. c clears the view only (ui_base.h). The detail pane and the
+ * help scroll where they are taller than their room, and say so at their
+ * foot. Text is shown as the terminal can show it (ui_text.h).
+ *
+ * About 1,100 lines, over the usual 600, for a reason: the table, the detail
  * pane, the header and the keys all read and change the one view state
  * (struct ew_ui: selection, scroll, sort, filter, pause, the snapshot); the
- * drawing pieces that need none of it are in ui_draw.c. */
+ * drawing pieces that need none of it are in ui_draw.c, the text of the
+ * help in ui_help.c, the baselines of c in ui_base.c. */
 #include "ui/ui.h"
 
 #include <ctype.h>
 #include <curses.h>
 #include <inttypes.h>
+#include <langinfo.h>
+#include <limits.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,15 +47,23 @@
 #include "output/output.h"
 #include "output/report.h"
 #include "output/snapshot.h"
+#include "ui/ui_base.h"
 #include "ui/ui_draw.h"
+#include "ui/ui_help.h"
 #include "ui/ui_hist.h"
+#include "ui/ui_text.h"
+
+/* a flow is idle after this long without packets (packet time), or this
+ * long after a FIN or RST */
+#define IDLE_NS (5 * 1000000000LL)
+#define CLOSED_NS (1 * 1000000000LL)
 
 static const char *const sort_name[EW_SNAP_SORT_COUNT] = {
     [EW_SNAP_SORT_PACKETS] = "packets", [EW_SNAP_SORT_CE] = "CE share",
     [EW_SNAP_SORT_ECT1] = "ECT(1) share", [EW_SNAP_SORT_RECENT] = "last active",
     [EW_SNAP_SORT_ID] = "first seen", [EW_SNAP_SORT_RATE] = "bit rate"};
 
-enum { C_HEAD = 1, C_CE, C_ECT1, C_WARN, C_DIM, C_OK };
+enum { C_HEAD = 1, C_CE, C_ECT1, C_WARN, C_OK };
 
 /* the ECT(1) meaning in five columns */
 static const char *const ect1_short[] = {[EW_ECT1_NONE] = "-", [EW_ECT1_L4S] = "l4s",
@@ -58,8 +78,24 @@ struct ew_ui {
     enum ew_snap_sort sort;
     char filter[64];
     char edit[64];
-    uint64_t sel_id;
-    int sel, top;
+    uint64_t sel_id; /* the selected flow */
+    int sel, top;    /* its row in the list as last drawn, and the first row shown */
+    /* the list's flows in the order last drawn: what the selection keys move over */
+    uint64_t *ids;
+    size_t nids, ids_cap;
+    /* the rows on screen that are idle */
+    bool *idle;
+    size_t idle_cap;
+    /* packet time: the latest packet's, and the monotonic clock then */
+    int64_t pkt_ns, pkt_mono_ns;
+    /* the help's and the detail pane's scroll, and their lines and room as
+     * last drawn; the flow the pane showed */
+    int help_top, help_lines, help_rows;
+    int detail_top, detail_lines, detail_rows;
+    uint64_t detail_id;
+    /* what c counts from */
+    struct ew_ui_base base;
+    char ctype[64]; /* LC_CTYPE before the view */
     struct ew_hist_set hist;
     uint64_t visible[EW_HIST_FLOWS]; /* the flows on screen, for the history */
     int nvisible;
@@ -76,10 +112,22 @@ struct ew_ui *
 ew_ui_start(void)
 {
     struct ew_ui *ui = calloc(1, sizeof(*ui));
+    const char *lc;
 
     if (!ui)
         return NULL;
+    /* the terminal's character set, from the environment: UTF-8 is drawn
+     * as such (ncursesw), any other gets ASCII. LC_CTYPE only: the numbers
+     * of the reports written at the end keep their decimal point. */
+    lc = setlocale(LC_CTYPE, NULL);
+    snprintf(ui->ctype, sizeof(ui->ctype), "%s", lc ? lc : "C");
+    if (setlocale(LC_CTYPE, "") && !strcmp(nl_langinfo(CODESET), "UTF-8"))
+        ew_text_set_utf8(true);
+    else
+        ew_text_set_utf8(false);
     if (!initscr()) {
+        setlocale(LC_CTYPE, ui->ctype);
+        ew_text_set_utf8(false);
         free(ui);
         return NULL;
     }
@@ -100,7 +148,6 @@ ew_ui_start(void)
         init_pair(C_CE, COLOR_RED, -1);
         init_pair(C_ECT1, COLOR_CYAN, -1);
         init_pair(C_WARN, COLOR_YELLOW, -1);
-        init_pair(C_DIM, COLOR_BLUE, -1);
         init_pair(C_OK, COLOR_GREEN, -1);
     }
     return ui;
@@ -115,8 +162,13 @@ ew_ui_stop(struct ew_ui *ui)
         curs_set(1);
         endwin();
         ui->active = false;
+        setlocale(LC_CTYPE, ui->ctype);
+        ew_text_set_utf8(false);
     }
     ew_snapshot_free(&ui->snap);
+    ew_ui_base_free(&ui->base);
+    free(ui->ids);
+    free(ui->idle);
     ew_snap_counts_free(&ui->cnt[0]);
     ew_snap_counts_free(&ui->cnt[1]);
     free(ui->room);
@@ -125,13 +177,15 @@ ew_ui_stop(struct ew_ui *ui)
 }
 
 void
-ew_ui_reset(struct ew_ui *ui)
+ew_ui_clear(struct ew_ui *ui, const struct ew_analyzer *an)
 {
+    if (!ui)
+        return;
+    /* out of memory, the totals still count from now (base.partial) */
+    (void)ew_ui_base_take(&ui->base, an);
+    /* the sparklines start again; the rates, taken between two refreshes,
+     * need nothing; the selection stays on its flow */
     memset(&ui->hist, 0, sizeof(ui->hist));
-    ui->nvisible = 0;
-    ui->sel = ui->top = 0;
-    ui->sel_id = 0;
-    ui->cnt[0].taken = ui->cnt[1].taken = false; /* the flows and their ids start again */
 }
 
 /* room for the selected flow, unpacked and written out, kept across
@@ -179,6 +233,7 @@ enum col {
     COL_ECT1,
     COL_VERDICT,
     COL_NF,
+    COL_STATE, /* "idle" where BIT/S has given way, without a heading */
     COL_COUNT
 };
 
@@ -196,12 +251,14 @@ static const struct {
     [COL_E1] = {"E1%", true, 5},      [COL_CE] = {"CE%", true, 9},
     [COL_FB] = {"FB", false, 2},      [COL_ECT1] = {"ECT1", false, 3},
     [COL_VERDICT] = {"VERDICT", false, 0}, [COL_NF] = {"!", false, 0},
+    [COL_STATE] = {"", false, 0},
 };
 
 struct layout {
     int w[COL_COUNT]; /* 0: not shown */
     int x[COL_COUNT];
     int width;        /* of a whole row */
+    enum col idle_at; /* where an idle flow says so: BIT/S, or else a column of its own */
 };
 
 static const char *
@@ -222,10 +279,13 @@ share(double v, char *buf, size_t len)
     return buf;
 }
 
-/* the text of row r's cell c in buf */
+/* the text of row r's cell c in buf; idle: the flow has ended, which the
+ * cell idle_at says */
 static const char *
-cell(const struct ew_snap_row *r, enum col c, char *buf, size_t len)
+cell(const struct ew_snap_row *r, bool idle, enum col idle_at, enum col c, char *buf, size_t len)
 {
+    if (idle && c == idle_at)
+        return "idle";
     switch (c) {
     case COL_ID:
         snprintf(buf, len, "%" PRIu64, r->id);
@@ -265,11 +325,9 @@ cell(const struct ew_snap_row *r, enum col c, char *buf, size_t len)
     }
 }
 
-/* The columns for the rows on screen in cols columns: each as wide as its
- * widest cell; while the row is too wide the next column in give-way order
- * goes; then the endpoints shrink. */
 static void
-layout_rows(struct layout *lo, const struct ew_snap_row *rows, size_t n, int cols)
+layout_cols(struct layout *lo, const struct ew_snap_row *rows, const bool *idle, size_t n,
+            int cols)
 {
     char buf[128];
     int c, total, nshown;
@@ -278,7 +336,7 @@ layout_rows(struct layout *lo, const struct ew_snap_row *rows, size_t n, int col
     for (c = 0; c < COL_COUNT; c++) {
         lo->w[c] = (int)strlen(colspec[c].head);
         for (i = 0; i < n; i++) {
-            int w = (int)strlen(cell(&rows[i], (enum col)c, buf, sizeof(buf)));
+            int w = (int)strlen(cell(&rows[i], idle[i], lo->idle_at, (enum col)c, buf, sizeof(buf)));
 
             if (w > lo->w[c])
                 lo->w[c] = w;
@@ -294,7 +352,7 @@ layout_rows(struct layout *lo, const struct ew_snap_row *rows, size_t n, int col
                 total += lo->w[c];
                 nshown++;
             }
-        total += nshown - 1;
+        total += nshown > 0 ? nshown - 1 : 0;
         if (total <= cols)
             break;
         for (c = 0; c < COL_COUNT; c++)
@@ -319,6 +377,27 @@ layout_rows(struct layout *lo, const struct ew_snap_row *rows, size_t n, int col
         if (lo->w[c])
             total += lo->w[c] + 1;
     }
+}
+
+/* The columns for the rows on screen in cols columns: each as wide as its
+ * widest cell; while the row is too wide the next column in give-way order
+ * goes; then the endpoints shrink. An idle flow says so in BIT/S ("idle"
+ * takes no more room than a rate), or, where BIT/S has given way, in a
+ * column of its own at the end. */
+static void
+layout_rows(struct layout *lo, const struct ew_snap_row *rows, const bool *idle, size_t n,
+            int cols)
+{
+    size_t i;
+
+    lo->idle_at = COL_BPS;
+    layout_cols(lo, rows, idle, n, cols);
+    for (i = 0; i < n && !lo->w[COL_BPS]; i++)
+        if (idle[i]) {
+            lo->idle_at = COL_STATE;
+            layout_cols(lo, rows, idle, n, cols);
+            break;
+        }
 }
 
 /* text in a cell of width w at (y, x); endpoints too long keep their end
@@ -353,19 +432,18 @@ draw_table_head(const struct layout *lo, int y)
 
 /* one flow of the list at line y */
 static void
-draw_row(struct ew_ui *ui, const struct layout *lo, const struct ew_snap_row *r, int y, bool sel,
-         int maxx)
+draw_row(struct ew_ui *ui, const struct layout *lo, const struct ew_snap_row *r, bool idle, int y,
+         bool sel, int maxx)
 {
-    bool ended = (r->flags & EW_SNAP_ENDED) != 0;
     char buf[128];
     int c;
 
+    if (idle)
+        attron(A_DIM);
     if (sel) {
         attron(A_REVERSE);
         mvhline(y, 0, ' ', maxx);
     }
-    if (ended)
-        ew_draw_color_on(ui->color, C_DIM);
     for (c = 0; c < COL_COUNT; c++) {
         int pair = 0;
 
@@ -377,42 +455,61 @@ draw_row(struct ew_ui *ui, const struct layout *lo, const struct ew_snap_row *r,
             pair = C_WARN;
         if (pair)
             ew_draw_color_on(ui->color, pair);
-        put_cell(y, lo->x[c], lo->w[c], colspec[c].right, cell(r, (enum col)c, buf, sizeof(buf)));
+        put_cell(y, lo->x[c], lo->w[c], colspec[c].right,
+                 cell(r, idle, lo->idle_at, (enum col)c, buf, sizeof(buf)));
         if (pair)
             ew_draw_color_off(ui->color, pair);
     }
-    if (ended)
-        ew_draw_color_off(ui->color, C_DIM);
     if (sel)
         attroff(A_REVERSE);
+    if (idle)
+        attroff(A_DIM);
+}
+
+/* Whether row r's flow has ended: the idle timeout ended it, or it has
+ * been quiet for IDLE_NS of packet time, or for CLOSED_NS after a FIN or
+ * RST (either way). now_ns: packet time now. */
+static bool
+row_idle(struct ew_ui *ui, const struct ew_pass *p, const struct ew_snap_row *r, int64_t now_ns)
+{
+    int64_t quiet = now_ns - r->last_ns;
+    const struct ew_flow *f;
+    int d, k;
+
+    if (r->flags & EW_SNAP_ENDED || quiet >= IDLE_NS)
+        return true;
+    if (r->key.l4 != EW_L4_TCP || quiet < CLOSED_NS)
+        return false;
+    f = ew_flowtab_view(p->c->tab, r->ref, ui->room);
+    for (d = 0; d < 2; d++)
+        for (k = 0; k < 4; k++)
+            if (f->inf->kind_ecn[d][EW_SEG_FIN_RST][k])
+                return true;
+    return false;
 }
 
 /* ------------------------------------------------------------ the detail */
 
-/* the selected flow: its row, and the flow itself for the sentences of its
- * conclusion, its evidence and its counters */
-static void
-draw_detail(struct ew_ui *ui, const struct ew_pass *p, const struct ew_snap_row *r, int y0,
-            int rows, int cols)
+/* the lines of the selected flow's detail from line y0, as if the screen had
+ * no end (the caller clips them): its row r and its conclusion s written
+ * out, f the flow. Returns the next line. */
+static int
+detail_body(struct ew_ui *ui, const struct ew_flow *f, const struct ew_flow_summary *s,
+            const struct ew_snap_row *r, bool idle, int y0, int cols)
 {
-    /* as in the list: this flow's row of the pass, written out */
-    const struct ew_flow *f =
-        ew_conclusion_words(p->c, r->at, EW_CONCLUDE_WORDS | EW_CONCLUDE_EVIDENCE, ui->room, ui->sum);
-    const struct ew_flow_summary *s = ui->sum;
     const struct ew_flow_verdict *vp = &s->v;
     const struct ew_finding *fnd = s->fnd;
     const struct ew_evidence *ev = s->ev;
     char ends[128], pb[16], rate[16], a[16], b[16], c[16], d[16];
     struct line hl = {0};
-    size_t nf, ne, i;
-    int y = y0, dn, end = y0 + rows;
+    size_t i;
+    int y = y0, dn;
     const struct ew_hist *h = ew_hist_get(&ui->hist, f->id);
+    bool since_c = ew_ui_base_find(&ui->base, f->id) != NULL;
     int sw = cols - 12 - 34 > EW_HIST_LEN ? EW_HIST_LEN : cols - 12 - 34;
 
     if (sw < 8)
         sw = cols - 12 - 16 > 8 ? cols - 12 - 16 : 8;
-    nf = s->nf;
-    ne = s->nev;
     ew_snap_endpoints(r, ends, sizeof(ends));
     ew_draw_item(&hl, 0, 0, "#%" PRIu64 " %s %s", f->id, proto_of(r, pb, sizeof(pb)), ends);
     ew_draw_item(&hl, 1, 0, "verdict %s%s", ew_verdict_name[vp->verdict],
@@ -423,58 +520,58 @@ draw_detail(struct ew_ui *ui, const struct ew_pass *p, const struct ew_snap_row 
     else if (f->key.l4 == EW_L4_TCP)
         ew_draw_item(&hl, 2, 0, "neg %s", ew_neg_name[vp->neg]);
     ew_draw_item(&hl, 3, 0, "vantage %s", ew_vantage_name[vp->vantage]);
+    if (idle)
+        ew_draw_item(&hl, 3, 0, "idle");
     ew_draw_color_on(ui->color, C_HEAD);
-    y = ew_draw_items(&hl, y, 1, cols - 2, y + 2 < end ? y + 2 : end);
+    y = ew_draw_items(&hl, y, 1, cols - 2, y + 2);
     ew_draw_color_off(ui->color, C_HEAD);
-    y = ew_draw_wrap(y, 1, cols - 2, 2, end, vp->reason);
-    for (dn = 0; dn < 2 && y < end; dn++) {
+    y = ew_draw_wrap(y, 1, cols - 2, 2, INT_MAX, vp->reason);
+    for (dn = 0; dn < 2; dn++) {
         int dd = dn == 0 ? f->client_dir : f->client_dir ^ 1;
-        const struct ew_dir_stats *ds = &f->dir[dd];
-        double pct = ds->packets ? 100.0 / (double)ds->packets : 0;
+        struct ew_dir_stats ds;
+        double pct;
         char text[256];
 
+        ew_ui_base_dir(&ui->base, f, dd, &ds); /* since c, when it was pressed */
+        pct = ds.packets ? 100.0 / (double)ds.packets : 0;
         snprintf(text, sizeof(text),
-                 "%s %" PRIu64 " pkts  Not-ECT %.0f%% ECT(0) %.0f%% ECT(1) %.0f%% CE %.1f%%  "
+                 "%s %" PRIu64 " pkts%s  Not-ECT %.0f%% ECT(0) %.0f%% ECT(1) %.0f%% CE %.1f%%  "
                  "feedback %s  ECT(1) as %s",
-                 dn == 0 ? "c2s" : "s2c", ds->packets, pct * (double)ds->ecn[EW_ECN_NOT_ECT],
-                 pct * (double)ds->ecn[EW_ECN_ECT_0], pct * (double)ds->ecn[EW_ECN_ECT_1],
-                 pct * (double)ds->ecn[EW_ECN_CE], ew_fb_name[vp->dir[dd].feedback],
-                 ew_ect1_name[vp->dir[dd].ect1]);
-        y = ew_draw_wrap(y, 1, cols - 2, 4, end, text);
+                 dn == 0 ? "c2s" : "s2c", ds.packets, since_c ? " since c" : "",
+                 pct * (double)ds.ecn[EW_ECN_NOT_ECT], pct * (double)ds.ecn[EW_ECN_ECT_0],
+                 pct * (double)ds.ecn[EW_ECN_ECT_1], pct * (double)ds.ecn[EW_ECN_CE],
+                 ew_fb_name[vp->dir[dd].feedback], ew_ect1_name[vp->dir[dd].ect1]);
+        y = ew_draw_wrap(y, 1, cols - 2, 4, INT_MAX, text);
     }
-    if (y < end) {
+    {
         char text[320], line[340];
 
         ew_report_capture_text(f, vp, text, sizeof(text));
         if (text[0]) {
             snprintf(line, sizeof(line), "capture: %s", text);
             ew_draw_color_on(ui->color, C_WARN);
-            y = ew_draw_wrap(y, 1, cols - 2, 4, end, line);
+            y = ew_draw_wrap(y, 1, cols - 2, 4, INT_MAX, line);
             ew_draw_color_off(ui->color, C_WARN);
         }
     }
-    if (y < end) {
-        ew_draw_fmt_si(r->bps, rate, sizeof(rate));
-        ew_draw_fmt_si(r->pps, a, sizeof(a));
+    {
         struct line ratel = {0};
 
+        ew_draw_fmt_si(r->bps, rate, sizeof(rate));
+        ew_draw_fmt_si(r->pps, a, sizeof(a));
         ew_draw_item(&ratel, 0, 0, "rate %s bit/s  %s pkt/s", rate, a);
         ew_draw_item(&ratel, 1, 0, "(both directions, last interval)");
         ew_draw_line(ui->color, &ratel, y++, 1, cols - 2);
     }
-    if (y < end) {
-        ew_draw_put(y, 1, "CE share   ");
-        ew_draw_color_on(ui->color, C_CE);
-        ew_draw_spark_share(y++, 12, sw, h, h ? h->s_ce : NULL, h ? h->s_pkts : NULL);
-        ew_draw_color_off(ui->color, C_CE);
-    }
-    if (y < end) {
-        ew_draw_put(y, 1, "ECT1 share ");
-        ew_draw_color_on(ui->color, C_ECT1);
-        ew_draw_spark_share(y++, 12, sw, h, h ? h->s_e1 : NULL, h ? h->s_pkts : NULL);
-        ew_draw_color_off(ui->color, C_ECT1);
-    }
-    if (y < end) {
+    ew_draw_put(y, 1, "CE share   ");
+    ew_draw_color_on(ui->color, C_CE);
+    ew_draw_spark_share(y++, 12, sw, h, h ? h->s_ce : NULL, h ? h->s_pkts : NULL);
+    ew_draw_color_off(ui->color, C_CE);
+    ew_draw_put(y, 1, "ECT1 share ");
+    ew_draw_color_on(ui->color, C_ECT1);
+    ew_draw_spark_share(y++, 12, sw, h, h ? h->s_e1 : NULL, h ? h->s_pkts : NULL);
+    ew_draw_color_off(ui->color, C_ECT1);
+    {
         const struct ew_half *hf = &f->inf->half[r->dir];
         struct line rl = {0};
         uint32_t lo, hi;
@@ -495,74 +592,142 @@ draw_detail(struct ew_ui *ui, const struct ew_pass *p, const struct ew_snap_row 
         }
         ew_draw_line(ui->color, &rl, y++, 13 + sw, cols - 14 - sw);
     }
-    for (i = 0; i < nf && y < end; i++) {
-        char text[600];
+    for (i = 0; i < s->nf; i++) {
+        char text[700];
 
-        snprintf(text, sizeof(text), "! %s %s %s: %s", ew_misuse_name[fnd[i].kind],
+        snprintf(text, sizeof(text), "! %s %s %s%s%s: %s", ew_misuse_name[fnd[i].kind],
                  fnd[i].dir == f->client_dir ? "c2s" : "s2c",
-                 ew_confidence_name[fnd[i].confidence], fnd[i].detail);
+                 ew_confidence_name[fnd[i].confidence], fnd[i].ref ? ", " : "",
+                 fnd[i].ref ? fnd[i].ref : "", fnd[i].detail);
         ew_draw_color_on(ui->color, C_WARN);
-        y = ew_draw_wrap(y, 1, cols - 2, 2, end, text);
+        y = ew_draw_wrap(y, 1, cols - 2, 2, INT_MAX, text);
         ew_draw_color_off(ui->color, C_WARN);
     }
-    for (i = 0; i < ne && y < end; i++) {
+    for (i = 0; i < s->nev; i++) {
         char text[400];
 
         snprintf(text, sizeof(text), "frame %" PRIu64 " %s", ev[i].frame, ev[i].note);
-        y = ew_draw_wrap(y, 1, cols - 2, 2, end, text);
+        y = ew_draw_wrap(y, 1, cols - 2, 2, INT_MAX, text);
     }
+    return y;
 }
 
+/* the foot of a pane that scrolls, at line y: which way it goes on, the
+ * keys, and the lines shown of how many */
 static void
-draw_help(int rows, int cols)
+draw_cue(struct ew_ui *ui, int y, int cols, int top, int shown, int total, const char *keys)
 {
-    static const char *const lines[] = {
-        "ecnwatch keys",
-        "",
-        "  Up/Down j/k   select a flow      PgUp/PgDn Home/End",
-        "  Enter, d      detail pane: verdict, evidence, misuse, sparklines",
-        "  s / S         next / previous sort key",
-        "  r             sort by bit rate",
-        "  /             filter (text in endpoints, proto, negotiation,",
-        "                verdict); an empty filter shows all",
-        "  p             pause the display (capture goes on)",
-        "  c             clear all flows and counters",
-        "  Ctrl-L        redraw",
-        "  h, ?          this help (any key closes it)",
-        "  q             quit (the -o report is written)",
-        "",
-        "Rates (BIT/S, PKT/S, the header's bit/s) are per second of wall",
-        "clock over the last refresh interval, both directions of a flow.",
-    };
-    int n = (int)(sizeof(lines) / sizeof(lines[0])), w = 70, i;
-    int y = (rows - n - 2) / 2, x = (cols - w) / 2;
+    struct line cl = {0};
+    bool above = top > 0, below = top + shown < total;
+
+    ew_draw_item(&cl, 0, 0, "%s", below && above ? "^v more above and below"
+                                  : below       ? "v more below"
+                                                : "^ more above");
+    ew_draw_item(&cl, 1, 0, "%s", keys);
+    ew_draw_item(&cl, 2, 0, "lines %d-%d of %d", top + 1, top + shown, total);
+    attron(A_REVERSE);
+    mvhline(y, 0, ' ', cols);
+    ew_draw_line(ui->color, &cl, y, 1, cols - 2);
+    attroff(A_REVERSE);
+}
+
+/* the selected flow in rows lines from y0: its row, and the flow itself
+ * for the sentences of its conclusion, its evidence and its counters; the
+ * pane scrolls (J/K) when they take more lines, and its last line says so */
+static void
+draw_detail(struct ew_ui *ui, const struct ew_pass *p, const struct ew_snap_row *r, bool idle,
+            int y0, int rows, int cols)
+{
+    /* as in the list: this flow's row of the pass, written out */
+    const struct ew_flow *f =
+        ew_conclusion_words(p->c, r->at, EW_CONCLUDE_WORDS | EW_CONCLUDE_EVIDENCE, ui->room, ui->sum);
+    int total, view = rows;
+
+    if (rows < 1)
+        return;
+    if (f->id != ui->detail_id) { /* another flow: from its top */
+        ui->detail_id = f->id;
+        ui->detail_top = 0;
+    }
+    ew_draw_clip(0, 0, 0); /* measured first */
+    total = detail_body(ui, f, ui->sum, r, idle, 0, cols);
+    if (total > rows && rows > 1)
+        view = rows - 1; /* the last line for the cue */
+    if (ui->detail_top > total - view)
+        ui->detail_top = total - view;
+    if (ui->detail_top < 0)
+        ui->detail_top = 0;
+    ew_draw_clip(y0, y0 + view, ui->detail_top);
+    detail_body(ui, f, ui->sum, r, idle, y0, cols);
+    ew_draw_noclip();
+    ui->detail_lines = total;
+    ui->detail_rows = view;
+    if (view < rows)
+        draw_cue(ui, y0 + view, cols, ui->detail_top, view, total, "J/K ]/[ scroll");
+}
+
+/* the help over the list, from its line top (help_top), scrolled where the
+ * screen is too short for it */
+static void
+draw_help(struct ew_ui *ui, int rows, int cols)
+{
+    int w = EW_HELP_WIDTH + 4, h = ew_help_count + 2, view, y0, x, i;
 
     if (w > cols)
         w = cols;
-    if (y < 0)
-        y = 0;
-    if (x < 0)
-        x = 0;
-    for (i = -1; i <= n; i++) {
-        mvhline(y + 1 + i, x, ' ', w);
-        if (i >= 0 && i < n)
-            ew_draw_put(y + 1 + i, x + 2, "%.*s", w - 4, lines[i]);
-    }
+    if (h > rows)
+        h = rows;
+    y0 = (rows - h) / 2;
+    x = (cols - w) / 2;
+    view = h - 2; /* a blank line above, and below one or the cue */
+    if (view < 1)
+        view = 1;
+    if (ui->help_top > ew_help_count - view)
+        ui->help_top = ew_help_count - view;
+    if (ui->help_top < 0)
+        ui->help_top = 0;
+    for (i = 0; i < h; i++)
+        mvhline(y0 + i, x, ' ', w);
+    ew_draw_clip(y0 + 1, y0 + 1 + view, ui->help_top);
+    for (i = 0; i < ew_help_count; i++)
+        ew_draw_put(y0 + 1 + i, x + 2, "%s", ew_help_lines[i]);
+    ew_draw_noclip();
+    ui->help_lines = ew_help_count;
+    ui->help_rows = view;
+    if (view < ew_help_count)
+        draw_cue(ui, y0 + 1 + view, cols, ui->help_top, view, ew_help_count, "j/k PgUp/PgDn scroll");
+}
+
+static uint64_t
+minus(uint64_t now, uint64_t then)
+{
+    return now > then ? now - then : 0;
 }
 
 /* the two lines above the list: the capture, and the codepoints of all
- * packets with the misuse findings of the flows held and evicted */
+ * packets with the misuse findings of the flows held and evicted; all
+ * since c when it was pressed (again: the flows from before with packets
+ * since) */
 static void
 draw_top(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_status *st,
-         uint64_t nfind, int maxx)
+         uint64_t nfind, size_t again, int maxx)
 {
     const struct ew_totals *t = &an->tot;
+    const struct ew_ui_base *b = &ui->base;
     const struct ew_snap_counts *now = &ui->cnt[ui->cur], *was = &ui->cnt[ui->cur ^ 1];
     struct ew_flowtab_stats fs;
-    double tp = t->ip_packets ? 100.0 / (double)t->ip_packets : 0;
+    uint64_t ecn[4], ip = minus(t->ip_packets, b->ip_packets);
+    double tp = ip ? 100.0 / (double)ip : 0;
     struct line hl = {0}, tl = {0};
     char rate[16];
+    int k;
 
+    for (k = 0; k < 4; k++)
+        ecn[k] = minus(t->ecn[k], b->ecn[k]);
+    if (b->drops_pending) {
+        ui->base.drops = st->kernel_drops;
+        ui->base.drops_pending = false;
+    }
     ew_flowtab_get_stats(an->tab, &fs);
     if (now->taken && was->taken && now->t_ns > was->t_ns && now->bytes >= was->bytes)
         ew_draw_fmt_si((double)(now->bytes - was->bytes) * 8 / ((double)(now->t_ns - was->t_ns) / 1e9),
@@ -579,35 +744,54 @@ draw_top(struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_ui_stat
         else
             ew_draw_item(&hl, 1, 0, "filter \"%.*s~\"", maxx / 3 > 1 ? maxx / 3 : 1, ui->filter);
     }
-    ew_draw_item(&hl, 5, 0, "%" PRIu64 " pkts", st->frames);
+    ew_draw_item(&hl, 5, 0, "%" PRIu64 " pkts", minus(st->frames, b->frames));
     ew_draw_item(&hl, 4, 0, "%.0f pkt/s", st->pkts_per_s);
     ew_draw_item(&hl, 2, 0, "%s bit/s", rate);
-    ew_draw_item(&hl, 3, 0, "drops %s%" PRIu64, st->drops_known ? "" : "?", st->kernel_drops);
-    ew_draw_item(&hl, 2, 0, "flows %" PRIu64, fs.created);
+    ew_draw_item(&hl, 3, 0, "drops %s%" PRIu64, st->drops_known ? "" : "?",
+                 minus(st->kernel_drops, b->drops));
+    ew_draw_item(&hl, 2, 0, "flows %" PRIu64, minus(fs.created, b->created) + again);
     ew_draw_item(&hl, 3, 0, "sort: %s", sort_name[ui->sort]);
     ew_draw_color_on(ui->color, C_HEAD);
     mvhline(0, 0, ' ', maxx);
     ew_draw_line(ui->color, &hl, 0, 1, maxx - 1);
     ew_draw_color_off(ui->color, C_HEAD);
 
-    ew_draw_item(&tl, 0, 0, "Not-ECT %.1f%%", tp * (double)t->ecn[EW_ECN_NOT_ECT]);
-    ew_draw_item(&tl, 0, 0, "ECT(0) %.1f%%", tp * (double)t->ecn[EW_ECN_ECT_0]);
-    ew_draw_item(&tl, 0, C_ECT1, "ECT(1) %.1f%%", tp * (double)t->ecn[EW_ECN_ECT_1]);
-    ew_draw_item(&tl, 0, C_CE, "CE %.1f%%", tp * (double)t->ecn[EW_ECN_CE]);
+    if (b->on)
+        ew_draw_item(&tl, 2, 0, "since c:");
+    ew_draw_item(&tl, 0, 0, "Not-ECT %.1f%%", tp * (double)ecn[EW_ECN_NOT_ECT]);
+    ew_draw_item(&tl, 0, 0, "ECT(0) %.1f%%", tp * (double)ecn[EW_ECN_ECT_0]);
+    ew_draw_item(&tl, 0, C_ECT1, "ECT(1) %.1f%%", tp * (double)ecn[EW_ECN_ECT_1]);
+    ew_draw_item(&tl, 0, C_CE, "CE %.1f%%", tp * (double)ecn[EW_ECN_CE]);
     if (nfind)
         ew_draw_item(&tl, 1, C_WARN, "misuse: %" PRIu64, nfind);
     ew_draw_line(ui->color, &tl, 1, 1, maxx - 1);
 }
 
-/* keep the selection on the same flow across refreshes, and in view */
+/* Keep the selection on its flow, wherever the list has put it, and in
+ * view; when the flow has gone (ended, evicted, filtered out), on the row
+ * nearest to where it was. The list's order is kept for the keys. */
 static void
 follow_selection(struct ew_ui *ui, const struct ew_snap_row *rows, size_t n, int table_h)
 {
     size_t i;
 
+    if (n > ui->ids_cap) {
+        size_t cap = n + n / 4 + 64;
+        uint64_t *ids = realloc(ui->ids, cap * sizeof(*ids));
+
+        if (ids) {
+            ui->ids = ids;
+            ui->ids_cap = cap;
+        }
+    }
+    ui->nids = n <= ui->ids_cap ? n : 0; /* out of memory: the keys move by row */
+    for (i = 0; i < ui->nids; i++)
+        ui->ids[i] = rows[i].id;
     for (i = 0; i < n; i++)
-        if (rows[i].id == ui->sel_id)
+        if (rows[i].id == ui->sel_id) {
             ui->sel = (int)i;
+            break;
+        }
     if (ui->sel >= (int)n)
         ui->sel = n ? (int)n - 1 : 0;
     if (ui->sel < 0)
@@ -623,7 +807,7 @@ follow_selection(struct ew_ui *ui, const struct ew_snap_row *rows, size_t n, int
 /* The misuse findings of the flows held (every row, before the filter) and
  * of those evicted: the flows with each kind, summed over the kinds. */
 static uint64_t
-count_findings(const struct ew_analyzer *an, const struct ew_snapshot *snap)
+count_findings(const struct ew_ui *ui, const struct ew_analyzer *an, const struct ew_snapshot *snap)
 {
     uint64_t nfind = 0;
     size_t i;
@@ -631,6 +815,7 @@ count_findings(const struct ew_analyzer *an, const struct ew_snapshot *snap)
 
     for (k = 0; k < EW_MU_COUNT; k++)
         nfind += an->evicted_findings[k];
+    nfind = minus(nfind, ui->base.findings); /* since c: the rows are those since too */
     for (i = 0; i < snap->n; i++) {
         uint32_t m;
 
@@ -655,6 +840,8 @@ draw_keys(struct ew_ui *ui, int y, int maxx)
         ew_draw_item(&kl, 2, 0, "r by rate");
         ew_draw_item(&kl, 1, 0, "/ filter");
         ew_draw_item(&kl, 1, 0, "Enter detail");
+        if (ui->detail && ui->detail_lines > ui->detail_rows)
+            ew_draw_item(&kl, 2, 0, "J/K scroll");
         ew_draw_item(&kl, 1, 0, "p pause");
         ew_draw_item(&kl, 3, 0, "c clear");
         ew_draw_item(&kl, 0, 0, "h help");
@@ -671,20 +858,33 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_pass *p, const struct ew_ui_status 
     struct ew_snapshot *snap;
     const struct ew_snap_row *rows;
     struct layout lo;
-    size_t n, shown;
+    struct timespec ts;
+    size_t n, shown, again = 0;
+    int64_t mono, now_ns;
     int maxy, maxx, table_h, y;
 
     if (!ui || !ui->active)
         return;
     snap = &ui->snap;
+    /* packet time now: the latest packet's, moved on by the clock since
+     * it came (a link gone quiet still ages its flows) */
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    mono = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    if (an->have_time && an->last_ns != ui->pkt_ns) {
+        ui->pkt_ns = an->last_ns;
+        ui->pkt_mono_ns = mono;
+    }
+    now_ns = ui->pkt_ns + (mono - ui->pkt_mono_ns);
     /* the one snapshot of this redraw, from its pass: the list, the filter
-     * and the counts */
+     * and the counts; since c, when it was pressed */
     if (!scratch_of(ui) || ew_snapshot_build(snap, p->c) != 0)
         snap->n = 0;
     ew_snapshot_rates(snap, &ui->cnt[ui->cur ^ 1], &ui->cnt[ui->cur]);
+    if (snap->n)
+        again = ew_ui_base_rows(&ui->base, snap, p->c->tab, ui->room);
     getmaxyx(stdscr, maxy, maxx);
     erase();
-    draw_top(ui, an, st, count_findings(an, snap), maxx);
+    draw_top(ui, an, st, count_findings(ui, an, snap), again, maxx);
     ew_snapshot_filter(snap, ui->filter);
     ew_snapshot_sort(snap, ui->sort);
     rows = snap->rows;
@@ -697,7 +897,19 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_pass *p, const struct ew_ui_status 
         table_h = 1;
     follow_selection(ui, rows, n, table_h);
     shown = n - (size_t)ui->top < (size_t)table_h ? n - (size_t)ui->top : (size_t)table_h;
-    layout_rows(&lo, rows + ui->top, shown, maxx);
+    if (shown > ui->idle_cap) {
+        bool *idle = realloc(ui->idle, shown * sizeof(*idle));
+
+        if (idle) {
+            ui->idle = idle;
+            ui->idle_cap = shown;
+        } else {
+            shown = ui->idle_cap; /* out of memory: fewer rows */
+        }
+    }
+    for (y = 0; y < (int)shown; y++)
+        ui->idle[y] = row_idle(ui, p, &rows[ui->top + y], now_ns);
+    layout_rows(&lo, rows + ui->top, ui->idle, shown, maxx);
     draw_table_head(&lo, 2);
     ui->nvisible = 0;
     for (y = 0; y < (int)shown; y++) {
@@ -705,13 +917,14 @@ ew_ui_draw(struct ew_ui *ui, const struct ew_pass *p, const struct ew_ui_status 
 
         if (ui->nvisible < EW_HIST_FLOWS)
             ui->visible[ui->nvisible++] = r->id;
-        draw_row(ui, &lo, r, 3 + y, ui->top + y == ui->sel, maxx);
+        draw_row(ui, &lo, r, ui->idle[y], 3 + y, ui->top + y == ui->sel, maxx);
     }
-    if (ui->detail && n)
-        draw_detail(ui, p, &rows[ui->sel], 3 + table_h, maxy - 4 - table_h, maxx);
+    if (ui->detail && n && ui->sel - ui->top < (int)shown)
+        draw_detail(ui, p, &rows[ui->sel], ui->idle[ui->sel - ui->top], 3 + table_h,
+                    maxy - 4 - table_h, maxx);
     draw_keys(ui, maxy - 1, maxx);
     if (ui->help)
-        draw_help(maxy, maxx);
+        draw_help(ui, maxy, maxx);
     refresh();
 }
 
@@ -739,44 +952,111 @@ edit_key(struct ew_ui *ui, int ch)
     return EW_UI_HANDLED | EW_UI_REDRAW;
 }
 
+/* the help's keys: the arrows, j/k and the pages scroll it, any other
+ * key closes it */
+static int
+help_key(struct ew_ui *ui, int ch)
+{
+    int page = ui->help_rows > 1 ? ui->help_rows - 1 : 1;
+
+    switch (ch) {
+    case KEY_DOWN:
+    case 'j':
+        ui->help_top++;
+        break;
+    case KEY_UP:
+    case 'k':
+        ui->help_top--;
+        break;
+    case KEY_NPAGE:
+    case ' ':
+        ui->help_top += page;
+        break;
+    case KEY_PPAGE:
+        ui->help_top -= page;
+        break;
+    case KEY_HOME:
+        ui->help_top = 0;
+        break;
+    case KEY_END:
+        ui->help_top = ui->help_lines;
+        break;
+    case KEY_RESIZE:
+        break;
+    default:
+        ui->help = false;
+        break;
+    }
+    if (ui->help_top < 0)
+        ui->help_top = 0; /* and the drawing keeps it above the end */
+    return EW_UI_HANDLED | EW_UI_REDRAW;
+}
+
+/* Move the selection to row idx of the list as last drawn (clamped), and
+ * so to that row's flow, which it then follows. */
+static void
+select_row(struct ew_ui *ui, long idx)
+{
+    if (!ui->nids)
+        return;
+    if (idx >= (long)ui->nids)
+        idx = (long)ui->nids - 1;
+    if (idx < 0)
+        idx = 0;
+    ui->sel = (int)idx;
+    ui->sel_id = ui->ids[idx];
+}
+
 static int
 handle_key(struct ew_ui *ui, int ch)
 {
     if (ui->editing)
         return edit_key(ui, ch);
-    if (ui->help) {
-        ui->help = false;
-        return EW_UI_HANDLED | EW_UI_REDRAW;
-    }
+    if (ui->help)
+        return help_key(ui, ch);
     switch (ch) {
     case 'q':
     case 'Q':
         return EW_UI_QUIT;
     case KEY_UP:
     case 'k':
-        ui->sel--;
+        select_row(ui, (long)ui->sel - 1);
         break;
     case KEY_DOWN:
     case 'j':
-        ui->sel++;
+        select_row(ui, (long)ui->sel + 1);
         break;
     case KEY_PPAGE:
-        ui->sel -= 10;
+        select_row(ui, (long)ui->sel - 10);
         break;
     case KEY_NPAGE:
-        ui->sel += 10;
+        select_row(ui, (long)ui->sel + 10);
         break;
     case KEY_HOME:
-        ui->sel = 0;
+        select_row(ui, 0);
         break;
     case KEY_END:
-        ui->sel = 1 << 30;
+        select_row(ui, (long)ui->nids - 1);
         break;
+    case 'J':
+    case 'K':
+    case ']':
+    case '[': {
+        int page = ui->detail_rows > 1 ? ui->detail_rows - 1 : 1;
+
+        if (!ui->detail)
+            return 0;
+        ui->detail_top += ch == 'J' ? 1 : ch == 'K' ? -1 : ch == ']' ? page : -page;
+        if (ui->detail_top < 0)
+            ui->detail_top = 0; /* and the drawing keeps it above the end */
+        break;
+    }
     case '\n':
     case '\r':
     case KEY_ENTER:
     case 'd':
         ui->detail = !ui->detail;
+        ui->detail_top = 0; /* opened at its top */
         return EW_UI_HANDLED | EW_UI_REDRAW;
     case 's':
         ui->sort = (enum ew_snap_sort)((ui->sort + 1) % EW_SNAP_SORT_COUNT);
@@ -799,6 +1079,7 @@ handle_key(struct ew_ui *ui, int ch)
     case 'h':
     case '?':
         ui->help = true;
+        ui->help_top = 0;
         return EW_UI_HANDLED | EW_UI_REDRAW;
     case 12: /* Ctrl-L */
         clearok(curscr, TRUE);
@@ -808,8 +1089,6 @@ handle_key(struct ew_ui *ui, int ch)
     default:
         return 0;
     }
-    /* the selection moved: follow the row, not the flow id */
-    ui->sel_id = 0;
     return EW_UI_HANDLED | EW_UI_REDRAW;
 }
 

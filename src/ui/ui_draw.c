@@ -6,11 +6,65 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ui/ui_text.h"
+
+/* the clip of a pane drawn through one (ew_draw_clip) */
+static struct {
+    bool on;
+    int top, bottom, shift;
+} clip;
+
+void
+ew_draw_clip(int top, int bottom, int shift)
+{
+    clip.on = true;
+    clip.top = top;
+    clip.bottom = bottom;
+    clip.shift = shift;
+}
+
+void
+ew_draw_noclip(void)
+{
+    clip.on = false;
+}
+
+/* the screen line that line y is drawn on, or -1: not drawn */
+static int
+line_of(int y)
+{
+    if (!clip.on)
+        return y;
+    y -= clip.shift;
+    return y >= clip.top && y < clip.bottom ? y : -1;
+}
+
+/* a shown text (ui_text.h) at (y, x), at most cols columns of it; a text
+ * longer ends in ">" when cue is set. Returns the columns drawn. */
+static int
+put_shown(int y, int x, int cols, const char *s, bool cue)
+{
+    int used, sy = line_of(y);
+    size_t n;
+
+    if (sy < 0 || cols <= 0)
+        return 0;
+    n = ew_text_fit(s, cols, &used);
+    if (s[n] && cue) {
+        n = ew_text_fit(s, cols - 1, &used);
+        mvaddnstr(sy, x, s, (int)n);
+        mvaddch(sy, x + used, '>');
+        return used + 1;
+    }
+    mvaddnstr(sy, x, s, (int)n);
+    return used;
+}
+
 /* print at (y, x), clipped to the screen's width */
 void
 ew_draw_put(int y, int x, const char *fmt, ...)
 {
-    char buf[512];
+    char buf[512], shown[1024];
     va_list ap;
     int cols = getmaxx(stdscr);
 
@@ -19,7 +73,16 @@ ew_draw_put(int y, int x, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
-    mvaddnstr(y, x, buf, cols - x);
+    put_shown(y, x, cols - x, ew_text_shown(buf, shown, sizeof(shown)), true);
+}
+
+void
+ew_draw_blank(int y, int x, int n)
+{
+    int sy = line_of(y);
+
+    if (sy >= 0 && n > 0)
+        mvhline(sy, x, ' ', n);
 }
 
 void
@@ -75,13 +138,15 @@ ew_draw_fmt_us(double us, char *buf, size_t len)
 void
 ew_draw_item(struct line *l, int prio, int color, const char *fmt, ...)
 {
+    char buf[sizeof(l->text[0])];
     va_list ap;
 
     if (l->n >= LINE_ITEMS)
         return;
     va_start(ap, fmt);
-    vsnprintf(l->text[l->n], sizeof(l->text[0]), fmt, ap);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
+    ew_text_shown(buf, l->text[l->n], sizeof(l->text[0]));
     l->prio[l->n] = prio;
     l->color[l->n++] = color;
 }
@@ -98,30 +163,30 @@ ew_draw_line(bool color, const struct line *l, int y, int x, int width)
             maxp = l->prio[i];
     for (p = 0; p <= maxp; p++)
         for (i = 0; i < l->n; i++) {
-            int w = (int)strlen(l->text[i]) + (used ? 2 : 0);
+            int w = ew_text_width(l->text[i]) + (used ? 2 : 0);
 
             if (l->prio[i] == p && used + w <= width) {
                 shown[i] = true;
                 used += w;
             }
         }
-    move(y, x);
     for (i = 0, used = 0; i < l->n; i++) {
         if (!shown[i])
             continue;
-        if (used++)
-            addstr("  ");
+        if (used)
+            used += put_shown(y, x + used, 2, "  ", false);
         if (l->color[i])
             ew_draw_color_on(color, l->color[i]);
-        addstr(l->text[i]);
+        used += put_shown(y, x + used, width - used, l->text[i], false);
         if (l->color[i])
             ew_draw_color_off(color, l->color[i]);
     }
 }
 
 /* l's items in their order, whole, two spaces apart, from (y, x): an item
- * that does not fit goes to the next line, up to line end (each line
- * cleared across the screen first). Returns the next free line. */
+ * that does not fit goes to the next line, and one longer than a line is
+ * wrapped, up to line end (each line cleared across the screen first).
+ * Returns the next free line. */
 int
 ew_draw_items(const struct line *l, int y, int x, int width, int end)
 {
@@ -129,17 +194,24 @@ ew_draw_items(const struct line *l, int y, int x, int width, int end)
 
     if (y >= end)
         return y;
-    mvhline(y, 0, ' ', getmaxx(stdscr));
+    ew_draw_blank(y, 0, getmaxx(stdscr));
     for (i = 0; i < l->n; i++) {
-        int w = (int)strlen(l->text[i]);
+        int w = ew_text_width(l->text[i]);
 
         if (used && used + 2 + w > width) {
             if (++y >= end)
                 return y;
-            mvhline(y, 0, ' ', getmaxx(stdscr));
+            ew_draw_blank(y, 0, getmaxx(stdscr));
             used = 0;
         }
-        mvaddnstr(y, x + used + (used ? 2 : 0), l->text[i], width - used - (used ? 2 : 0));
+        if (!used && w > width) {
+            y = ew_draw_wrap(y, x, width, 2, end, l->text[i]) - 1;
+            used = width; /* the next item on a line of its own */
+            if (y + 1 >= end)
+                return y + 1;
+            continue;
+        }
+        put_shown(y, x + used + (used ? 2 : 0), width - used - (used ? 2 : 0), l->text[i], false);
         used += w + (used ? 2 : 0);
     }
     return y + 1;
@@ -151,22 +223,25 @@ ew_draw_items(const struct line *l, int y, int x, int width, int end)
 int
 ew_draw_wrap(int y, int x, int width, int indent, int end, const char *text)
 {
-    const char *p = text;
+    char buf[2048];
+    const char *p = ew_text_shown(text, buf, sizeof(buf));
     int w = width;
 
     while (*p == ' ')
         p++;
     while (*p && y < end && w > 0) {
-        int n = 0, last_space = -1;
+        size_t n = ew_text_fit(p, w, NULL), i, last_space = 0;
 
-        while (p[n] && n < w) {
-            if (p[n] == ' ')
-                last_space = n;
-            n++;
-        }
+        if (n == 0)
+            break; /* a character wider than the line */
+        for (i = 0; i < n; i++)
+            if (p[i] == ' ')
+                last_space = i;
         if (p[n] && p[n] != ' ' && last_space > 0)
             n = last_space;
-        mvaddnstr(y++, x, p, n);
+        if (line_of(y) >= 0)
+            mvaddnstr(line_of(y), x, p, (int)n);
+        y++;
         p += n;
         while (*p == ' ')
             p++;
@@ -195,7 +270,9 @@ ew_draw_spark_share(int y, int x, int width, const struct ew_hist *h, const uint
     if (n > width)
         n = width;
     start = width - n;
-    move(y, x);
+    if (line_of(y) < 0)
+        return;
+    move(line_of(y), x);
     for (i = 0; i < width; i++) {
         char c = ' ';
 
@@ -237,7 +314,9 @@ ew_draw_spark_rtt(int y, int x, int width, const struct ew_hist *h, uint32_t *lo
     span = (double)(*hi - *lo);
     if (span < *hi / 10.0)
         span = *hi / 10.0;
-    move(y, x);
+    if (line_of(y) < 0)
+        return;
+    move(line_of(y), x);
     for (i = 0; i < width; i++) {
         char c = ' ';
 

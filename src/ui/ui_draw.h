@@ -1,6 +1,11 @@
 /* ui_draw.h - the live view's drawing pieces (ui_draw.c): text clipped to
  * the screen, lines of items shown whole or not at all, wrapped sentences,
- * numbers with units, and ASCII sparklines. ncurses must be started. */
+ * numbers with units, and ASCII sparklines. Text is shown as the terminal
+ * can show it (ui_text.h): UTF-8 as such on a UTF-8 terminal, else in
+ * ASCII, and measured in columns. A pane taller than its room is drawn
+ * through a clip (ew_draw_clip): its lines are laid out as if the screen
+ * had no end, and only those that fall in the clip are drawn, shifted up by
+ * the pane's scroll. ncurses must be started. */
 #ifndef ECNWATCH_UI_DRAW_H
 #define ECNWATCH_UI_DRAW_H
 
@@ -20,7 +25,17 @@ struct line {
     int n;
 };
 
+/* From now on, a line y is drawn on screen line y - shift, and only when
+ * that is in [top, bottom); top == bottom draws nothing (a measure). */
+void ew_draw_clip(int top, int bottom, int shift);
+/* lines are drawn where they are */
+void ew_draw_noclip(void);
+
+/* print at (y, x), clipped to the screen's width; a text cut there ends in
+ * ">" at the last column */
 void ew_draw_put(int y, int x, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* a blank line of n columns from (y, x), in the current attributes */
+void ew_draw_blank(int y, int x, int n);
 void ew_draw_color_on(bool color, int pair);
 void ew_draw_color_off(bool color, int pair);
 void ew_draw_fmt_si(double v, char *buf, size_t len);
