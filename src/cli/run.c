@@ -61,16 +61,6 @@ ew_run_start(struct ew_run *r, const struct ew_run_cfg *cfg, const struct ew_run
 }
 
 int
-ew_run_reset(struct ew_run *r)
-{
-    if (r->have_an)
-        ew_analyzer_free(&r->an);
-    r->have_an = false;
-    ew_series_pool_free(&r->series);
-    return run_analyzer(r);
-}
-
-int
 ew_run_open(struct ew_run *r, const struct ew_capture *cap, const char *name)
 {
     char err[EW_ERRBUF_SIZE];

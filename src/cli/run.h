@@ -63,10 +63,6 @@ struct ew_run_how {
  * printed). */
 int ew_run_start(struct ew_run *r, const struct ew_run_cfg *cfg, const struct ew_run_how *how);
 
-/* The flows and series started over (the live view's clear). 0, or -1 when
- * out of memory (the line printed). */
-int ew_run_reset(struct ew_run *r);
-
 /* The capture the run analyses was opened as name: the report's source, and
  * the outputs that write its frames opened on it. 0, or EW_EXIT_OUTPUT (the
  * line printed). */
