@@ -182,7 +182,7 @@ wait_screen 10 "$tmp/s1s.txt" sort_key && ok "s changes the sort key" || bad "s 
 
 detail() {
     grep -q "CE share" "$1" && grep -q "ECT1 share" "$1" && grep -q "verdict classic" "$1" &&
-        grep -q "SYN requests classic ECN" "$1"
+        grep -q "^ queue " "$1"
 }
 begin "Enter opens the detail pane (verdict, sparklines)"
 keys / 5 2 0 1 Enter
@@ -190,6 +190,12 @@ sleep 0.5
 keys Enter
 wait_screen 10 "$tmp/s2.txt" detail && ok "Enter opens the detail pane (verdict, sparklines)" ||
     bad "detail pane: $why: $(flat "$tmp/s2.txt")"
+# the evidence below the sparklines, scrolled to where the pane is short
+evidence() { grep -q "SYN requests classic ECN" "$1"; }
+begin "the detail pane's evidence, scrolled to (J)"
+keys J J J J
+wait_screen 10 "$tmp/s2e.txt" evidence && ok "the detail pane's evidence, scrolled to (J)" ||
+    bad "the detail pane's evidence: $why: $(flat "$tmp/s2e.txt")"
 
 help_shown() { grep -q "ecnwatch keys" "$1"; }
 begin "h shows the help"
@@ -427,6 +433,11 @@ else
     keys Enter
     wait_screen 10 "$tmp/z80d.txt" rtt_range && ok "sizes 80: the RTT sparkline's lowest and highest values are printed" ||
         bad "sizes 80: the RTT range: $why: $(grep RTT "$tmp/z80d.txt")"
+    # the queueing delay beside it, timed as the path verdict times it (the
+    # view runs at the TCP flow's client: data to ACK)
+    queue_line() { grep -qE "^ queue .*0\.\.[0-9.]+(us|ms) +\(data to ACK\)" "$1"; }
+    check "sizes 80: the queueing-delay sparkline, its top and its source are printed" \
+        queue_line "$tmp/z80d.txt"
     show "80x24, detail of the TCP flow" "$tmp/z80d.txt"
     # the AccECN flow's detail is longer than its pane: the pane's foot says
     # so, and J scrolls it

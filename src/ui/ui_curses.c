@@ -592,6 +592,28 @@ detail_body(struct ew_ui *ui, const struct ew_flow *f, const struct ew_flow_summ
         }
         ew_draw_line(ui->color, &rl, y++, 13 + sw, cols - 14 - sw);
     }
+    {
+        /* the queueing delay as the path verdict times it: next to the
+         * receiver, data-to-ACK times are its ACK delay, so the timestamp
+         * loop to the sender and back (infer_path.c) */
+        bool at_receiver = r->dir == f->client_dir ? s->v.vantage == EW_VANT_SERVER
+                                                   : s->v.vantage == EW_VANT_CLIENT;
+        struct line ql = {0};
+        uint32_t hi = 0;
+        int any = 0;
+
+        ew_draw_put(y, 1, "queue      ");
+        if (h)
+            ew_draw_spark_qd(y, 12, sw, h, at_receiver ? h->s_qd_up : h->s_qd_seq, &hi, &any);
+        if (any) {
+            ew_draw_fmt_us(hi, a, sizeof(a));
+            ew_draw_item(&ql, 0, 0, "0..%s", a);
+        } else {
+            ew_draw_item(&ql, 0, 0, "not timed yet");
+        }
+        ew_draw_item(&ql, 1, 0, "%s", at_receiver ? "(timestamps)" : "(data to ACK)");
+        ew_draw_line(ui->color, &ql, y++, 13 + sw, cols - 14 - sw);
+    }
     for (i = 0; i < s->nf; i++) {
         char text[700];
 

@@ -289,31 +289,39 @@ ew_draw_spark_share(int y, int x, int width, const struct ew_hist *h, const uint
     }
 }
 
-/* The RTT of the last width seconds, drawn from the lowest to the highest
- * value shown, which *lo and *hi return (0 and 0: none). The height spans
- * at least a tenth of the highest value: a spread smaller than that (noise
- * on a short path) stays low instead of swinging full scale. */
-void
-ew_draw_spark_rtt(int y, int x, int width, const struct ew_hist *h, uint32_t *lo, uint32_t *hi)
+/* the last n seconds of v (0: no sample; a sample's value is v - off): the
+ * lowest and highest values, 0 and 0 when none; the seconds with a sample */
+static int
+spark_range(const struct ew_hist *h, const uint32_t *v, int n, uint32_t off, uint32_t *lo,
+            uint32_t *hi)
+{
+    int i, k = 0;
+
+    *lo = *hi = 0;
+    for (i = 0; i < n; i++) {
+        uint32_t x = v[(h->pos + EW_HIST_LEN - n + i) % EW_HIST_LEN];
+
+        if (!x)
+            continue;
+        if (!k++ || x - off < *lo)
+            *lo = x - off;
+        if (x - off > *hi)
+            *hi = x - off;
+    }
+    return k;
+}
+
+/* a sparkline of the last width seconds of v (as spark_range reads it),
+ * right-aligned at (y, x): each value's level from lo over span */
+static void
+spark_draw(int y, int x, int width, const struct ew_hist *h, const uint32_t *v, uint32_t off,
+           uint32_t lo, double span)
 {
     int i, n = h ? h->n : 0, start;
-    double span;
 
     if (n > width)
         n = width;
     start = width - n;
-    *lo = *hi = 0;
-    for (i = 0; i < n; i++) {
-        uint32_t v = h->s_rtt_us[(h->pos + EW_HIST_LEN - n + i) % EW_HIST_LEN];
-
-        if (v && (!*lo || v < *lo))
-            *lo = v;
-        if (v > *hi)
-            *hi = v;
-    }
-    span = (double)(*hi - *lo);
-    if (span < *hi / 10.0)
-        span = *hi / 10.0;
     if (line_of(y) < 0)
         return;
     move(line_of(y), x);
@@ -321,10 +329,10 @@ ew_draw_spark_rtt(int y, int x, int width, const struct ew_hist *h, uint32_t *lo
         char c = ' ';
 
         if (i >= start) {
-            uint32_t v = h->s_rtt_us[(h->pos + EW_HIST_LEN - n + (i - start)) % EW_HIST_LEN];
+            uint32_t val = v[(h->pos + EW_HIST_LEN - n + (i - start)) % EW_HIST_LEN];
 
-            if (v) {
-                int lvl = span > 0 ? (int)((double)(v - *lo) / span * 7 + 0.5) : 0;
+            if (val) {
+                int lvl = span > 0 ? (int)((double)(val - off - lo) / span * 7 + 0.5) : 0;
 
                 c = levels[lvl < 0 ? 0 : lvl > 7 ? 7 : lvl];
             }
@@ -333,3 +341,34 @@ ew_draw_spark_rtt(int y, int x, int width, const struct ew_hist *h, uint32_t *lo
     }
 }
 
+/* The RTT of the last width seconds, drawn from the lowest to the highest
+ * value shown, which *lo and *hi return (0 and 0: none). The height spans
+ * at least a tenth of the highest value: a spread smaller than that (noise
+ * on a short path) stays low instead of swinging full scale. */
+void
+ew_draw_spark_rtt(int y, int x, int width, const struct ew_hist *h, uint32_t *lo, uint32_t *hi)
+{
+    int n = h ? (h->n > width ? width : h->n) : 0;
+    double span;
+
+    *lo = *hi = 0;
+    if (h)
+        spark_range(h, h->s_rtt_us, n, 0, lo, hi);
+    span = (double)(*hi - *lo);
+    if (span < *hi / 10.0)
+        span = *hi / 10.0;
+    spark_draw(y, x, width, h, h ? h->s_rtt_us : NULL, 0, *lo, span);
+}
+
+void
+ew_draw_spark_qd(int y, int x, int width, const struct ew_hist *h, const uint32_t *v,
+                 uint32_t *hi, int *any)
+{
+    int n = h ? (h->n > width ? width : h->n) : 0;
+    uint32_t lo = 0;
+
+    *hi = 0;
+    *any = h ? spark_range(h, v, n, 1, &lo, hi) > 0 : 0;
+    /* from 0, at least a millisecond high: microseconds of noise stay low */
+    spark_draw(y, x, width, h, v, 1, 0, *hi > 1000 ? (double)*hi : 1000.0);
+}

@@ -46,5 +46,10 @@ int ew_draw_items(const struct line *l, int y, int x, int width, int end);
 int ew_draw_wrap(int y, int x, int width, int indent, int end, const char *text);
 void ew_draw_spark_share(int y, int x, int width, const struct ew_hist *h, const uint16_t *num, const uint16_t *den);
 void ew_draw_spark_rtt(int y, int x, int width, const struct ew_hist *h, uint32_t *lo, uint32_t *hi);
+/* The queueing delay of the last width seconds from v (h->s_qd_seq or
+ * h->s_qd_up: us + 1, 0 none), drawn from 0 to the highest shown, which
+ * *hi returns in us (0: none shown); *any: a second with a sample */
+void ew_draw_spark_qd(int y, int x, int width, const struct ew_hist *h, const uint32_t *v,
+                      uint32_t *hi, int *any);
 
 #endif /* ECNWATCH_UI_DRAW_H */

@@ -61,6 +61,18 @@ clamp16(uint64_t v)
     return v > 65535 ? 65535 : (uint16_t)v;
 }
 
+/* a delay above its minimum (ns) as the history keeps it: us + 1, 0 when
+ * there is no sample */
+static uint32_t
+qd_plus1(uint32_t samples, int64_t last, int64_t min)
+{
+    int64_t us = (last - min) / 1000;
+
+    if (!samples || us < 0)
+        return 0;
+    return us >= UINT32_MAX - 1 ? UINT32_MAX : (uint32_t)us + 1;
+}
+
 /* one second of flow f into its history h */
 static void
 record(struct ew_hist *h, const struct ew_flow *f)
@@ -73,6 +85,10 @@ record(struct ew_hist *h, const struct ew_flow *f)
         h->s_ce[h->pos] = clamp16(s->ecn[EW_ECN_CE] - h->ce);
         h->s_e1[h->pos] = clamp16(s->ecn[EW_ECN_ECT_1] - h->e1);
         h->s_rtt_us[h->pos] = (uint32_t)(f->inf->half[d].rtt_last / 1000);
+        h->s_qd_seq[h->pos] = qd_plus1(f->inf->half[d].rtt_samples, f->inf->half[d].rtt_last,
+                                       f->inf->half[d].rtt_min);
+        h->s_qd_up[h->pos] = qd_plus1(f->inf->half[d ^ 1].ts.samples, f->inf->half[d ^ 1].ts.last,
+                                      f->inf->half[d ^ 1].ts.min);
         h->pos = (uint8_t)((h->pos + 1) % EW_HIST_LEN);
         if (h->n < EW_HIST_LEN)
             h->n++;

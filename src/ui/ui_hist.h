@@ -1,5 +1,6 @@
 /* ui_hist.h - the live view's short history: per second, the packets, CE
- * and ECT(1) marks of the list direction and the last RTT, for the few
+ * and ECT(1) marks of the list direction, the last RTT and the last
+ * queueing delay from each of the path verdict's sources, for the few
  * flows on screen (the sparklines of the detail pane). A fixed set of
  * slots; a slot of a flow no longer wanted is reused. */
 #ifndef ECNWATCH_UI_HIST_H
@@ -18,6 +19,10 @@ struct ew_hist {
     uint8_t n, pos;        /* seconds recorded, and the next one's place */
     uint16_t s_pkts[EW_HIST_LEN], s_ce[EW_HIST_LEN], s_e1[EW_HIST_LEN];
     uint32_t s_rtt_us[EW_HIST_LEN];
+    /* the queueing delay, us + 1 (0: no sample): the last data-to-ACK RTT
+     * above its minimum, and the last timestamp loop to the direction's
+     * sender above its minimum (infer_path.c's two sources) */
+    uint32_t s_qd_seq[EW_HIST_LEN], s_qd_up[EW_HIST_LEN];
 };
 
 struct ew_hist_set {

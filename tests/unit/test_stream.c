@@ -319,8 +319,10 @@ test_events(void)
     }
     fx_pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 100, EW_ECN_CE);
     frame(r, &p, T0 + 4 * SEC + SEC * 7 / 10);
-    /* C (flow 3), 15 s on: A gives way (least recently active), B is idle */
-    fx_pkt(&p, EW_L4_UDP, CLI, 50001, 0, 0, 100, EW_ECN_NOT_ECT);
+    /* C (flow 3), 15 s on: A gives way (least recently active), B is idle;
+     * ECT(0), so that its end is written (a small flow without ECN is only
+     * counted) */
+    fx_pkt(&p, EW_L4_UDP, CLI, 50001, 0, 0, 100, EW_ECN_ECT_0);
     frame(r, &p, T0 + 20 * SEC);
     CU_ASSERT_FALSE(r->s.error);
     text = finish(r, false);
@@ -563,7 +565,8 @@ test_last_interval(void)
 
 /* stream.c, on_evict and ew_stream_finish: a flow ended by the idle timeout
  * has had its flow_end; it gets no other, neither when its record is reused
- * (the table is full) nor at the end of the capture */
+ * (the table is full) nor at the end of the capture (flows of ECT(0)
+ * datagrams: a small flow without ECN gets no flow_end at all) */
 static void
 test_end_once(void)
 {
@@ -576,12 +579,12 @@ test_end_once(void)
         char *text;
         int bad;
 
-        fx_pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_NOT_ECT);
+        fx_pkt(&p, EW_L4_UDP, CLI, 1, 0, 0, 10, EW_ECN_ECT_0);
         frame(r, &p, T0);
-        fx_pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_NOT_ECT);
+        fx_pkt(&p, EW_L4_UDP, CLI, 2, 0, 0, 10, EW_ECN_ECT_0);
         frame(r, &p, T0 + 3 * SEC); /* flow 1 ends, idle */
         if (reuse) {
-            fx_pkt(&p, EW_L4_UDP, CLI, 3, 0, 0, 10, EW_ECN_NOT_ECT);
+            fx_pkt(&p, EW_L4_UDP, CLI, 3, 0, 0, 10, EW_ECN_ECT_0);
             frame(r, &p, T0 + 3 * SEC + SEC / 2); /* takes flow 1's record */
         }
         text = finish(r, false);
@@ -652,8 +655,9 @@ test_full_device(void)
     finish(r, true);
 }
 
-/* stream.h: an evicted flow of no interest (all Not-ECT, no finding) gets no
- * flow_end, only a count in the summary; one with ECT gets its flow_end; and
+/* stream.h: a small flow of no interest (under 32 packets, all Not-ECT, no
+ * finding) gets no flow_end, evicted or held at the end, only a count in the
+ * summary; one with ECT, or a larger one, gets its flow_end; and
  * past the byte limit events are counted, not written, the summary always */
 static void
 test_summarised_and_limit(void)
@@ -676,10 +680,28 @@ test_summarised_and_limit(void)
     last = json_array_get(ev, json_array_size(ev) - 1);
     CU_ASSERT_EQUAL(count(ev, "flow_end", 1), 0);
     CU_ASSERT_EQUAL(count(ev, "flow_end", 2), 1);
-    CU_ASSERT_EQUAL(count(ev, "flow_end", 3), 1); /* held at the end: always written */
-    CU_ASSERT_EQUAL(num(last, "flow_ends_summarised"), 1);
+    CU_ASSERT_EQUAL(count(ev, "flow_end", 3), 0); /* held at the end: counted too */
+    CU_ASSERT_EQUAL(num(last, "flow_ends_summarised"), 2);
     CU_ASSERT_EQUAL(num(last, "events_dropped"), 0);
-    CU_ASSERT_EQUAL(check_rules(ev, 3), 0);
+    json_decref(ev);
+    free(text);
+
+    /* a flow without ECN of 32 packets is no longer small: its end is written */
+    r = start(NULL, 2, 0, false);
+    for (i = 0; i < 32; i++) {
+        fx_pkt(&p, EW_L4_UDP, CLI, 7, 0, 0, 10, EW_ECN_NOT_ECT);
+        frame(r, &p, T0 + i);
+    }
+    fx_pkt(&p, EW_L4_UDP, CLI, 8, 0, 0, 10, EW_ECN_NOT_ECT); /* 31 packets: small */
+    for (i = 0; i < 31; i++)
+        frame(r, &p, T0 + 100 + i);
+    text = finish(r, false);
+    ev = events_of(text, &bad);
+    CU_ASSERT_EQUAL(bad, 0);
+    last = json_array_get(ev, json_array_size(ev) - 1);
+    CU_ASSERT_EQUAL(count(ev, "flow_end", 1), 1);
+    CU_ASSERT_EQUAL(count(ev, "flow_end", 2), 0);
+    CU_ASSERT_EQUAL(num(last, "flow_ends_summarised"), 1);
     json_decref(ev);
     free(text);
 
