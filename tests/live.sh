@@ -681,6 +681,56 @@ if [ "$st" = 0 ] && json_ok "$tmp/live.ndjson" &&
 else
     bad "NDJSON stream (exit $st; start: $started; $why): $(head -c 300 "$tmp/live.ndjson" | tr '\n' ' ') $(head -c 300 "$tmp/nd.err" | tr '\n' ' ')"
 fi
+# --- SIGHUP (a closed terminal or SSH session) ends the run as SIGTERM
+# does: the -o report and the -w capture are written, exit 0
+name="SIGHUP: -o and -w written, interrupted, exit 0"
+begin "$name"
+rm -f "$tmp/hup.json" "$tmp/hup.pcap"
+ip netns exec "$NS_S" "$EW" -i s0 --interval 0.5 -q -o "$tmp/hup.json" -w "$tmp/hup.pcap" \
+    >/dev/null 2>"$tmp/hup.err" &
+huppid=$!
+bg="$bg $huppid"
+why=""
+wait_dropped 20 $huppid && traffic 1 && sleep 1
+started=${why:-ok}
+kill -HUP $huppid 2>/dev/null
+wait_rc 20 $huppid
+if [ "$rc" = 0 ] && jq_true "$tmp/hup.json" '.source.interrupted == true and .totals.frames > 0' &&
+    [ "$(bounded 30 tcpdump -r "$tmp/hup.pcap" -nn 2>/dev/null | wc -l)" = "$(jq .totals.frames "$tmp/hup.json")" ]; then
+    ok "$name"
+else
+    bad "$name: exit $rc (start: $started; $why) $(head -c 200 "$tmp/hup.err" | tr '\n' ' ')"
+fi
+# --- a reader that leaves (| head -1): the event stream's write fails with
+# EPIPE, and the run ends as a signal ends it: -o and -w written, exit 0
+# (it was killed by SIGPIPE, 141, leaving neither)
+name="| head -1: the reader leaves, -o and -w written, exit 0"
+begin "$name"
+rm -f "$tmp/pipe.json" "$tmp/pipe.pcap" "$tmp/pipe.rc"
+(
+    ip netns exec "$NS_S" "$EW" -i s0 --interval 0.5 -o "$tmp/pipe.json" -w "$tmp/pipe.pcap" 2>"$tmp/pipe.err" &
+    echo $! >"$tmp/pipe.pid"
+    wait $!
+    echo $? >"$tmp/pipe.rc"
+) | head -1 >"$tmp/pipe.first" &
+pipepid=$!
+bg="$bg $pipepid"
+sleep 2
+traffic 2
+t=0
+while [ ! -s "$tmp/pipe.rc" ] && [ $t -lt 200 ]; do sleep 0.1; t=$((t + 1)); done
+if [ ! -s "$tmp/pipe.rc" ]; then
+    kill -TERM "$(cat "$tmp/pipe.pid")" 2>/dev/null
+    bad "$name: still running 20 s after the traffic"
+elif [ "$(cat "$tmp/pipe.rc")" = 0 ] && jq -e . "$tmp/pipe.first" >/dev/null 2>&1 &&
+    jq_true "$tmp/pipe.json" '.source.interrupted == true and .totals.frames > 0' &&
+    [ "$(bounded 30 tcpdump -r "$tmp/pipe.pcap" -nn 2>/dev/null | wc -l)" = "$(jq .totals.frames "$tmp/pipe.json")" ]; then
+    ok "$name"
+else
+    bad "$name: exit $(cat "$tmp/pipe.rc"), $why $(head -c 200 "$tmp/pipe.err" | tr '\n' ' ')"
+fi
+wait_bounded 10 $pipepid 2>/dev/null
+
 # the live stream's flow_end events and the -o report of the same session
 # tell the same story of each flow: one conclusion feeds both
 live_views_agree() {

@@ -398,13 +398,14 @@ ew_live_run(const struct ew_run_cfg *cfg, volatile sig_atomic_t *stop)
     }
     l->next_refresh = mono_ns();
     l->last_rate_ns = l->next_refresh;
-    while (!*stop && !l->limit_reached && live_turn(l))
+    /* a signal, -c, or the event stream's reader gone (EPIPE) ends it */
+    while (!*stop && !l->limit_reached && !l->run.stream.reader_gone && live_turn(l))
         ;
     /* the terminal is restored before any message of the end is printed */
     if (l->ui)
         ew_ui_stop(l->ui);
     l->ui = NULL;
-    live_finish(l, *stop != 0);
+    live_finish(l, *stop != 0 || l->run.stream.reader_gone);
     live_close(l);
     rc = l->status;
     free(l);

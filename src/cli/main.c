@@ -18,7 +18,10 @@ on_signal(int sig)
     stop_requested = 1;
 }
 
-/* SIGINT and SIGTERM only ask the driver to stop: it writes what it has */
+/* SIGINT, SIGTERM and SIGHUP (a closed terminal or session) only ask the
+ * driver to stop: it writes what it has. SIGPIPE is ignored: a write to a
+ * reader that left fails with EPIPE, and the event stream then ends the run
+ * as a signal does (stream.h), the files asked for written. */
 static void
 catch_signals(void)
 {
@@ -29,6 +32,9 @@ catch_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
 }
 
 int

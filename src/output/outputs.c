@@ -111,11 +111,14 @@ metrics_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, s
     return -1;
 }
 
-/* the end of standard output: 0, or -1 with why in err */
+/* the end of standard output: 0, or -1 with why in err; a reader that left
+ * (EPIPE: | head) wanted no more, and that is no error */
 static int
 flushed(FILE *out, const char *what, char *err, size_t errlen)
 {
     if (fflush(out) == 0 && !ferror(out))
+        return 0;
+    if (errno == EPIPE)
         return 0;
     snprintf(err, errlen, "cannot write %s to standard output: %s", what,
              strerror(errno ? errno : EIO));
@@ -133,7 +136,7 @@ static int
 json_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size_t errlen)
 {
     errno = 0;
-    if (ew_report_dump(x->out, p) != 0) {
+    if (ew_report_dump(x->out, p) != 0 && errno != EPIPE) {
         snprintf(err, errlen, "cannot write the report to standard output: %s",
                  strerror(errno ? errno : EIO));
         return -1;
@@ -154,15 +157,15 @@ ndjson_tick(const struct ew_out_ctx *x, const struct ew_frame *fr, int64_t now_n
 {
     (void)fr;
     ew_stream_packet(x->stream, now_ns);
-    return x->stream->error ? -1 : 0;
+    return x->stream->error && !x->stream->reader_gone ? -1 : 0;
 }
 
 static int
 ndjson_finish(const struct ew_out_ctx *x, const struct ew_pass *p, char *err, size_t errlen)
 {
     ew_stream_finish(x->stream, p);
-    if (!x->stream->error)
-        return 0;
+    if (!x->stream->error || x->stream->reader_gone)
+        return 0; /* a reader that left wanted no more */
     snprintf(err, errlen, "cannot write the event stream to standard output: %s",
              strerror(x->stream->w.err ? x->stream->w.err : EIO));
     return -1;

@@ -207,6 +207,10 @@ flush(struct ew_stream *s)
         s->error = true;
         if (!s->w.err)
             s->w.err = errno ? errno : EIO; /* why, for the message; no more writes */
+        /* the reader of the stream left (a pipe to head, a closed
+         * session): the run ends as a signal ends it */
+        if (s->w.err == EPIPE)
+            s->reader_gone = true;
     }
 }
 

@@ -35,6 +35,7 @@ struct ew_stream {
     bool started;
     bool updates; /* also flow_update events (live mode) */
     bool error;   /* a write failed */
+    bool reader_gone; /* ... because its reader left (EPIPE: | head): no error, an end */
     uint64_t max_bytes;  /* events past this many bytes are left out; 0: no limit */
     uint64_t summarised; /* evicted flows of no interest: no flow_end written */
     uint64_t dropped;    /* events left out past max_bytes */
