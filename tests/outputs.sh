@@ -187,4 +187,36 @@ csv_unwritable() {
     [ ! -s "$tmp/o" ] || { why="standard output written: $(head -c 80 "$tmp/o")"; return 1; }
 }
 check "--csv into a missing folder: exit 4 before reading, one line" csv_unwritable
+# another local user who creates the temporary names ecnwatch would use
+# (they were .ecnwatch-PID-0.tmp to -99.tmp) in a shared folder cannot make
+# the report fail: the names are random. ecnwatch waits on a FIFO for its
+# capture while the names of its pid are taken; the report it replaces is
+# there already (a new one is linked to its name directly)
+tmp_names_taken() {
+    local pid ewpid="" i rc
+    rm -rf "$tmp/shared"
+    mkdir -m 1777 "$tmp/shared"
+    echo '{"old": true}' >"$tmp/shared/r.json" # replaced: through a temporary name
+    mkfifo "$tmp/shared.fifo"
+    timeout -k 5 "$EW_CMD_TIMEOUT" "$EW" -r - -q -o "$tmp/shared/r.json" <"$tmp/shared.fifo" 2>"$tmp/e" &
+    exec 7>"$tmp/shared.fifo"
+    # ecnwatch's own pid (timeout's child)
+    for i in $(seq 1 50); do
+        ewpid=$(pgrep -P $! -x ecnwatch) && break
+        sleep 0.1
+    done
+    [ -n "$ewpid" ] || { why="ecnwatch did not start"; exec 7>&-; return 1; }
+    pid=$!
+    for i in $(seq 0 99); do : >"$tmp/shared/.ecnwatch-$ewpid-$i.tmp"; done
+    cat "$CAP" >&7
+    exec 7>&-
+    wait $pid
+    rc=$?
+    rm -f "$tmp/shared.fifo"
+    [ $rc = 0 ] || { why="exit $rc: $(head -c 200 "$tmp/e")"; return 1; }
+    jq -e '.totals.frames > 0' "$tmp/shared/r.json" >/dev/null || { why="no report"; return 1; }
+    [ "$(ls -A "$tmp/shared" | grep -vc '^\.ecnwatch-'"$ewpid"'-')" = 1 ] ||
+        { why="left beside it: $(ls -A "$tmp/shared" | grep -v "^.ecnwatch-$ewpid-" | tr '\n' ' ')"; return 1; }
+}
+check "-o into a shared folder whose predictable temporary names are taken: written all the same" tmp_names_taken
 finish outputs

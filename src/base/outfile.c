@@ -12,10 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 enum target_kind { T_STDOUT, T_REPLACE, T_IN_PLACE };
@@ -106,6 +108,28 @@ no_tmpfile(int e)
     return e == EOPNOTSUPP || e == EISDIR || e == EINVAL;
 }
 
+/* a temporary name no other user can guess (and so cannot take first):
+ * ".ecnwatch-" and 64 random bits, in dir when dir is not NULL */
+static void
+tmp_name(char *name, size_t len, const char *dir)
+{
+    static uint64_t seq;
+    uint64_t r;
+
+    if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+        struct timespec ts;
+
+        /* no entropy yet (early boot): a mix of the clock, pid and a count */
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        r = ((uint64_t)ts.tv_nsec << 32 ^ (uint64_t)ts.tv_sec ^ (uint64_t)getpid() << 16) +
+            ++seq * 0x9e3779b97f4a7c15ull;
+    }
+    if (dir)
+        snprintf(name, len, "%s/.ecnwatch-%016llx.tmp", dir, (unsigned long long)r);
+    else
+        snprintf(name, len, ".ecnwatch-%016llx.tmp", (unsigned long long)r);
+}
+
 /* a short name in dir for the moment between linking and renaming; 0 or an
  * errno. The name is short so that it fits where the path's own name is
  * already as long as a name may be. */
@@ -117,7 +141,7 @@ link_unnamed(int fd, const char *dir, char *name, size_t len)
 
     snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
     for (i = 0; i < 100; i++) {
-        snprintf(name, len, "%s/.ecnwatch-%ld-%u.tmp", dir, (long)getpid(), i);
+        tmp_name(name, len, dir);
         if (linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0)
             return 0;
         if (errno == EEXIST)
@@ -667,7 +691,6 @@ struct h_state {
     int nslot;
     struct h_file file[H_MAX_FILE];
     bool sealed;
-    unsigned seq;
 };
 
 /* may a file of slot s be given name? Only the name settled for a file;
@@ -728,7 +751,7 @@ h_create(struct h_state *h, int slot, struct h_file *f)
     /* no unnamed files here: a temporary name, made 0600, given the mode any
      * new file gets */
     for (i = 0; i < 100; i++) {
-        snprintf(f->tmp, sizeof(f->tmp), ".ecnwatch-%ld-%u.tmp", (long)getpid(), h->seq++);
+        tmp_name(f->tmp, sizeof(f->tmp), NULL);
         f->fd = openat(dirfd, f->tmp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (f->fd >= 0 || errno != EEXIST)
             break;
@@ -780,7 +803,7 @@ h_commit(struct h_state *h, struct h_file *f, const char *name)
     }
     /* an unnamed file: linked under a temporary name, then renamed */
     for (i = 0; i < 100 && e == EEXIST; i++) {
-        snprintf(tmp, sizeof(tmp), ".ecnwatch-%ld-%u.tmp", (long)getpid(), h->seq++);
+        tmp_name(tmp, sizeof(tmp), NULL);
 #ifdef AT_EMPTY_PATH
         if (linkat(f->fd, "", dirfd, tmp, AT_EMPTY_PATH) == 0) {
             e = 0;
