@@ -549,5 +549,19 @@ expect "--fail-on names the kinds found" 1 "--fail-on matched: bleaching \(1 flo
 expect "--metrics :9109 is an address" 2 "--metrics serves a live capture" -- "$EW" -r "$CAP" --metrics :9109
 expect "--metrics localhost:9109 is an address" 2 "--metrics serves a live capture" -- "$EW" -r "$CAP" --metrics localhost:9109
 expect "--metrics :0 -> bad port" 2 "bad value ':0' for --metrics: want a port" -- "$EW" -r "$CAP" --metrics :0
+# a capture whose file name is not UTF-8 (a file name is bytes): the report
+# still names it, each stray byte as U+FFFD, and still meets its schema
+# (source.name is required)
+not_utf8_name() {
+    local f
+    f=$(printf '%s/caf\xe9.pcap' "$tmp")
+    cp "$CAP" "$f"
+    run_ew 0 "$tmp/nu.json" "$tmp/nu.err" "$EW" -r "$f" --json || return 1
+    jq -e --arg want "$tmp/caf"$'\xef\xbf\xbd'".pcap" '.source.name == $want' "$tmp/nu.json" >/dev/null ||
+        { why="source.name $(jq -c .source.name "$tmp/nu.json")"; return 1; }
+    bounded 60 python3 tests/schema_validate.py man/ecnwatch-report.schema.json "$tmp/nu.json" >"$tmp/nu.val" 2>&1 ||
+        { why="schema: $(head -c 200 "$tmp/nu.val")"; return 1; }
+}
+check "a capture name that is not UTF-8: named with U+FFFD, the report meets its schema" not_utf8_name
 
 finish cli

@@ -493,6 +493,40 @@ ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew
 /* ---------------------------------------------------------------- the head:
  * once per report, and in the event stream's summary */
 
+/* a name as UTF-8: each byte that begins no valid sequence written as
+ * U+FFFD (a file name is bytes; the report's strings are UTF-8) */
+static void
+kstring_utf8(struct jw *w, const char *k, const char *s)
+{
+    char out[4 * 4096], seq[5];
+    size_t i = 0, o = 0;
+
+    if (!s || jw_utf8_valid(s) || strlen(s) > 4096) {
+        jw_kstring(w, k, s);
+        return;
+    }
+    while (s[i] && o + 4 < sizeof(out)) {
+        unsigned char c = (unsigned char)s[i];
+        size_t n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+                   : (c & 0xf8) == 0xf0 ? 4 : 0, j;
+
+        for (j = 0; j < n && s[i + j]; j++)
+            seq[j] = s[i + j];
+        seq[j] = '\0';
+        if (n && j == n && jw_utf8_valid(seq)) {
+            memcpy(out + o, seq, n);
+            o += n;
+            i += n;
+        } else {
+            memcpy(out + o, "\xef\xbf\xbd", 3);
+            o += 3;
+            i++;
+        }
+    }
+    out[o] = '\0';
+    jw_kstring(w, k, out);
+}
+
 void
 ew_report_source_write(struct jw *w, const struct ew_pass *p)
 {
@@ -503,7 +537,7 @@ ew_report_source_write(struct jw *w, const struct ew_pass *p)
     jw_key(w, "source");
     jw_object_begin(w);
     jw_kstring(w, "kind", src->kind);
-    jw_kstring(w, "name", src->name);
+    kstring_utf8(w, "name", src->name);
     jw_kstring(w, "linktype", src->linktype ? src->linktype : "unknown");
     jw_kstring_or_null(w, "filter", src->filter);
     jw_kbool(w, "truncated", src->truncated);
