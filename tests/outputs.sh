@@ -219,4 +219,25 @@ tmp_names_taken() {
         { why="left beside it: $(ls -A "$tmp/shared" | grep -v "^.ecnwatch-$ewpid-" | tr '\n' ' ')"; return 1; }
 }
 check "-o into a shared folder whose predictable temporary names are taken: written all the same" tmp_names_taken
+# a full disk is named as such: -w and -o on a 64 KiB file system (a
+# private mount), exit 4 and "No space left on device", not "Input/output
+# error" (what -w said: the reason is in errno when the write fails, not at
+# the flush)
+full_disk() {
+    if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
+        why="needs root and unshare to mount a small file system"
+        return 1
+    fi
+    mkdir -p "$tmp/tiny"
+    bounded 60 unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs "$1" &&
+        "$2" -r "$3" -q -w "$1/x.pcap" 2>"$1/../tiny.w.err"; echo $? >"$1/../tiny.w.rc"
+        "$2" -r "$3" -q --timeseries -o "$1/r.json" 2>"$1/../tiny.o.err"; echo $? >"$1/../tiny.o.rc"' \
+        sh "$tmp/tiny" "$EW" captures/shared-dualq-client.pcap || { why="could not mount"; return 1; }
+    [ "$(cat "$tmp/tiny.w.rc")" = 4 ] && grep -q "cannot write the packets: No space left on device" "$tmp/tiny.w.err" ||
+        { why="-w: exit $(cat "$tmp/tiny.w.rc"): $(head -c 200 "$tmp/tiny.w.err")"; return 1; }
+    # the report of this capture fits in 64 KiB or is refused by name
+    [ "$(cat "$tmp/tiny.o.rc")" = 0 ] || grep -q "No space left on device" "$tmp/tiny.o.err" ||
+        { why="-o: exit $(cat "$tmp/tiny.o.rc"): $(head -c 200 "$tmp/tiny.o.err")"; return 1; }
+}
+check "a full file system: -w says 'No space left on device', exit 4" full_disk
 finish outputs

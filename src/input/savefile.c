@@ -15,6 +15,7 @@ struct ew_savefile {
     struct ew_outfile *out;
     pcap_t *dead;       /* the link type and snapshot length the file declares */
     pcap_dumper_t *d;
+    FILE *fp;           /* the dumper's */
     char *path;
     bool failed;
     int errnum;         /* why it failed */
@@ -46,6 +47,7 @@ ew_savefile_open(const char *path, const struct ew_capture *cap, char *err, size
         fd = fcntl(ew_outfile_fd(s->out), F_DUPFD_CLOEXEC, 0);
     if (fd >= 0 && !(fp = fdopen(fd, "wb")))
         close(fd);
+    s->fp = fp;
     if (fp && !(s->d = pcap_dump_fopen(s->dead, fp)))
         fclose(fp);
     if (!s->d) {
@@ -71,6 +73,10 @@ ew_savefile_frame(struct ew_savefile *s, const struct ew_frame *fr)
     h.caplen = fr->caplen;
     h.len = fr->wirelen;
     pcap_dump((u_char *)s->d, &h, fr->data);
+    /* why a write failed is in errno now, not at the flush (ENOSPC is no
+     * "Input/output error") */
+    if (__builtin_expect(ferror_unlocked(s->fp), 0) && !s->errnum)
+        s->errnum = errno ? errno : EIO;
 }
 
 int
@@ -79,7 +85,8 @@ ew_savefile_flush(struct ew_savefile *s, char *err, size_t errlen)
     errno = 0;
     if (!s->failed && (pcap_dump_flush(s->d) != 0 || ferror(pcap_dump_file(s->d)))) {
         s->failed = true;
-        s->errnum = errno ? errno : EIO;
+        if (!s->errnum)
+            s->errnum = errno ? errno : EIO;
         snprintf(err, errlen, "%s: cannot write the packets: %s", s->path, strerror(s->errnum));
     }
     return s->failed ? -1 : 0;
