@@ -236,5 +236,24 @@ PY
         { why="$(jq -c '{frames: .totals.frames, truncated: .source.truncated}' "$tmp/sections.json")"; return 1; }
 }
 check "10,000 pcapng sections with a long filter: compiled once per link type, applied in each" many_sections
+# more interfaces than any capture has: invalid (exit 3, named), not a file
+# cut short (it was reported as "capture ends mid-record", exit 0)
+many_interfaces() {
+    local f=$tmp/ifs.pcapng
+    bounded 60 python3 - "$f" <<'PY' || { why="could not write the capture"; return 1; }
+import struct, sys
+def block(t, body):
+    body += b"\0" * (-len(body) % 4)
+    n = 12 + len(body)
+    return struct.pack("<II", t, n) + body + struct.pack("<I", n)
+with open(sys.argv[1], "wb") as o:
+    o.write(block(0x0a0d0d0a, struct.pack("<IHHq", 0x1a2b3c4d, 1, 0, -1)))
+    o.write(block(1, struct.pack("<HHI", 1, 0, 65535)) * 65537)
+PY
+    run_ew 3 "$tmp/ifs.out" "$tmp/ifs.err" "$EW" -r "$f" -q || return 1
+    [ "$(wc -l <"$tmp/ifs.err")" = 1 ] && grep -q "invalid capture.*more than 65536 interfaces" "$tmp/ifs.err" ||
+        { why="$(head -c 200 "$tmp/ifs.err")"; return 1; }
+}
+check "65,537 pcapng interfaces: invalid, exit 3, named; not a cut file" many_interfaces
 
 finish hostile

@@ -145,7 +145,8 @@ ng_read(struct ew_ng *g, void *dst, size_t n)
 }
 
 /* an Interface Description Block's body: link type, snaplen, options
- * if_tsresol (9) and if_tsoffset (14) */
+ * if_tsresol (9) and if_tsoffset (14). 0; -2 when the block breaks the
+ * format or holds one interface too many (invalid); -1 out of memory */
 static int
 ng_idb(struct ew_ng *g, const uint8_t *b, size_t n, char *errbuf, size_t errlen)
 {
@@ -154,15 +155,16 @@ ng_idb(struct ew_ng *g, const uint8_t *b, size_t n, char *errbuf, size_t errlen)
 
     if (n < 8) {
         snprintf(errbuf, errlen, "interface description block of %zu bytes", n);
-        return -1;
+        return -2;
     }
     if (g->nif == g->cap_if) {
         size_t nc = g->cap_if ? g->cap_if * 2 : 4;
         struct ng_if *ni;
 
         if (g->nif >= NG_MAX_IFS) {
-            snprintf(errbuf, errlen, "more than %u interfaces", NG_MAX_IFS);
-            return -1;
+            snprintf(errbuf, errlen, "more than %u interfaces in one section, more than any "
+                     "capture has (and than ecnwatch holds)", NG_MAX_IFS);
+            return -2;
         }
         ni = realloc(g->ifs, nc * sizeof(*ni));
         if (!ni) {
@@ -497,8 +499,12 @@ ew_ng_next(struct ew_ng *g, const char *filter, struct ew_frame *fr, bool *pass,
         if (b.section)
             continue;
         if (b.type == NG_IDB) {
-            if (ng_idb(g, b.data, b.body, errbuf, errlen) != 0)
-                return EW_CAP_BROKEN;
+            int r = ng_idb(g, b.data, b.body, errbuf, errlen);
+
+            /* a block that breaks the format, or a number of interfaces no
+             * capture has, is invalid; out of memory, a read cut short */
+            if (r != 0)
+                return r == -2 ? EW_CAP_INVALID : EW_CAP_BROKEN;
             continue;
         }
         k = ng_packet(g, &b, &p, errbuf, errlen);
