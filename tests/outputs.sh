@@ -240,4 +240,15 @@ full_disk() {
         { why="-o: exit $(cat "$tmp/tiny.o.rc"): $(head -c 200 "$tmp/tiny.o.err")"; return 1; }
 }
 check "a full file system: -w says 'No space left on device', exit 4" full_disk
+# a FIFO nobody reads: the report is refused after 10 s, named, exit 4 (an
+# open that waits for a reader would wait for ever once the capture is read)
+fifo_no_reader() {
+    rm -f "$tmp/lonely.fifo"
+    mkfifo "$tmp/lonely.fifo"
+    EW_CMD_TIMEOUT=40 run_ew 4 "$tmp/o" "$tmp/e" "$EW" -r "$CAP" -q -o "$tmp/lonely.fifo" || return 1
+    [ "$(wc -l <"$tmp/e")" = 1 ] && grep -q "lonely.fifo: cannot write the report: no reader on the FIFO" "$tmp/e" ||
+        { why="$(head -c 200 "$tmp/e")"; return 1; }
+    [ -p "$tmp/lonely.fifo" ] || { why="the FIFO is gone"; return 1; }
+}
+check "-o FIFO that nobody reads: refused after 10 s, exit 4, one line" fifo_no_reader
 finish outputs

@@ -249,11 +249,45 @@ out:
     return e;
 }
 
+/* how long a FIFO may have no reader when it is to be written */
+#define FIFO_WAIT_MS 10000
+
+/* A device, FIFO or socket opened to be written in place: a FIFO with no
+ * reader is waited for FIFO_WAIT_MS at most (a plain open would wait for
+ * ever), then refused with ENXIO (said "no reader": reason()). The
+ * descriptor, or -1 with errno set. */
+static int
+open_in_place(const char *path)
+{
+    int fd, waited = 0;
+
+    while ((fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK)) < 0 &&
+           errno == ENXIO && waited < FIFO_WAIT_MS) {
+        struct timespec ts = {0, 100 * 1000000L};
+
+        nanosleep(&ts, NULL);
+        waited += 100;
+    }
+    if (fd >= 0) {
+        int fl = fcntl(fd, F_GETFL);
+
+        /* written as any file is, blocking */
+        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+            int e = errno;
+
+            close(fd);
+            errno = e;
+            return -1;
+        }
+    }
+    return fd;
+}
+
 /* a device, FIFO or socket: opened and written as it is */
 static int
 in_place(const char *path, ew_outfile_fill fill, void *arg)
 {
-    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    int fd = open_in_place(path);
     FILE *fp;
 
     if (fd < 0)
@@ -415,7 +449,7 @@ ew_outfile_open(const char *path, const char *what, char *err, size_t errlen)
     if (d && guard_in_place(d)) {
         /* root's device or FIFO: opened now, as tcpdump opens it */
         f->kind = T_IN_PLACE;
-        f->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        f->fd = open_in_place(path);
         if (f->fd < 0)
             e = errno;
         else
@@ -431,7 +465,7 @@ ew_outfile_open(const char *path, const char *what, char *err, size_t errlen)
             f->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0);
             break;
         case T_IN_PLACE:
-            f->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+            f->fd = open_in_place(path);
             break;
         case T_REPLACE:
             f->dir = folder_of(f->file);
@@ -589,11 +623,14 @@ static struct {
 static void
 say(char *err, size_t errlen, const char *path, const char *what, int e)
 {
+    /* ENXIO from a FIFO's open: nobody reads it (open_in_place) */
+    const char *why = e == ENXIO ? "no reader on the FIFO for 10 s" : strerror(e);
+
     if (g.dropped)
         snprintf(err, errlen, "%s: cannot write the %s as user %s (see -Z): %s", path, what,
-                 g.user, strerror(e));
+                 g.user, why);
     else
-        snprintf(err, errlen, "%s: cannot write the %s: %s", path, what, strerror(e));
+        snprintf(err, errlen, "%s: cannot write the %s: %s", path, what, why);
 }
 
 /* one message, and a descriptor with it (give >= 0) */
