@@ -251,6 +251,11 @@ for pid, g in panels.items():
 if len(texts(panels['codepoints'], 'tick-x')) < 3: why('fewer than 3 time ticks')
 ratio = panels.get('ratio')
 if ratio is None: why('no throughput ratio panel')
+for e in cls(ratio, 'series'):
+    xs = [float(pt.split(',')[0]) for pt in (e.get('points') or '').split()] or [float(e.get('cx'))]
+    if min(xs) < 84 - 0.5 or max(xs) > 1000 - 24 + 0.5: why('a point off the time axis in the ratio panel: %s' % e.get('data-name'))
+if not [e for e in cls(ratio, 'series') if e.get('data-name') == 'equal (1)' and e.tag == NS + 'polyline']:
+    why('the line of equal shares is not drawn across the panel')
 if sorted(set(e.get('data-name') for e in cls(ratio, 'series'))) != ['L4S : classic', 'equal (1)']:
     why('ratio panel lines %s' % sorted(set(e.get('data-name') for e in cls(ratio, 'series'))))
 q, med = panels['qdelay'], {}

@@ -690,10 +690,10 @@ ew_plot_bottleneck_svg(const struct ew_bottleneck *g, const struct ew_plot_flow 
     /* L4S flows in blues, solid; classic flows in oranges, dashed */
     static const char *const blue[] = {"#1f77b4", "#17becf", "#3f5fbf", "#6baed6"};
     static const char *const orange[] = {"#ff7f0e", "#d62728", "#e6550d", "#bd9e39"};
-    const struct ew_series *s[EW_PLOT_BN_FLOWS + 1];
+    const struct ew_series *s[EW_PLOT_BN_FLOWS + 2]; /* the flows', then the ratio's twice */
     struct svg_line tl[EW_PLOT_BN_FLOWS], ql[EW_PLOT_BN_FLOWS], ml[EW_PLOT_BN_FLOWS];
     struct svg_line el[EW_PLOT_BN_FLOWS], rl[2];
-    double off[EW_PLOT_BN_FLOWS + 1], mt = 0, qmax = 0, mmax = 0, rmax = 0;
+    double off[EW_PLOT_BN_FLOWS + 2], mt = 0, qmax = 0, mmax = 0, rmax = 0;
     double (*rate)[EW_SERIES_BINS];
     struct svg_bins *v;
     struct ew_series *grid = NULL; /* the ratio's common bins */
@@ -737,7 +737,8 @@ ew_plot_bottleneck_svg(const struct ew_bottleneck *g, const struct ew_plot_flow 
         width *= 2;
     grid->t0 = t0;
     grid->width = width;
-    grid->n = (uint16_t)((t1 - t0 + width - 1) / width);
+    /* the bins whose middle is on the time axis */
+    grid->n = (uint16_t)((t1 - t0 + width / 2) / width);
     svg_time_ticks(&t, (double)(t1 - t0) / 1e9);
     nl = 0;
     for (i = 0; i < n; i++) {
@@ -791,8 +792,9 @@ ew_plot_bottleneck_svg(const struct ew_bottleneck *g, const struct ew_plot_flow 
         rmax = 2;
     rl[0] = (struct svg_line){"L4S : classic", "#555", NULL, ratio, has_ratio, NULL, NULL};
     rl[1] = (struct svg_line){"equal (1)", "#aaa", "2,3", one, NULL, NULL, NULL};
-    s[nl] = grid;
-    off[nl] = 0;
+    /* the ratio panel's two lines (the ratio, equal shares) over the grid */
+    s[nl] = s[nl + 1] = grid;
+    off[nl] = off[nl + 1] = 0;
 
     snprintf(cap, sizeof(cap), "%s%s: %s", g->looks_like, g->likely ? " (likely)" : "",
              g->reason);
