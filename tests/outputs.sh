@@ -229,17 +229,23 @@ full_disk() {
         return 1
     fi
     mkdir -p "$tmp/tiny"
+    rm -f "$tmp/after.json" "$tmp/after.prom"
     bounded 60 unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs "$1" &&
-        "$2" -r "$3" -q -w "$1/x.pcap" 2>"$1/../tiny.w.err"; echo $? >"$1/../tiny.w.rc"
+        "$2" -r "$3" -q -w "$1/x.pcap" -o "$1/../after.json" --metrics-file "$1/../after.prom" \
+            2>"$1/../tiny.w.err"; echo $? >"$1/../tiny.w.rc"
         "$2" -r "$3" -q --timeseries -o "$1/r.json" 2>"$1/../tiny.o.err"; echo $? >"$1/../tiny.o.rc"' \
         sh "$tmp/tiny" "$EW" captures/shared-dualq-client.pcap || { why="could not mount"; return 1; }
     [ "$(cat "$tmp/tiny.w.rc")" = 4 ] && grep -q "cannot write the packets: No space left on device" "$tmp/tiny.w.err" ||
         { why="-w: exit $(cat "$tmp/tiny.w.rc"): $(head -c 200 "$tmp/tiny.w.err")"; return 1; }
+    # the failed -w loses nothing else asked for: the report and the metrics
+    # are written (they were not, offline)
+    jq -e '.totals.frames > 0' "$tmp/after.json" >/dev/null 2>&1 && [ -s "$tmp/after.prom" ] ||
+        { why="-w failed and took the report or the metrics with it"; return 1; }
     # the report of this capture fits in 64 KiB or is refused by name
     [ "$(cat "$tmp/tiny.o.rc")" = 0 ] || grep -q "No space left on device" "$tmp/tiny.o.err" ||
         { why="-o: exit $(cat "$tmp/tiny.o.rc"): $(head -c 200 "$tmp/tiny.o.err")"; return 1; }
 }
-check "a full file system: -w says 'No space left on device', exit 4" full_disk
+check "a full file system: -w says 'No space left on device', exit 4, the report and metrics still written" full_disk
 # a FIFO nobody reads: the report is refused after 10 s, named, exit 4 (an
 # open that waits for a reader would wait for ever once the capture is read)
 fifo_no_reader() {

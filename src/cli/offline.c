@@ -29,6 +29,7 @@ struct offline {
     const struct ew_run_cfg *cfg;
     volatile sig_atomic_t *stop;
     bool invalid; /* a capture broke its format's rules: exit 3 after the outputs */
+    bool close_failed; /* -w could not be kept: exit 4 after the other outputs */
     /* between capture i and i + 1: the index of capture i and the hop */
     struct ew_index **up_ix;
     struct ew_hop **hops;
@@ -47,6 +48,7 @@ struct read_ctx {
     struct ew_index *up;
     struct ew_report_src *src;
     bool invalid;             /* set: the capture broke its format's rules */
+    bool close_failed;        /* set: -w could not be kept (its line printed) */
 };
 
 /* Frames read ahead of their accounting: each is copied out of the reader's
@@ -288,9 +290,10 @@ read_capture(struct read_ctx *rc, const char *path)
                 strcmp(path, "-") ? path : "standard input", re.frames, re.err);
     }
     ew_capture_close(cap);
-    /* the packets read are kept, also from a capture cut short */
+    /* the packets read are kept, also from a capture cut short; when they
+     * cannot be, the report and the other files are still written */
     if (rc->run && (e = ew_run_close(rc->run, true)) != EW_EXIT_DONE)
-        return e;
+        rc->close_failed = true;
     if (re.nomem) {
         fprintf(stderr, "ecnwatch: out of memory reading %s\n", path);
         return EW_EXIT_INPUT;
@@ -342,6 +345,8 @@ read_all(struct offline *off)
         rc = read_capture(&ctx, cfg->files[i]);
         if (ctx.invalid)
             off->invalid = true;
+        if (ctx.close_failed)
+            off->close_failed = true;
         if (rc != 0)
             return rc;
         if (i > 0)
@@ -395,7 +400,10 @@ ew_offline_run(const struct ew_run_cfg *cfg, volatile sig_atomic_t *stop)
         off->run.path = (struct ew_report_path){cfg->nfiles, cfg->files, off->hops};
         status = ew_run_end(&off->run);
     }
-    /* what was read is written; the status says the input was invalid */
+    /* what was read is written; the status says -w failed (its line
+     * printed), or that the input was invalid */
+    if (status == EW_EXIT_DONE && off->close_failed)
+        status = EW_EXIT_OUTPUT;
     if (status == EW_EXIT_DONE && off->invalid)
         status = EW_EXIT_INPUT;
     if (status == EW_EXIT_DONE)
