@@ -731,6 +731,31 @@ else
 fi
 wait_bounded 10 $pipepid 2>/dev/null
 
+# --- the interface deleted under the capture: an error naming it (exit 3),
+# and the report of what was read says it was cut short (interrupted)
+name="interface deleted: exit 3, the report written and interrupted"
+begin "$name"
+rm -f "$tmp/gone.json"
+if ip netns exec "$NS_S" ip link add g0 type veth peer name g1 &&
+    ip netns exec "$NS_S" ip link set g0 up && ip netns exec "$NS_S" ip link set g1 up; then
+    ip netns exec "$NS_S" "$EW" -i g0 -q -o "$tmp/gone.json" >/dev/null 2>"$tmp/gone.err" &
+    gonepid=$!
+    bg="$bg $gonepid"
+    why=""
+    wait_dropped 20 $gonepid
+    started=${why:-ok}
+    ip netns exec "$NS_S" ip link del g0
+    wait_rc 20 $gonepid
+    if [ "$rc" = 3 ] && grep -q "ecnwatch: g0: " "$tmp/gone.err" &&
+        jq_true "$tmp/gone.json" '.source.interrupted == true'; then
+        ok "$name"
+    else
+        bad "$name: exit $rc (start: $started) $(head -c 200 "$tmp/gone.err" | tr '\n' ' ') $(jq -c .source "$tmp/gone.json" 2>&1 | head -c 200)"
+    fi
+else
+    bad "$name: could not make the veth pair g0/g1"
+fi
+
 # the live stream's flow_end events and the -o report of the same session
 # tell the same story of each flow: one conclusion feeds both
 live_views_agree() {

@@ -30,6 +30,7 @@ struct live {
     enum ew_link link;
     uint64_t frames;
     bool limit_reached;
+    bool capture_failed; /* the interface went away: the report says interrupted */
     /* what the loop owns */
     struct ew_capture *cap;
     struct ew_ui *ui;
@@ -273,6 +274,7 @@ live_turn(struct live *l)
             l->ui = NULL;
             fprintf(stderr, "ecnwatch: %s: %s\n", l->cfg->iface, l->err);
             l->status = 3;
+            l->capture_failed = true; /* the report covers what was read, cut short */
             return false;
         }
         if (n < DISPATCH_BUDGET || l->limit_reached)
@@ -405,7 +407,7 @@ ew_live_run(const struct ew_run_cfg *cfg, volatile sig_atomic_t *stop)
     if (l->ui)
         ew_ui_stop(l->ui);
     l->ui = NULL;
-    live_finish(l, *stop != 0 || l->run.stream.reader_gone);
+    live_finish(l, *stop != 0 || l->run.stream.reader_gone || l->capture_failed);
     live_close(l);
     rc = l->status;
     free(l);
