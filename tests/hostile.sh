@@ -255,5 +255,22 @@ PY
         { why="$(head -c 200 "$tmp/ifs.err")"; return 1; }
 }
 check "65,537 pcapng interfaces: invalid, exit 3, named; not a cut file" many_interfaces
+# a compressed pcapng of several link types (what mergecap writes, then
+# gzip or xz): read by the block reader like the plain file, not refused
+# as if it came on standard input
+compressed_links() {
+    local z
+    bounded 30 "$GEN" hostile pcapng-two-links "$tmp/links.pcapng" 2>/dev/null || { why="ecngen"; return 1; }
+    run_ew 0 "$tmp/links.json" "$tmp/links.err" "$EW" -r "$tmp/links.pcapng" --json || return 1
+    for z in gzip xz; do
+        $z -kf "$tmp/links.pcapng" || { why="$z"; return 1; }
+    done
+    for z in gz xz; do
+        run_ew 0 "$tmp/links.$z.json" "$tmp/links.err" "$EW" -r "$tmp/links.pcapng.$z" --json || return 1
+        [ "$(jq -c .totals "$tmp/links.$z.json")" = "$(jq -c .totals "$tmp/links.json")" ] ||
+            { why=".$z: totals $(jq -c .totals.frames "$tmp/links.$z.json"), plain $(jq -c .totals.frames "$tmp/links.json")"; return 1; }
+    done
+}
+check "pcapng of three link types, gzip and xz: read as the plain file is" compressed_links
 
 finish hostile

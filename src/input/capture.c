@@ -200,6 +200,31 @@ display_name(const char *path)
     return strcmp(path, "-") == 0 ? "standard input" : path;
 }
 
+/* A compressed pcapng file read by the block reader (each frame with its
+ * interface's link type), from a second decompression of its own: libpcap's
+ * stream has read past its start and cannot seek. NULL when it is no pcapng
+ * or cannot be opened again (libpcap reads it then). */
+static struct ew_ng *
+ng_decompressed(const char *path)
+{
+    struct ew_unzip *uz;
+    struct ew_ng *g = NULL;
+    FILE *fp = fopen(path, "rb"), *zfp;
+    uint8_t m[4];
+
+    if (!fp)
+        return NULL;
+    if (ew_unzip_open(fp, &zfp, &uz) != 0) {
+        fclose(fp);
+        return NULL;
+    }
+    if (fread(m, 1, 4, zfp) == 4)
+        g = ew_ng_open_stream(zfp, m);
+    if (!g)
+        fclose(zfp); /* fp and uz with it */
+    return g;
+}
+
 int
 ew_capture_open_file(const char *path, const char *filter, struct ew_capture **out,
                      char *errbuf, size_t errlen)
@@ -282,8 +307,10 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
         cap->filter = filter;
     }
     snprintf(cap->name, sizeof(cap->name), "%s", display_name(path));
-    if (fp != stdin)
+    if (fp != stdin && !uz)
         cap->ng = ew_ng_open(fp);
+    else if (fp != stdin)
+        cap->ng = ng_decompressed(path);
     if (fp != stdin && !cap->ng)
         fast_setup(cap, fp);
     *out = cap;

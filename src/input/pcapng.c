@@ -51,6 +51,7 @@ struct ew_ng {
     uint64_t off;           /* file offset of the next block */
     uint8_t *rb;            /* NG_RBUF bytes read ahead of the blocks, or NULL */
     size_t rlen, rpos;      /* bytes in rb, and the next one to hand out */
+    bool own_fp;            /* fp is the reader's own (a decompressed stream): closed with it */
 };
 
 /* the pcapng reader reads the file in chunks of this many bytes: one fread a
@@ -103,6 +104,8 @@ ew_ng_free(struct ew_ng *g)
         if (g->progs[i].ok)
             pcap_freecode(&g->progs[i].prog);
     free(g->progs);
+    if (g->own_fp)
+        fclose(g->fp);
     free(g->ifs);
     free(g->buf);
     free(g->rb);
@@ -527,6 +530,31 @@ ew_ng_next(struct ew_ng *g, const char *filter, struct ew_frame *fr, bool *pass,
         *pass = ng_match(g, filter, f, fr);
         return EW_CAP_FRAME;
     }
+}
+
+/* Read the pcapng stream fp here (a decompressed capture: no seeking), its
+ * first 4 bytes already read into m; fp becomes the reader's. NULL (fp
+ * left open) when the stream is not pcapng. */
+struct ew_ng *
+ew_ng_open_stream(FILE *fp, const uint8_t m[4])
+{
+    struct ew_ng *g;
+
+    if (host32(m) != NG_SHB)
+        return NULL;
+    g = calloc(1, sizeof(*g));
+    if (!g)
+        return NULL;
+    g->rb = malloc(NG_RBUF);
+    if (!g->rb) {
+        free(g);
+        return NULL;
+    }
+    memcpy(g->rb, m, 4);
+    g->rlen = 4;
+    g->fp = fp;
+    g->own_fp = true;
+    return g;
 }
 
 /* Read the pcapng file behind fp here, from its first block. */
