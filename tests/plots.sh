@@ -279,6 +279,33 @@ if [ -f "$SRV" ]; then
         bottleneck_plot bsrv "$SRV" dualq
 fi
 
+# the index lists the flows by bytes, the largest first, each with its size;
+# a protocol without ports named as such (ICMP: no ":0"); small flows
+# without ECN or a finding folded into a line. The lab's DualQ pair with
+# five lone SYNs merged in (ecngen flood), and the L4STeam capture with its
+# ICMP flow (../shared/field/)
+index_order() {
+    local rows
+    bounded 30 "$BUILD/ecngen" flood "$tmp/syn5.pcap" 5 >/dev/null 2>&1 &&
+        bounded 30 mergecap -F pcap -w "$tmp/dq-syn.pcap" "$C/shared-dualq-client.pcap" "$tmp/syn5.pcap" ||
+        { why="could not make the capture"; return 1; }
+    plot dqs "$tmp/dq-syn.pcap" || return 1
+    rows=$(grep -c '^<tr><td>' "$tmp/dqs/index.html")
+    [ "$rows" = 2 ] || { why="$rows rows, want the 2 flows of the DualQ pair"; return 1; }
+    grep -q '5 small flows without ECN and without a finding' "$tmp/dqs/index.html" ||
+        { why="no line for the 5 folded flows"; return 1; }
+    grep '^<tr><td>' "$tmp/dqs/index.html" | head -1 | grep -q '<td>5.9 MB</td><td>classic</td>' ||
+        { why="the classic flow (5.9 MB) is not first"; return 1; }
+    if [ -f "$SRV" ]; then
+        plot srvi "$SRV" || return 1
+        [ "$(grep -o '^<tr><td><a href="flow-[0-9]*' "$tmp/srvi/index.html" | sed 's/.*flow-//' | tr '\n' ' ')" = "3 5 1 2 4 " ] ||
+            { why="order $(grep -o '^<tr><td><a href="flow-[0-9]*' "$tmp/srvi/index.html" | sed 's/.*flow-//' | tr '\n' ' '), want 3 5 1 2 4 (by bytes)"; return 1; }
+        grep -q '<td>icmp 10.9.9.1 &harr; 10.9.9.2</td><td>42.0 kB</td>' "$tmp/srvi/index.html" ||
+            { why="the ICMP flow's row: $(grep 'flow-1.svg">1<' "$tmp/srvi/index.html" | head -c 200)"; return 1; }
+    fi
+}
+check "the index: flows by bytes with their size, ICMP without ports, small plain flows folded" index_order
+
 # every direction that carries data: a QUIC client sending ECT(0) and a
 # server sending Not-ECT (quicgen missing) are both drawn, c2s first, each
 # named with its endpoints; a one-way UDP flow (the lab's ECT(1) sender,

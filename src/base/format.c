@@ -159,3 +159,16 @@ ew_time_str(int64_t ns, char *buf, size_t len)
     snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
 }
+
+void
+ew_size_str(char *buf, size_t len, double v, const char *unit)
+{
+    static const char *const pre[] = {"", "k", "M", "G", "T"};
+    int i = 0;
+
+    while (v >= 1000 && i < 4) {
+        v /= 1000;
+        i++;
+    }
+    snprintf(buf, len, i ? "%.1f %s%s" : "%.0f %s%s", v, pre[i], unit);
+}

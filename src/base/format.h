@@ -24,5 +24,8 @@ void ew_addr_str(const uint8_t addr[16], int family, char *buf, size_t len);
 
 /* RFC 3339 UTC with microseconds, from packet time */
 void ew_time_str(int64_t ns, char *buf, size_t len);
+/* a quantity as a person reads it, in powers of 1000 of unit (B, bit/s):
+ * "512 B", "1.4 MB" */
+void ew_size_str(char *buf, size_t len, double v, const char *unit);
 
 #endif /* ECNWATCH_FORMAT_H */

@@ -9,8 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dissectors/ecn.h"
 #include "findings/conclusions.h"
 #include "infer/infer.h"
+#include "base/format.h"
 #include "base/outfile.h"
 #include "output/plot_svg.h"
 #include "output/report.h"
@@ -73,12 +75,49 @@ bottleneck_flows(struct plot_arg *a, const struct ew_bottleneck *g)
     }
 }
 
+/* a flow folded in the index: fewer than this many packets, no ECN
+ * codepoint either way, no finding (as the text summary folds them) */
+#define PLOT_SMALL_PKTS 20
+/* the folded flows linked from their line, at most */
+#define PLOT_FOLDED_LINKS 50
+
+static bool
+small_plain(const struct ew_flow *f, const struct ew_conclusion *r)
+{
+    int d;
+
+    if (r->nf || f->dir[0].packets + f->dir[1].packets >= PLOT_SMALL_PKTS)
+        return false;
+    for (d = 0; d < 2; d++)
+        if (f->dir[d].ecn[EW_ECN_ECT_0] || f->dir[d].ecn[EW_ECN_ECT_1] || f->dir[d].ecn[EW_ECN_CE])
+            return false;
+    return true;
+}
+
+/* the index's order of the flows */
+struct by_bytes {
+    uint64_t bytes;
+    size_t i;
+    bool drawn, small;
+};
+
+static int
+by_bytes_cmp(const void *a, const void *b)
+{
+    const struct by_bytes *x = a, *y = b;
+
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? 1 : -1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
 static int
 index_cb(void *arg, FILE *out)
 {
     struct plot_arg *a = arg;
     const struct ew_conclusions *c = a->p->c;
-    size_t i;
+    struct by_bytes *order;
+    size_t i, small = 0, big = 0;
 
     /* the plots follow the page: one a row, two side by side on a page
      * wide enough for both at a readable size */
@@ -106,32 +145,83 @@ index_cb(void *arg, FILE *out)
                 g->hosts[0], g->hosts[1], g->looks_like, g->likely ? " (likely)" : "", g->reason,
                 i + 1, i + 1, i + 1, i + 1);
     }
-    fprintf(out, "<h2>flows</h2>\n<table>\n"
-                 "<tr><th>flow</th><th>endpoints</th><th>verdict</th><th>path</th></tr>\n");
+    /* the flows, the largest first (bytes both ways; the first seen first
+     * among equals); small ones without ECN or a finding folded into a line */
+    order = malloc((c->n ? c->n : 1) * sizeof(*order));
+    if (!order)
+        return -1;
     for (i = 0; i < c->n; i++) {
         const struct ew_conclusion *r = &c->row[i];
         const struct ew_flow *f = ew_flowtab_view(c->tab, r->ref, a->room);
-        char x[64], y[64];
 
-        if (!f->series[0] && !f->series[1])
+        order[i] = (struct by_bytes){f->dir[0].bytes + f->dir[1].bytes, i,
+                                     f->series[0] || f->series[1], small_plain(f, r)};
+        if (order[i].drawn && order[i].small)
+            small++;
+        if (order[i].drawn && !order[i].small)
+            big++;
+    }
+    if (!big) /* nothing else: the small ones are the flows */
+        for (i = 0; i < c->n; i++)
+            order[i].small = false;
+    qsort(order, c->n, sizeof(*order), by_bytes_cmp);
+    fprintf(out, "<h2>flows</h2>\n<table>\n"
+                 "<tr><th>flow</th><th>endpoints</th><th>bytes</th><th>verdict</th><th>path</th>"
+                 "</tr>\n");
+    for (i = 0; i < c->n; i++) {
+        const struct ew_conclusion *r = &c->row[order[i].i];
+        const struct ew_flow *f;
+        char x[64], y[64], ends[200], size[32];
+
+        if (!order[i].drawn || (big && order[i].small))
             continue;
+        f = ew_flowtab_view(c->tab, r->ref, a->room);
         ew_addr_str(f->key.lo, f->key.family, x, sizeof(x));
         ew_addr_str(f->key.hi, f->key.family, y, sizeof(y));
-        fprintf(out, "<tr><td><a href=\"flow-%llu.svg\">%llu</a></td><td>%s:%u &harr; %s:%u</td>"
+        /* ports where the protocol has them; else the protocol's name */
+        if (f->key.proto == 6 || f->key.proto == 17 || f->key.proto == 132)
+            snprintf(ends, sizeof(ends), "%s %s:%u &harr; %s:%u", ew_report_proto_name(f), x,
+                     f->key.port_lo, y, f->key.port_hi);
+        else if (ew_ip_proto_name(f->key.proto))
+            snprintf(ends, sizeof(ends), "%s %s &harr; %s", ew_ip_proto_name(f->key.proto), x, y);
+        else
+            snprintf(ends, sizeof(ends), "ip-proto %u %s &harr; %s", f->key.proto, x, y);
+        ew_size_str(size, sizeof(size), (double)(f->dir[0].bytes + f->dir[1].bytes), "B");
+        fprintf(out, "<tr><td><a href=\"flow-%llu.svg\">%llu</a></td><td>%s</td><td>%s</td>"
                      "<td>%s</td><td>%s</td></tr>\n",
-                (unsigned long long)f->id, (unsigned long long)f->id, x, f->key.port_lo, y,
-                f->key.port_hi, ew_verdict_name[r->verdict], ew_aqm_name[r->aqm[r->main_dir]]);
+                (unsigned long long)f->id, (unsigned long long)f->id, ends, size,
+                ew_verdict_name[r->verdict], ew_aqm_name[r->aqm[r->main_dir]]);
     }
-    fprintf(out, "</table>\n<div class=\"plots\">\n");
-    for (i = 0; i < c->n; i++) {
-        const struct ew_flow *f = ew_flowtab_view(c->tab, c->row[i].ref, a->room);
+    fprintf(out, "</table>\n");
+    if (big && small) {
+        size_t k = 0;
 
-        if (f->series[0] || f->series[1])
+        fprintf(out, "<p class=\"folded\">%zu small flow%s without ECN and without a finding "
+                     "(fewer than %d packets, no ECT or CE either way) not shown here:",
+                small, small == 1 ? "" : "s", PLOT_SMALL_PKTS);
+        for (i = 0; i < c->n && k < PLOT_FOLDED_LINKS; i++) {
+            if (!order[i].drawn || !order[i].small)
+                continue;
+            k++;
+            fprintf(out, " <a href=\"flow-%llu.svg\">%llu</a>",
+                    (unsigned long long)c->row[order[i].i].id,
+                    (unsigned long long)c->row[order[i].i].id);
+        }
+        if (small > k)
+            fprintf(out, " and %zu more (flow-<i>id</i>.svg in this folder)", small - k);
+        fprintf(out, ".</p>\n");
+    }
+    fprintf(out, "<div class=\"plots\">\n");
+    for (i = 0; i < c->n; i++) {
+        const struct ew_flow *f = ew_flowtab_view(c->tab, c->row[order[i].i].ref, a->room);
+
+        if (order[i].drawn && !(big && order[i].small))
             fprintf(out, "<figure id=\"flow-%llu\"><a href=\"flow-%llu.svg\"><img "
                          "src=\"flow-%llu.svg\" alt=\"flow %llu over time\"></a></figure>\n",
                     (unsigned long long)f->id, (unsigned long long)f->id,
                     (unsigned long long)f->id, (unsigned long long)f->id);
     }
+    free(order);
     fprintf(out, "</div>\n</body></html>\n");
     return ferror(out) ? -1 : 0;
 }

@@ -306,20 +306,6 @@ text_endpoint(const struct ew_flow *f, bool client, char *buf, size_t len)
         snprintf(buf, len, "%s:%u", a, port);
 }
 
-/* bytes as a person reads them: B, kB, MB, GB (powers of 1000) */
-static void
-text_size(char *buf, size_t len, double v, const char *unit)
-{
-    static const char *const pre[] = {"", "k", "M", "G", "T"};
-    int i = 0;
-
-    while (v >= 1000 && i < 4) {
-        v /= 1000;
-        i++;
-    }
-    snprintf(buf, len, i ? "%.1f %s%s" : "%.0f %s%s", v, pre[i], unit);
-}
-
 /* the flow's size, duration and the rate of each direction that carried
  * payload over the flow's whole duration */
 static void
@@ -329,14 +315,14 @@ text_volume(FILE *out, const struct ew_flow *f)
     char b[32], r[2][32];
     int c2s = f->client_dir, d;
 
-    text_size(b, sizeof(b), (double)(f->dir[0].bytes + f->dir[1].bytes), "B");
+    ew_size_str(b, sizeof(b), (double)(f->dir[0].bytes + f->dir[1].bytes), "B");
     fprintf(out, "    %s in %.3f s", b, dur > 0 ? dur : 0);
     for (d = 0; d < 2 && dur > 0; d++) {
         const struct ew_dir_stats *ds = &f->dir[d == 0 ? c2s : c2s ^ 1];
 
         r[d][0] = '\0';
         if (ds->payload_bytes)
-            text_size(r[d], sizeof(r[d]), (double)ds->bytes * 8 / dur, "bit/s");
+            ew_size_str(r[d], sizeof(r[d]), (double)ds->bytes * 8 / dur, "bit/s");
     }
     if (dur > 0 && (r[0][0] || r[1][0]))
         fprintf(out, " (%s%s%s%s%s on average)", r[0][0] ? r[0] : "", r[0][0] ? " c2s" : "",
