@@ -6,7 +6,8 @@
 # TSAN-BUILD (its ecnwatch and run_tests), and runs it on a capture of some
 # 3,000 flows and 20,000 frames (the reader's ring goes round), in the modes
 # that take both threads, with -c, a report that cannot be written, and SIGINT
-# mid-read. Each run must end with the expected status, no ThreadSanitizer
+# mid-read, and switching between one thread and two every few frames
+# (ECNWATCH_READ_SWITCH). Each run must end with the expected status, no ThreadSanitizer
 # report, and (where it completes) the same bytes as the plain build in BUILD.
 # Also the reader's unit suite, beside a TSan ecnwatch that runs.
 # Ends with "threads: N passed, N failed".
@@ -129,6 +130,20 @@ run "-c 5000 --json" 0 json -r "$tmp/many.pcap" -c 5000 --json
 run "--max-flows 100 --json" 0 json -r "$tmp/many.pcap" --max-flows 100 --json
 # flows beyond the hot set packed: the report's two threads unpack them at once
 run "--hot-flows 100 --json" 0 json -r "$tmp/many.pcap" --hot-flows 100 --json
+# the capture taken back from the reader thread and given to it again every
+# N frames (ECNWATCH_READ_SWITCH): the same bytes as read with no change
+for n in 1 999 4096; do
+    ECNWATCH_READ_SWITCH=$n run "--json, one thread and two in turn every $n frames" 0 json \
+        -r "$tmp/many.pcap" --json
+    begin "switching every $n frames: the report"
+    if cmp -s "$tmp/t.out" "$tmp/plain.json"; then
+        ok "switching every $n frames: the report equals the plain build's unswitched --json"
+    else
+        bad "switching every $n frames: the report differs from the plain build's unswitched --json"
+    fi
+done
+ECNWATCH_READ_SWITCH=999 run "-c 5000 --json, switching every 999 frames" 0 json \
+    -r "$tmp/many.pcap" -c 5000 --json
 # the report written with -o: the same bytes as the plain build's --json
 rm -f "$tmp/report.json"
 run "-o" 0 none -r "$tmp/many.pcap" -q -o "$tmp/report.json"

@@ -218,6 +218,7 @@ read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re)
         break;
     case EW_READER_END:
     case EW_READER_STOPPED:
+    case EW_READER_PAUSED: /* never asked for here */
         break;
     }
 }

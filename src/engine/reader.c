@@ -3,10 +3,17 @@
  *
  * A ring of frames between two threads. The reader publishes `head` (frames
  * read) and the consumer `tail` (frames released); each side publishes in
- * small batches, and in full before it sleeps. A side about to sleep sets
- * its bit in `waiting` and checks the other's counter again under the mutex;
- * the other side, after publishing, looks at `waiting` (sequentially
- * consistent, so that one of the two sees the other) and wakes it.
+ * small batches, and in full before it sleeps. A side that finds nothing to
+ * do polls a little (the other may be a batch away, on another processor),
+ * then sleeps: it sets its bit in `waiting` and the counter it wants the
+ * other side to reach (WAKE frames beyond what it needs), and checks again
+ * under the mutex. The other side, after publishing a batch, looks at
+ * `waiting` (sequentially consistent, so that one of the two sees the other)
+ * and wakes the sleeper once its counter reaches what was wanted, or at
+ * once when it is itself about to sleep or done. So the two threads trade
+ * thousands of frames a wake-up, not one batch, and neither burns the
+ * processor the other needs: on a processor they share, each runs for long
+ * stretches.
  */
 #include "engine/reader.h"
 
@@ -16,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dissectors/dissect.h"
 #include "base/thread.h"
@@ -26,7 +34,12 @@
 #ifndef BATCH
 #define BATCH 64u       /* frames published or released at once */
 #endif
-#define SPIN 4000       /* polls before a side sleeps */
+#ifndef SPIN
+#define SPIN 200        /* polls before a side sleeps: some microseconds */
+#endif
+#ifndef WAKE
+#define WAKE (RING / 4) /* frames a sleeper lets the other side get ahead before it is woken */
+#endif
 
 enum { WAIT_CONSUMER = 1, WAIT_READER = 2 };
 
@@ -45,9 +58,12 @@ struct ew_reader {
     _Atomic bool done;     /* the reader has published its last frame */
     _Alignas(64) _Atomic uint64_t tail; /* frames released by the consumer */
     _Alignas(64) _Atomic bool quit;     /* the consumer asks the reader to stop */
+    _Atomic bool pause;    /* ... to stop before its next frame (ew_reader_pause) */
     _Atomic int waiting;   /* WAIT_* bits of the sides asleep or about to be */
+    _Atomic uint64_t want_head; /* the consumer, asleep, wants head to reach this */
+    _Atomic uint64_t want_tail; /* the reader, asleep, wants tail to reach this */
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t cv_reader, cv_consumer;
     pthread_t thread;
 
     /* the consumer's own: frames done (published or not), and head as it
@@ -68,18 +84,22 @@ cpu_relax(void)
 #endif
 }
 
+/* after publishing `at` as its counter: wake the other side (`who`) if it
+ * sleeps and wants `at` or less of it */
 static void
-wake(struct ew_reader *r, int who)
+wake(struct ew_reader *r, int who, _Atomic uint64_t *want, uint64_t at)
 {
-    if (atomic_load(&r->waiting) & who) {
+    if ((atomic_load(&r->waiting) & who) && at >= atomic_load(want)) {
         pthread_mutex_lock(&r->mu);
-        pthread_cond_broadcast(&r->cv);
+        pthread_cond_signal(who == WAIT_CONSUMER ? &r->cv_consumer : &r->cv_reader);
         pthread_mutex_unlock(&r->mu);
     }
 }
 
 /* the reader: wait until the consumer has released frames beyond `tail`
- * (w: the frames read so far, published in full before sleeping), or a stop */
+ * (w: the frames read so far, published in full before sleeping), or a stop.
+ * Asleep, it is woken once WAKE frames are released, or when the consumer
+ * waits for frames too. */
 static bool
 wait_release(struct ew_reader *r, uint64_t w, uint64_t tail)
 {
@@ -93,11 +113,16 @@ wait_release(struct ew_reader *r, uint64_t w, uint64_t tail)
         cpu_relax();
     }
     atomic_store(&r->head, w);
-    wake(r, WAIT_CONSUMER);
     pthread_mutex_lock(&r->mu);
+    atomic_store(&r->want_tail, tail + WAKE);
     atomic_fetch_or(&r->waiting, WAIT_READER);
-    while (atomic_load(&r->tail) <= tail && !atomic_load(&r->quit))
-        pthread_cond_wait(&r->cv, &r->mu);
+    /* the consumer, asleep waiting for more frames, takes what there is */
+    if (atomic_load(&r->waiting) & WAIT_CONSUMER)
+        pthread_cond_signal(&r->cv_consumer);
+    while (!atomic_load(&r->quit) &&
+           !(atomic_load(&r->tail) > tail &&
+             (atomic_load(&r->tail) >= tail + WAKE || (atomic_load(&r->waiting) & WAIT_CONSUMER))))
+        pthread_cond_wait(&r->cv_reader, &r->mu);
     atomic_fetch_and(&r->waiting, ~WAIT_READER);
     pthread_mutex_unlock(&r->mu);
     return !atomic_load(&r->quit);
@@ -162,6 +187,10 @@ reader_main(void *arg)
         }
         if (r->count && w >= r->count)
             break;
+        if (atomic_load_explicit(&r->pause, memory_order_relaxed)) {
+            end = EW_READER_PAUSED;
+            break;
+        }
         nx = ew_capture_next(r->cap, &fr, r->err, sizeof(r->err));
         if (nx == EW_CAP_END)
             break;
@@ -201,7 +230,7 @@ reader_main(void *arg)
         w++;
         if (w % BATCH == 0) {
             atomic_store(&r->head, w);
-            wake(r, WAIT_CONSUMER);
+            wake(r, WAIT_CONSUMER, &r->want_head, w);
         } else {
             atomic_store_explicit(&r->head, w, memory_order_release);
         }
@@ -211,7 +240,7 @@ reader_main(void *arg)
     atomic_store(&r->head, w);
     pthread_mutex_lock(&r->mu);
     atomic_store(&r->done, true);
-    pthread_cond_broadcast(&r->cv);
+    pthread_cond_broadcast(&r->cv_consumer);
     pthread_mutex_unlock(&r->mu);
     return NULL;
 }
@@ -240,26 +269,29 @@ ew_reader_start(struct ew_capture *cap, enum ew_link link, uint64_t count,
     atomic_init(&r->tail, 0);
     atomic_init(&r->done, false);
     atomic_init(&r->quit, false);
+    atomic_init(&r->pause, false);
     atomic_init(&r->waiting, 0);
-    if (pthread_mutex_init(&r->mu, NULL) != 0) {
-        free(r->bytes);
-        free(r);
-        return NULL;
-    }
-    if (pthread_cond_init(&r->cv, NULL) != 0) {
-        pthread_mutex_destroy(&r->mu);
-        free(r->bytes);
-        free(r);
-        return NULL;
-    }
-    if (ew_thread_start(&r->thread, reader_main, r) != 0) {
-        pthread_cond_destroy(&r->cv);
-        pthread_mutex_destroy(&r->mu);
-        free(r->bytes);
-        free(r);
-        return NULL;
-    }
+    atomic_init(&r->want_head, 0);
+    atomic_init(&r->want_tail, 0);
+    if (pthread_mutex_init(&r->mu, NULL) != 0)
+        goto fail_mu;
+    if (pthread_cond_init(&r->cv_reader, NULL) != 0)
+        goto fail_cv_reader;
+    if (pthread_cond_init(&r->cv_consumer, NULL) != 0)
+        goto fail_cv_consumer;
+    if (ew_thread_start(&r->thread, reader_main, r) != 0)
+        goto fail_thread;
     return r;
+fail_thread:
+    pthread_cond_destroy(&r->cv_consumer);
+fail_cv_consumer:
+    pthread_cond_destroy(&r->cv_reader);
+fail_cv_reader:
+    pthread_mutex_destroy(&r->mu);
+fail_mu:
+    free(r->bytes);
+    free(r);
+    return NULL;
 }
 
 const struct ew_rframe *
@@ -286,11 +318,18 @@ ew_reader_get(struct ew_reader *r, uint64_t i)
         cpu_relax();
     }
     atomic_store(&r->tail, r->released); /* all of it, before sleeping */
-    wake(r, WAIT_READER);
     pthread_mutex_lock(&r->mu);
+    atomic_store(&r->want_head, i + WAKE);
     atomic_fetch_or(&r->waiting, WAIT_CONSUMER);
-    while (i >= atomic_load(&r->head) && !atomic_load(&r->done))
-        pthread_cond_wait(&r->cv, &r->mu);
+    /* the reader, asleep waiting for room, reads on */
+    if (atomic_load(&r->waiting) & WAIT_READER)
+        pthread_cond_signal(&r->cv_reader);
+    /* woken with WAKE frames to take, or what there is when the reader
+     * sleeps too or is done */
+    while (!atomic_load(&r->done) &&
+           !(atomic_load(&r->head) > i &&
+             (atomic_load(&r->head) >= i + WAKE || (atomic_load(&r->waiting) & WAIT_READER))))
+        pthread_cond_wait(&r->cv_consumer, &r->mu);
     atomic_fetch_and(&r->waiting, ~WAIT_CONSUMER);
     pthread_mutex_unlock(&r->mu);
     r->head_seen = atomic_load(&r->head);
@@ -303,7 +342,7 @@ ew_reader_release(struct ew_reader *r, uint64_t upto)
     r->released = upto;
     if (upto % BATCH == 0) {
         atomic_store(&r->tail, upto);
-        wake(r, WAIT_READER);
+        wake(r, WAIT_READER, &r->want_tail, upto);
     }
 }
 
@@ -312,8 +351,25 @@ ew_reader_stop(struct ew_reader *r)
 {
     pthread_mutex_lock(&r->mu);
     atomic_store(&r->quit, true);
-    pthread_cond_broadcast(&r->cv);
+    pthread_cond_broadcast(&r->cv_reader);
     pthread_mutex_unlock(&r->mu);
+}
+
+void
+ew_reader_pause(struct ew_reader *r)
+{
+    atomic_store_explicit(&r->pause, true, memory_order_relaxed);
+}
+
+int64_t
+ew_reader_cpu_ns(const struct ew_reader *r)
+{
+    clockid_t c;
+    struct timespec ts;
+
+    if (pthread_getcpuclockid(r->thread, &c) != 0 || clock_gettime(c, &ts) != 0)
+        return -1;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 enum ew_reader_end
@@ -335,7 +391,8 @@ ew_reader_finish(struct ew_reader *r, uint64_t *frames, size_t *peak_bytes, char
                      ? r->err
                      : "");
     free(r->bytes);
-    pthread_cond_destroy(&r->cv);
+    pthread_cond_destroy(&r->cv_consumer);
+    pthread_cond_destroy(&r->cv_reader);
     pthread_mutex_destroy(&r->mu);
     free(r);
     return end;

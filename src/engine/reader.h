@@ -10,7 +10,8 @@
  * One consumer: frames are taken with ew_reader_get(i) for i = 0, 1, 2, ...
  * and handed back with ew_reader_release(); ew_reader_peek() looks at a frame
  * further on without waiting, so that its flow can be fetched into the cache
- * before it is accounted.
+ * before it is accounted. The caller may take the capture back mid-file
+ * (ew_reader_pause()) and read on in its own thread.
  */
 #ifndef ECNWATCH_READER_H
 #define ECNWATCH_READER_H
@@ -47,6 +48,7 @@ enum ew_reader_end {
     EW_READER_INVALID, /* the file breaks its format's rules (EW_CAP_INVALID): err says which */
     EW_READER_NOMEM,   /* no memory for a frame's copy */
     EW_READER_STOPPED, /* ew_reader_stop() */
+    EW_READER_PAUSED,  /* ew_reader_pause(): the capture is read on from the frame after the last */
 };
 
 /* What the reader does with each frame, for a caller reading in its own
@@ -80,6 +82,18 @@ void ew_reader_release(struct ew_reader *r, uint64_t upto);
 
 /* Ask the reader to stop at the next frame. */
 void ew_reader_stop(struct ew_reader *r);
+
+/* Ask the reader to stop before it reads another frame from the capture:
+ * every frame it read is still got, ew_reader_get() then gives NULL, and
+ * ew_reader_finish() says EW_READER_PAUSED (unless the reading ended first),
+ * leaving the capture at the first frame not read, for the caller to read
+ * on in its own thread with the same results. */
+void ew_reader_pause(struct ew_reader *r);
+
+/* The processor time the reader's thread has taken, in nanoseconds (-1: not
+ * known): against the wall time, it says whether the two threads run side
+ * by side. */
+int64_t ew_reader_cpu_ns(const struct ew_reader *r);
 
 /* Wait for the thread, free the reader; returns how the reading ended, the
  * frames read, the most bytes of copies held at once (peak_bytes, may be

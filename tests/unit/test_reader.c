@@ -1,5 +1,6 @@
 /* test_reader.c - the reader thread: every frame, in order, the same bytes
- * and decoding as reading in one thread; -c; a stop; a file cut short. The
+ * and decoding as reading in one thread; -c; a stop; the capture taken back
+ * mid-file and read on in one thread; a file cut short. The
  * captures are a bundled one's records four times over, so that the ring
  * goes round twice. */
 #include <CUnit/CUnit.h>
@@ -174,6 +175,73 @@ test_cut(void)
     remove(path);
 }
 
+/* The capture taken back after `at` frames got (ew_reader_pause()) and read
+ * on in this thread, then given to a reader again, and so on: every frame
+ * once, in order, and at most `count` of them. */
+static void
+pause_at(const char *path, uint64_t at, uint64_t count)
+{
+    char err[EW_ERRBUF_SIZE];
+    struct ew_capture *cap;
+    uint64_t n = 0, bad = 0;
+    int rounds = 0;
+    bool more = true;
+
+    CU_ASSERT_FATAL(ew_capture_open_file(path, NULL, &cap, err, sizeof(err)) == 0);
+    while (more && !(count && n >= count)) {
+        struct ew_reader *r = ew_reader_start(cap, ew_capture_link(cap), count ? count - n : 0, NULL);
+        const struct ew_rframe *a;
+        struct ew_frame fr;
+        uint64_t i, frames = 0, j;
+        enum ew_reader_end end;
+
+        CU_ASSERT_FATAL(r != NULL);
+        for (i = 0; (a = ew_reader_get(r, i)) != NULL; i++) {
+            if (n + i >= ref.n || a->fr.number != ref.number[n + i] ||
+                sum_of(a->fr.data, a->fr.caplen) != ref.sum[n + i])
+                bad++;
+            if (i + 1 == at)
+                ew_reader_pause(r);
+            ew_reader_release(r, i + 1);
+        }
+        end = ew_reader_finish(r, &frames, NULL, err, sizeof(err));
+        CU_ASSERT(frames == i);
+        n += frames;
+        rounds++;
+        more = end == EW_READER_PAUSED;
+        CU_ASSERT(more || end == EW_READER_END);
+        /* as many in this thread */
+        for (j = 0; more && j < at && !(count && n >= count); j++) {
+            if (ew_capture_next(cap, &fr, err, sizeof(err)) != EW_CAP_FRAME) {
+                more = false;
+                break;
+            }
+            if (n >= ref.n || fr.number != ref.number[n] || sum_of(fr.data, fr.caplen) != ref.sum[n])
+                bad++;
+            n++;
+        }
+    }
+    CU_ASSERT(bad == 0);
+    CU_ASSERT(n == (count ? count : ref.n));
+    CU_ASSERT(rounds > 1 || count);
+    ew_capture_close(cap);
+}
+
+static void
+test_pause(void)
+{
+    char path[] = "/tmp/ew-reader-XXXXXX";
+
+    make_capture(path, 0);
+    read_ref(path, &ref);
+    CU_ASSERT_FATAL(ref.n == FRAMES);
+    pause_at(path, 1, 0);
+    pause_at(path, 777, 0);
+    pause_at(path, 3000, 0);
+    pause_at(path, 1000, 2500);
+    remove(path);
+}
+
 /* Frames of 0 to 9,000 bytes (the copies wrap round the reader's buffer
  * at every size) read faster than they are released: the copies held stay
  * within the budget, which, not the ring's 4,096 frames, is what holds the
@@ -245,6 +313,7 @@ ew_test_register_reader(void)
         return -1;
     if (!CU_add_test(s, "every frame, in order, as read in one thread", test_all_in_order) ||
         !CU_add_test(s, "a stop while the ring is full", test_stop) ||
+        !CU_add_test(s, "the capture taken back mid-file and read on", test_pause) ||
         !CU_add_test(s, "a file cut mid-record", test_cut) ||
         !CU_add_test(s, "long frames within the budget", test_budget))
         return -1;
