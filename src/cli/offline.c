@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "input/capture.h"
 #include "cli/cli.h"
@@ -58,10 +59,85 @@ struct read_ctx {
  * at once. Accounting stays in frame order; the pipeline is drained before
  * anything else happens (end of file, -c, a signal, a broken record). A
  * regular file, on a machine with more than one processor, is read and
- * decoded by a thread of its own instead (reader.h), with the same results. */
+ * decoded by a thread of its own instead (reader.h), with the same results,
+ * as long as that thread runs beside this one (struct pace). */
 #ifndef AHEAD
 #define AHEAD 3
 #endif
+
+/* How a capture is read when a thread of its own may pay for it: with the
+ * reader thread while the two threads run side by side, else in this thread.
+ * Every PACE_NS of reading with the thread, the processor time both threads
+ * took is set against the wall time: below PACE_OVERLAP times it, the two
+ * mostly ran in turn (on one processor, or beside a process that keeps the
+ * other busy), and the hand-off costs more than the second thread gains.
+ * The capture is then taken back (ew_reader_pause()) and read on in this
+ * thread, the same frames in the same order; the thread is tried again
+ * after `backoff` periods, twice as many after each try that fails. */
+#define PACE_NS 20000000        /* 20 ms */
+#define PACE_OVERLAP 1.2
+#define PACE_CHECK 1024         /* frames between looks at the clock */
+#define PACE_BACKOFF_MIN 4
+#define PACE_BACKOFF_MAX 64
+
+struct pace {
+    bool threaded;      /* with the reader thread now */
+    uint64_t every;     /* ECNWATCH_READ_SWITCH: change every this many frames (0: by the clock) */
+    int64_t t0, cpu0, rcpu0;   /* when the period began, and the threads' times then */
+    unsigned left;      /* in this thread: periods before the reader thread is tried again */
+    unsigned backoff;
+};
+
+static int64_t
+now_ns(clockid_t c)
+{
+    struct timespec ts;
+
+    if (clock_gettime(c, &ts) != 0)
+        return -1;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* a period begins (r: the reader thread, when reading with it) */
+static void
+pace_begin(struct pace *p, const struct ew_reader *r)
+{
+    p->t0 = now_ns(CLOCK_MONOTONIC);
+    p->cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    p->rcpu0 = r ? ew_reader_cpu_ns(r) : 0;
+}
+
+/* After n frames of this stretch: whether to change how the capture is read. */
+static bool
+pace_change(struct pace *p, const struct ew_reader *r, uint64_t n)
+{
+    int64_t t, cpu, rcpu;
+    bool apart;
+
+    if (p->every)
+        return n >= p->every;
+    t = now_ns(CLOCK_MONOTONIC);
+    if (t - p->t0 < PACE_NS)
+        return false;
+    if (!p->threaded) {
+        pace_begin(p, NULL);
+        return --p->left == 0;
+    }
+    cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
+    rcpu = ew_reader_cpu_ns(r);
+    /* unknown times say nothing: the thread stays */
+    apart = cpu < 0 || rcpu < 0 || p->cpu0 < 0 || p->rcpu0 < 0 ||
+            (double)(cpu - p->cpu0 + rcpu - p->rcpu0) >= PACE_OVERLAP * (double)(t - p->t0);
+    pace_begin(p, r);
+    if (apart) {
+        p->backoff = PACE_BACKOFF_MIN;
+        return false;
+    }
+    p->left = p->backoff;
+    if (p->backoff < PACE_BACKOFF_MAX)
+        p->backoff *= 2;
+    return true;
+}
 
 static void
 account_frame(struct read_ctx *rc, const struct ew_rframe *a)
@@ -93,13 +169,15 @@ struct read_end {
     char err[EW_ERRBUF_SIZE];
 };
 
-/* the capture read in this thread, AHEAD frames ahead */
-static void
-read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
+/* The capture read in this thread, AHEAD frames ahead, to its end or until
+ * p (NULL: none) says to read with the thread: then true. */
+static bool
+read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re, struct pace *p)
 {
     volatile sig_atomic_t *stop = rc->stop;
     uint64_t frames = 0, done = 0, seed = rc->an ? ew_analyzer_seed(rc->an) : 0;
-    uint64_t count = rc->cfg->count;
+    uint64_t count = rc->cfg->count ? rc->cfg->count - re->frames : 0;
+    bool change = false;
     struct ew_rframe ring[AHEAD];
     uint8_t *buf[AHEAD] = {NULL}; /* each slot's copy of its frame */
     size_t room[AHEAD] = {0};
@@ -117,6 +195,10 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
         }
         if (count && frames >= count)
             break;
+        if (p && frames && (p->every || frames % PACE_CHECK == 0) && pace_change(p, NULL, frames)) {
+            change = true;
+            break;
+        }
         nx = ew_capture_next(cap, &fr, re->err, sizeof(re->err));
         if (nx == EW_CAP_END)
             break;
@@ -167,7 +249,8 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
         account_frame(rc, &ring[done++ % AHEAD]);
     for (e = 0; e < AHEAD; e++)
         free(buf[e]);
-    re->frames = frames;
+    re->frames += frames;
+    return change;
 }
 
 /* the capture read and decoded by the reader thread; the flow of a frame a
@@ -178,18 +261,26 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re)
 #ifndef THREAD_FLOW_AHEAD
 #define THREAD_FLOW_AHEAD 2
 #endif
-static void
-read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re)
+/* The capture read by the reader thread r to its end, or until p says to
+ * read in this thread: then true, every frame the thread read accounted. */
+static bool
+read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re, struct pace *p)
 {
     volatile sig_atomic_t *stop = rc->stop;
-    uint64_t i;
+    uint64_t i, frames = 0;
+    bool pausing = false, change = false;
 
+    pace_begin(p, r);
     for (i = 0;; i++) {
         const struct ew_rframe *a, *b;
 
         if (*stop) {
             rc->src->interrupted = true;
             break;
+        }
+        if (!pausing && i && (p->every || i % PACE_CHECK == 0) && pace_change(p, r, i)) {
+            ew_reader_pause(r);
+            pausing = true;
         }
         a = ew_reader_get(r, i);
         if (!a)
@@ -203,7 +294,7 @@ read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re)
         account_frame(rc, a);
         ew_reader_release(r, i + 1);
     }
-    switch (ew_reader_finish(r, &re->frames, NULL, re->err, sizeof(re->err))) {
+    switch (ew_reader_finish(r, &frames, NULL, re->err, sizeof(re->err))) {
     case EW_READER_BROKEN:
         re->broken = true;
         break;
@@ -216,11 +307,15 @@ read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re)
     case EW_READER_NOMEM:
         re->nomem = true;
         break;
+    case EW_READER_PAUSED:
+        change = true;
+        break;
     case EW_READER_END:
     case EW_READER_STOPPED:
-    case EW_READER_PAUSED: /* never asked for here */
         break;
     }
+    re->frames += frames;
+    return change;
 }
 
 /* a thread of its own pays for a file on disk, with a processor to spare */
@@ -239,7 +334,7 @@ read_capture(struct read_ctx *rc, const char *path)
 {
     char err[EW_ERRBUF_SIZE];
     struct ew_capture *cap;
-    struct ew_reader *r = NULL;
+    struct ew_reader *r;
     struct read_end re;
     const char *name = strcmp(path, "-") == 0 ? "-" : path;
     int e = ew_capture_open_file(path, rc->cfg->filter, &cap, err, sizeof(err));
@@ -262,12 +357,30 @@ read_capture(struct read_ctx *rc, const char *path)
         ew_capture_close(cap);
         return e;
     }
-    if (reader_thread_worth(path))
-        r = ew_reader_start(cap, ew_capture_link(cap), rc->cfg->count, rc->an);
-    if (r)
-        read_threaded(rc, r, &re);
-    else
-        read_inline(rc, cap, &re);
+    if (reader_thread_worth(path)) {
+        struct pace p = {.threaded = true, .backoff = PACE_BACKOFF_MIN};
+        const char *sw = getenv("ECNWATCH_READ_SWITCH");
+        uint64_t count = rc->cfg->count;
+        bool more = true;
+
+        if (sw && *sw)
+            p.every = strtoull(sw, NULL, 10);
+        while (more && !(count && re.frames >= count)) {
+            if (p.threaded &&
+                (r = ew_reader_start(cap, ew_capture_link(cap), count ? count - re.frames : 0,
+                                     rc->an)) != NULL)
+                more = read_threaded(rc, r, &re, &p);
+            else if (p.threaded) /* no thread: this one reads it all */
+                more = read_inline(rc, cap, &re, NULL);
+            else
+                more = read_inline(rc, cap, &re, &p);
+            p.threaded = !p.threaded;
+            if (!p.threaded)
+                pace_begin(&p, NULL);
+        }
+    } else {
+        read_inline(rc, cap, &re, NULL);
+    }
     if (re.refused) {
         ew_capture_close(cap);
         fprintf(stderr, "ecnwatch: %s\n", re.err);
