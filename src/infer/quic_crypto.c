@@ -3,12 +3,65 @@
  * (HKDF-Expand-Label), RFC 9369 (version 2). */
 #include "infer/quic_crypto.h"
 
+#include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/opensslv.h>
+
+#include "base/dynlib.h"
+
+/* libcrypto, loaded when the first QUIC Initial packet is to be decrypted
+ * (base/dynlib.h): the functions used, called through cr */
+#ifndef CRYPTO_SONAME
+#ifdef OPENSSL_SHLIB_VERSION
+#define CRYPTO_SONAME "libcrypto.so." EW_DYNLIB_STR(OPENSSL_SHLIB_VERSION)
+#else
+#define CRYPTO_SONAME "libcrypto.so." SHLIB_VERSION_NUMBER
+#endif
+#endif
+#define CRYPTO_FUNCS(X)                                                                        \
+    X(HMAC) X(EVP_sha256) X(EVP_CIPHER_fetch) X(EVP_CIPHER_free) X(EVP_CIPHER_CTX_new)          \
+    X(EVP_CIPHER_CTX_free) X(EVP_CIPHER_CTX_set_padding) X(EVP_CIPHER_CTX_ctrl)                 \
+    X(EVP_CipherInit_ex) X(EVP_CipherUpdate) X(EVP_CipherFinal_ex)
+#define CRYPTO_PTR(f) __typeof__(f) *f;
+#define CRYPTO_NAME(f) #f,
+static struct {
+    CRYPTO_FUNCS(CRYPTO_PTR)
+} cr;
+static bool cr_loaded;
+static pthread_once_t cr_once = PTHREAD_ONCE_INIT;
+
+static void
+cr_load(void)
+{
+    static const char *const names[] = {CRYPTO_FUNCS(CRYPTO_NAME) NULL};
+    void *addr[sizeof(names) / sizeof(names[0])];
+    char err[256];
+    size_t i = 0;
+
+    if (ew_dynlib_load(CRYPTO_SONAME, "decrypting QUIC Initial packets", names, addr, err,
+                       sizeof(err)) != 0) {
+        /* once: the report then has no QUIC ECN counts read from inside */
+        fprintf(stderr, "ecnwatch: warning: %s\n", err);
+        return;
+    }
+#define CRYPTO_SET(f) cr.f = (__typeof__(cr.f))addr[i++];
+    CRYPTO_FUNCS(CRYPTO_SET)
+    cr_loaded = true;
+}
+
+/* libcrypto is there to call */
+static bool
+crypto_ready(void)
+{
+    pthread_once(&cr_once, cr_load);
+    return cr_loaded;
+}
 
 /* RFC 9001 §5.2 and RFC 9369 §3.3.1 */
 static const uint8_t salt_v1[20] = {0x38, 0x76, 0x2c, 0xf7, 0xf5, 0x59, 0x34, 0xb3, 0x4d, 0x17,
@@ -19,7 +72,7 @@ static const uint8_t salt_v2[20] = {0x0d, 0xed, 0xe3, 0xde, 0xf7, 0x00, 0xa6, 0x
 /* ------------------------------------------------------------ key derivation */
 
 /* HKDF-Expand-Label (RFC 8446 §7.1) with an empty context, for outputs of at
- * most one SHA-256 block: T(1) = HMAC(secret, HkdfLabel || 0x01) */
+ * most one SHA-256 block: T(1) = cr.HMAC(secret, HkdfLabel || 0x01) */
 static int
 expand_label(const uint8_t *secret, size_t slen, const char *label, uint8_t *out, size_t outlen)
 {
@@ -38,7 +91,7 @@ expand_label(const uint8_t *secret, size_t slen, const char *label, uint8_t *out
     n += ll;
     info[n++] = 0;    /* context: empty */
     info[n++] = 0x01; /* HKDF-Expand block counter */
-    if (!HMAC(EVP_sha256(), secret, (int)slen, info, n, t, &tl) || tl != sizeof(t))
+    if (!cr.HMAC(cr.EVP_sha256(), secret, (int)slen, info, n, t, &tl) || tl != sizeof(t))
         return -1;
     memcpy(out, t, outlen);
     return 0;
@@ -64,10 +117,10 @@ ew_quic_derive_initial(uint32_t version, const uint8_t *dcid, size_t dcid_len,
     unsigned l = 0;
 
     memset(out, 0, sizeof(*out));
-    if (!ew_quic_known_version(version) || dcid_len > EW_QUIC_CID_MAX)
+    if (!ew_quic_known_version(version) || dcid_len > EW_QUIC_CID_MAX || !crypto_ready())
         return -1;
-    /* HKDF-Extract(salt, IKM) = HMAC(salt, IKM); the DCID may be empty */
-    if (!HMAC(EVP_sha256(), v2 ? salt_v2 : salt_v1, 20, dcid_len ? dcid : empty, dcid_len,
+    /* HKDF-Extract(salt, IKM) = cr.HMAC(salt, IKM); the DCID may be empty */
+    if (!cr.HMAC(cr.EVP_sha256(), v2 ? salt_v2 : salt_v1, 20, dcid_len ? dcid : empty, dcid_len,
               out->initial, &l) ||
         l != 32)
         return -1;
@@ -90,10 +143,10 @@ ew_quic_crypto_free(struct ew_quic_crypto *cx)
 {
     if (!cx)
         return;
-    EVP_CIPHER_CTX_free(cx->ecb);
-    EVP_CIPHER_CTX_free(cx->gcm);
-    EVP_CIPHER_free(cx->ecb_alg);
-    EVP_CIPHER_free(cx->gcm_alg);
+    cr.EVP_CIPHER_CTX_free(cx->ecb);
+    cr.EVP_CIPHER_CTX_free(cx->gcm);
+    cr.EVP_CIPHER_free(cx->ecb_alg);
+    cr.EVP_CIPHER_free(cx->gcm_alg);
     free(cx);
 }
 
@@ -101,18 +154,18 @@ ew_quic_crypto_free(struct ew_quic_crypto *cx)
 struct ew_quic_crypto *
 ew_quic_crypto_new(void)
 {
-    struct ew_quic_crypto *cx = calloc(1, sizeof(*cx));
+    struct ew_quic_crypto *cx;
 
-    if (!cx)
+    if (!crypto_ready() || !(cx = calloc(1, sizeof(*cx))))
         return NULL;
-    cx->ecb_alg = EVP_CIPHER_fetch(NULL, "AES-128-ECB", NULL);
-    cx->gcm_alg = EVP_CIPHER_fetch(NULL, "AES-128-GCM", NULL);
-    cx->ecb = EVP_CIPHER_CTX_new();
-    cx->gcm = EVP_CIPHER_CTX_new();
+    cx->ecb_alg = cr.EVP_CIPHER_fetch(NULL, "AES-128-ECB", NULL);
+    cx->gcm_alg = cr.EVP_CIPHER_fetch(NULL, "AES-128-GCM", NULL);
+    cx->ecb = cr.EVP_CIPHER_CTX_new();
+    cx->gcm = cr.EVP_CIPHER_CTX_new();
     if (!cx->ecb_alg || !cx->gcm_alg || !cx->ecb || !cx->gcm ||
-        EVP_CipherInit_ex(cx->ecb, cx->ecb_alg, NULL, NULL, NULL, 1) != 1 ||
-        EVP_CIPHER_CTX_set_padding(cx->ecb, 0) != 1 ||
-        EVP_CipherInit_ex(cx->gcm, cx->gcm_alg, NULL, NULL, NULL, 0) != 1) {
+        cr.EVP_CipherInit_ex(cx->ecb, cx->ecb_alg, NULL, NULL, NULL, 1) != 1 ||
+        cr.EVP_CIPHER_CTX_set_padding(cx->ecb, 0) != 1 ||
+        cr.EVP_CipherInit_ex(cx->gcm, cx->gcm_alg, NULL, NULL, NULL, 0) != 1) {
         ew_quic_crypto_free(cx);
         return NULL;
     }
@@ -125,8 +178,8 @@ hp_mask(struct ew_quic_crypto *cx, const uint8_t hp[16], const uint8_t *sample, 
 {
     int outl = 0;
 
-    if (EVP_CipherInit_ex(cx->ecb, NULL, NULL, hp, NULL, 1) != 1 ||
-        EVP_CipherUpdate(cx->ecb, mask, &outl, sample, 16) != 1 || outl != 16)
+    if (cr.EVP_CipherInit_ex(cx->ecb, NULL, NULL, hp, NULL, 1) != 1 ||
+        cr.EVP_CipherUpdate(cx->ecb, mask, &outl, sample, 16) != 1 || outl != 16)
         return -1;
     return 0;
 }
@@ -187,18 +240,18 @@ ew_quic_open(struct ew_quic_crypto *cx, const struct ew_quic_keys *k, const uint
         return -1;
     make_nonce(k->iv, full, nonce);
     /* AAD: the header with protection removed, through the packet number */
-    if (EVP_CipherInit_ex(cx->gcm, NULL, NULL, k->key, nonce, 0) != 1 ||
-        EVP_CipherUpdate(cx->gcm, NULL, &outl, &first, 1) != 1 ||
-        EVP_CipherUpdate(cx->gcm, NULL, &outl, pkt + 1, (int)(pno - 1)) != 1 ||
-        EVP_CipherUpdate(cx->gcm, NULL, &outl, pnb, (int)pn_len) != 1)
+    if (cr.EVP_CipherInit_ex(cx->gcm, NULL, NULL, k->key, nonce, 0) != 1 ||
+        cr.EVP_CipherUpdate(cx->gcm, NULL, &outl, &first, 1) != 1 ||
+        cr.EVP_CipherUpdate(cx->gcm, NULL, &outl, pkt + 1, (int)(pno - 1)) != 1 ||
+        cr.EVP_CipherUpdate(cx->gcm, NULL, &outl, pnb, (int)pn_len) != 1)
         return -1;
     outl = 0;
     if (ct_len > 0 &&
-        EVP_CipherUpdate(cx->gcm, out, &outl, pkt + pno + pn_len, (int)ct_len) != 1)
+        cr.EVP_CipherUpdate(cx->gcm, out, &outl, pkt + pno + pn_len, (int)ct_len) != 1)
         return -1;
     memcpy(tag, pkt + pno + pn_len + ct_len, sizeof(tag));
-    if (EVP_CIPHER_CTX_ctrl(cx->gcm, EVP_CTRL_GCM_SET_TAG, (int)sizeof(tag), tag) != 1 ||
-        EVP_CipherFinal_ex(cx->gcm, out + outl, &fl) != 1)
+    if (cr.EVP_CIPHER_CTX_ctrl(cx->gcm, EVP_CTRL_GCM_SET_TAG, (int)sizeof(tag), tag) != 1 ||
+        cr.EVP_CipherFinal_ex(cx->gcm, out + outl, &fl) != 1)
         return -1;
     *pn = full;
     return (long)ct_len;
@@ -222,14 +275,14 @@ ew_quic_seal(struct ew_quic_crypto *cx, const struct ew_quic_keys *k, const uint
         return -1;
     memcpy(out, hdr, hdr_len);
     make_nonce(k->iv, pn, nonce);
-    if (EVP_CipherInit_ex(cx->gcm, NULL, NULL, k->key, nonce, 1) != 1 ||
-        EVP_CipherUpdate(cx->gcm, NULL, &outl, hdr, (int)hdr_len) != 1)
+    if (cr.EVP_CipherInit_ex(cx->gcm, NULL, NULL, k->key, nonce, 1) != 1 ||
+        cr.EVP_CipherUpdate(cx->gcm, NULL, &outl, hdr, (int)hdr_len) != 1)
         return -1;
     outl = 0;
-    if (plen > 0 && EVP_CipherUpdate(cx->gcm, out + hdr_len, &outl, payload, (int)plen) != 1)
+    if (plen > 0 && cr.EVP_CipherUpdate(cx->gcm, out + hdr_len, &outl, payload, (int)plen) != 1)
         return -1;
-    if (EVP_CipherFinal_ex(cx->gcm, out + hdr_len + (size_t)outl, &fl) != 1 ||
-        EVP_CIPHER_CTX_ctrl(cx->gcm, EVP_CTRL_GCM_GET_TAG, EW_QUIC_TAG_LEN,
+    if (cr.EVP_CipherFinal_ex(cx->gcm, out + hdr_len + (size_t)outl, &fl) != 1 ||
+        cr.EVP_CIPHER_CTX_ctrl(cx->gcm, EVP_CTRL_GCM_GET_TAG, EW_QUIC_TAG_LEN,
                             out + hdr_len + plen) != 1)
         return -1;
     /* header protection over the ciphertext (RFC 9001 §5.4.1) */
