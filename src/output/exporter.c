@@ -15,6 +15,39 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/dynlib.h"
+
+/* libmicrohttpd, loaded when --metrics-listen is asked for (base/dynlib.h):
+ * the functions used, called through mh */
+#ifndef MHD_SONAME
+#define MHD_SONAME "libmicrohttpd.so.12"
+#endif
+#define MHD_FUNCS(X)                                                                           \
+    X(MHD_get_connection_info) X(MHD_queue_response) X(MHD_create_response_from_buffer)        \
+    X(MHD_add_response_header) X(MHD_start_daemon) X(MHD_get_fdset2) X(MHD_get_timeout)        \
+    X(MHD_run_from_select) X(MHD_destroy_response) X(MHD_stop_daemon)
+#define MHD_PTR(f) __typeof__(f) *f;
+#define MHD_NAME(f) #f,
+static struct {
+    MHD_FUNCS(MHD_PTR)
+} mh;
+
+static int
+mhd_load(char *err, size_t errlen)
+{
+    static const char *const names[] = {MHD_FUNCS(MHD_NAME) NULL};
+    void *addr[sizeof(names) / sizeof(names[0])];
+    size_t i = 0;
+
+    if (mh.MHD_stop_daemon)
+        return 0;
+    if (ew_dynlib_load(MHD_SONAME, "--metrics-listen", names, addr, err, errlen) != 0)
+        return -1;
+#define MHD_SET(f) mh.f = (__typeof__(mh.f))addr[i++];
+    MHD_FUNCS(MHD_SET)
+    return 0;
+}
+
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 /* idle seconds before libmicrohttpd closes a connection (it counts from the
  * last byte); the whole-request bound below is the stricter one */
@@ -63,7 +96,7 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
     struct ew_exporter *x = cls;
 
     const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        mh.MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
     (void)version;
     (void)upload_data;
@@ -73,12 +106,12 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
     if (ci && ci->socket_context)
         ((struct conn_slot *)ci->socket_context)->waiting_since = 0;
     if (strcmp(url, "/metrics") != 0)
-        return MHD_queue_response(c, MHD_HTTP_NOT_FOUND, x->r404);
+        return mh.MHD_queue_response(c, MHD_HTTP_NOT_FOUND, x->r404);
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-        return MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, x->r405);
+        return mh.MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, x->r405);
     if (!x->resp)
-        return MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, x->r503);
-    return MHD_queue_response(c, MHD_HTTP_OK, x->resp);
+        return mh.MHD_queue_response(c, MHD_HTTP_SERVICE_UNAVAILABLE, x->r503);
+    return mh.MHD_queue_response(c, MHD_HTTP_OK, x->resp);
 }
 
 /* a connection opens or closes: give it a slot, or free its slot */
@@ -97,7 +130,7 @@ on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
         *socket_context = NULL;
         return;
     }
-    ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    ci = mh.MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     for (i = 0; i < EW_EXPORTER_CONNS && ci; i++) {
         if (!x->conns[i].used) {
             x->conns[i].used = true;
@@ -114,7 +147,7 @@ static void
 on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
     const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        mh.MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
     (void)cls;
     (void)con_cls;
@@ -155,11 +188,11 @@ static struct MHD_Response *
 fixed(const char *text)
 {
     struct MHD_Response *r =
-        MHD_create_response_from_buffer(strlen(text), (void *)(uintptr_t)text,
+        mh.MHD_create_response_from_buffer(strlen(text), (void *)(uintptr_t)text,
                                         MHD_RESPMEM_PERSISTENT);
 
     if (r)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+        mh.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
     return r;
 }
 
@@ -219,6 +252,10 @@ ew_exporter_open(const struct ew_exporter_cfg *cfg, struct ew_exporter **out, ch
     }
     x->cfg = *cfg;
     if (cfg->listen) {
+        if (mhd_load(err, errlen) != 0) {
+            free(x);
+            return -1;
+        }
 
         fd = listen_on(cfg->listen, &v6, err, errlen);
         if (fd < 0) {
@@ -229,11 +266,11 @@ ew_exporter_open(const struct ew_exporter_cfg *cfg, struct ew_exporter **out, ch
         x->r405 = fixed(not_allowed);
         x->r503 = fixed(unavailable);
         if (x->r405)
-            MHD_add_response_header(x->r405, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+            mh.MHD_add_response_header(x->r405, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
         /* no MHD_USE_INTERNAL_POLLING_THREAD: MHD starts no thread and works
          * only inside MHD_run_from_select(), called from the live loop */
         if (x->r404 && x->r405 && x->r503)
-            x->d = MHD_start_daemon(v6 ? MHD_USE_IPv6 : MHD_NO_FLAG, 0, NULL, NULL, on_request,
+            x->d = mh.MHD_start_daemon(v6 ? MHD_USE_IPv6 : MHD_NO_FLAG, 0, NULL, NULL, on_request,
                                     x, MHD_OPTION_LISTEN_SOCKET, fd,
                                     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)EW_EXPORTER_CONNS,
                                     MHD_OPTION_PER_IP_CONNECTION_LIMIT,
@@ -265,7 +302,7 @@ ew_exporter_pollfds(struct ew_exporter *x, struct pollfd *pfd, int room, int *ti
     FD_ZERO(&rs);
     FD_ZERO(&ws);
     FD_ZERO(&es);
-    if (MHD_get_fdset2(x->d, &rs, &ws, &es, &max, FD_SETSIZE) != MHD_YES)
+    if (mh.MHD_get_fdset2(x->d, &rs, &ws, &es, &max, FD_SETSIZE) != MHD_YES)
         return 0;
     for (fd = 0; fd <= max && n < room; fd++) {
         short ev = (short)((FD_ISSET(fd, &rs) ? POLLIN : 0) | (FD_ISSET(fd, &ws) ? POLLOUT : 0));
@@ -276,7 +313,7 @@ ew_exporter_pollfds(struct ew_exporter *x, struct pollfd *pfd, int room, int *ti
             pfd[n++].revents = 0;
         }
     }
-    if (MHD_get_timeout(x->d, &t) == MHD_YES && t < (MHD_UNSIGNED_LONG_LONG)*timeout_ms)
+    if (mh.MHD_get_timeout(x->d, &t) == MHD_YES && t < (MHD_UNSIGNED_LONG_LONG)*timeout_ms)
         *timeout_ms = (int)t;
     {
         int due = cut_slow(x);
@@ -307,7 +344,7 @@ ew_exporter_serve(struct ew_exporter *x, const struct pollfd *pfd, int n)
             FD_SET(pfd[i].fd, &ws);
     }
     /* also when nothing is ready: MHD closes idle connections here */
-    MHD_run_from_select(x->d, &rs, &ws, &es);
+    mh.MHD_run_from_select(x->d, &rs, &ws, &es);
     cut_slow(x);
 }
 
@@ -349,16 +386,16 @@ ew_exporter_tick(struct ew_exporter *x, const struct ew_analyzer *an,
         }
     }
     if (x->d) {
-        struct MHD_Response *r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+        struct MHD_Response *r = mh.MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
 
         if (!r) {
             free(text);
             return 0;
         }
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, CONTENT_TYPE);
+        mh.MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, CONTENT_TYPE);
         /* a response still being sent keeps its own reference */
         if (x->resp)
-            MHD_destroy_response(x->resp);
+            mh.MHD_destroy_response(x->resp);
         x->resp = r;
     } else {
         free(text);
@@ -378,14 +415,14 @@ ew_exporter_close(struct ew_exporter *x)
     if (!x)
         return;
     if (x->d)
-        MHD_stop_daemon(x->d);
+        mh.MHD_stop_daemon(x->d);
     if (x->resp)
-        MHD_destroy_response(x->resp);
+        mh.MHD_destroy_response(x->resp);
     if (x->r404)
-        MHD_destroy_response(x->r404);
+        mh.MHD_destroy_response(x->r404);
     if (x->r405)
-        MHD_destroy_response(x->r405);
+        mh.MHD_destroy_response(x->r405);
     if (x->r503)
-        MHD_destroy_response(x->r503);
+        mh.MHD_destroy_response(x->r503);
     free(x);
 }
