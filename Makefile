@@ -43,8 +43,15 @@ endif
 PKGS = libpcap ncursesw libmicrohttpd libcrypto zlib liblzma
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(shell pkg-config --cflags jansson 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -lncursesw -lmicrohttpd -lcrypto -lz -llzma)
+# ecnwatch itself links only what every run uses: ncurses (the live view),
+# libmicrohttpd (--metrics-listen) and libcrypto (QUIC decryption) are loaded
+# when needed (src/base/dynlib.h), by the soname of the headers' version;
+# the tools and tests link them all
+EW_PKGS = libpcap zlib liblzma
+EW_LIBS := $(shell pkg-config --libs $(EW_PKGS) 2>/dev/null || echo -lpcap -lz -llzma)
 # the bottleneck comparison's correlation takes a square root
 PKG_LIBS += -lm
+EW_LIBS += -lm
 CUNIT_LIBS := $(shell pkg-config --libs cunit 2>/dev/null || echo -lcunit)
 # ecnwatch writes its JSON itself (src/base/jw.c); jansson only reads it back,
 # in the unit tests and the fuzz harnesses
@@ -63,7 +70,8 @@ DISSECT_SRC = $(wildcard dissectors/*.c)
 # src/ holds one folder per stage of the pipeline (README.md, "Layout"; tests/layers).
 # Every source but the programs' own is the library the tools and tests link.
 CORE_SRC = $(filter-out $(MAIN_SRC),$(sort $(wildcard src/*/*.c)))
-MAIN_SRC = src/cli/main.c src/cli/live.c src/ui/ui_curses.c src/ui/ui_draw.c src/output/exporter.c
+MAIN_SRC = src/cli/main.c src/cli/live.c src/ui/ui_curses.c src/ui/ui_curses_lib.c src/ui/ui_draw.c \
+           src/output/exporter.c
 TEST_SRC = $(wildcard tests/unit/*.c)
 
 DISSECT_OBJ = $(DISSECT_SRC:%.c=$(BUILD)/%.o)
@@ -86,7 +94,7 @@ all: $(BIN) $(BUILD)/tcpgen
 
 $(BIN): $(LIB_OBJ) $(MAIN_OBJ)
 	$(say) LD $@
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(EW_LIBS)
 
 $(BUILD)/run_tests: $(TEST_OBJ) $(LIB_OBJ)
 	$(say) LD $@

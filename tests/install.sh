@@ -157,6 +157,35 @@ version() {
     return 1
 }
 check "installed ecnwatch -V prints its version" version
+
+# a report run loads only what every run uses: ncurses (the live view),
+# libmicrohttpd (--metrics-listen) and libcrypto (QUIC decryption) are loaded
+# when needed (src/base/dynlib.h), by sonames that load on this machine
+lazy_libs() {
+    local needed so
+    needed=$(readelf -d "$IEW" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+    if [ -z "$needed" ]; then
+        why="readelf -d found no NEEDED library in $IEW"
+        return 1
+    fi
+    if [[ $needed =~ (libncurses|libtinfo|libmicrohttpd|libcrypto|libgnutls) ]]; then
+        why="installed ecnwatch is linked against ${BASH_REMATCH[1]}: $needed"
+        return 1
+    fi
+    for so in $(grep -aoE 'lib(ncursesw|microhttpd|crypto)\.so\.[0-9.]*[0-9]' "$IEW" | sort -u); do
+        if ! python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' "$so" 2>"$tmp/so.err"; then
+            why="$so, which installed ecnwatch loads when needed, does not load: $(head -c 200 "$tmp/so.err")"
+            return 1
+        fi
+        so_seen="$so_seen $so"
+    done
+    if [ "$(echo $so_seen | wc -w)" != 3 ]; then
+        why="the sonames of ncursesw, libmicrohttpd and libcrypto, not all in $IEW: ${so_seen:-none}"
+        return 1
+    fi
+}
+so_seen=""
+check "installed ecnwatch starts without ncurses, libmicrohttpd, libcrypto, and can load them" lazy_libs
 check "installed ecnwatch --help lists all $nall options of src/cli/cli.c" installed
 
 # the installed schema parses, and the installed binary's report validates against it

@@ -194,10 +194,9 @@ live_start(struct live *l)
     }
     l->link = ew_capture_link(l->cap);
     if (tty) {
-        l->ui = ew_ui_start();
+        l->ui = ew_ui_start(l->err, sizeof(l->err));
         if (!l->ui) {
-            fprintf(stderr, "ecnwatch: cannot start the terminal view (TERM=%s)\n",
-                    getenv("TERM") ? getenv("TERM") : "unset");
+            fprintf(stderr, "ecnwatch: %s\n", l->err);
             return 2;
         }
     }

@@ -7,6 +7,7 @@
 #define ECNWATCH_UI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "engine/analyze.h"
@@ -30,8 +31,9 @@ struct ew_ui_status {
 
 struct ew_ui;
 
-/* Start curses on the terminal; NULL (and the terminal untouched) on failure. */
-struct ew_ui *ew_ui_start(void);
+/* Start curses on the terminal (loading ncurses first); NULL (and the
+ * terminal untouched) on failure, with err set to one line. */
+struct ew_ui *ew_ui_start(char *err, size_t errlen);
 /* Restore the terminal; safe to call twice and with NULL. */
 void ew_ui_stop(struct ew_ui *ui);
 /* Read and handle the keys waiting; returns the union of their results. */

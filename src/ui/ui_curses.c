@@ -48,6 +48,7 @@
 #include "output/report.h"
 #include "output/snapshot.h"
 #include "ui/ui_base.h"
+#include "ui/ui_curses_lib.h"
 #include "ui/ui_draw.h"
 #include "ui/ui_help.h"
 #include "ui/ui_hist.h"
@@ -109,13 +110,17 @@ struct ew_ui {
 };
 
 struct ew_ui *
-ew_ui_start(void)
+ew_ui_start(char *err, size_t errlen)
 {
-    struct ew_ui *ui = calloc(1, sizeof(*ui));
+    struct ew_ui *ui;
     const char *lc;
 
-    if (!ui)
+    if (ew_curses_load(err, errlen) != 0)
         return NULL;
+    if (!(ui = calloc(1, sizeof(*ui)))) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
     /* the terminal's character set, from the environment: UTF-8 is drawn
      * as such (ncursesw), any other gets ASCII. LC_CTYPE only: the numbers
      * of the reports written at the end keep their decimal point. */
@@ -129,6 +134,8 @@ ew_ui_start(void)
         setlocale(LC_CTYPE, ui->ctype);
         ew_text_set_utf8(false);
         free(ui);
+        snprintf(err, errlen, "cannot start the terminal view (TERM=%s)",
+                 getenv("TERM") ? getenv("TERM") : "unset");
         return NULL;
     }
     ui->active = true;
