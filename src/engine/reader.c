@@ -96,6 +96,28 @@ wake(struct ew_reader *r, int who, _Atomic uint64_t *want, uint64_t at)
     }
 }
 
+/* Side `me` (WAIT_READER or WAIT_CONSUMER), having published its counter,
+ * sleeps until the other side's counter c is beyond `need` and either WAKE
+ * beyond it or the other side sleeps too (it has published all it has); or
+ * until `end`. The other side, if asleep, is woken first: what `me` has
+ * published may be what it waits for. */
+static void
+nap(struct ew_reader *r, int me, _Atomic uint64_t *c, uint64_t need, _Atomic bool *end)
+{
+    int them = me ^ (WAIT_READER | WAIT_CONSUMER);
+
+    pthread_mutex_lock(&r->mu);
+    atomic_store(me == WAIT_READER ? &r->want_tail : &r->want_head, need + WAKE);
+    atomic_fetch_or(&r->waiting, me);
+    if (atomic_load(&r->waiting) & them)
+        pthread_cond_signal(them == WAIT_READER ? &r->cv_reader : &r->cv_consumer);
+    while (!atomic_load(end) && !(atomic_load(c) > need && (atomic_load(c) >= need + WAKE ||
+                                                            (atomic_load(&r->waiting) & them))))
+        pthread_cond_wait(me == WAIT_READER ? &r->cv_reader : &r->cv_consumer, &r->mu);
+    atomic_fetch_and(&r->waiting, ~me);
+    pthread_mutex_unlock(&r->mu);
+}
+
 /* the reader: wait until the consumer has released frames beyond `tail`
  * (w: the frames read so far, published in full before sleeping), or a stop.
  * Asleep, it is woken once WAKE frames are released, or when the consumer
@@ -113,18 +135,7 @@ wait_release(struct ew_reader *r, uint64_t w, uint64_t tail)
         cpu_relax();
     }
     atomic_store(&r->head, w);
-    pthread_mutex_lock(&r->mu);
-    atomic_store(&r->want_tail, tail + WAKE);
-    atomic_fetch_or(&r->waiting, WAIT_READER);
-    /* the consumer, asleep waiting for more frames, takes what there is */
-    if (atomic_load(&r->waiting) & WAIT_CONSUMER)
-        pthread_cond_signal(&r->cv_consumer);
-    while (!atomic_load(&r->quit) &&
-           !(atomic_load(&r->tail) > tail &&
-             (atomic_load(&r->tail) >= tail + WAKE || (atomic_load(&r->waiting) & WAIT_CONSUMER))))
-        pthread_cond_wait(&r->cv_reader, &r->mu);
-    atomic_fetch_and(&r->waiting, ~WAIT_READER);
-    pthread_mutex_unlock(&r->mu);
+    nap(r, WAIT_READER, &r->tail, tail, &r->quit);
     return !atomic_load(&r->quit);
 }
 
@@ -318,20 +329,7 @@ ew_reader_get(struct ew_reader *r, uint64_t i)
         cpu_relax();
     }
     atomic_store(&r->tail, r->released); /* all of it, before sleeping */
-    pthread_mutex_lock(&r->mu);
-    atomic_store(&r->want_head, i + WAKE);
-    atomic_fetch_or(&r->waiting, WAIT_CONSUMER);
-    /* the reader, asleep waiting for room, reads on */
-    if (atomic_load(&r->waiting) & WAIT_READER)
-        pthread_cond_signal(&r->cv_reader);
-    /* woken with WAKE frames to take, or what there is when the reader
-     * sleeps too or is done */
-    while (!atomic_load(&r->done) &&
-           !(atomic_load(&r->head) > i &&
-             (atomic_load(&r->head) >= i + WAKE || (atomic_load(&r->waiting) & WAIT_READER))))
-        pthread_cond_wait(&r->cv_consumer, &r->mu);
-    atomic_fetch_and(&r->waiting, ~WAIT_CONSUMER);
-    pthread_mutex_unlock(&r->mu);
+    nap(r, WAIT_CONSUMER, &r->head, i, &r->done);
     r->head_seen = atomic_load(&r->head);
     return i < r->head_seen ? &r->ring[i % RING] : NULL;
 }
