@@ -6,10 +6,11 @@
 #include <string.h>
 
 int
-ew_dynlib_load(const char *soname, const char *what, const char *const *names, void **addr,
-               char *err, size_t errlen)
+ew_dynlib_load(const char *soname, const char *what, const char *const *names, void *table,
+               size_t size, char *err, size_t errlen)
 {
-    /* RTLD_LOCAL: its symbols reach ecnwatch only through addr[], never
+    void *addr[64];
+    /* RTLD_LOCAL: its symbols reach ecnwatch only through the table, never
      * in place of another library's */
     void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
     const char *e;
@@ -24,15 +25,26 @@ ew_dynlib_load(const char *soname, const char *what, const char *const *names, v
         return -1;
     }
     for (i = 0; names[i]; i++) {
+        if (i == sizeof(addr) / sizeof(addr[0]) || (i + 1) * sizeof(void *) > size) {
+            snprintf(err, errlen, "%s needs %s: more names than room", what, soname);
+            return -1;
+        }
         dlerror();
         addr[i] = dlsym(h, names[i]);
         if (!addr[i]) {
             e = dlerror();
             snprintf(err, errlen, "%s needs %s: %s", what, soname,
                      e ? e : "a symbol is missing");
-            /* the reference is kept: what was found may be in use elsewhere */
+            /* the library stays loaded: it may be in use elsewhere */
             return -1;
         }
     }
+    if (i * sizeof(void *) != size) {
+        snprintf(err, errlen, "%s needs %s: fewer names than room", what, soname);
+        return -1;
+    }
+    /* as POSIX has dlsym()'s result used: a function's address in the
+     * representation of a void * */
+    memcpy(table, addr, size);
     return 0;
 }

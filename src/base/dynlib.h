@@ -11,12 +11,13 @@
 #include <stddef.h>
 
 /* The library `soname` (its major version, as the headers ecnwatch was built
- * with), and the address of each of `names` (NULL-terminated) into addr[]:
- * 0, or -1 with err set to one line, "WHAT needs SONAME: REASON" (what: what
- * the run cannot do without it, e.g. "the live view"). Loaded once, never
- * unloaded; loading it again gives the same addresses. */
-int ew_dynlib_load(const char *soname, const char *what, const char *const *names, void **addr,
-                   char *err, size_t errlen);
+ * with), and the address of each of `names` (NULL-terminated) into `table`,
+ * a struct of as many pointers (functions or data), in the same order, of
+ * `size` bytes: 0, or -1 with err set to one line, "WHAT needs SONAME:
+ * REASON" (what: what the run cannot do without it, e.g. "the live view"),
+ * and the table as it was. Loading it again gives the same addresses. */
+int ew_dynlib_load(const char *soname, const char *what, const char *const *names, void *table,
+                   size_t size, char *err, size_t errlen);
 
 /* Strings for the sonames made of a header's version macro. */
 #define EW_DYNLIB_STR_(x) #x

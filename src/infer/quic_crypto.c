@@ -40,18 +40,14 @@ static void
 cr_load(void)
 {
     static const char *const names[] = {CRYPTO_FUNCS(CRYPTO_NAME) NULL};
-    void *addr[sizeof(names) / sizeof(names[0])];
     char err[256];
-    size_t i = 0;
 
-    if (ew_dynlib_load(CRYPTO_SONAME, "decrypting QUIC Initial packets", names, addr, err,
-                       sizeof(err)) != 0) {
+    if (ew_dynlib_load(CRYPTO_SONAME, "decrypting QUIC Initial packets", names, &cr, sizeof(cr),
+                       err, sizeof(err)) != 0) {
         /* once: the report then has no QUIC ECN counts read from inside */
         fprintf(stderr, "ecnwatch: warning: %s\n", err);
         return;
     }
-#define CRYPTO_SET(f) cr.f = (__typeof__(cr.f))addr[i++];
-    CRYPTO_FUNCS(CRYPTO_SET)
     cr_loaded = true;
 }
 

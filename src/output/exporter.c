@@ -36,16 +36,10 @@ static int
 mhd_load(char *err, size_t errlen)
 {
     static const char *const names[] = {MHD_FUNCS(MHD_NAME) NULL};
-    void *addr[sizeof(names) / sizeof(names[0])];
-    size_t i = 0;
 
     if (mh.MHD_stop_daemon)
         return 0;
-    if (ew_dynlib_load(MHD_SONAME, "--metrics-listen", names, addr, err, errlen) != 0)
-        return -1;
-#define MHD_SET(f) mh.f = (__typeof__(mh.f))addr[i++];
-    MHD_FUNCS(MHD_SET)
-    return 0;
+    return ew_dynlib_load(MHD_SONAME, "--metrics-listen", names, &mh, sizeof(mh), err, errlen);
 }
 
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"

@@ -54,19 +54,10 @@ ew_curses_load(char *err, size_t errlen)
 {
     static const char *const names[] = {CURSES_FUNCS(CU_NAME) "initscr", "stdscr", "curscr",
                                         NULL};
-    void *addr[sizeof(names) / sizeof(names[0])];
-    size_t i = 0;
 
     if (cu.initscr)
         return 0;
-    if (ew_dynlib_load(CURSES_SONAME, "the live view", names, addr, err, errlen) != 0)
-        return -1;
-#define CU_SET(ret, f, params, args) cu.f = (__typeof__(cu.f))addr[i++];
-    CURSES_FUNCS(CU_SET)
-    cu.initscr = (__typeof__(cu.initscr))addr[i++];
-    cu.stdscr = addr[i++];
-    cu.curscr = addr[i++];
-    return 0;
+    return ew_dynlib_load(CURSES_SONAME, "the live view", names, &cu, sizeof(cu), err, errlen);
 }
 
 #define CU_CALL(ret, f, params, args)                                                          \
