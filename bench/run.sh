@@ -27,6 +27,7 @@
 #                               shared machine); 0: leave it out
 set -eu
 export LC_ALL=C TZ=UTC
+. "$(dirname "$0")/field.sh"
 
 B=${1:-build}
 OUT=$B/bench
@@ -229,20 +230,8 @@ if [ "$REAL" = 1 ]; then
     echo
     real=$OUT/real.pcap
     rprefix=$OUT/real-prefix.pcap
-    if [ -d "$FIELD" ] && ls "$FIELD"/*.pcap.* >/dev/null 2>&1 && command -v mergecap >/dev/null; then
-        # every field capture decompressed, then end to end (mergecap -a)
-        parts=()
-        for f in "$FIELD"/*.pcap.*; do
-            b=$tmp/$(basename "$f").pcap
-            case $f in
-            *.xz) xzcat "$f" >"$b" ;;
-            *.gz) zcat "$f" >"$b" ;;
-            *) continue ;;
-            esac
-            parts+=("$b")
-        done
-        mergecap -a -F pcap -w "$real" "${parts[@]}"
-        rm -f "${parts[@]}"
+    # every field capture decompressed, then end to end (mergecap -a)
+    if field_capture "$FIELD" "$tmp" "$real"; then
         echo "-- real captures: the field captures of $FIELD, decompressed and concatenated"
         echo "   ($(ls "$FIELD"/*.pcap.* | xargs -n1 basename | tr '\n' ' '))"
     else
