@@ -60,82 +60,86 @@ struct read_ctx {
  * anything else happens (end of file, -c, a signal, a broken record). A
  * regular file, on a machine with more than one processor, is read and
  * decoded by a thread of its own instead (reader.h), with the same results,
- * as long as that thread runs beside this one (struct pace). */
+ * while that reads faster (struct pace). */
 #ifndef AHEAD
 #define AHEAD 3
 #endif
 
 /* How a capture is read when a thread of its own may pay for it: with the
- * reader thread while the two threads run side by side, else in this thread.
- * Every PACE_NS of reading with the thread, the processor time both threads
- * took is set against the wall time: below PACE_OVERLAP times it, the two
- * mostly ran in turn (on one processor, or beside a process that keeps the
- * other busy), and the hand-off costs more than the second thread gains.
- * The capture is then taken back (ew_reader_pause()) and read on in this
- * thread, the same frames in the same order; the thread is tried again
- * after `backoff` periods, twice as many after each try that fails. */
+ * reader thread or in this one, whichever has read faster lately. Every
+ * PACE_NS the frames read per second are taken; after a few such periods in
+ * one way, the other is tried for one period, and kept if it read faster:
+ * two threads lose to one where they share a processor, or where another
+ * process keeps the other one busy, and win where a processor is free (or
+ * where many processes share the machine, as each thread gets its share).
+ * The way that won again is tried less often, up to every PACE_STAY_MAX
+ * periods. A change takes the capture back from the reader thread
+ * (ew_reader_pause()) or gives it to a new one: the same frames, in the same
+ * order. */
 #define PACE_NS 20000000        /* 20 ms */
-#define PACE_OVERLAP 1.2
 #define PACE_CHECK 1024         /* frames between looks at the clock */
-#define PACE_BACKOFF_MIN 4
-#define PACE_BACKOFF_MAX 64
+#define PACE_STAY_MIN 4
+#define PACE_STAY_MAX 64
 
 struct pace {
     bool threaded;      /* with the reader thread now */
+    bool trying;        /* this stretch tries the other way for a period */
     uint64_t every;     /* ECNWATCH_READ_SWITCH: change every this many frames (0: by the clock) */
-    int64_t t0, cpu0, rcpu0;   /* when the period began, and the threads' times then */
-    unsigned left;      /* in this thread: periods before the reader thread is tried again */
-    unsigned backoff;
+    int64_t t0;         /* when the period began */
+    uint64_t n0;        /* the stretch's frames then */
+    double rate[2];     /* frames per ns of the latest period in one thread [0] and two [1] */
+    unsigned left;      /* periods before the other way is tried */
+    unsigned stay;
 };
 
 static int64_t
-now_ns(clockid_t c)
+now_ns(void)
 {
     struct timespec ts;
 
-    if (clock_gettime(c, &ts) != 0)
-        return -1;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* a period begins (r: the reader thread, when reading with it) */
+/* a stretch begins, in the way p->threaded says */
 static void
-pace_begin(struct pace *p, const struct ew_reader *r)
+pace_begin(struct pace *p)
 {
-    p->t0 = now_ns(CLOCK_MONOTONIC);
-    p->cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-    p->rcpu0 = r ? ew_reader_cpu_ns(r) : 0;
+    p->t0 = now_ns();
+    p->n0 = 0;
 }
 
 /* After n frames of this stretch: whether to change how the capture is read. */
 static bool
-pace_change(struct pace *p, const struct ew_reader *r, uint64_t n)
+pace_change(struct pace *p, uint64_t n)
 {
-    int64_t t, cpu, rcpu;
-    bool apart;
+    int64_t t;
+    double rate;
 
     if (p->every)
         return n >= p->every;
-    t = now_ns(CLOCK_MONOTONIC);
+    t = now_ns();
     if (t - p->t0 < PACE_NS)
         return false;
-    if (!p->threaded) {
-        pace_begin(p, NULL);
-        return --p->left == 0;
+    rate = (double)(n - p->n0) / (double)(t - p->t0);
+    p->t0 = t;
+    p->n0 = n;
+    p->rate[p->threaded] = rate;
+    if (p->trying) {
+        p->trying = false;
+        if (rate > p->rate[!p->threaded]) { /* the way tried wins: kept */
+            p->stay = PACE_STAY_MIN;
+            p->left = p->stay;
+            return false;
+        }
+        if (p->stay < PACE_STAY_MAX) /* back, and tried again later */
+            p->stay *= 2;
+        p->left = p->stay;
+        return true;
     }
-    cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
-    rcpu = ew_reader_cpu_ns(r);
-    /* unknown times say nothing: the thread stays */
-    apart = cpu < 0 || rcpu < 0 || p->cpu0 < 0 || p->rcpu0 < 0 ||
-            (double)(cpu - p->cpu0 + rcpu - p->rcpu0) >= PACE_OVERLAP * (double)(t - p->t0);
-    pace_begin(p, r);
-    if (apart) {
-        p->backoff = PACE_BACKOFF_MIN;
+    if (--p->left > 0)
         return false;
-    }
-    p->left = p->backoff;
-    if (p->backoff < PACE_BACKOFF_MAX)
-        p->backoff *= 2;
+    p->trying = true;
     return true;
 }
 
@@ -195,7 +199,7 @@ read_inline(struct read_ctx *rc, struct ew_capture *cap, struct read_end *re, st
         }
         if (count && frames >= count)
             break;
-        if (p && frames && (p->every || frames % PACE_CHECK == 0) && pace_change(p, NULL, frames)) {
+        if (p && frames && (p->every || frames % PACE_CHECK == 0) && pace_change(p, frames)) {
             change = true;
             break;
         }
@@ -270,7 +274,6 @@ read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re, str
     uint64_t i, frames = 0;
     bool pausing = false, change = false;
 
-    pace_begin(p, r);
     for (i = 0;; i++) {
         const struct ew_rframe *a, *b;
 
@@ -278,7 +281,7 @@ read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re, str
             rc->src->interrupted = true;
             break;
         }
-        if (!pausing && i && (p->every || i % PACE_CHECK == 0) && pace_change(p, r, i)) {
+        if (!pausing && i && (p->every || i % PACE_CHECK == 0) && pace_change(p, i)) {
             ew_reader_pause(r);
             pausing = true;
         }
@@ -358,13 +361,14 @@ read_capture(struct read_ctx *rc, const char *path)
         return e;
     }
     if (reader_thread_worth(path)) {
-        struct pace p = {.threaded = true, .backoff = PACE_BACKOFF_MIN};
+        struct pace p = {.threaded = true, .left = 1, .stay = PACE_STAY_MIN};
         const char *sw = getenv("ECNWATCH_READ_SWITCH");
         uint64_t count = rc->cfg->count;
         bool more = true;
 
         if (sw && *sw)
             p.every = strtoull(sw, NULL, 10);
+        pace_begin(&p);
         while (more && !(count && re.frames >= count)) {
             if (p.threaded &&
                 (r = ew_reader_start(cap, ew_capture_link(cap), count ? count - re.frames : 0,
@@ -375,8 +379,7 @@ read_capture(struct read_ctx *rc, const char *path)
             else
                 more = read_inline(rc, cap, &re, &p);
             p.threaded = !p.threaded;
-            if (!p.threaded)
-                pace_begin(&p, NULL);
+            pace_begin(&p);
         }
     } else {
         read_inline(rc, cap, &re, NULL);

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dissectors/dissect.h"
 #include "base/thread.h"
@@ -357,17 +356,6 @@ void
 ew_reader_pause(struct ew_reader *r)
 {
     atomic_store_explicit(&r->pause, true, memory_order_relaxed);
-}
-
-int64_t
-ew_reader_cpu_ns(const struct ew_reader *r)
-{
-    clockid_t c;
-    struct timespec ts;
-
-    if (pthread_getcpuclockid(r->thread, &c) != 0 || clock_gettime(c, &ts) != 0)
-        return -1;
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 enum ew_reader_end

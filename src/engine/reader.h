@@ -90,11 +90,6 @@ void ew_reader_stop(struct ew_reader *r);
  * on in its own thread with the same results. */
 void ew_reader_pause(struct ew_reader *r);
 
-/* The processor time the reader's thread has taken, in nanoseconds (-1: not
- * known): against the wall time, it says whether the two threads run side
- * by side. */
-int64_t ew_reader_cpu_ns(const struct ew_reader *r);
-
 /* Wait for the thread, free the reader; returns how the reading ended, the
  * frames read, the most bytes of copies held at once (peak_bytes, may be
  * NULL) and, for EW_READER_BROKEN, the reason. */
