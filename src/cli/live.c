@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/outfile.h"
 #include "input/capture.h"
 #include "cli/cli.h"
@@ -57,15 +58,6 @@ wall_ns(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t
-mono_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -241,7 +233,7 @@ live_turn(struct live *l)
     struct pollfd pfd[2 + EW_EXPORTER_MAX_FDS];
     int nfd = 0, timeout, i, keys = 0, first_mx, nmx = 0;
     bool draw = false;
-    int64_t now = mono_ns();
+    int64_t now = ew_mono_ns();
 
     pfd[nfd].fd = ew_capture_fd(l->cap);
     pfd[nfd++].events = POLLIN;
@@ -288,7 +280,7 @@ live_turn(struct live *l)
         if (keys & EW_UI_CLEAR)
             ew_ui_clear(l->ui, &l->run.an);
     }
-    now = mono_ns();
+    now = ew_mono_ns();
     if (now >= l->next_refresh && !live_refresh(l, now, &draw)) {
         l->status = 4;
         return false;
@@ -397,7 +389,7 @@ ew_live_run(const struct ew_run_cfg *cfg, volatile sig_atomic_t *stop)
         free(l);
         return rc;
     }
-    l->next_refresh = mono_ns();
+    l->next_refresh = ew_mono_ns();
     l->last_rate_ns = l->next_refresh;
     /* a signal, -c, or the event stream's reader gone (EPIPE) ends it */
     while (!*stop && !l->limit_reached && !l->run.stream.reader_gone && live_turn(l))

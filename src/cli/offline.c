@@ -14,8 +14,8 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "input/capture.h"
 #include "cli/cli.h"
 #include "cli/run.h"
@@ -92,20 +92,11 @@ struct pace {
     unsigned stay;
 };
 
-static int64_t
-now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* a stretch begins, in the way p->threaded says */
 static void
 pace_begin(struct pace *p)
 {
-    p->t0 = now_ns();
+    p->t0 = ew_mono_ns();
     p->n0 = 0;
 }
 
@@ -118,7 +109,7 @@ pace_change(struct pace *p, uint64_t n)
 
     if (p->every)
         return n >= p->every;
-    t = now_ns();
+    t = ew_mono_ns();
     if (t - p->t0 < PACE_NS)
         return false;
     rate = (double)(n - p->n0) / (double)(t - p->t0);

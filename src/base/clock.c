@@ -1,0 +1,13 @@
+/* clock.c - the monotonic clock (see clock.h). */
+#include "base/clock.h"
+
+#include <time.h>
+
+int64_t
+ew_mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
