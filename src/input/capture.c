@@ -23,6 +23,7 @@
 #include "input/pcapng.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pcap/pcap.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -205,12 +206,20 @@ display_name(const char *path)
  * stream has read past its start and cannot seek. NULL when it is no pcapng
  * or cannot be opened again (libpcap reads it then). */
 static struct ew_ng *
-ng_decompressed(const char *path)
+ng_decompressed(const char *path, struct ew_input *in)
 {
     struct ew_unzip *uz;
     struct ew_ng *g = NULL;
-    FILE *fp = fopen(path, "rb"), *zfp;
+    FILE *fp, *zfp;
     uint8_t m[4];
+
+    if (in && in->fd2 >= 0) {
+        fp = fdopen(in->fd2, "rb");
+        if (fp)
+            in->fd2 = -1;
+    } else {
+        fp = in ? NULL : fopen(path, "rb");
+    }
 
     if (!fp)
         return NULL;
@@ -226,8 +235,52 @@ ng_decompressed(const char *path)
 }
 
 int
+ew_input_open(const char *path, struct ew_input *in, char *errbuf, size_t errlen)
+{
+    struct stat st;
+    int e;
+
+    in->fd = in->fd2 = -1;
+    if (!strcmp(path, "-"))
+        return 0;
+    in->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (in->fd < 0 || fstat(in->fd, &st) != 0) {
+        e = errno;
+        snprintf(errbuf, errlen, "%s: %s", path, strerror(e));
+        ew_input_close(in);
+        return EW_CAP_ERR_INPUT;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(errbuf, errlen, "%s: is a directory, not a capture file", path);
+        ew_input_close(in);
+        return EW_CAP_ERR_INPUT;
+    }
+    /* a FIFO or device is read once: no second reader of its bytes */
+    if (S_ISREG(st.st_mode))
+        in->fd2 = open(path, O_RDONLY | O_CLOEXEC);
+    return 0;
+}
+
+void
+ew_input_close(struct ew_input *in)
+{
+    if (in->fd >= 0)
+        close(in->fd);
+    if (in->fd2 >= 0)
+        close(in->fd2);
+    in->fd = in->fd2 = -1;
+}
+
+int
 ew_capture_open_file(const char *path, const char *filter, struct ew_capture **out,
                      char *errbuf, size_t errlen)
+{
+    return ew_capture_open_input(path, NULL, filter, out, errbuf, errlen);
+}
+
+int
+ew_capture_open_input(const char *path, struct ew_input *in, const char *filter,
+                      struct ew_capture **out, char *errbuf, size_t errlen)
 {
     char pcerr[PCAP_ERRBUF_SIZE] = "";
     struct ew_capture *cap;
@@ -239,6 +292,14 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
     *out = NULL;
     if (strcmp(path, "-") == 0) {
         fp = stdin;
+    } else if (in && in->fd >= 0) {
+        fp = fdopen(in->fd, "rb");
+        if (!fp) {
+            snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
+            ew_input_close(in);
+            return EW_CAP_ERR_INPUT;
+        }
+        in->fd = -1;
     } else {
         struct stat st;
 
@@ -310,7 +371,7 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
     if (fp != stdin && !uz)
         cap->ng = ew_ng_open(fp);
     else if (fp != stdin)
-        cap->ng = ng_decompressed(path);
+        cap->ng = ng_decompressed(path, in);
     if (fp != stdin && !cap->ng)
         fast_setup(cap, fp);
     *out = cap;
