@@ -1,4 +1,5 @@
 /* conclusions.c - one pass of conclusions (see conclusions.h) */
+#include "base/format.h"
 #include "findings/conclusions.h"
 
 #include <stdio.h>
@@ -175,7 +176,7 @@ ew_conclusion_words(const struct ew_conclusions *c, size_t i, unsigned what,
     if (out->v.verdict != r->verdict || out->kinds != r->kinds || out->nf != r->nf ||
         ((r->flags & EW_CONCL_HAS_PATH) && out->has_path &&
          out->path[r->main_dir].aqm != r->aqm[r->main_dir])) {
-        fprintf(stderr,
+        ew_err(
                 "ecnwatch: flow %llu: its words and its row disagree (verdict %d/%d, kinds "
                 "%#x/%#x, findings %zu/%u, path %d/%d)\n",
                 (unsigned long long)r->id, (int)out->v.verdict, (int)r->verdict,

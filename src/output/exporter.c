@@ -1,5 +1,6 @@
 /* exporter.c - /metrics over libmicrohttpd in external-polling mode, and the
  * metrics file (see exporter.h). */
+#include "base/format.h"
 #include "output/exporter.h"
 
 #include <errno.h>
@@ -179,7 +180,7 @@ listen_on(const char *spec, bool *v6, char *err, size_t errlen)
     *v6 = ss.ss_family == AF_INET6;
     if ((*v6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr)) ||
         (!*v6 && ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_ANY)))
-        fprintf(stderr,
+        ew_err(
                 "ecnwatch: warning: --metrics %s serves the metrics on every address of this "
                 "host, to anyone who can reach it; give one address (e.g. 127.0.0.1:PORT) to "
                 "serve them there only\n",
