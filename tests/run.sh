@@ -40,7 +40,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # ThreadSanitizer; the libFuzzer run; the stand-in run of every suite), the
 # sanitizer build, and those that need root and network namespaces (live,
 # metrics, prometheus)
-CHECK_SUITES="unit golden views lists inference field misuse path pathdiag plots quic sweep outputs replay install readme deps"
+CHECK_SUITES="unit golden views lists inference field misuse path pathdiag plots quic sweep outputs neighbours replay install readme deps"
 # one at a time, beside the other suites: those that build network namespaces
 # and watch live traffic on time (and the stand-in run, which runs them too)
 LANE="standin live metrics prometheus"
@@ -232,18 +232,18 @@ limit_of() {
     case $1 in
     unit | views | lists | inference | field | misuse | path | plots | quic | sweep | hostile | replay | install) echo 600 ;;
     golden | cli | pathdiag | imperfect | tshark | live | metrics | flood | fuzz) echo 900 ;;
-    outputs | prometheus | readme | deps) echo 300 ;;
+    outputs | neighbours | prometheus | readme | deps) echo 300 ;;
     schema) echo 1500 ;;
     threads) echo 1800 ;;
     standin) echo 2400 ;;
     *) echo 600 ;;
     esac
 }
-EACH="unit golden cli views lists inference field misuse path pathdiag imperfect plots quic sweep tshark outputs hostile replay schema live metrics"
+EACH="unit golden cli views lists inference field misuse path pathdiag imperfect plots quic sweep tshark outputs neighbours hostile replay schema live metrics"
 ONCE="flood prometheus threads install readme deps standin fuzz"
 # the order they start in: the longest first, so that the last to end is short;
 # the lane's suites early, so that each starts as soon as the one before it ends
-ORDER="standin live metrics prometheus imperfect cli hostile golden threads fuzz inference path misuse sweep tshark schema plots views quic pathdiag lists outputs field unit replay install readme deps flood"
+ORDER="standin live metrics prometheus imperfect cli hostile golden threads fuzz inference path misuse sweep tshark schema plots views quic pathdiag lists outputs neighbours field unit replay install readme deps flood"
 
 if [ -n "$ONLY" ]; then
     builds=("$plain")
