@@ -722,7 +722,7 @@ while [ ! -s "$tmp/pipe.rc" ] && [ $t -lt 200 ]; do sleep 0.1; t=$((t + 1)); don
 if [ ! -s "$tmp/pipe.rc" ]; then
     kill -TERM "$(cat "$tmp/pipe.pid")" 2>/dev/null
     bad "$name: still running 20 s after the traffic"
-elif [ "$(cat "$tmp/pipe.rc")" = 0 ] && jq -e . "$tmp/pipe.first" >/dev/null 2>&1 &&
+elif [ "$(cat "$tmp/pipe.rc")" = 0 ] && [ -s "$tmp/pipe.first" ] && jq -e . "$tmp/pipe.first" >/dev/null 2>&1 &&
     jq_true "$tmp/pipe.json" '.source.interrupted == true and .totals.frames > 0' &&
     [ "$(bounded 30 tcpdump -r "$tmp/pipe.pcap" -nn 2>/dev/null | wc -l)" = "$(jq .totals.frames "$tmp/pipe.json")" ]; then
     ok "$name"
