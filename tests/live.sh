@@ -256,7 +256,14 @@ begin "q exits with status 0"
 keys C-l
 keys q
 wait_screen 15 "$tmp/s4.txt" exited
-grep -q "EXITED 0" "$tmp/s4.txt" && ok "q exits with status 0" || bad "q exits with status 0: the screen: $(flat "$tmp/s4.txt")"
+# (after the view was on the screen: a binary that exits 0 at once is no view)
+if ! all_rows "$tmp/c0.txt"; then
+    bad "q exits with status 0: the view never showed its flows"
+elif grep -q "EXITED 0" "$tmp/s4.txt"; then
+    ok "q exits with status 0"
+else
+    bad "q exits with status 0: the screen: $(flat "$tmp/s4.txt")"
+fi
 # the view was on the alternate screen, and is no longer once it has exited
 begin "the terminal is restored"
 alt_after=$(tm display -p -t "$TM" '#{alternate_on}' 2>&1)
@@ -763,7 +770,13 @@ live_views_agree() {
     json_ok "$tmp/live.ndjson" && json_ok "$tmp/nd.json" || return 1
     a=$(jq -r 'select(.event == "flow_end") | .flow | "\(.id) \(.verdict) \([.misuse[].kind] | unique | join(","))"' \
         "$tmp/live.ndjson" | sort)
-    b=$(jq -r '.flows[] | "\(.id) \(.verdict) \([.misuse[].kind] | unique | join(","))"' "$tmp/nd.json" | sort)
+    # a flow of no interest (fewer than 32 packets, Not-ECT both ways, no
+    # ECN asked for, no finding: a stray ND or mDNS packet) is only counted
+    # by the stream, not ended there
+    b=$(jq -r '.flows[] | select((.c2s.packets + .s2c.packets >= 32) or .verdict != "not_ecn" or
+            (.misuse | length) > 0 or ((.c2s.ecn.ect0 + .c2s.ecn.ect1 + .c2s.ecn.ce + .s2c.ecn.ect0 +
+            .s2c.ecn.ect1 + .s2c.ecn.ce) > 0)) |
+            "\(.id) \(.verdict) \([.misuse[].kind] | unique | join(","))"' "$tmp/nd.json" | sort)
     [ -n "$a" ] || { why="no flow_end event"; return 1; }
     [ "$a" = "$b" ] || { why="stream '$(echo $a)', report '$(echo $b)'"; return 1; }
 }

@@ -649,10 +649,15 @@ kill $idle 2>/dev/null
 wait_bounded 10 $idle
 
 begin "SIGTERM: exit 0"
-kill -TERM $ewpid 2>/dev/null
 why=""
-wait_rc 20 $ewpid
-[ "$rc" = 0 ] && ok "SIGTERM: exit 0" || bad "SIGTERM: exit $rc $why: $(oneline "$tmp/ew.err")"
+if ! kill -TERM $ewpid 2>/dev/null; then
+    # it must still be running to be stopped (a binary that ended at once is no exporter)
+    bad "SIGTERM: ecnwatch had already ended"
+    wait_rc 20 $ewpid
+else
+    wait_rc 20 $ewpid
+    [ "$rc" = 0 ] && ok "SIGTERM: exit 0" || bad "SIGTERM: exit $rc $why: $(oneline "$tmp/ew.err")"
+fi
 final_counts() {
     local mf mfl me1 rf rfl re1
     num mf "$MF" ecnwatch_frames_total && num mfl "$MF" ecnwatch_flows_total &&
