@@ -24,6 +24,7 @@
 static const char not_found[] = "not found: the metrics are at /metrics\n";
 static const char not_allowed[] = "only GET and HEAD\n";
 static const char unavailable[] = "no metrics yet\n";
+static const char unauthorized[] = "unauthorized: give the user name and password of --web-config\n";
 
 /* The connection policy: a complete request always gets in.
  *
@@ -80,7 +81,7 @@ struct ew_exporter {
     int lfd;                         /* the listening socket, or -1 */
     struct MHD_Daemon *d;
     struct MHD_Response *resp;       /* the latest snapshot; NULL before the first */
-    struct MHD_Response *r404, *r405, *r503;
+    struct MHD_Response *r401, *r404, *r405, *r503;
     struct ew_metrics_flows fl;      /* per-flow gauges, as last computed */
     bool have_fl;
     int64_t flows_due;               /* monotonic ns: when to recompute them */
@@ -133,6 +134,23 @@ on_uri(void *cls, const char *uri, struct MHD_Connection *c)
     return NULL;
 }
 
+/* basic authentication: the request's user and password are one of
+ * --web-config's (every path asks for them, as the exporters' do) */
+static bool
+authorized(struct ew_exporter *x, struct MHD_Connection *c)
+{
+    char *password = NULL, *user = MHD_basic_auth_get_username_password(c, &password);
+    bool ok = user && ew_webcfg_check(x->cfg.web, user, password);
+
+    if (password) {
+        explicit_bzero(password, strlen(password));
+        MHD_free(password);
+    }
+    if (user)
+        MHD_free(user);
+    return ok;
+}
+
 static enum MHD_Result
 on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
            const char *version, const char *upload_data, size_t *upload_data_size,
@@ -151,6 +169,8 @@ on_request(void *cls, struct MHD_Connection *c, const char *url, const char *met
         s->stage = CONN_ANSWERING;
         s->waiting_since = 0;
     }
+    if (x->cfg.web && x->cfg.web->nusers > 0 && !authorized(x, c))
+        return MHD_queue_response(c, MHD_HTTP_UNAUTHORIZED, x->r401);
     if (strcmp(url, "/metrics") != 0)
         return MHD_queue_response(c, MHD_HTTP_NOT_FOUND, x->r404);
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
@@ -406,6 +426,7 @@ ew_exporter_open(const struct ew_exporter_cfg *cfg, struct ew_exporter **out, ch
                  size_t errlen)
 {
     struct ew_exporter *x = calloc(1, sizeof(*x));
+    struct ew_webcfg *web = cfg->web;
 
     *out = NULL;
     if (!x) {
@@ -420,6 +441,10 @@ ew_exporter_open(const struct ew_exporter_cfg *cfg, struct ew_exporter **out, ch
             free(x);
             return -1;
         }
+        x->r401 = fixed(unauthorized);
+        if (x->r401)
+            MHD_add_response_header(x->r401, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+                                    "Basic realm=\"ecnwatch\"");
         x->r404 = fixed(not_found);
         x->r405 = fixed(not_allowed);
         x->r503 = fixed(unavailable);
@@ -429,16 +454,31 @@ ew_exporter_open(const struct ew_exporter_cfg *cfg, struct ew_exporter **out, ch
          * only inside MHD_run_from_select(), called from the live loop; it
          * listens on nothing: accept_new() hands it the connections, and
          * keeps their number and each address's share */
-        if (x->r404 && x->r405 && x->r503)
-            x->d = MHD_start_daemon(MHD_USE_NO_LISTEN_SOCKET, 0, NULL, NULL, on_request, x,
+        if (x->r401 && x->r404 && x->r405 && x->r503) {
+            /* TLS (--web-config): libmicrohttpd keeps the pointers to the
+             * PEM texts and hands them to GnuTLS while it starts, which
+             * keeps the key in its own form; the text is wiped after */
+            struct MHD_OptionItem tls[] = {
+                {MHD_OPTION_HTTPS_MEM_KEY, 0, web && web->cert ? web->key : NULL},
+                {MHD_OPTION_HTTPS_MEM_CERT, 0, web && web->cert ? web->cert : NULL},
+                {MHD_OPTION_END, 0, NULL},
+            };
+
+            x->d = MHD_start_daemon(MHD_USE_NO_LISTEN_SOCKET | (web && web->cert ? MHD_USE_TLS : 0),
+                                    0, NULL, NULL, on_request, x,
                                     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)SLOTS,
                                     MHD_OPTION_NOTIFY_CONNECTION, on_connection, x,
                                     MHD_OPTION_URI_LOG_CALLBACK, on_uri, x,
                                     MHD_OPTION_NOTIFY_COMPLETED, on_completed, x,
                                     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
+                                    MHD_OPTION_ARRAY, web && web->cert ? tls : tls + 2,
                                     MHD_OPTION_END);
+        }
+        if (web)
+            ew_webcfg_drop_key(web);
         if (!x->d) {
-            snprintf(err, errlen, "--metrics %s: cannot start the HTTP server", cfg->listen);
+            snprintf(err, errlen, "--metrics %s: cannot start the HTTP server%s", cfg->listen,
+                     web && web->cert ? " (with the certificate and key of --web-config)" : "");
             ew_exporter_close(x);
             return -1;
         }
@@ -595,6 +635,8 @@ ew_exporter_close(struct ew_exporter *x)
         close(x->lfd);
     if (x->resp)
         MHD_destroy_response(x->resp);
+    if (x->r401)
+        MHD_destroy_response(x->r401);
     if (x->r404)
         MHD_destroy_response(x->r404);
     if (x->r405)

@@ -17,6 +17,7 @@
 
 #include "engine/analyze.h"
 #include "output/metrics.h"
+#include "output/webconfig.h"
 
 /* live HTTP connections at once: when they are all taken, the one that has
  * made no progress for the longest time makes way for a new one (the policy
@@ -38,6 +39,10 @@ struct ew_exporter_cfg {
     const char *file;      /* --metrics-file PATH, or NULL */
     const char *interface; /* for ecnwatch_info */
     double interval_s;     /* the refresh interval */
+    /* --web-config, loaded, or NULL: TLS when it has a certificate (its key
+     * is wiped once the server has it), basic authentication when it has
+     * users; the caller keeps it while the exporter runs */
+    struct ew_webcfg *web;
 };
 
 struct ew_exporter;
