@@ -52,6 +52,17 @@ scalar(const yaml_node_t *n)
     return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
+/* a mapping's pair: its key's name (NULL when the key is not a scalar),
+ * the key's node in *kn and the value's in *v */
+static const char *
+pair(const struct load *l, const yaml_node_pair_t *p, const yaml_node_t **kn,
+     const yaml_node_t **v)
+{
+    *kn = yaml_document_get_node(l->doc, p->key);
+    *v = yaml_document_get_node(l->doc, p->value);
+    return scalar(*kn);
+}
+
 /* an empty value (nothing after the colon, ~ or null) */
 static bool
 is_null(const yaml_node_t *n)
@@ -202,9 +213,8 @@ tls_part(const struct load *l, const yaml_node_t *m)
     if (m->type != YAML_MAPPING_NODE)
         return fail(l, m, "tls_server_config: want cert_file and key_file under it");
     for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-        const yaml_node_t *kn = yaml_document_get_node(l->doc, p->key);
-        const yaml_node_t *v = yaml_document_get_node(l->doc, p->value);
-        const char *k = scalar(kn);
+        const yaml_node_t *kn, *v;
+        const char *k = pair(l, p, &kn, &v);
 
         if (!k)
             return fail(l, kn, "tls_server_config: a key that is not a name");
@@ -260,9 +270,8 @@ users_part(const struct load *l, const yaml_node_t *m)
     if (!c->users)
         return fail(l, m, "out of memory");
     for (p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-        const yaml_node_t *kn = yaml_document_get_node(l->doc, p->key);
-        const yaml_node_t *v = yaml_document_get_node(l->doc, p->value);
-        const char *k = scalar(kn), *h = scalar(v);
+        const yaml_node_t *kn, *v;
+        const char *k = pair(l, p, &kn, &v), *h = scalar(v);
 
         if (!k || !*k || strchr(k, ':'))
             return fail(l, kn, "basic_auth_users: a user name must be a name without ':'");
@@ -297,9 +306,8 @@ top(const struct load *l, const yaml_node_t *root)
     if (root->type != YAML_MAPPING_NODE)
         return fail(l, root, "want tls_server_config and basic_auth_users");
     for (p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
-        const yaml_node_t *kn = yaml_document_get_node(l->doc, p->key);
-        const yaml_node_t *v = yaml_document_get_node(l->doc, p->value);
-        const char *k = scalar(kn);
+        const yaml_node_t *kn, *v;
+        const char *k = pair(l, p, &kn, &v);
 
         if (!k)
             return fail(l, kn, "a key that is not a name");
