@@ -40,9 +40,9 @@ SANFLAGS =
 OPT ?= -O2
 endif
 
-PKGS = libpcap ncursesw libmicrohttpd libcrypto zlib liblzma
+PKGS = libpcap ncursesw libmicrohttpd libcrypto zlib liblzma yaml-0.1 libxcrypt
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(shell pkg-config --cflags jansson 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -lncursesw -lmicrohttpd -lcrypto -lz -llzma)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -lncursesw -lmicrohttpd -lcrypto -lz -llzma -lyaml -lcrypt)
 # the bottleneck comparison's correlation takes a square root
 PKG_LIBS += -lm
 CUNIT_LIBS := $(shell pkg-config --libs cunit 2>/dev/null || echo -lcunit)

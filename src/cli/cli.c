@@ -45,6 +45,7 @@ enum {
     OPT_CSV,
     OPT_METRICS,
     OPT_METRICS_FILE,
+    OPT_WEB_CONFIG,
     OPT_LIST,
 };
 
@@ -139,6 +140,8 @@ usage(FILE *out)
             "                      (:PORT is 0.0.0.0:PORT, localhost:PORT is 127.0.0.1:PORT)\n"
             "  --metrics-file PATH the same metrics written to PATH (atomically) each interval;\n"
             "                      with -r once at the end\n"
+            "  --web-config FILE   --metrics over TLS and/or with basic authentication, as FILE\n"
+            "                      (Prometheus exporters' web configuration) says\n"
             "  -h, --help          this help\n"
             "  -V, --version       the version\n"
             "\n"
@@ -373,6 +376,11 @@ parse_option(int c, char **argv, struct ew_options *o)
             return bad_value("--metrics-file", optarg, "a file name");
         o->metrics_file = optarg;
         break;
+    case OPT_WEB_CONFIG:
+        if (!*optarg)
+            return bad_value("--web-config", optarg, "a file name");
+        o->web_config = optarg;
+        break;
     case 'o':
         o->out_file = optarg;
         break;
@@ -509,6 +517,11 @@ check_combination(const struct ew_options *o)
                         "--metrics-file\n");
         return EW_EXIT_USAGE;
     }
+    if (o->web_config && !o->metrics_listen) {
+        ew_err("ecnwatch: --web-config configures the --metrics endpoint: give --metrics "
+                        "too\n");
+        return EW_EXIT_USAGE;
+    }
     return -1;
 }
 
@@ -639,6 +652,7 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
         {"csv", required_argument, NULL, OPT_CSV},
         {"metrics", required_argument, NULL, OPT_METRICS},
         {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
+        {"web-config", required_argument, NULL, OPT_WEB_CONFIG},
         {"list", required_argument, NULL, OPT_LIST},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -734,6 +748,7 @@ ew_cli_run_cfg(const struct ew_options *o, struct ew_run_cfg *c)
     c->series_interval_s = o->interval_set ? o->interval_s : SERIES_INTERVAL_DEFAULT;
     c->metrics_listen = o->metrics_listen;
     c->metrics_file = o->metrics_file;
+    c->web_config = o->web_config;
     c->write_file = o->write_file;
     c->an.max_flows = o->max_flows;
     c->an.hot_flows = o->hot_flows;

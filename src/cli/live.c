@@ -34,6 +34,7 @@ struct live {
     struct ew_capture *cap;
     struct ew_ui *ui;
     struct ew_exporter *mx;
+    struct ew_webcfg web; /* --web-config, the exporter's while it runs */
     /* the analyser, the outputs and the end, shared with the offline driver */
     struct ew_run run;
     /* the conclusions of a redraw, which the view reads */
@@ -106,6 +107,12 @@ live_start(struct live *l)
     struct ew_privs pv;
     int rc;
 
+    /* --web-config first: a bad one starts nothing; its certificate and
+     * key are read while still root, as the capture is opened */
+    if (cfg->web_config && ew_webcfg_load(cfg->web_config, &l->web, l->err, sizeof(l->err)) != 0) {
+        ew_err("ecnwatch: %s\n", l->err);
+        return 2;
+    }
     rc = ew_capture_open_live(cfg->iface, cfg->snaplen, cfg->buffer_kib, cfg->filter, &l->cap,
                               l->err, sizeof(l->err));
     if (rc != 0) {
@@ -114,7 +121,7 @@ live_start(struct live *l)
     }
     if (cfg->metrics_listen || cfg->metrics_file) {
         struct ew_exporter_cfg xc = {cfg->metrics_listen, cfg->metrics_file, cfg->iface,
-                                     l->interval_ms / 1000.0};
+                                     l->interval_ms / 1000.0, cfg->web_config ? &l->web : NULL};
 
         if (ew_exporter_open(&xc, &l->mx, l->err, sizeof(l->err)) != 0) {
             ew_err("ecnwatch: %s\n", l->err);
@@ -323,6 +330,8 @@ live_close(struct live *l)
         ew_ui_stop(l->ui);
     l->ui = NULL;
     ew_exporter_close(l->mx);
+    l->mx = NULL;
+    ew_webcfg_free(&l->web);
     ew_conclusions_free(&l->concl);
     ew_run_free(&l->run); /* a start that failed after -w was opened: nothing kept */
     ew_capture_close(l->cap);
