@@ -322,7 +322,13 @@ if wait_port 30 5201 "$NS_S" && wait_port 10 6001 "$NS_S"; then
     bounded 80 ip netns exec "$NS_C" python3 "$TRAFFIC" client 8 10.77.0.2 >"$tmp/mclient.out" 2>&1 &
     mcp=$!
     bg="$bg $mcp"
-    sleep 2
+    # the view starts only once the transfer's connection is up (its
+    # handshake done), however long a loaded machine takes to start it
+    for _ in $(seq 150); do
+        [ -n "$(ip netns exec "$NS_C" ss -Htn state established '( dport = :5201 )' 2>/dev/null)" ] && break
+        sleep 0.2
+    done
+    sleep 0.5
     tm new-session -d -s "$TM-mid" -x 100 -y 30 \
         "ip netns exec $NS_S timeout --foreground -k 5 120 $EW -i s0 -o $tmp/mid.json --interval 0.5; echo EXITED \$?; sleep 600" ||
         bad "mid-flow: tmux new-session failed"
