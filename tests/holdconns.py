@@ -5,11 +5,12 @@ client does: half of them send one request header line a second and never
 end the request, the other half connect and send nothing. A connection the
 server closes is opened again at once (but no connection more than once a
 second, so that one the server refuses at once does not spin). Stops by
-itself after SECONDS. Prints how many connections were open at the end and
+itself after SECONDS, or at SIGTERM. Prints how many connections were open at the end and
 how many the server closed or refused, on one line. Only for addresses on
 this machine or in a network namespace of the test's own.
 """
 import selectors
+import signal
 import socket
 import sys
 import time
@@ -49,10 +50,12 @@ def main():
         conns[i] = None
         closed += 1
 
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
     next_line = time.monotonic()
     while True:
         now = time.monotonic()
-        if now >= end:
+        if now >= end or stop:
             break
         for i in range(n):
             if conns[i] is None and now >= opened_at[i] + 1.0:

@@ -696,6 +696,14 @@ check "the NDJSON stream still flows beside the metrics" \
 # never ending the request (slowloris), half idle, a scraper from another
 # loopback address (127.0.0.2) is answered every second for 30 s.
 HOLD=$(cd "$(dirname "$0")" && pwd)/holdconns.py
+# the holders run long (a loaded machine makes 30 scrapes slow) and are
+# stopped once the scrapes are done: SIGTERM to holdconns, the child of
+# bounded's timeout (ip netns exec runs it in its place); it prints its
+# line and ends
+stop_holder() {
+    pkill -TERM -P "$1" 2>/dev/null
+    wait_bounded 20 "$1"
+}
 begin "300 held connections from one address: scrapes from another answered every second for 30 s"
 ip netns exec "$NS_S" "$EW" -i s0 -q --interval 0.5 --metrics "127.0.0.1:$PORT" >/dev/null 2>"$tmp/held.err" &
 heldpid=$!
@@ -703,7 +711,7 @@ bg="$bg $heldpid"
 if ! wait_http 30 "$NS_S" "http://127.0.0.1:$PORT/metrics" $heldpid; then
     bad "held connections: the endpoint never answered: $(oneline "$tmp/held.err")"
 else
-    bounded 60 ip netns exec "$NS_S" python3 "$HOLD" 127.0.0.1 127.0.0.1 "$PORT" 300 36 >"$tmp/hold.out" 2>&1 &
+    bounded 200 ip netns exec "$NS_S" python3 "$HOLD" 127.0.0.1 127.0.0.1 "$PORT" 300 180 >"$tmp/hold.out" 2>&1 &
     holdpid=$!
     bg="$bg $holdpid"
     sleep 3 # the connections are opened and the request lines sent
@@ -722,7 +730,7 @@ else
     else
         bad "held connections: $answered of $tries scrapes answered (failed:$codes); the holder still running: $holding"
     fi
-    wait_bounded 60 $holdpid
+    stop_holder $holdpid
 fi
 kill -TERM $heldpid 2>/dev/null
 wait_bounded 20 $heldpid
@@ -749,7 +757,7 @@ else
     if ! wait_http 30 "$NS_C" "http://$SERVER:$PORT/metrics" $manypid; then
         bad "$name: the endpoint never answered: $(oneline "$tmp/many.err")"
     else
-        bounded 80 ip netns exec "$NS_C" python3 "$HOLD" "$srcs" "$SERVER" "$PORT" 10 45 >"$tmp/hold49.out" 2>&1 &
+        bounded 200 ip netns exec "$NS_C" python3 "$HOLD" "$srcs" "$SERVER" "$PORT" 10 180 >"$tmp/hold49.out" 2>&1 &
         holdpid=$!
         bg="$bg $holdpid"
         sleep 5 # every connection opened, the slots taken, the evictions under way
@@ -773,7 +781,7 @@ else
         else
             bad "$name: $answered of 30 scrapes answered (failed:$codes); $held connections held; the holder still running: $holding"
         fi
-        wait_bounded 60 $holdpid
+        stop_holder $holdpid
         echo "     ($(oneline "$tmp/hold49.out"))"
     fi
     kill -TERM $manypid 2>/dev/null
