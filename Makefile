@@ -77,7 +77,8 @@ TOOLS = $(BUILD)/run_tests $(BUILD)/ecngen $(BUILD)/sweep $(BUILD)/tcpgen $(BUIL
 # sizes the packed state of TCP flows (bench/README.md)
 TOOLS += $(BUILD)/statesize
 # the fuzz harnesses without libFuzzer: replay saved inputs (tests/fuzz/README.md)
-TOOLS += $(BUILD)/replay_dissect $(BUILD)/replay_pipeline $(BUILD)/replay_quic $(BUILD)/mkseeds
+TOOLS += $(BUILD)/replay_dissect $(BUILD)/replay_pipeline $(BUILD)/replay_quic $(BUILD)/mkseeds \
+         $(BUILD)/replay_pipeline_mem $(BUILD)/replay_pcapng $(BUILD)/replay_unzip
 
 .PHONY: all tools test test-build check golden deps clean install uninstall fuzz fuzz-smoke fuzz-build bench
 
@@ -135,7 +136,7 @@ FUZZ_CC ?= clang
 FUZZ_BUILD = build/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 20
-FUZZ_NAMES = fuzz_dissect fuzz_pipeline fuzz_quic
+FUZZ_NAMES = fuzz_dissect fuzz_pipeline fuzz_quic fuzz_pipeline_mem fuzz_pcapng fuzz_unzip
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = -g -O1 -std=c11 $(filter-out -Werror,$(WARN)) $(FUZZ_SAN) $(PKG_CFLAGS) -MMD -MP
 FUZZ_LIB_OBJ = $(DISSECT_SRC:%.c=$(FUZZ_BUILD)/%.o) $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o)
@@ -165,6 +166,9 @@ $(FUZZ_BUILD)/seeds.stamp: $(BUILD)/mkseeds $(BUILD)/ecngen $(wildcard captures/
 	done; done
 	@$(BUILD)/mkseeds $(FUZZ_BUILD)/seeds-fuzz_dissect $(FUZZ_BUILD)/seeds-fuzz_pipeline \
 	    captures/*.pcap $(FUZZ_BUILD)/gen/*.pcap
+	@cp $(FUZZ_BUILD)/seeds-fuzz_pipeline/* $(FUZZ_BUILD)/seeds-fuzz_pipeline_mem/
+	@$(BUILD)/mkseeds --readers $(FUZZ_BUILD)/seeds-fuzz_pcapng $(FUZZ_BUILD)/seeds-fuzz_unzip \
+	    $(FUZZ_RELINK:%=captures/%.pcap) $(FUZZ_BUILD)/gen/*-sll.pcap $(FUZZ_BUILD)/gen/*-raw.pcap
 	@touch $@
 
 # keep the objects that only pattern rules build

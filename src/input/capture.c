@@ -57,6 +57,8 @@ struct ew_capture {
     struct ew_unzip *uz; /* a gzip or xz capture's decompression, or NULL */
     struct fast *fast; /* NULL: every record through libpcap */
     struct ew_ng *ng;  /* a pcapng file read here (pcapng.h); NULL otherwise */
+    struct ew_unzip *ng_uz; /* the decompression ng reads (ng_decompressed), or NULL; the
+                             * reader's, valid while ng is */
     const char *filter; /* the filter expression (offline), for other link types */
     char name[256];    /* the file's name for messages */
     bool live;
@@ -203,15 +205,18 @@ display_name(const char *path)
 
 /* A compressed pcapng file read by the block reader (each frame with its
  * interface's link type), from a second decompression of its own: libpcap's
- * stream has read past its start and cannot seek. NULL when it is no pcapng
- * or cannot be opened again (libpcap reads it then). */
+ * stream has read past its start and cannot seek; that decompression's
+ * state in *uzp, for its errors. NULL when it is no pcapng or cannot be
+ * opened again (libpcap reads it then). */
 static struct ew_ng *
-ng_decompressed(const char *path, struct ew_input *in)
+ng_decompressed(const char *path, struct ew_input *in, struct ew_unzip **uzp)
 {
     struct ew_unzip *uz;
     struct ew_ng *g = NULL;
     FILE *fp, *zfp;
     uint8_t m[4];
+
+    *uzp = NULL;
 
     if (in && in->fd2 >= 0) {
         fp = fdopen(in->fd2, "rb");
@@ -231,6 +236,7 @@ ng_decompressed(const char *path, struct ew_input *in)
         g = ew_ng_open_stream(zfp, m);
     if (!g)
         fclose(zfp); /* fp and uz with it */
+    *uzp = g ? uz : NULL;
     return g;
 }
 
@@ -371,7 +377,7 @@ ew_capture_open_input(const char *path, struct ew_input *in, const char *filter,
     if (fp != stdin && !uz)
         cap->ng = ew_ng_open(fp);
     else if (fp != stdin)
-        cap->ng = ng_decompressed(path, in);
+        cap->ng = ng_decompressed(path, in, &cap->ng_uz);
     if (fp != stdin && !cap->ng)
         fast_setup(cap, fp);
     *out = cap;
@@ -607,6 +613,10 @@ ew_capture_next(struct ew_capture *cap, struct ew_frame *fr, char *errbuf, size_
         if (cap->ng) {
             rc = ew_ng_next(cap->ng, cap->have_prog ? cap->filter : NULL, fr, &pass, errbuf,
                             errlen);
+            /* a decompression that failed ends the blocks short: its words, as
+             * for a compressed pcap file, not those of a file cut short */
+            if (rc == EW_CAP_BROKEN && ew_unzip_error(cap->ng_uz))
+                snprintf(errbuf, errlen, "%s", ew_unzip_error(cap->ng_uz));
         } else {
             rc = read_next(cap, fr, errbuf, errlen);
             fr->link = cap->link;
