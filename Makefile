@@ -40,13 +40,14 @@ SANFLAGS =
 OPT ?= -O2
 endif
 
-PKGS = libpcap ncursesw libmicrohttpd libcrypto zlib liblzma
+PKGS = libpcap ncursesw libmicrohttpd libcrypto zlib liblzma yaml-0.1 libxcrypt
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(shell pkg-config --cflags jansson 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -lncursesw -lmicrohttpd -lcrypto -lz -llzma)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -lncursesw -lmicrohttpd -lcrypto -lz -llzma -lyaml -lcrypt)
 # ecnwatch itself links only what every run uses: ncurses (the live view),
-# libmicrohttpd (--metrics-listen) and libcrypto (QUIC decryption) are loaded
-# when needed (src/base/dynlib.h), by the soname of the headers' version;
-# the tools and tests link them all
+# libmicrohttpd (--metrics-listen), libcrypto (QUIC decryption, --web-config),
+# libyaml and libcrypt (--web-config) are loaded when needed
+# (src/base/dynlib.h), by the soname of the headers' version; the tools and
+# tests link them all
 EW_PKGS = libpcap zlib liblzma
 EW_LIBS := $(shell pkg-config --libs $(EW_PKGS) 2>/dev/null || echo -lpcap -lz -llzma)
 # the bottleneck comparison's correlation takes a square root
@@ -85,7 +86,8 @@ TOOLS = $(BUILD)/run_tests $(BUILD)/ecngen $(BUILD)/sweep $(BUILD)/tcpgen $(BUIL
 # sizes the packed state of TCP flows (bench/README.md)
 TOOLS += $(BUILD)/statesize
 # the fuzz harnesses without libFuzzer: replay saved inputs (tests/fuzz/README.md)
-TOOLS += $(BUILD)/replay_dissect $(BUILD)/replay_pipeline $(BUILD)/replay_quic $(BUILD)/mkseeds
+TOOLS += $(BUILD)/replay_dissect $(BUILD)/replay_pipeline $(BUILD)/replay_quic $(BUILD)/mkseeds \
+         $(BUILD)/replay_pipeline_mem $(BUILD)/replay_pcapng $(BUILD)/replay_unzip
 
 .PHONY: all tools test test-build check golden deps clean install uninstall fuzz fuzz-smoke fuzz-build bench
 
@@ -143,7 +145,7 @@ FUZZ_CC ?= clang
 FUZZ_BUILD = build/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 20
-FUZZ_NAMES = fuzz_dissect fuzz_pipeline fuzz_quic
+FUZZ_NAMES = fuzz_dissect fuzz_pipeline fuzz_quic fuzz_pipeline_mem fuzz_pcapng fuzz_unzip
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = -g -O1 -std=c11 $(filter-out -Werror,$(WARN)) $(FUZZ_SAN) $(PKG_CFLAGS) -MMD -MP
 FUZZ_LIB_OBJ = $(DISSECT_SRC:%.c=$(FUZZ_BUILD)/%.o) $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o)
@@ -173,6 +175,9 @@ $(FUZZ_BUILD)/seeds.stamp: $(BUILD)/mkseeds $(BUILD)/ecngen $(wildcard captures/
 	done; done
 	@$(BUILD)/mkseeds $(FUZZ_BUILD)/seeds-fuzz_dissect $(FUZZ_BUILD)/seeds-fuzz_pipeline \
 	    captures/*.pcap $(FUZZ_BUILD)/gen/*.pcap
+	@cp $(FUZZ_BUILD)/seeds-fuzz_pipeline/* $(FUZZ_BUILD)/seeds-fuzz_pipeline_mem/
+	@$(BUILD)/mkseeds --readers $(FUZZ_BUILD)/seeds-fuzz_pcapng $(FUZZ_BUILD)/seeds-fuzz_unzip \
+	    $(FUZZ_RELINK:%=captures/%.pcap) $(FUZZ_BUILD)/gen/*-sll.pcap $(FUZZ_BUILD)/gen/*-raw.pcap
 	@touch $@
 
 # keep the objects that only pattern rules build

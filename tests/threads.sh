@@ -104,12 +104,17 @@ run() {
                     bad "$name: $why"
                     return
                 fi ;;
-            none)
+            none | file:*)
                 if [ -s "$tmp/t.out" ]; then
                     bad "$name: wrote to standard output: $(head -c 100 "$tmp/t.out")"
                     return
                 fi ;;
         esac
+        # file:PATH: the run wrote PATH instead
+        if [ "${kind#file:}" != "$kind" ] && ! [ -s "${kind#file:}" ]; then
+            bad "$name: ${kind#file:} not written"
+            return
+        fi
         if ! run_ew 0 "$tmp/p.out" "$tmp/p.err" "$PLAIN/ecnwatch" "$@"; then
             bad "$name: the plain build: $why"
             return
@@ -122,7 +127,7 @@ run() {
     ok "$name"
 }
 
-run "-q" 0 none -r "$tmp/many.pcap" -q
+run "-q" 0 "file:$tmp/q.csv" -r "$tmp/many.pcap" -q --csv "$tmp/q.csv"
 run "--json" 0 json -r "$tmp/many.pcap" --json
 run "--json --timeseries" 0 json -r "$tmp/many.pcap" --json --timeseries
 run "--ndjson" 0 ndjson -r "$tmp/many.pcap" --ndjson
@@ -146,7 +151,7 @@ ECNWATCH_READ_SWITCH=999 run "-c 5000 --json, switching every 999 frames" 0 json
     -r "$tmp/many.pcap" -c 5000 --json
 # the report written with -o: the same bytes as the plain build's --json
 rm -f "$tmp/report.json"
-run "-o" 0 none -r "$tmp/many.pcap" -q -o "$tmp/report.json"
+run "-o" 0 "file:$tmp/report.json" -r "$tmp/many.pcap" -q -o "$tmp/report.json"
 begin "-o: the report"
 why=""
 if json_ok "$tmp/report.json" && cmp -s "$tmp/report.json" "$tmp/plain.json"; then

@@ -1,12 +1,11 @@
 /* live.c - live capture loop (see live.h). Signal handlers only set a flag;
  * the loop notices it, stops, writes the report and restores the terminal. */
+#include "base/format.h"
 #include "cli/live.h"
 
 #include <errno.h>
-#include <grp.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +13,9 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "base/outfile.h"
 #include "input/capture.h"
 #include "cli/cli.h"
+#include "cli/privs.h"
 #include "dissectors/dissect.h"
 #include "cli/run.h"
 #include "output/exporter.h"
@@ -36,6 +35,7 @@ struct live {
     struct ew_capture *cap;
     struct ew_ui *ui;
     struct ew_exporter *mx;
+    struct ew_webcfg web; /* --web-config, the exporter's while it runs */
     /* the analyser, the outputs and the end, shared with the offline driver */
     struct ew_run run;
     /* the conclusions of a redraw, which the view reads */
@@ -76,43 +76,6 @@ on_frame(void *arg, const struct ew_frame *fr)
         l->limit_reached = true;
 }
 
-/* Who root becomes once the capture is open: -Z's user (nobody by
- * default). *drop false when there is none to become (not root, or -Z root).
- * 0, or -1 with err set. */
-static int
-drop_target(const char *user, bool *drop, uid_t *uid, gid_t *gid, char *err, size_t errlen)
-{
-    struct passwd *pw;
-
-    *drop = false;
-    if (geteuid() != 0 || (user && !strcmp(user, "root")))
-        return 0;
-    pw = getpwnam(user ? user : "nobody");
-    if (!pw) {
-        snprintf(err, errlen, "-Z %s: no such user", user ? user : "nobody");
-        return -1;
-    }
-    *drop = true;
-    *uid = pw->pw_uid;
-    *gid = pw->pw_gid;
-    return 0;
-}
-
-/* Give up root for good, before any packet is read. 0, or -1 with err set. */
-static int
-drop_privileges(const char *user, uid_t uid, gid_t gid, char *err, size_t errlen)
-{
-    if (setgroups(1, &gid) != 0 || setgid(gid) != 0 || setuid(uid) != 0) {
-        snprintf(err, errlen, "cannot drop privileges to %s: %s", user, strerror(errno));
-        return -1;
-    }
-    if (setuid(0) == 0) {
-        snprintf(err, errlen, "dropping privileges to %s did not hold", user);
-        return -1;
-    }
-    return 0;
-}
-
 /* Open the capture, bind the metrics (while still privileged: any port can
  * be given), settle the outputs (checked, -w opened: as root, as tcpdump
  * opens its -w file, each file's folder opened and its name fixed, and a
@@ -133,33 +96,36 @@ live_start(struct live *l)
                              .stream_interval_ns = (int64_t)l->interval_ms * 1000000,
                              .stream_updates = true,
                              .metrics_done = true};
-    const char *user = cfg->user ? cfg->user : "nobody";
-    bool drop;
-    uid_t uid = 0;
-    gid_t gid = 0;
+    struct ew_privs pv;
     int rc;
 
+    /* --web-config first: a bad one starts nothing; its certificate and
+     * key are read while still root, as the capture is opened */
+    if (cfg->web_config && ew_webcfg_load(cfg->web_config, &l->web, l->err, sizeof(l->err)) != 0) {
+        ew_err("ecnwatch: %s\n", l->err);
+        return 2;
+    }
     rc = ew_capture_open_live(cfg->iface, cfg->snaplen, cfg->buffer_kib, cfg->filter, &l->cap,
                               l->err, sizeof(l->err));
     if (rc != 0) {
-        fprintf(stderr, "ecnwatch: %s\n", l->err);
+        ew_err("ecnwatch: %s\n", l->err);
         return rc == EW_CAP_ERR_FILTER ? 2 : 3;
     }
     if (cfg->metrics_listen || cfg->metrics_file) {
         struct ew_exporter_cfg xc = {cfg->metrics_listen, cfg->metrics_file, cfg->iface,
-                                     l->interval_ms / 1000.0};
+                                     l->interval_ms / 1000.0, cfg->web_config ? &l->web : NULL};
 
         if (ew_exporter_open(&xc, &l->mx, l->err, sizeof(l->err)) != 0) {
-            fprintf(stderr, "ecnwatch: %s\n", l->err);
+            ew_err("ecnwatch: %s\n", l->err);
             return 3;
         }
     }
-    if (drop_target(cfg->user, &drop, &uid, &gid, l->err, sizeof(l->err)) != 0) {
-        fprintf(stderr, "ecnwatch: %s\n", l->err);
+    if (ew_privs_plan(cfg->user, &pv, l->err, sizeof(l->err)) != 0) {
+        ew_err("ecnwatch: %s\n", l->err);
         return 2;
     }
-    if (drop && ew_outfile_guard(user, l->err, sizeof(l->err)) != 0) {
-        fprintf(stderr, "ecnwatch: %s\n", l->err);
+    if (ew_privs_guard(&pv, l->err, sizeof(l->err)) != 0) {
+        ew_err("ecnwatch: %s\n", l->err);
         return 4;
     }
     /* the files checked now, not found unwritable when the capture stops
@@ -172,23 +138,15 @@ live_start(struct live *l)
         rc = ew_run_open(&l->run, l->cap, cfg->iface);
     if (rc != 0)
         return rc;
-    if (drop) {
-        ew_outfile_seal();
-        if (drop_privileges(user, uid, gid, l->err, sizeof(l->err)) != 0) {
-            fprintf(stderr, "ecnwatch: %s\n", l->err);
-            return 2;
-        }
-        /* a device or FIFO written at the end is written as user */
-        if (ew_outfile_dropped(l->err, sizeof(l->err)) != 0) {
-            fprintf(stderr, "ecnwatch: %s\n", l->err);
-            return 4;
-        }
+    if ((rc = ew_privs_drop(&pv, l->err, sizeof(l->err))) != 0) {
+        ew_err("ecnwatch: %s\n", l->err);
+        return rc;
     }
     l->link = ew_capture_link(l->cap);
     if (tty) {
         l->ui = ew_ui_start(l->err, sizeof(l->err));
         if (!l->ui) {
-            fprintf(stderr, "ecnwatch: %s\n", l->err);
+            ew_err("ecnwatch: %s\n", l->err);
             return 2;
         }
     }
@@ -251,7 +209,7 @@ live_turn(struct live *l)
         nmx = ew_exporter_pollfds(l->mx, pfd + nfd, EW_EXPORTER_MAX_FDS, &timeout);
     nfd += nmx;
     if (poll(pfd, (nfds_t)nfd, timeout) < 0 && errno != EINTR) {
-        fprintf(stderr, "ecnwatch: poll: %s\n", strerror(errno));
+        ew_err("ecnwatch: poll: %s\n", strerror(errno));
         l->status = 3;
         return false;
     }
@@ -263,7 +221,7 @@ live_turn(struct live *l)
             if (l->ui)
                 ew_ui_stop(l->ui);
             l->ui = NULL;
-            fprintf(stderr, "ecnwatch: %s: %s\n", l->cfg->iface, l->err);
+            ew_err("ecnwatch: %s: %s\n", l->cfg->iface, l->err);
             l->status = 3;
             l->capture_failed = true; /* the report covers what was read, cut short */
             return false;
@@ -319,7 +277,7 @@ live_finish(struct live *l, bool interrupted)
                 ew_exporter_tick(l->mx, &l->run.an, &ms, true, l->err, sizeof(l->err)) != 0;
         }
         if (l->mx_failed || ew_exporter_error(l->mx)) {
-            fprintf(stderr, "ecnwatch: %s\n", l->mx_failed ? l->err : ew_exporter_error(l->mx));
+            ew_err("ecnwatch: %s\n", l->mx_failed ? l->err : ew_exporter_error(l->mx));
             if (l->status == 0)
                 l->status = 4;
         }
@@ -347,10 +305,10 @@ live_finish(struct live *l, bool interrupted)
             l->status = ew_run_fail_on(&l->run);
     }
     if (!l->ui && !l->run.out.stream && l->run.have_an)
-        fprintf(stderr, "ecnwatch: %" PRIu64 " frames\n", l->run.an.tot.frames);
+        ew_err("ecnwatch: %" PRIu64 " frames\n", l->run.an.tot.frames);
     /* the summary's line of the capture's loss, however the capture was shown */
     if (src->loss_dropped || src->loss_ifdropped)
-        fprintf(stderr,
+        ew_err(
                 "ecnwatch: capture loss: of %" PRIu64 " packets the kernel received, %" PRIu64
                 " dropped by its buffer and %" PRIu64 " by the interface (raise -B)\n",
                 src->loss_received, src->loss_dropped, src->loss_ifdropped);
@@ -363,10 +321,12 @@ live_close(struct live *l)
         ew_ui_stop(l->ui);
     l->ui = NULL;
     ew_exporter_close(l->mx);
+    l->mx = NULL;
+    ew_webcfg_free(&l->web);
     ew_conclusions_free(&l->concl);
     ew_run_free(&l->run); /* a start that failed after -w was opened: nothing kept */
     ew_capture_close(l->cap);
-    ew_outfile_unguard(); /* root's helper ends, what it never named removed */
+    ew_privs_end(); /* root's helper ends, what it never named removed */
 }
 
 int
@@ -376,7 +336,7 @@ ew_live_run(const struct ew_run_cfg *cfg, volatile sig_atomic_t *stop)
     int rc;
 
     if (!l) {
-        fprintf(stderr, "ecnwatch: out of memory\n");
+        ew_err("ecnwatch: out of memory\n");
         return 2;
     }
     l->cfg = cfg;

@@ -13,6 +13,7 @@
 #include <openssl/hmac.h>
 #include <openssl/opensslv.h>
 
+#include "base/format.h"
 #include "base/dynlib.h"
 
 /* libcrypto, loaded when the first QUIC Initial packet is to be decrypted
@@ -45,7 +46,7 @@ cr_load(void)
     if (ew_dynlib_load(CRYPTO_SONAME, "decrypting QUIC Initial packets", names, &cr, sizeof(cr),
                        err, sizeof(err)) != 0) {
         /* once: the report then has no QUIC ECN counts read from inside */
-        fprintf(stderr, "ecnwatch: warning: %s\n", err);
+        ew_err("ecnwatch: warning: %s\n", err);
         return;
     }
     cr_loaded = true;
