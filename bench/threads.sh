@@ -21,7 +21,8 @@
 # A's ecnwatch. Run it alone: flock /tmp/ecnwatch-bench.lock bash bench/threads.sh
 #
 # Environment: BENCH_RUNS [5], BENCH_PACKETS [2700000], BENCH_FLOWS [4096],
-# BENCH_FIELD [../shared/field], BENCH_BASE_BUILD [].
+# BENCH_FIELD [../shared/field], BENCH_BASE_BUILD [], BENCH_BUILD [build]: the
+# build folder of this tree's binaries (made there).
 set -eu
 export LC_ALL=C TZ=UTC
 cd "$(dirname "$0")/.."
@@ -44,8 +45,9 @@ trap cleanup EXIT
 [ -x /usr/bin/time ] || { echo "threads: GNU time (/usr/bin/time) is needed" >&2; exit 2; }
 [ "$(nproc)" -ge 2 ] || { echo "threads: two processors are needed" >&2; exit 2; }
 
-make -s build/ecnwatch build/benchgen build/floor >/dev/null
-B=build/ecnwatch
+BUILD=${BENCH_BUILD:-build}
+make -s BUILD="$BUILD" "$BUILD/ecnwatch" "$BUILD/benchgen" "$BUILD/floor" >/dev/null
+B=$BUILD/ecnwatch
 if [ -n "${BENCH_BASE_BUILD:-}" ]; then
     A=$BENCH_BASE_BUILD/ecnwatch
     arev="$BENCH_BASE_BUILD"
@@ -60,7 +62,7 @@ echo "   $(date -u '+%F %T') UTC; $(nproc) processors; uptime:$(uptime | sed 's/
 
 # the inputs
 inputs=()
-build/benchgen "$tmp/gen.pcap" --packets "$PACKETS" --flows "$FLOWS" 2>/dev/null
+"$BUILD/benchgen" "$tmp/gen.pcap" --packets "$PACKETS" --flows "$FLOWS" 2>/dev/null
 inputs+=("$tmp/gen.pcap")
 biggest=""
 if field_capture "$FIELD" "$tmp" "$tmp/field.pcap"; then
@@ -102,7 +104,7 @@ table() {
             one B-default "$B" -r "$f" -q
             one A-pinned taskset -c 0 "$A" -r "$f" -q
             one B-pinned taskset -c 0 "$B" -r "$f" -q
-            case $f in *.pcap) one floor taskset -c 0 build/floor "$f" ;; esac
+            case $f in *.pcap) one floor taskset -c 0 "$BUILD/floor" "$f" ;; esac
         done
         echo
         echo "-- $cond: $k ($RUNS runs each, taking turns; median)"
@@ -140,7 +142,7 @@ hog=""
 # start-up: the instructions and the wall time of a report of a tiny capture
 tiny=captures/no-ecn-client.pcap
 echo
-echo "-- start-up: ecnwatch -r $tiny (a report of $(build/floor "$tiny") frames)"
+echo "-- start-up: ecnwatch -r $tiny (a report of $("$BUILD/floor" "$tiny") frames)"
 if command -v valgrind >/dev/null; then
     for w in A B; do
         bin=$A
