@@ -72,23 +72,33 @@ struct read_ctx {
 
 /* How a capture is read when a thread of its own may pay for it: with the
  * reader thread or in this one, whichever has read faster lately. Every
- * PACE_NS the frames read per second are taken; after a few such periods in
- * one way, the other is tried for one period, and kept if it read faster:
- * two threads lose to one where they share a processor, or where another
- * process keeps the other one busy, and win where a processor is free (or
- * where many processes share the machine, as each thread gets its share).
- * The way that won again is tried less often, up to every PACE_STAY_MAX
- * periods. A change takes the capture back from the reader thread
- * (ew_reader_pause()) or gives it to a new one: the same frames, in the same
- * order. */
+ * PACE_NS the frames read per second are taken, after the first
+ * PACE_SETTLE_NS of a stretch (a thread just started waits for its share of
+ * the processors where many processes run); after a few such periods in one
+ * way, the other is tried for one period, and kept if it read faster than
+ * the way's recent periods: two threads lose to one where they share a
+ * processor, or where another process keeps the other one busy, and win
+ * where a processor is free (or where many processes share the machine, as
+ * each thread gets its share). Two threads must read PACE_MARGIN faster to
+ * be chosen, so that where the periods cannot tell the two apart the
+ * capture is read as with one processor. The way that won again is tried
+ * less often, up to every PACE_STAY_MAX periods. A change takes the capture
+ * back from the reader thread (ew_reader_pause()) or gives it to a new one:
+ * the same frames, in the same order. ECNWATCH_READ_THREADS=1 or 2 keeps
+ * one way to the end. */
 #define PACE_NS 20000000        /* 20 ms */
+#define PACE_SETTLE_NS 10000000 /* 10 ms */
 #define PACE_CHECK 1024         /* frames between looks at the clock */
 #define PACE_STAY_MIN 4
 #define PACE_STAY_MAX 64
+#define PACE_FIRST 2            /* periods judged before the first try */
+#define PACE_MARGIN 1.05
 
 struct pace {
     bool threaded;      /* with the reader thread now */
     bool trying;        /* this stretch tries the other way for a period */
+    bool settling;      /* in the first PACE_SETTLE_NS of a stretch */
+    unsigned periods;   /* judged in this stretch */
     uint64_t every;     /* ECNWATCH_READ_SWITCH: change every this many frames (0: by the clock) */
     int64_t t0;         /* when the period began */
     uint64_t n0;        /* the stretch's frames then */
@@ -103,6 +113,17 @@ pace_begin(struct pace *p)
 {
     p->t0 = ew_mono_ns();
     p->n0 = 0;
+    p->settling = true;
+}
+
+/* Whether reading with two threads (threaded) at `rate` beats the other
+ * way at `other`: two threads must read PACE_MARGIN faster than one to be
+ * worth them, so that where the two are alike, or the periods too noisy to
+ * tell them apart, the capture is read as with one processor */
+static bool
+pace_wins(bool threaded, double rate, double other)
+{
+    return threaded ? rate > other * PACE_MARGIN : rate * PACE_MARGIN >= other;
 }
 
 /* After n frames of this stretch: whether to change how the capture is read. */
@@ -115,15 +136,22 @@ pace_change(struct pace *p, uint64_t n)
     if (p->every)
         return n >= p->every;
     t = ew_mono_ns();
-    if (t - p->t0 < PACE_NS)
+    if (t - p->t0 < (p->settling ? PACE_SETTLE_NS : PACE_NS))
         return false;
     rate = (double)(n - p->n0) / (double)(t - p->t0);
     p->t0 = t;
     p->n0 = n;
-    p->rate[p->threaded] = rate;
+    if (p->settling) { /* not judged: a new thread waits for its share of the processors */
+        p->settling = false;
+        p->periods = 0;
+        return false;
+    }
+    /* the way's rate: of this period, and the ones before in the stretch, halved
+     * at each period, so that one slow period does not decide alone */
+    p->rate[p->threaded] = p->periods++ ? (rate + p->rate[p->threaded]) / 2 : rate;
     if (p->trying) {
         p->trying = false;
-        if (rate > p->rate[!p->threaded]) { /* the way tried wins: kept */
+        if (pace_wins(p->threaded, rate, p->rate[!p->threaded])) { /* the way tried: kept */
             p->stay = PACE_STAY_MIN;
             p->left = p->stay;
             return false;
@@ -327,6 +355,16 @@ reader_thread_worth(const struct ew_input *in)
            ew_spare_processor();
 }
 
+/* ECNWATCH_READ_THREADS: 1 or 2 threads, whatever reads faster; 0 when
+ * not set (the benchmarks set it to compare the two) */
+static int
+read_threads_forced(void)
+{
+    const char *v = getenv("ECNWATCH_READ_THREADS");
+
+    return v && (!strcmp(v, "1") || !strcmp(v, "2")) ? *v - '0' : 0;
+}
+
 /* Read one capture to its end, -c, or a signal. 0, or an exit status. */
 static int
 read_capture(struct read_ctx *rc, const char *path)
@@ -337,6 +375,7 @@ read_capture(struct read_ctx *rc, const char *path)
     struct read_end re;
     const char *name = strcmp(path, "-") == 0 ? "-" : path;
     bool worth = reader_thread_worth(rc->in);
+    int read_threads = read_threads_forced();
     int e = ew_capture_open_input(path, rc->in, rc->cfg->filter, &cap, err, sizeof(err));
 
     ew_input_close(rc->in);
@@ -359,14 +398,18 @@ read_capture(struct read_ctx *rc, const char *path)
         ew_capture_close(cap);
         return e;
     }
+    if (worth && read_threads == 1)
+        worth = false;
     if (worth) {
-        struct pace p = {.threaded = true, .left = 1, .stay = PACE_STAY_MIN};
+        struct pace p = {.threaded = true, .left = PACE_FIRST, .stay = PACE_STAY_MIN};
         const char *sw = getenv("ECNWATCH_READ_SWITCH");
         uint64_t count = rc->cfg->count;
         bool more = true;
 
         if (sw && *sw)
             p.every = strtoull(sw, NULL, 10);
+        else if (read_threads == 2)
+            p.every = UINT64_MAX; /* two threads to the end */
         pace_begin(&p);
         while (more && !(count && re.frames >= count)) {
             if (p.threaded &&
