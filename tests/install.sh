@@ -159,8 +159,9 @@ version() {
 check "installed ecnwatch -V prints its version" version
 
 # a report run loads only what every run uses: ncurses (the live view),
-# libmicrohttpd (--metrics-listen) and libcrypto (QUIC decryption) are loaded
-# when needed (src/base/dynlib.h), by sonames that load on this machine
+# libmicrohttpd (--metrics-listen), libcrypto (QUIC decryption,
+# --web-config), libyaml and libcrypt (--web-config) are loaded when needed
+# (src/base/dynlib.h), by sonames that load on this machine
 lazy_libs() {
     local needed so
     needed=$(readelf -d "$IEW" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
@@ -168,24 +169,24 @@ lazy_libs() {
         why="readelf -d found no NEEDED library in $IEW"
         return 1
     fi
-    if [[ $needed =~ (libncurses|libtinfo|libmicrohttpd|libcrypto|libgnutls) ]]; then
+    if [[ $needed =~ (libncurses|libtinfo|libmicrohttpd|libcrypto|libgnutls|libyaml|libcrypt\.) ]]; then
         why="installed ecnwatch is linked against ${BASH_REMATCH[1]}: $needed"
         return 1
     fi
-    for so in $(grep -aoE 'lib(ncursesw|microhttpd|crypto)\.so\.[0-9.]*[0-9]' "$IEW" | sort -u); do
+    for so in $(grep -aoE 'lib(ncursesw|microhttpd|crypto|yaml-0|crypt)\.so\.[0-9.]*[0-9]' "$IEW" | sort -u); do
         if ! python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1])' "$so" 2>"$tmp/so.err"; then
             why="$so, which installed ecnwatch loads when needed, does not load: $(head -c 200 "$tmp/so.err")"
             return 1
         fi
         so_seen="$so_seen $so"
     done
-    if [ "$(echo $so_seen | wc -w)" != 3 ]; then
-        why="the sonames of ncursesw, libmicrohttpd and libcrypto, not all in $IEW: ${so_seen:-none}"
+    if [ "$(echo $so_seen | wc -w)" != 5 ]; then
+        why="the sonames of ncursesw, libmicrohttpd, libcrypto, libyaml and libcrypt, not all in $IEW: ${so_seen:-none}"
         return 1
     fi
 }
 so_seen=""
-check "installed ecnwatch starts without ncurses, libmicrohttpd, libcrypto, and can load them" lazy_libs
+check "installed ecnwatch starts without ncurses, libmicrohttpd, libcrypto, libyaml, libcrypt, and can load them" lazy_libs
 check "installed ecnwatch --help lists all $nall options of src/cli/cli.c" installed
 
 # the installed schema parses, and the installed binary's report validates against it

@@ -6,8 +6,8 @@
 # TSAN-BUILD (its ecnwatch and run_tests), and runs it on a capture of some
 # 3,000 flows and 20,000 frames (the reader's ring goes round), in the modes
 # that take both threads, with -c, a report that cannot be written, and SIGINT
-# mid-read, and switching between one thread and two every few frames
-# (ECNWATCH_READ_SWITCH). Each run must end with the expected status, no ThreadSanitizer
+# mid-read, switching between one thread and two every few frames
+# (ECNWATCH_READ_SWITCH), and one way to the end (ECNWATCH_READ_THREADS). Each run must end with the expected status, no ThreadSanitizer
 # report, and (where it completes) the same bytes as the plain build in BUILD.
 # Also the reader's unit suite, beside a TSan ecnwatch that runs.
 # Ends with "threads: N passed, N failed".
@@ -136,15 +136,21 @@ run "--max-flows 100 --json" 0 json -r "$tmp/many.pcap" --max-flows 100 --json
 # flows beyond the hot set packed: the report's two threads unpack them at once
 run "--hot-flows 100 --json" 0 json -r "$tmp/many.pcap" --hot-flows 100 --json
 # the capture taken back from the reader thread and given to it again every
-# N frames (ECNWATCH_READ_SWITCH): the same bytes as read with no change
-for n in 1 999 4096; do
-    ECNWATCH_READ_SWITCH=$n run "--json, one thread and two in turn every $n frames" 0 json \
-        -r "$tmp/many.pcap" --json
-    begin "switching every $n frames: the report"
+# N frames (ECNWATCH_READ_SWITCH), or read one way to the end
+# (ECNWATCH_READ_THREADS): the same bytes as the plain build's unswitched run
+for way in SWITCH=1 SWITCH=999 SWITCH=4096 THREADS=1 THREADS=2; do
+    case $way in
+    SWITCH=*) what="one thread and two in turn every ${way#*=} frames" ;;
+    *) what="${way#*=} thread(s) to the end" ;;
+    esac
+    export "ECNWATCH_READ_$way"
+    run "--json, $what" 0 json -r "$tmp/many.pcap" --json
+    unset "ECNWATCH_READ_${way%%=*}"
+    begin "$what: the report"
     if cmp -s "$tmp/t.out" "$tmp/plain.json"; then
-        ok "switching every $n frames: the report equals the plain build's unswitched --json"
+        ok "$what: the report equals the plain build's unswitched --json"
     else
-        bad "switching every $n frames: the report differs from the plain build's unswitched --json"
+        bad "$what: the report differs from the plain build's unswitched --json"
     fi
 done
 ECNWATCH_READ_SWITCH=999 run "-c 5000 --json, switching every 999 frames" 0 json \
