@@ -22,7 +22,8 @@
 #
 # Environment: BENCH_RUNS [5], BENCH_PACKETS [2700000], BENCH_FLOWS [4096],
 # BENCH_FIELD [../shared/field], BENCH_BASE_BUILD [], BENCH_BUILD [build]: the
-# build folder of this tree's binaries (made there).
+# build folder of this tree's binaries (made there), BENCH_TABLES [1]: 0 for
+# the start-up only.
 set -eu
 export LC_ALL=C TZ=UTC
 cd "$(dirname "$0")/.."
@@ -129,25 +130,32 @@ table() {
     done
 }
 
-table "idle (nothing started by this script)"
+if [ "${BENCH_TABLES:-1}" = 1 ]; then
+    table "idle (nothing started by this script)"
 
-timeout 3600 taskset -c 1 sh -c 'while :; do :; done' &
-hog=$!
-sleep 1
-table "busy: a CPU-bound loop at normal priority on processor 1"
-kill "$hog" 2>/dev/null
-wait "$hog" 2>/dev/null || true
-hog=""
+    timeout 3600 taskset -c 1 sh -c 'while :; do :; done' &
+    hog=$!
+    sleep 1
+    table "busy: a CPU-bound loop at normal priority on processor 1"
+    kill "$hog" 2>/dev/null
+    wait "$hog" 2>/dev/null || true
+    hog=""
+fi
 
-# start-up: the instructions and the wall time of a report of a tiny capture
+# start-up: the instructions and the wall time of a report of a tiny capture;
+# -Z root: run as root, ecnwatch would otherwise become nobody, who cannot
+# write callgrind's output, and start a helper that keeps root (ecnwatch(1),
+# Files and other users), which a user's run does not
 tiny=captures/no-ecn-client.pcap
+zroot=()
+[ "$(id -u)" = 0 ] && zroot=(-Z root)
 echo
 echo "-- start-up: ecnwatch -r $tiny (a report of $("$BUILD/floor" "$tiny") frames)"
 if command -v valgrind >/dev/null; then
     for w in A B; do
         bin=$A
         [ $w = B ] && bin=$B
-        valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$bin" -r "$tiny" >/dev/null 2>&1
+        valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$bin" -r "$tiny" "${zroot[@]}" >/dev/null 2>&1
         echo "$w $(awk '/^summary:/ { print $2 }' "$tmp/cg.out")"
     done >"$tmp/instr"
     awk '{ v[$1] = $2 } END { printf "   instructions (callgrind)  A %10d  B %10d  B/A %5.2f\n", v["A"], v["B"], v["B"] / v["A"] }' "$tmp/instr"
@@ -158,7 +166,7 @@ for ((i = 0; i < RUNS; i++)); do
         bin=$A
         [ $w = B ] && bin=$B
         t0=$(date +%s%N)
-        for ((j = 0; j < 100; j++)); do "$bin" -r "$tiny" >/dev/null 2>&1; done
+        for ((j = 0; j < 100; j++)); do "$bin" -r "$tiny" "${zroot[@]}" >/dev/null 2>&1; done
         t1=$(date +%s%N)
         echo $(((t1 - t0) / 100000)) >>"$tmp/$w.wall"
     done
