@@ -40,14 +40,21 @@ ew_mirror_free(struct ew_mirror *m)
     m->cap = 0;
 }
 
+/* picks by a time of theirs (tx, ty), then key */
+static int
+by_time(const struct ew_mirror_pick *x, const struct ew_mirror_pick *y, int64_t tx, int64_t ty)
+{
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
+    return memcmp(&x->key, &y->key, sizeof(x->key));
+}
+
 static int
 by_first(const void *a, const void *b)
 {
     const struct ew_mirror_pick *x = a, *y = b;
 
-    if (x->first_ns != y->first_ns)
-        return x->first_ns < y->first_ns ? -1 : 1;
-    return memcmp(&x->key, &y->key, sizeof(x->key));
+    return by_time(x, y, x->first_ns, y->first_ns);
 }
 
 static int
@@ -55,9 +62,7 @@ by_last(const void *a, const void *b)
 {
     const struct ew_mirror_pick *x = a, *y = b;
 
-    if (x->last_ns != y->last_ns)
-        return x->last_ns < y->last_ns ? -1 : 1;
-    return memcmp(&x->key, &y->key, sizeof(x->key));
+    return by_time(x, y, x->last_ns, y->last_ns);
 }
 
 static int
