@@ -75,6 +75,7 @@ struct live {
     char err[EW_ERRBUF_SIZE];
     /* the status line's rate and drops, taken at each refresh */
     int64_t next_refresh, last_rate_ns;
+    int stage; /* the refresh's next step (live_refresh); 0: none under way */
     uint64_t last_frames, recv, drops;
     double rate;
     bool drops_known;
@@ -412,38 +413,52 @@ live_start(struct live *l)
     return l->nw ? workers_start(l) : 0;
 }
 
-/* Each interval: the rate and drops of the status line, a metrics tick, an
- * NDJSON interval, a sample for the view. False when an output failed. */
+/* Each interval: the rate and drops of the status line and a metrics tick;
+ * an NDJSON interval; a sample for the view (and its drawing). Without
+ * workers these are three steps, one a turn, the frames that came meanwhile
+ * read between them, so that the kernel's buffer waits for one step at a
+ * time, not for all three. False when an output failed. */
 static bool
 live_refresh(struct live *l, int64_t now, bool *draw)
 {
     double dt = (double)(now - l->last_rate_ns) / 1e9;
 
-    if (l->nw && !live_sync(l, false)) {
-        snprintf(l->err, sizeof(l->err), "out of memory for the workers' flows");
-        l->mx_failed = true;
-        return false;
-    }
-    l->rate = dt > 0 ? (double)(l->run.an.tot.frames - l->last_frames) / dt : 0;
-    l->last_frames = l->run.an.tot.frames;
-    l->last_rate_ns = now;
-    if (!l->nw)
-        l->drops_known = ew_capture_stats(l->cap, &l->recv, &l->drops) == 0;
-    if (l->mx) {
-        struct ew_metrics_src ms = {l->cfg->iface, l->drops_known, l->recv, l->drops};
-
-        if (ew_exporter_tick(l->mx, &l->run.an, &ms, false, l->err, sizeof(l->err)) != 0) {
+    if (l->stage == 0) {
+        if (l->nw && !live_sync(l, false)) {
+            snprintf(l->err, sizeof(l->err), "out of memory for the workers' flows");
             l->mx_failed = true;
             return false;
         }
+        l->rate = dt > 0 ? (double)(l->run.an.tot.frames - l->last_frames) / dt : 0;
+        l->last_frames = l->run.an.tot.frames;
+        l->last_rate_ns = now;
+        if (!l->nw)
+            l->drops_known = ew_capture_stats(l->cap, &l->recv, &l->drops) == 0;
+        if (l->mx) {
+            struct ew_metrics_src ms = {l->cfg->iface, l->drops_known, l->recv, l->drops};
+
+            if (ew_exporter_tick(l->mx, &l->run.an, &ms, false, l->err, sizeof(l->err)) != 0) {
+                l->mx_failed = true;
+                return false;
+            }
+        }
+        l->next_refresh = now + (int64_t)l->interval_ms * 1000000;
+        l->stage = 1;
+        if (!l->nw)
+            return true;
     }
-    if (ew_run_tick(&l->run, wall_ns()) != 0)
-        return false; /* the output's close or finish says why */
+    if (l->stage == 1) {
+        if (ew_run_tick(&l->run, wall_ns()) != 0)
+            return false; /* the output's close or finish says why */
+        l->stage = 2;
+        if (!l->nw)
+            return true;
+    }
     if (l->ui) {
         ew_ui_sample(l->ui, &l->run.an);
         *draw = !ew_ui_paused(l->ui);
     }
-    l->next_refresh = now + (int64_t)l->interval_ms * 1000000;
+    l->stage = 0;
     return true;
 }
 
@@ -471,6 +486,8 @@ live_turn(struct live *l)
         timeout = 0;
     if (timeout > 100)
         timeout = 100; /* also wakes a capture descriptor that does not signal */
+    if (l->stage)
+        timeout = 0; /* the refresh's next step is due */
     first_mx = nfd; /* the metrics server's connections, when --metrics */
     if (l->mx)
         nmx = ew_exporter_pollfds(l->mx, pfd + nfd, EW_EXPORTER_MAX_FDS, &timeout);
@@ -517,7 +534,7 @@ live_turn(struct live *l)
             ew_ui_clear(l->ui, &l->run.an);
     }
     now = mono_ns();
-    if (now >= l->next_refresh && !live_refresh(l, now, &draw)) {
+    if ((l->stage || now >= l->next_refresh) && !live_refresh(l, now, &draw)) {
         l->status = 4;
         return false;
     }
