@@ -6,7 +6,7 @@
  *                        [--frames N] [--batch N]
  *
  * FILE: classic pcap files (Ethernet, either byte order), already
- * decompressed. Their IPv4 and IPv6 TCP frames, both directions, in file
+ * decompressed; others are skipped with a message. Their IPv4 and IPv6 TCP frames, both directions, in file
  * order (at most --frames of them, 200,000 by default) are the templates.
  * Each of the N flows (--flows, 1024 by default) sends the templates in
  * turn, its copy told apart by both addresses: bytes 1 and 2 of each IPv4
@@ -284,9 +284,12 @@ main(int argc, char **argv)
     msgs = calloc((size_t)batch, sizeof(*msgs));
     if (!tm || !slots || !msgs)
         return 2;
-    for (a = 0; a < nfiles && n < frames; a++)
-        if ((n = load(files[a], tm, n, frames)) < 0)
-            return 3;
+    for (a = 0; a < nfiles && n < frames; a++) {
+        long got = load(files[a], tm, n, frames);
+
+        if (got >= 0) /* else skipped, its message printed */
+            n = got;
+    }
     if (n == 0) {
         fprintf(stderr, "blast: no TCP frames in the files\n");
         return 3;
