@@ -335,7 +335,7 @@ finish_open(struct ew_capture *cap, const char *name, const char *filter, char *
     }
     if (!cap->link_name)
         cap->link_name = "unknown";
-    if (filter && filter[0]) {
+    if (filter && (filter[0] || cap->live)) {
         struct bpf_program prog;
 
         if (pcap_compile(cap->p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
@@ -435,7 +435,12 @@ ew_capture_open_live(const char *iface, int snaplen, int buffer_kib, const char 
         return EW_CAP_ERR_INPUT;
     }
     cap->live = true;
-    rc = finish_open(cap, iface, filter, errbuf, errlen);
+    /* no filter: the empty one, which takes every frame and cuts it to the
+     * snapshot length in the kernel (its program returns the length), so
+     * that the ring holds the frames cut; without a program the kernel
+     * copies each frame whole into a TPACKET_V3 ring, whose blocks are then
+     * full after a fraction of the frames */
+    rc = finish_open(cap, iface, filter && filter[0] ? filter : "", errbuf, errlen);
     if (rc == 0 && pcap_setnonblock(cap->p, 1, pcerr) != 0) {
         snprintf(errbuf, errlen, "%s: %s", iface, pcerr);
         rc = EW_CAP_ERR_INPUT;
