@@ -6,7 +6,8 @@
 # and nothing the outputs get, the help's legend, UTF-8 and its ASCII
 # fallback, a detail pane that says it goes on and scrolls, flows that have
 # ended marked idle and dim, a selection that follows its flow), the -o
-# report, the NDJSON stream, privilege dropping and the capture errors.
+# report, the NDJSON stream, --workers (each flow whole on one thread),
+# privilege dropping and the capture errors.
 # Prints "live: N passed, N failed" (or why it was skipped) and exits non-zero
 # on a failure. Every process it starts is bounded in time and ended on exit;
 # every wait for the screen gives up as soon as the view has exited.
