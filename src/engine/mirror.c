@@ -133,7 +133,8 @@ renumber(struct ew_mirror *m)
     while ((f = ew_flow_iter_next(&it)) != NULL)
         m->pick[n++] = (struct ew_mirror_pick){f->key, f->first_ns, f->last_ns, it.ref, 0};
     ew_flow_iter_end(&it);
-    qsort(m->pick, n, sizeof(*m->pick), by_first);
+    if (n > 0)
+        qsort(m->pick, n, sizeof(*m->pick), by_first);
     for (i = 0; i < n; i++)
         ew_flowtab_set_id(t, m->pick[i].ref, (uint64_t)(i + 1));
     return 0;
@@ -183,8 +184,10 @@ ew_mirror_sync(struct ew_mirror *m, bool final)
 
     if (n < 0)
         return -1;
-    /* new flows in the order of their first packet, then key */
-    qsort(m->pick, (size_t)n, sizeof(*m->pick), by_first);
+    /* new flows in the order of their first packet, then key (none yet:
+     * no scratch to sort) */
+    if (n > 0)
+        qsort(m->pick, (size_t)n, sizeof(*m->pick), by_first);
     for (i = 0; i < n; i++) {
         const struct ew_mirror_pick *p = &m->pick[i];
         const struct ew_analyzer *w = m->w[p->w];
@@ -201,7 +204,8 @@ ew_mirror_sync(struct ew_mirror *m, bool final)
             f->quic = from->quic;
     }
     /* then marked active in the order of their last packet */
-    qsort(m->pick, (size_t)n, sizeof(*m->pick), by_last);
+    if (n > 0)
+        qsort(m->pick, (size_t)n, sizeof(*m->pick), by_last);
     for (i = 0; i < n; i++) {
         struct ew_flow *f = ew_flowtab_get(t, &m->pick[i].key, m->pick[i].last_ns, &created);
 
