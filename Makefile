@@ -40,9 +40,9 @@ SANFLAGS =
 OPT ?= -O2
 endif
 
-PKGS = libpcap ncursesw libmicrohttpd libcrypto zlib liblzma
+PKGS = libpcap ncursesw libmicrohttpd libcrypto zlib liblzma yaml-0.1 libxcrypt
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(shell pkg-config --cflags jansson 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -lncursesw -lmicrohttpd -lcrypto -lz -llzma)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lpcap -lncursesw -lmicrohttpd -lcrypto -lz -llzma -lyaml -lcrypt)
 # the bottleneck comparison's correlation takes a square root
 PKG_LIBS += -lm
 CUNIT_LIBS := $(shell pkg-config --libs cunit 2>/dev/null || echo -lcunit)
@@ -77,7 +77,8 @@ TOOLS = $(BUILD)/run_tests $(BUILD)/ecngen $(BUILD)/sweep $(BUILD)/tcpgen $(BUIL
 # sizes the packed state of TCP flows (bench/README.md)
 TOOLS += $(BUILD)/statesize
 # the fuzz harnesses without libFuzzer: replay saved inputs (tests/fuzz/README.md)
-TOOLS += $(BUILD)/replay_dissect $(BUILD)/replay_pipeline $(BUILD)/replay_quic $(BUILD)/mkseeds
+TOOLS += $(BUILD)/replay_dissect $(BUILD)/replay_pipeline $(BUILD)/replay_quic $(BUILD)/mkseeds \
+         $(BUILD)/replay_pipeline_mem $(BUILD)/replay_pcapng $(BUILD)/replay_unzip
 
 .PHONY: all tools test test-build check golden deps clean install uninstall fuzz fuzz-smoke fuzz-build bench
 
@@ -135,7 +136,7 @@ FUZZ_CC ?= clang
 FUZZ_BUILD = build/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 20
-FUZZ_NAMES = fuzz_dissect fuzz_pipeline fuzz_quic
+FUZZ_NAMES = fuzz_dissect fuzz_pipeline fuzz_quic fuzz_pipeline_mem fuzz_pcapng fuzz_unzip
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = -g -O1 -std=c11 $(filter-out -Werror,$(WARN)) $(FUZZ_SAN) $(PKG_CFLAGS) -MMD -MP
 FUZZ_LIB_OBJ = $(DISSECT_SRC:%.c=$(FUZZ_BUILD)/%.o) $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o)
@@ -165,6 +166,9 @@ $(FUZZ_BUILD)/seeds.stamp: $(BUILD)/mkseeds $(BUILD)/ecngen $(wildcard captures/
 	done; done
 	@$(BUILD)/mkseeds $(FUZZ_BUILD)/seeds-fuzz_dissect $(FUZZ_BUILD)/seeds-fuzz_pipeline \
 	    captures/*.pcap $(FUZZ_BUILD)/gen/*.pcap
+	@cp $(FUZZ_BUILD)/seeds-fuzz_pipeline/* $(FUZZ_BUILD)/seeds-fuzz_pipeline_mem/
+	@$(BUILD)/mkseeds --readers $(FUZZ_BUILD)/seeds-fuzz_pcapng $(FUZZ_BUILD)/seeds-fuzz_unzip \
+	    $(FUZZ_RELINK:%=captures/%.pcap) $(FUZZ_BUILD)/gen/*-sll.pcap $(FUZZ_BUILD)/gen/*-raw.pcap
 	@touch $@
 
 # keep the objects that only pattern rules build

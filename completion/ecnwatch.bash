@@ -3,7 +3,7 @@
 # Options and the kind of value each takes are read from `ecnwatch --help`
 # (once per shell and binary), so that the completion follows the binary it
 # completes for; the list below is used when that binary cannot be run.
-# Values: files after -r, -o, -w, -F, --csv and --metrics-file, folders after --plot,
+# Values: files after -r, -o, -w, -F, --csv, --metrics-file and --web-config, folders after --plot,
 # interface names after -i (from /sys/class/net), user names after -Z, and
 # misuse kinds after --fail-on (comma-separated).
 
@@ -39,6 +39,7 @@ _ecnwatch_fallback_help='
   --fail-on KINDS
   --metrics ADDR:PORT
   --metrics-file PATH
+  --web-config FILE
   -h, --help
   -V, --version
 '

@@ -557,6 +557,7 @@ not_utf8_name() {
     f=$(printf '%s/caf\xe9.pcap' "$tmp")
     cp "$CAP" "$f"
     run_ew 0 "$tmp/nu.json" "$tmp/nu.err" "$EW" -r "$f" --json || return 1
+    json_ok "$tmp/nu.json" || return 1
     jq -e --arg want "$tmp/caf"$'\xef\xbf\xbd'".pcap" '.source.name == $want' "$tmp/nu.json" >/dev/null ||
         { why="source.name $(jq -c .source.name "$tmp/nu.json")"; return 1; }
     bounded 60 python3 tests/schema_validate.py man/ecnwatch-report.schema.json "$tmp/nu.json" >"$tmp/nu.val" 2>&1 ||

@@ -76,6 +76,16 @@ ran() {
     return 1
 }
 
+# read_all NAME PROM: the run's metrics file counts every frame (the
+# reading was done, not skipped)
+read_all() {
+    local v
+    v=$(awk '$1 == "ecnwatch_frames_total" { print $2 }' "$2" 2>/dev/null)
+    [ "${v%%.*}" = "$N" ] && return 0
+    why="$1: ecnwatch_frames_total is '${v}', want $N"
+    return 1
+}
+
 # seconds since START (an $EPOCHREALTIME)
 since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }'; }
 
@@ -105,9 +115,9 @@ fi
 # what does not depend on flows: the same capture into 16 flows
 name="reading $N SYNs into 16 flows (what does not depend on flows)"
 begin "$name"
-rss_run -r "$tmp/flood.pcap" --max-flows 16 -q
+rss_run -r "$tmp/flood.pcap" --max-flows 16 -q --metrics-file "$tmp/m16.prom"
 base=
-if ran "$name"; then
+if ran "$name" && read_all "$name" "$tmp/m16.prom"; then
     within "$name" "$rss" $((16 * 1024))
     base=$rss
 else
@@ -118,8 +128,8 @@ base=${base:-$((16 * 1024))}
 # reading alone
 name="reading $N SYNs into $M flows"
 begin "$name"
-rss_run -r "$tmp/flood.pcap" --max-flows $M -q
-if ran "$name"; then
+rss_run -r "$tmp/flood.pcap" --max-flows $M -q --metrics-file "$tmp/m.prom"
+if ran "$name" && read_all "$name" "$tmp/m.prom"; then
     within "$name" "$rss" $((base + M * 3))
 else
     bad "$why"

@@ -232,8 +232,7 @@ for i in range(10000):
     out.write(block(6, struct.pack("<IIIII", 0, ts >> 32, ts & 0xffffffff, len(f), len(f)) + f))
 PY
     EW_CMD_TIMEOUT=20 run_ew 0 "$tmp/sections.json" "$tmp/sections.err" "$EW" -r "$f" --json "$flt" || return 1
-    jq -e '.totals.frames == 5000 and .source.truncated == false' "$tmp/sections.json" >/dev/null ||
-        { why="$(jq -c '{frames: .totals.frames, truncated: .source.truncated}' "$tmp/sections.json")"; return 1; }
+    jq_true "$tmp/sections.json" '.totals.frames == 5000 and .source.truncated == false'
 }
 check "10,000 pcapng sections with a long filter: compiled once per link type, applied in each" many_sections
 # more interfaces than any capture has: invalid (exit 3, named), not a file
@@ -262,6 +261,7 @@ compressed_links() {
     local z
     bounded 30 "$GEN" hostile pcapng-two-links "$tmp/links.pcapng" 2>/dev/null || { why="ecngen"; return 1; }
     run_ew 0 "$tmp/links.json" "$tmp/links.err" "$EW" -r "$tmp/links.pcapng" --json || return 1
+    jq_true "$tmp/links.json" '.totals.frames > 0' || return 1
     for z in gzip xz; do
         $z -kf "$tmp/links.pcapng" || { why="$z"; return 1; }
     done
@@ -272,5 +272,26 @@ compressed_links() {
     done
 }
 check "pcapng of three link types, gzip and xz: read as the plain file is" compressed_links
+# a compressed pcapng whose decompression fails (gzip's check value broken,
+# xz cut short) ends as a compressed pcap file does: a warning that names
+# the decompression's failure, not a pcapng block cut short
+compressed_ng_broken() {
+    python3 - "$tmp/links.pcapng.gz" "$tmp/crc.pcapng.gz" "$tmp/links.pcapng.xz" "$tmp/cut.pcapng.xz" <<'PY' || { why="python3"; return 1; }
+import sys
+g = bytearray(open(sys.argv[1], 'rb').read()); g[-8] ^= 0xff
+open(sys.argv[2], 'wb').write(g)
+x = open(sys.argv[3], 'rb').read()
+open(sys.argv[4], 'wb').write(x[:len(x) // 2])
+PY
+    run_ew 0 "$tmp/crc.json" "$tmp/crc.err" "$EW" -r "$tmp/crc.pcapng.gz" --json || return 1
+    grep -q "warning: .*crc.pcapng.gz: .*(gzip: corrupt data (incorrect data check))" "$tmp/crc.err" &&
+        jq_true "$tmp/crc.json" '.source.truncated == true and .totals.frames == 3' ||
+        { why="$(head -c 300 "$tmp/crc.err")"; return 1; }
+    run_ew 0 "$tmp/cut.json" "$tmp/cut.err" "$EW" -r "$tmp/cut.pcapng.xz" --json || return 1
+    grep -q "warning: .*cut.pcapng.xz: .*(xz: the compressed stream ends early" "$tmp/cut.err" &&
+        jq_true "$tmp/cut.json" '.source.truncated == true' ||
+        { why="$(head -c 300 "$tmp/cut.err")"; return 1; }
+}
+check "a compressed pcapng that fails to decompress: the decompression's words, truncated" compressed_ng_broken
 
 finish hostile

@@ -257,7 +257,14 @@ begin "q exits with status 0"
 keys C-l
 keys q
 wait_screen 15 "$tmp/s4.txt" exited
-grep -q "EXITED 0" "$tmp/s4.txt" && ok "q exits with status 0" || bad "q exits with status 0: the screen: $(flat "$tmp/s4.txt")"
+# (after the view was on the screen: a binary that exits 0 at once is no view)
+if ! all_rows "$tmp/c0.txt"; then
+    bad "q exits with status 0: the view never showed its flows"
+elif grep -q "EXITED 0" "$tmp/s4.txt"; then
+    ok "q exits with status 0"
+else
+    bad "q exits with status 0: the screen: $(flat "$tmp/s4.txt")"
+fi
 # the view was on the alternate screen, and is no longer once it has exited
 begin "the terminal is restored"
 alt_after=$(tm display -p -t "$TM" '#{alternate_on}' 2>&1)
@@ -316,7 +323,13 @@ if wait_port 30 5201 "$NS_S" && wait_port 10 6001 "$NS_S"; then
     bounded 80 ip netns exec "$NS_C" python3 "$TRAFFIC" client 8 10.77.0.2 >"$tmp/mclient.out" 2>&1 &
     mcp=$!
     bg="$bg $mcp"
-    sleep 2
+    # the view starts only once the transfer's connection is up (its
+    # handshake done), however long a loaded machine takes to start it
+    for _ in $(seq 150); do
+        [ -n "$(ip netns exec "$NS_C" ss -Htn state established '( dport = :5201 )' 2>/dev/null)" ] && break
+        sleep 0.2
+    done
+    sleep 0.5
     tm new-session -d -s "$TM-mid" -x 100 -y 30 \
         "ip netns exec $NS_S timeout --foreground -k 5 120 $EW -i s0 -o $tmp/mid.json --interval 0.5; echo EXITED \$?; sleep 600" ||
         bad "mid-flow: tmux new-session failed"
@@ -723,7 +736,7 @@ while [ ! -s "$tmp/pipe.rc" ] && [ $t -lt 200 ]; do sleep 0.1; t=$((t + 1)); don
 if [ ! -s "$tmp/pipe.rc" ]; then
     kill -TERM "$(cat "$tmp/pipe.pid")" 2>/dev/null
     bad "$name: still running 20 s after the traffic"
-elif [ "$(cat "$tmp/pipe.rc")" = 0 ] && jq -e . "$tmp/pipe.first" >/dev/null 2>&1 &&
+elif [ "$(cat "$tmp/pipe.rc")" = 0 ] && [ -s "$tmp/pipe.first" ] && jq -e . "$tmp/pipe.first" >/dev/null 2>&1 &&
     jq_true "$tmp/pipe.json" '.source.interrupted == true and .totals.frames > 0' &&
     [ "$(bounded 30 tcpdump -r "$tmp/pipe.pcap" -nn 2>/dev/null | wc -l)" = "$(jq .totals.frames "$tmp/pipe.json")" ]; then
     ok "$name"
@@ -764,7 +777,13 @@ live_views_agree() {
     json_ok "$tmp/live.ndjson" && json_ok "$tmp/nd.json" || return 1
     a=$(jq -r 'select(.event == "flow_end") | .flow | "\(.id) \(.verdict) \([.misuse[].kind] | unique | join(","))"' \
         "$tmp/live.ndjson" | sort)
-    b=$(jq -r '.flows[] | "\(.id) \(.verdict) \([.misuse[].kind] | unique | join(","))"' "$tmp/nd.json" | sort)
+    # a flow of no interest (fewer than 32 packets, Not-ECT both ways, no
+    # ECN asked for, no finding: a stray ND or mDNS packet) is only counted
+    # by the stream, not ended there
+    b=$(jq -r '.flows[] | select((.c2s.packets + .s2c.packets >= 32) or .verdict != "not_ecn" or
+            (.misuse | length) > 0 or ((.c2s.ecn.ect0 + .c2s.ecn.ect1 + .c2s.ecn.ce + .s2c.ecn.ect0 +
+            .s2c.ecn.ect1 + .s2c.ecn.ce) > 0)) |
+            "\(.id) \(.verdict) \([.misuse[].kind] | unique | join(","))"' "$tmp/nd.json" | sort)
     [ -n "$a" ] || { why="no flow_end event"; return 1; }
     [ "$a" = "$b" ] || { why="stream '$(echo $a)', report '$(echo $b)'"; return 1; }
 }

@@ -649,10 +649,15 @@ kill $idle 2>/dev/null
 wait_bounded 10 $idle
 
 begin "SIGTERM: exit 0"
-kill -TERM $ewpid 2>/dev/null
 why=""
-wait_rc 20 $ewpid
-[ "$rc" = 0 ] && ok "SIGTERM: exit 0" || bad "SIGTERM: exit $rc $why: $(oneline "$tmp/ew.err")"
+if ! kill -TERM $ewpid 2>/dev/null; then
+    # it must still be running to be stopped (a binary that ended at once is no exporter)
+    bad "SIGTERM: ecnwatch had already ended"
+    wait_rc 20 $ewpid
+else
+    wait_rc 20 $ewpid
+    [ "$rc" = 0 ] && ok "SIGTERM: exit 0" || bad "SIGTERM: exit $rc $why: $(oneline "$tmp/ew.err")"
+fi
 final_counts() {
     local mf mfl me1 rf rfl re1
     num mf "$MF" ecnwatch_frames_total && num mfl "$MF" ecnwatch_flows_total &&
@@ -691,6 +696,14 @@ check "the NDJSON stream still flows beside the metrics" \
 # never ending the request (slowloris), half idle, a scraper from another
 # loopback address (127.0.0.2) is answered every second for 30 s.
 HOLD=$(cd "$(dirname "$0")" && pwd)/holdconns.py
+# the holders run long (a loaded machine makes 30 scrapes slow) and are
+# stopped once the scrapes are done: SIGTERM to holdconns, the child of
+# bounded's timeout (ip netns exec runs it in its place); it prints its
+# line and ends
+stop_holder() {
+    pkill -TERM -P "$1" 2>/dev/null
+    wait_bounded 20 "$1"
+}
 begin "300 held connections from one address: scrapes from another answered every second for 30 s"
 ip netns exec "$NS_S" "$EW" -i s0 -q --interval 0.5 --metrics "127.0.0.1:$PORT" >/dev/null 2>"$tmp/held.err" &
 heldpid=$!
@@ -698,7 +711,7 @@ bg="$bg $heldpid"
 if ! wait_http 30 "$NS_S" "http://127.0.0.1:$PORT/metrics" $heldpid; then
     bad "held connections: the endpoint never answered: $(oneline "$tmp/held.err")"
 else
-    bounded 60 ip netns exec "$NS_S" python3 "$HOLD" 127.0.0.1 127.0.0.1 "$PORT" 300 36 >"$tmp/hold.out" 2>&1 &
+    bounded 200 ip netns exec "$NS_S" python3 "$HOLD" 127.0.0.1 127.0.0.1 "$PORT" 300 180 >"$tmp/hold.out" 2>&1 &
     holdpid=$!
     bg="$bg $holdpid"
     sleep 3 # the connections are opened and the request lines sent
@@ -717,10 +730,63 @@ else
     else
         bad "held connections: $answered of $tries scrapes answered (failed:$codes); the holder still running: $holding"
     fi
-    wait_bounded 60 $holdpid
+    stop_holder $holdpid
 fi
 kill -TERM $heldpid 2>/dev/null
 wait_bounded 20 $heldpid
+# Slow clients from many addresses cannot keep a scraper out either: 49
+# addresses of the client's namespace (10.78.0.101 to .149) each hold 10
+# connections (slowloris, as above) and open them again as soon as they are
+# closed, against the server's address; a scraper on another address
+# (10.78.0.200) sends its request whole at once and must be answered in at
+# least 29 of 30 scrapes, one a second.
+name="49 addresses of slow connections: a scraper on another is answered (29 of 30 at least)"
+begin "$name"
+srcs=""
+for i in $(seq 101 149) 200; do
+    netns_step ip -n "$NS_C" addr add "10.78.0.$i/24" dev c0
+    [ "$i" = 200 ] || srcs="$srcs${srcs:+,}10.78.0.$i"
+done
+if [ -n "$_ew_setup" ]; then
+    bad "$name: the addresses: $why"
+else
+    ip netns exec "$NS_S" "$EW" -i s0 -q --interval 0.5 --metrics "$SERVER:$PORT" not tcp port "$PORT" \
+        >/dev/null 2>"$tmp/many.err" &
+    manypid=$!
+    bg="$bg $manypid"
+    if ! wait_http 30 "$NS_C" "http://$SERVER:$PORT/metrics" $manypid; then
+        bad "$name: the endpoint never answered: $(oneline "$tmp/many.err")"
+    else
+        bounded 200 ip netns exec "$NS_C" python3 "$HOLD" "$srcs" "$SERVER" "$PORT" 10 180 >"$tmp/hold49.out" 2>&1 &
+        holdpid=$!
+        bg="$bg $holdpid"
+        sleep 5 # every connection opened, the slots taken, the evictions under way
+        answered=0 codes=""
+        for i in $(seq 30); do
+            t0=$(date +%s%N)
+            c=$(bounded 10 ip netns exec "$NS_C" curl -s -m 2 --interface 10.78.0.200 -o "$tmp/s49.txt" \
+                -w '%{http_code}' "http://$SERVER:$PORT/metrics")
+            if [ "$c" = 200 ] && grep -q '^ecnwatch_frames_total ' "$tmp/s49.txt"; then
+                answered=$((answered + 1))
+            else
+                codes="$codes $i:$c"
+            fi
+            left=$((1000 - ($(date +%s%N) - t0) / 1000000))
+            [ $left -gt 0 ] && sleep "$(awk -v l=$left 'BEGIN { print l / 1000 }')"
+        done
+        holding=$(kill -0 $holdpid 2>/dev/null && echo yes || echo "no ($(oneline "$tmp/hold49.out"))")
+        held=$(ip netns exec "$NS_S" ss -Htn state established "sport = :$PORT" 2>/dev/null | wc -l)
+        if [ $answered -ge 29 ] && [ "$holding" = yes ] && [ "$held" -ge 100 ]; then
+            ok "$name: $answered of 30 answered ($held connections held at the end)"
+        else
+            bad "$name: $answered of 30 scrapes answered (failed:$codes); $held connections held; the holder still running: $holding"
+        fi
+        stop_holder $holdpid
+        echo "     ($(oneline "$tmp/hold49.out"))"
+    fi
+    kill -TERM $manypid 2>/dev/null
+    wait_bounded 20 $manypid
+fi
 # a wildcard address, also as the exporters spell it (":PORT"): a warning
 for spec in "0.0.0.0:$PORT" ":$PORT"; do
     begin "a wildcard --metrics address ($spec): a warning on standard error"

@@ -19,18 +19,23 @@ one_line_naming() { # one_line_naming ERRFILE WORD
     fi
 }
 
-# --- a regular file: replaced atomically, mode from the umask, nothing left beside it
+# --- a regular file: made with the mode from the umask, replaced atomically
+# keeping its mode, nothing left beside it
 regular_replaced() {
+    rm -f "$tmp/r.json"
+    (umask 027 && run_ew 0 "$tmp/o" "$tmp/e" "$EW" -r "$CAP" -q -o "$tmp/r.json") || return 1
+    [ "$(stat -c %a "$tmp/r.json")" = 640 ] || { why="new: mode $(stat -c %a "$tmp/r.json"), not 640 (umask 027)"; return 1; }
     echo old >"$tmp/r.json"
+    chmod 604 "$tmp/r.json"
     (umask 027 && run_ew 0 "$tmp/o" "$tmp/e" "$EW" -r "$CAP" -q -o "$tmp/r.json") || return 1
     jq_true "$tmp/r.json" '.schema == "ecnwatch.report/1" and (.flows | length) == 1' || return 1
-    [ "$(stat -c %a "$tmp/r.json")" = 640 ] || { why="mode $(stat -c %a "$tmp/r.json"), not 640 (umask 027)"; return 1; }
+    [ "$(stat -c %a "$tmp/r.json")" = 604 ] || { why="replaced: mode $(stat -c %a "$tmp/r.json"), not its 604"; return 1; }
     if compgen -G "$tmp/.ecnwatch*" >/dev/null || compgen -G "$tmp/*.tmp*" >/dev/null; then
         why="a temporary file was left: $(ls -A "$tmp" | tr '\n' ' ')"
         return 1
     fi
 }
-check "-o FILE: a regular file is replaced whole, mode 0666 less the umask, no temporary left" regular_replaced
+check "-o FILE: made 0666 less the umask, replaced whole keeping its mode, no temporary left" regular_replaced
 
 # --- a symbolic link to a report: the link stays a link, its target gets the report
 link_kept() {
@@ -154,11 +159,25 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
             mount --make-rprivate / 2>/dev/null || true
             mount -t tmpfs none /dev
             mknod -m 666 /dev/null c 1 3
+            mknod -m 666 /dev/full c 1 7
             "$1" -r "$2" -q -o /dev/null
             [ -c /dev/null ] || { echo "/dev/null is now $(stat -c %F /dev/null)"; exit 1; }
-        ' sh "$EW" "$CAP" >"$tmp/dn.out" 2>&1 || { why="$(head -c 200 "$tmp/dn.out")"; return 1; }
+            # written in place, not skipped: the same write to /dev/full
+            # fails as the device says (a binary that did nothing would not)
+            rc=0
+            "$1" -r "$2" -q -o /dev/full 2>/dev/full.err || rc=$?
+            [ $rc = 4 ] && grep -q "No space left on device" /dev/full.err ||
+                { echo "-o /dev/full: exit $rc: $(cat /dev/full.err)"; exit 1; }
+            [ -c /dev/full ] || { echo "/dev/full is now $(stat -c %F /dev/full)"; exit 1; }
+            # /dev/stdout, a link to the descriptor of the process (a pipe):
+            # the report reaches the pipe, the link stays a link
+            ln -s /proc/self/fd/1 /dev/stdout
+            "$1" -r "$2" -q -o /dev/stdout | cat >"$3"
+            [ -L /dev/stdout ] || { echo "/dev/stdout is now $(stat -c %F /dev/stdout)"; exit 1; }
+            grep -q "ecnwatch.report/1" "$3" || { echo "-o /dev/stdout: no report through the pipe"; exit 1; }
+        ' sh "$EW" "$CAP" "$tmp/stdout.json" >"$tmp/dn.out" 2>&1 || { why="$(head -c 200 "$tmp/dn.out")"; return 1; }
     }
-    check "-o /dev/null (own /dev): stays a character device" devnull
+    check "-o /dev/null, /dev/full, /dev/stdout (own /dev): written in place, devices and link kept" devnull
 else
     # make check runs as any user; make test (as root) counts this skip a failure
     echo "outputs: skipped the -o /dev/null case: needs root and unshare"
@@ -214,7 +233,7 @@ tmp_names_taken() {
     rc=$?
     rm -f "$tmp/shared.fifo"
     [ $rc = 0 ] || { why="exit $rc: $(head -c 200 "$tmp/e")"; return 1; }
-    jq -e '.totals.frames > 0' "$tmp/shared/r.json" >/dev/null || { why="no report"; return 1; }
+    jq_true "$tmp/shared/r.json" '.totals.frames > 0' || return 1
     [ "$(ls -A "$tmp/shared" | grep -vc '^\.ecnwatch-'"$ewpid"'-')" = 1 ] ||
         { why="left beside it: $(ls -A "$tmp/shared" | grep -v "^.ecnwatch-$ewpid-" | tr '\n' ' ')"; return 1; }
 }
@@ -239,7 +258,7 @@ full_disk() {
         { why="-w: exit $(cat "$tmp/tiny.w.rc"): $(head -c 200 "$tmp/tiny.w.err")"; return 1; }
     # the failed -w loses nothing else asked for: the report and the metrics
     # are written (they were not, offline)
-    jq -e '.totals.frames > 0' "$tmp/after.json" >/dev/null 2>&1 && [ -s "$tmp/after.prom" ] ||
+    json_ok "$tmp/after.json" && jq -e '.totals.frames > 0' "$tmp/after.json" >/dev/null 2>&1 && [ -s "$tmp/after.prom" ] ||
         { why="-w failed and took the report or the metrics with it"; return 1; }
     # the report of this capture fits in 64 KiB or is refused by name
     [ "$(cat "$tmp/tiny.o.rc")" = 0 ] || grep -q "No space left on device" "$tmp/tiny.o.err" ||

@@ -121,9 +121,15 @@ met_rc=$rc
 stop gone
 gone_rc=$rc
 
-name="README: \$ $live_show (as root, in a 0700 folder of root's): exit 0"
+name="README: \$ $live_show (as root, in a 0700 folder of root's): exit 0, the report there"
 begin "$name"
-[ "$ex_rc" = 0 ] && ok "$name" || bad "$name: exit $ex_rc: $(err1 ex)"
+if [ "$ex_rc" != 0 ]; then
+    bad "$name: exit $ex_rc: $(err1 ex)"
+elif [ ! -s "$tmp/ex/$report" ]; then
+    bad "$name: exit 0 and no $report"
+else
+    ok "$name"
+fi
 
 report_ok() {
     rootfile "$tmp/ex/$report" &&

@@ -10,7 +10,7 @@
 # shell suite against a stand-in binary that prints nothing (no check may
 # pass there), and the libFuzzer smoke run.
 #
-#   (no option)   make test: everything; the live, metrics and prometheus
+#   (no option)   make test: everything; the live, metrics, metrics-tls and prometheus
 #                 suites must run (as root), a skip of theirs is a failure
 #   --check       make check: the quick tests, of the first build only
 #                 (CHECK_SUITES below); what it leaves out make test runs
@@ -39,11 +39,11 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # every report written, against the JSON Schema; imperfect; flood;
 # ThreadSanitizer; the libFuzzer run; the stand-in run of every suite), the
 # sanitizer build, and those that need root and network namespaces (live,
-# metrics, prometheus)
-CHECK_SUITES="unit golden views lists inference field misuse path pathdiag plots quic sweep outputs replay install readme deps"
+# metrics, metrics-tls, prometheus)
+CHECK_SUITES="unit golden views lists inference field misuse path pathdiag plots quic sweep outputs neighbours replay install readme deps"
 # one at a time, beside the other suites: those that build network namespaces
 # and watch live traffic on time (and the stand-in run, which runs them too)
-LANE="standin live metrics prometheus"
+LANE="standin live metrics metrics-tls prometheus"
 
 RELINK_LINKS="vlan qinq sll sll2 raw ipv4 ipv6 null loop ppp chdlc ipoib nflog"
 RELINK_BASES="rfc3168-ce-client accecn-ce-v6-server udp-ect-client"
@@ -119,7 +119,7 @@ if [ "${1:-}" = --job ]; then
         exec bash tests/tshark.sh "$build" captures/*.pcap "${rl[@]}"
         ;;
     replay) # the fuzz regression inputs and hand-made seeds, replayed through each harness
-        for h in dissect pipeline quic; do
+        for h in dissect pipeline quic pipeline_mem pcapng unzip; do
             dirs=$(ls -d tests/fuzz/seeds/fuzz_$h tests/fuzz/regressions/fuzz_$h 2>/dev/null)
             # a replay of no input would prove nothing
             # shellcheck disable=SC2086
@@ -232,18 +232,18 @@ limit_of() {
     case $1 in
     unit | views | lists | inference | field | misuse | path | plots | quic | sweep | hostile | replay | install) echo 600 ;;
     golden | cli | pathdiag | imperfect | tshark | live | metrics | flood | fuzz) echo 900 ;;
-    outputs | prometheus | readme | deps) echo 300 ;;
+    outputs | neighbours | prometheus | metrics-tls | readme | deps) echo 300 ;;
     schema) echo 1500 ;;
     threads) echo 1800 ;;
-    standin) echo 2400 ;;
+    standin) echo 3600 ;; # two stand-ins: one that exits 3, one that exits 0
     *) echo 600 ;;
     esac
 }
-EACH="unit golden cli views lists inference field misuse path pathdiag imperfect plots quic sweep tshark outputs hostile replay schema live metrics"
+EACH="unit golden cli views lists inference field misuse path pathdiag imperfect plots quic sweep tshark outputs neighbours hostile replay schema live metrics metrics-tls"
 ONCE="flood prometheus threads install readme deps standin fuzz"
 # the order they start in: the longest first, so that the last to end is short;
 # the lane's suites early, so that each starts as soon as the one before it ends
-ORDER="standin live metrics prometheus imperfect cli hostile golden threads fuzz inference path misuse sweep tshark schema plots views quic pathdiag lists outputs field unit replay install readme deps flood"
+ORDER="standin live metrics metrics-tls prometheus imperfect cli hostile golden threads fuzz inference path misuse sweep tshark schema plots views quic pathdiag lists outputs neighbours field unit replay install readme deps flood"
 
 if [ -n "$ONLY" ]; then
     builds=("$plain")
@@ -369,7 +369,7 @@ while :; do
     reap
 done
 
-[ $CHECK = 1 ] && echo "not run by make check (make test runs them): the sanitizer build; cli, hostile, tshark, schema, imperfect, live, metrics, prometheus, flood, threads, fuzz, standin"
+[ $CHECK = 1 ] && echo "not run by make check (make test runs them): the sanitizer build; cli, hostile, tshark, schema, imperfect, live, metrics, metrics-tls, prometheus, flood, threads, fuzz, standin"
 echo "   (all: $(($(date +%s) - t_start)) s)"
 echo
 echo "$passed passed, $failed failed"

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# standin.sh BUILD [SUITE...] - every shell suite run against a stand-in for
-# ecnwatch that prints nothing and exits 3, beside the real tools of BUILD
-# (generators, the TSan build's place). A check that passes there passes on
-# nothing: the run fails when any check passes, or when a suite does not end
-# within its time limit. Ends "standin: N passed, N failed", where a passed
-# check is a suite whose every check failed.
+# standin.sh BUILD [SUITE...] - every shell suite run against stand-ins for
+# ecnwatch that print nothing and exit 3 (failed), then 0 (did nothing, said
+# it succeeded), beside the real tools of BUILD (generators, the TSan
+# build's place). A check that passes there passes on nothing: the run
+# fails when any check passes, or when a suite does not end within its time
+# limit. EW_STANDIN_RCS chooses the exit statuses ("3 0"). Ends "standin: N
+# passed, N failed", where a passed check is a suite whose every check
+# failed, for one stand-in.
 . "$(dirname "$0")/lib.sh"
 shift
-SUITES=${*:-cli views lists golden inference field misuse path pathdiag imperfect plots quic outputs hostile schema tshark flood threads install readme live metrics prometheus}
+SUITES=${*:-cli views lists golden inference field misuse path pathdiag imperfect plots quic outputs neighbours hostile schema tshark flood threads install readme live metrics metrics-tls prometheus}
 # a command of a suite that waits on the stand-in gives up sooner than on the real binary
 export EW_CMD_TIMEOUT=20
 
@@ -19,10 +21,13 @@ for f in "$BUILD"/*; do
         *) ln -s "$(realpath "$f")" "$fake/build/$(basename "$f")" ;;
     esac
 done
-for d in "$fake/build" "$fake/tsan"; do
-    printf '#!/bin/sh\nexit 3\n' >"$d/ecnwatch"
-    chmod 755 "$d/ecnwatch"
-done
+standin() { # standin RC: the stand-in that exits RC
+    local d
+    for d in "$fake/build" "$fake/tsan"; do
+        printf '#!/bin/sh\nexit %s\n' "$1" >"$d/ecnwatch"
+        chmod 755 "$d/ecnwatch"
+    done
+}
 # the TSan build's unit runner is not the binary under test: a real one, when built
 [ -x build/tsan/run_tests ] && ln -s "$(realpath build/tsan/run_tests)" "$fake/tsan/run_tests"
 
@@ -35,6 +40,8 @@ cmd_of() {
     esac
 }
 
+for code in ${EW_STANDIN_RCS:-3 0}; do
+standin "$code"
 for s in $SUITES; do
     cur=$fake/current
     : >"$cur"
@@ -47,17 +54,18 @@ for s in $SUITES; do
     [ "$n" = 0 ] && n=$(echo "$out" | grep -c '^ok')
     if [ $rc = 124 ] || [ $rc = 137 ]; then
         fail=$((fail + 1))
-        echo "FAIL standin $s: no end after 600 s, in check: $(cat "$cur")"
+        echo "FAIL standin $s (exit $code): no end after 600 s, in check: $(cat "$cur")"
     elif [ "$n" != 0 ]; then
         fail=$((fail + 1))
-        echo "FAIL standin $s: $n checks pass on a binary that prints nothing and exits 3:"
+        echo "FAIL standin $s: $n checks pass on a binary that prints nothing and exits $code:"
         echo "$out" | grep '^ok' | sed 's/^/    /'
     elif ! echo "$out" | grep -q '^FAIL'; then
         fail=$((fail + 1))
-        echo "FAIL standin $s: no check ran ($(echo "$out" | tail -1))"
+        echo "FAIL standin $s (exit $code): no check ran ($(echo "$out" | tail -1))"
     else
         pass=$((pass + 1))
-        echo "ok   standin $s: $(echo "$out" | grep -c '^FAIL') checks fail, none pass (${took} s)"
+        echo "ok   standin $s (exit $code): $(echo "$out" | grep -c '^FAIL') checks fail, none pass (${took} s)"
     fi
+done
 done
 finish standin

@@ -103,12 +103,17 @@ run() {
                     bad "$name: $why"
                     return
                 fi ;;
-            none)
+            none | file:*)
                 if [ -s "$tmp/t.out" ]; then
                     bad "$name: wrote to standard output: $(head -c 100 "$tmp/t.out")"
                     return
                 fi ;;
         esac
+        # file:PATH: the run wrote PATH instead
+        if [ "${kind#file:}" != "$kind" ] && ! [ -s "${kind#file:}" ]; then
+            bad "$name: ${kind#file:} not written"
+            return
+        fi
         if ! run_ew 0 "$tmp/p.out" "$tmp/p.err" "$PLAIN/ecnwatch" "$@"; then
             bad "$name: the plain build: $why"
             return
@@ -121,7 +126,7 @@ run() {
     ok "$name"
 }
 
-run "-q" 0 none -r "$tmp/many.pcap" -q
+run "-q" 0 "file:$tmp/q.csv" -r "$tmp/many.pcap" -q --csv "$tmp/q.csv"
 run "--json" 0 json -r "$tmp/many.pcap" --json
 run "--json --timeseries" 0 json -r "$tmp/many.pcap" --json --timeseries
 run "--ndjson" 0 ndjson -r "$tmp/many.pcap" --ndjson
@@ -131,7 +136,7 @@ run "--max-flows 100 --json" 0 json -r "$tmp/many.pcap" --max-flows 100 --json
 run "--hot-flows 100 --json" 0 json -r "$tmp/many.pcap" --hot-flows 100 --json
 # the report written with -o: the same bytes as the plain build's --json
 rm -f "$tmp/report.json"
-run "-o" 0 none -r "$tmp/many.pcap" -q -o "$tmp/report.json"
+run "-o" 0 "file:$tmp/report.json" -r "$tmp/many.pcap" -q -o "$tmp/report.json"
 begin "-o: the report"
 why=""
 if json_ok "$tmp/report.json" && cmp -s "$tmp/report.json" "$tmp/plain.json"; then

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -171,4 +172,46 @@ ew_size_str(char *buf, size_t len, double v, const char *unit)
         i++;
     }
     snprintf(buf, len, i ? "%.1f %s%s" : "%.0f %s%s", v, pre[i], unit);
+}
+
+void
+ew_err(const char *fmt, ...)
+{
+    char small[1024], *buf = small, *big = NULL, esc[8];
+    size_t i, n, last;
+    va_list ap;
+    int len;
+
+    va_start(ap, fmt);
+    len = vsnprintf(small, sizeof(small), fmt, ap);
+    va_end(ap);
+    if (len < 0)
+        return;
+    if ((size_t)len >= sizeof(small) && (big = malloc((size_t)len + 1))) {
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)len + 1, fmt, ap);
+        va_end(ap);
+        buf = big;
+    }
+    n = strlen(buf);
+    last = n && buf[n - 1] == '\n' ? n - 1 : n; /* the line's own end */
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)buf[i];
+
+        if (i == last || (c >= 0x20 && c != 0x7f)) {
+            fputc(c, stderr);
+            continue;
+        }
+        if (c == '\n')
+            fputs("\\n", stderr);
+        else if (c == '\r')
+            fputs("\\r", stderr);
+        else if (c == '\t')
+            fputs("\\t", stderr);
+        else {
+            snprintf(esc, sizeof(esc), "\\x%02x", c);
+            fputs(esc, stderr);
+        }
+    }
+    free(big);
 }

@@ -28,4 +28,9 @@ void ew_time_str(int64_t ns, char *buf, size_t len);
  * "512 B", "1.4 MB" */
 void ew_size_str(char *buf, size_t len, double v, const char *unit);
 
+/* A message on standard error that stays one line whatever it quotes (a
+ * newline in a path a user gave): a control character before the last
+ * newline is written as \n, \r, \t or \xHH. */
+void ew_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif /* ECNWATCH_FORMAT_H */

@@ -29,8 +29,9 @@ static void say_settle(char *err, size_t errlen, const char *path, const char *w
                        bool refused);
 static struct dest *guard_find(const char *path, const char **name);
 static bool guard_in_place(const struct dest *d);
-static const char *guard_name(const struct dest *d);
-static void guard_opened(struct dest *d);
+static bool guard_local(void);
+static int guard_device(struct dest *d);
+static int guard_device_dup(struct dest *d, int *fd);
 static int guard_probe(const struct dest *d);
 static int guard_replace(const struct dest *d, const char *name, ew_outfile_fill fill,
                          void *arg);
@@ -309,11 +310,40 @@ ew_outfile_write(const char *path, ew_outfile_fill fill, void *arg, const char *
     enum target_kind kind;
     char *file;
     const char *name;
-    const struct dest *d = guard_find(path, &name);
+    struct dest *d = guard_find(path, &name);
+    bool refused = false;
     int e;
 
+    if (!d && guard_local()) {
+        /* not checked before: settled now (a link not ours is refused) */
+        d = guard_dest(path, what, &e, &refused);
+        if (e && e != EMFILE) {
+            say_settle(err, errlen, path, what, e, refused);
+            return -1;
+        }
+        if (d)
+            (void)guard_find(path, &name);
+    }
+    if (d && guard_in_place(d) && !guard_local()) {
+        /* root's device or FIFO, opened before the drop */
+        FILE *fp = NULL;
+        int fd = -1;
+
+        e = guard_device_dup(d, &fd);
+        if (!e && !(fp = fdopen(fd, "w"))) {
+            e = errno;
+            close(fd);
+        }
+        if (!e)
+            e = fill_and_close(fp, fill, arg, false);
+        if (e) {
+            say(err, errlen, path, what, e);
+            return -1;
+        }
+        return 0;
+    }
     if (d && !guard_in_place(d)) {
-        /* root's destination, settled before the drop */
+        /* a destination settled before */
         e = guard_replace(d, name, fill, arg);
         if (e) {
             say(err, errlen, path, what, e);
@@ -353,15 +383,18 @@ ew_outfile_check(const char *path, const char *what, char *err, size_t errlen)
     enum target_kind kind;
     char *file, *dir = NULL;
     char tmp[PATH_MAX];
-    const struct dest *d;
+    struct dest *d;
     bool refused;
     int e, fd;
 
     if ((d = guard_dest(path, what, &e, &refused)) || e) {
         /* root's destination, settled now: a device or FIFO is checked
          * again once dropped (ew_outfile_dropped), when it is written */
-        if (!e && guard_in_place(d))
-            e = access(path, W_OK) != 0 ? errno : 0;
+        if (!e && guard_in_place(d)) {
+            e = guard_device(d); /* with a drop: opened now */
+            if (!e && guard_local() && access(path, W_OK) != 0)
+                e = errno;
+        }
         else if (!e)
             e = guard_probe(d);
         if (e) {
@@ -447,17 +480,19 @@ ew_outfile_open(const char *path, const char *what, char *err, size_t errlen)
     e = f->path ? 0 : ENOMEM;
     d = e ? NULL : guard_dest(path, what, &e, &refused);
     if (d && guard_in_place(d)) {
-        /* root's device or FIFO: opened now, as tcpdump opens it */
+        /* a device or FIFO: opened now, as tcpdump opens it (root's, once,
+         * before the drop) */
         f->kind = T_IN_PLACE;
-        f->fd = open_in_place(path);
-        if (f->fd < 0)
-            e = errno;
+        if (guard_local())
+            f->fd = open_in_place(path);
         else
-            guard_opened(d);
+            e = guard_device_dup(d, &f->fd);
+        if (!e && f->fd < 0)
+            e = errno;
     } else if (d) {
         /* root's file: the helper's, given its name at the close */
         f->kind = T_REPLACE;
-        f->name = guard_name(d);
+        (void)guard_find(f->path, &f->name);
         e = guard_create(d, &f->fd, &f->handle);
     } else if (!e && !(e = target_of(path, &f->kind, &f->file))) {
         switch (f->kind) {
@@ -604,13 +639,15 @@ struct dest {
     const char *what; /* for the messages of ew_outfile_dropped */
     char *name;       /* a file: its name in the folder (a link's target's) */
     bool folder;      /* names in the folder that match its patterns */
-    bool in_place;    /* a device, FIFO or socket: written by its path, as before */
-    bool opened;      /* in place and opened before the drop (-w) */
+    bool in_place;    /* a device, FIFO or socket: written as it is, never replaced */
+    int obj;          /* in place: an O_PATH descriptor of it, found by the walk */
+    int fd;           /* in place, with a drop: opened to write before the drop */
     int slot;         /* the helper's folder */
 };
 
 static struct {
-    bool on;          /* root drops to user: destinations go through the helper */
+    bool on;          /* destinations are settled: through the helper, or here */
+    bool local;       /* no drop: the helper's work is done in this process */
     bool sealed;      /* no more destinations */
     bool dropped;     /* the drop is done: messages name the user */
     const char *user;
@@ -823,6 +860,21 @@ h_release(struct h_state *h, struct h_file *f)
     f->tmp[0] = '\0';
 }
 
+/* The file that name replaces keeps who owns it and who may read it: f
+ * gets its owner, group and permissions (not set-user or set-group ID).
+ * Where the owner cannot be given (not root), the permissions still are. */
+static void
+h_keep_owner(int dirfd, const char *name, int fd)
+{
+    struct stat st;
+
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+        return; /* nothing there, or a link replaced by the file itself */
+    if (fchown(fd, st.st_uid, st.st_gid) != 0)
+        (void)!fchown(fd, (uid_t)-1, st.st_gid); /* a group of ours, at least */
+    (void)!fchmod(fd, st.st_mode & 0777);
+}
+
 /* the file named name in its folder, replacing what had that name: 0 or an
  * errno; released either way */
 static int
@@ -831,6 +883,7 @@ h_commit(struct h_state *h, struct h_file *f, const char *name)
     int dirfd = h->slot[f->slot].dirfd, i, e = EEXIST;
     char tmp[64], proc[64];
 
+    h_keep_owner(dirfd, name, f->fd);
     if (f->tmp[0]) {
         e = renameat(dirfd, f->tmp, dirfd, name) == 0 ? 0 : errno;
         if (!e)
@@ -996,6 +1049,26 @@ h_main(int sock, pid_t parent)
 
 /* ---- the writer's side ---- */
 
+/* the helper's state, when its work is done in this process (g.local) */
+static struct h_state g_here;
+
+/* one request served here, as the helper would serve it: the descriptors
+ * given either way are copies, as they are over the socket */
+static int
+g_call_here(struct h_req *q, int give, struct h_rep *r, int *got)
+{
+    int fd = -1, out = -1;
+
+    if (give >= 0 && (fd = fcntl(give, F_DUPFD_CLOEXEC, 0)) < 0)
+        return errno;
+    *r = h_serve(&g_here, q, (ssize_t)sizeof(*q), &fd, &out);
+    if (fd >= 0)
+        close(fd); /* a descriptor that was not asked for */
+    if (got && out >= 0 && (*got = fcntl(out, F_DUPFD_CLOEXEC, 0)) < 0 && !r->err)
+        r->err = errno;
+    return r->err;
+}
+
 /* one request and its reply: 0 or an errno */
 static int
 g_call(struct h_req *q, int give, struct h_rep *r, int *got)
@@ -1005,6 +1078,8 @@ g_call(struct h_req *q, int give, struct h_rep *r, int *got)
 
     if (got)
         *got = -1;
+    if (g.local)
+        return g_call_here(q, give, r, got);
     if (g.sock < 0)
         return EPIPE;
     if (h_send(g.sock, q, sizeof(*q), give) != 0)
@@ -1057,9 +1132,16 @@ g_new(const char *path, const char *what, const char *name, bool folder, int slo
     d->folder = folder;
     d->slot = slot;
     d->in_place = slot < 0;
-    d->opened = false;
+    d->obj = d->fd = -1;
     g.n++;
     return d;
+}
+
+/* settling with no drop (no helper): every path is settled, also late */
+static bool
+guard_local(void)
+{
+    return g.on && g.local;
 }
 
 static bool
@@ -1068,16 +1150,45 @@ guard_in_place(const struct dest *d)
     return d->in_place;
 }
 
-static const char *
-guard_name(const struct dest *d)
+/* A device, FIFO or socket of root's run that drops: opened to write now,
+ * before the drop (the user it becomes may not open it, and /dev/stdout or
+ * a shell's /dev/fd/N is this process's own descriptor, which it may no
+ * longer reach through /proc then), the object the walk found and no
+ * other; a FIFO waits for its reader as open_in_place() does. 0 or an
+ * errno. */
+static int
+guard_device(struct dest *d)
 {
-    return d->name;
+    char proc[64];
+    struct stat st;
+
+    if (d->fd >= 0 || g.local)
+        return 0;
+    if (d->obj < 0)
+        return EBADF;
+    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", d->obj);
+    d->fd = open_in_place(proc);
+    if (d->fd < 0)
+        return errno;
+    if (fstat(d->fd, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
+        S_ISBLK(st.st_mode)) {
+        close(d->fd);
+        d->fd = -1;
+        return EINVAL;
+    }
+    return 0;
 }
 
-static void
-guard_opened(struct dest *d)
+/* guard_device(), and a descriptor of its own to write: 0 or an errno */
+static int
+guard_device_dup(struct dest *d, int *fd)
 {
-    d->opened = true;
+    int e = guard_device(d);
+
+    *fd = -1;
+    if (!e && (*fd = fcntl(d->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+        e = errno;
+    return e;
 }
 
 /* ---- settling a path as root: a symbolic link on the way is followed only
@@ -1106,7 +1217,7 @@ g_link_text(int lfd, const struct stat *st, struct walk *w)
     char *t;
     ssize_t n;
 
-    if (st->st_uid != geteuid()) {
+    if (st->st_uid != geteuid() && st->st_uid != 0) {
         w->refused = true;
         errno = EACCES;
         return NULL;
@@ -1215,12 +1326,15 @@ g_open_folder(int at, const char *path, struct walk *w)
 }
 
 /* where the file name in dirfd is written: 0 with *outdir (a new
- * descriptor, or -1 for a device, FIFO or socket, written in place) and
- * *outname (a new string), *exists when there is a file there now; or an
- * errno. A link to a regular file is its target, as without the guard; a
- * link to nothing is itself replaced. */
+ * descriptor, or -1 for a device, FIFO or socket, written in place, with
+ * *obj an O_PATH descriptor of it) and *outname (a new string), *exists
+ * when there is a file there now; or an errno. A link to a regular file is
+ * its target, as without the guard; a link to nothing is itself replaced.
+ * A link whose text is no path ("pipe:[N]", "socket:[N]": one of this
+ * process's own descriptors, as /dev/stdout leads to) is in place. */
 static int
-g_settle(int dirfd, const char *name, struct walk *w, int *outdir, char **outname, bool *exists)
+g_settle(int dirfd, const char *name, struct walk *w, int *outdir, char **outname, bool *exists,
+         int *obj)
 {
     struct stat st;
     char *t = NULL, *tname = NULL;
@@ -1248,6 +1362,15 @@ g_settle(int dirfd, const char *name, struct walk *w, int *outdir, char **outnam
         close(lfd);
         if (e)
             return e;
+        if (t[0] != '/' && strstr(t, ":[")) { /* a descriptor's magic link */
+            free(t);
+            *obj = openat(dirfd, name, O_PATH | O_CLOEXEC);
+            if (*obj < 0)
+                return errno;
+            *exists = true;
+            *outname = strdup(name);
+            return *outname ? 0 : ENOMEM;
+        }
         slash = strrchr(t, '/');
         if (slash && !slash[1]) { /* "x/": a folder, or nothing: the link replaced */
             tdir = g_open_folder(dirfd, t, w);
@@ -1268,7 +1391,7 @@ g_settle(int dirfd, const char *name, struct walk *w, int *outdir, char **outnam
             e = e == ENOENT ? 0 : e; /* the target's folder is not there: a link to nothing */
             goto here;
         }
-        e = g_settle(tdir, slash ? slash + 1 : t, w, outdir, &tname, exists);
+        e = g_settle(tdir, slash ? slash + 1 : t, w, outdir, &tname, exists, obj);
         if (!e && *exists) { /* the link's target */
             *outname = tname;
             close(tdir);
@@ -1287,12 +1410,13 @@ here:
             return e;
         *exists = false; /* a link to nothing: replaced */
     } else if (lfd >= 0) {
-        close(lfd);
         *exists = true;
         if (!S_ISREG(st.st_mode)) { /* a device, FIFO or socket: in place */
+            *obj = lfd;
             *outname = strdup(name);
             return *outname ? 0 : ENOMEM;
         }
+        close(lfd);
     }
     *outdir = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
     if (*outdir < 0)
@@ -1310,11 +1434,16 @@ here:
 static void
 say_settle(char *err, size_t errlen, const char *path, const char *what, int e, bool refused)
 {
-    if (refused)
+    if (refused && g.user)
         snprintf(err, errlen,
                  "%s: cannot write the %s: a symbolic link on its way is not root's: not "
                  "followed before the drop to %s (see -Z)",
                  path, what, g.user);
+    else if (refused)
+        snprintf(err, errlen,
+                 "%s: cannot write the %s: a symbolic link on its way belongs to another "
+                 "user: not followed",
+                 path, what);
     else
         say(err, errlen, path, what, e);
 }
@@ -1332,14 +1461,16 @@ guard_dest(const char *path, const char *what, int *e, bool *refused)
     struct stat st;
     char *dir, *rname = NULL;
     bool exists;
-    int dirfd, rdir = -1, slot = -1;
+    int dirfd, rdir = -1, slot = -1, obj = -1;
 
     *e = 0;
     *refused = false;
-    if (!g.on || g.sealed || !strcmp(path, "-"))
+    if (!g.on || !strcmp(path, "-"))
         return NULL;
-    if ((d = guard_find(path, &name)) && !d->folder)
+    if ((d = guard_find(path, &name))) /* a file, or a name in a folder */
         return d;
+    if (g.sealed)
+        return NULL;
     if (g.n == G_MAX_DEST) {
         *e = EMFILE;
         return NULL;
@@ -1355,7 +1486,7 @@ guard_dest(const char *path, const char *what, int *e, bool *refused)
         return NULL;
     }
     dirfd = g_open_folder(AT_FDCWD, dir, &w);
-    *e = dirfd < 0 ? errno : g_settle(dirfd, base, &w, &rdir, &rname, &exists);
+    *e = dirfd < 0 ? errno : g_settle(dirfd, base, &w, &rdir, &rname, &exists, &obj);
     free(dir);
     if (dirfd >= 0)
         close(dirfd);
@@ -1365,6 +1496,12 @@ guard_dest(const char *path, const char *what, int *e, bool *refused)
     }
     if (!*e && !(d = g_new(path, what, slot >= 0 ? rname : NULL, false, slot)))
         *e = ENOMEM;
+    if (!*e && d->in_place) {
+        d->obj = obj;
+        obj = -1;
+    }
+    if (obj >= 0)
+        close(obj);
     if (rdir >= 0)
         close(rdir);
     free(rname);
@@ -1479,11 +1616,21 @@ guard_replace(const struct dest *d, const char *name, ew_outfile_fill fill, void
 int
 ew_outfile_guard(const char *user, char *err, size_t errlen)
 {
-    int sv[2];
+    int sv[2], i;
     pid_t parent = getpid();
 
     if (g.on)
         return 0;
+    if (!user) { /* no drop: the same settling, done here */
+        memset(&g_here, 0, sizeof(g_here));
+        for (i = 0; i < H_MAX_FILE; i++)
+            g_here.file[i].fd = -1;
+        g.user = NULL;
+        g.on = g.local = true;
+        g.sealed = g.dropped = false;
+        g.n = 0;
+        return 0;
+    }
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
         snprintf(err, errlen, "cannot start the writer of root's files: %s", strerror(errno));
         return -1;
@@ -1503,6 +1650,7 @@ ew_outfile_guard(const char *user, char *err, size_t errlen)
     g.sock = sv[0];
     g.user = user;
     g.on = true;
+    g.local = false;
     g.sealed = g.dropped = false;
     g.n = 0;
     return 0;
@@ -1580,7 +1728,7 @@ ew_outfile_dropped(char *err, size_t errlen)
         return 0;
     g.dropped = true;
     for (i = 0; i < g.n; i++)
-        if (g.d[i].in_place && !g.d[i].opened && access(g.d[i].path, W_OK) != 0) {
+        if (g.d[i].in_place && g.d[i].fd < 0 && access(g.d[i].path, W_OK) != 0) {
             say(err, errlen, g.d[i].path, g.d[i].what, errno);
             return -1;
         }
@@ -1594,15 +1742,28 @@ ew_outfile_unguard(void)
 
     if (!g.on)
         return;
-    close(g.sock);
-    g.sock = -1;
-    while (waitpid(g.pid, NULL, 0) < 0 && errno == EINTR)
-        ;
+    if (g.local) {
+        /* what was never named is removed, as the helper removes it */
+        for (i = 0; i < H_MAX_FILE; i++)
+            h_release(&g_here, &g_here.file[i]);
+        for (i = 0; i < g_here.nslot; i++)
+            close(g_here.slot[i].dirfd);
+        g_here.nslot = 0;
+    } else {
+        close(g.sock);
+        g.sock = -1;
+        while (waitpid(g.pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
     for (i = 0; i < g.n; i++) {
         free(g.d[i].path);
         free(g.d[i].name);
+        if (g.d[i].obj >= 0)
+            close(g.d[i].obj);
+        if (g.d[i].fd >= 0)
+            close(g.d[i].fd);
     }
     g.n = 0;
-    g.on = g.sealed = g.dropped = false;
+    g.on = g.local = g.sealed = g.dropped = false;
     g.pid = -1;
 }

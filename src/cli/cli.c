@@ -7,6 +7,7 @@
  * places here that change together (its usage line, the check of its value,
  * the combinations it refuses); split, the usage text would sit apart from
  * the options it lists. */
+#include "base/format.h"
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -45,6 +46,7 @@ enum {
     OPT_CSV,
     OPT_METRICS,
     OPT_METRICS_FILE,
+    OPT_WEB_CONFIG,
     OPT_LIST,
 };
 
@@ -103,7 +105,8 @@ usage(FILE *out)
             "                      output is not a terminal\n"
             "  -s SNAPLEN          live: bytes kept per packet (default 192; 0 = all)\n"
             "  -B KIB              live: kernel buffer size in KiB\n"
-            "  -Z USER             live: drop to USER once the capture is open (default nobody)\n"
+            "  -Z USER             as root: drop to USER once the capture is open (default\n"
+            "                      nobody), live and with -r\n"
             "  -D                  list the interfaces -i can capture on, and exit\n"
             "  --list WHAT         list the misuse kinds, path (AQM) verdicts, link types or\n"
             "                      decoding events, a line each: number, name, meaning\n"
@@ -140,6 +143,8 @@ usage(FILE *out)
             "                      (:PORT is 0.0.0.0:PORT, localhost:PORT is 127.0.0.1:PORT)\n"
             "  --metrics-file PATH the same metrics written to PATH (atomically) each interval;\n"
             "                      with -r once at the end\n"
+            "  --web-config FILE   --metrics over TLS and/or with basic authentication, as FILE\n"
+            "                      (Prometheus exporters' web configuration) says\n"
             "  -h, --help          this help\n"
             "  -V, --version       the version\n"
             "\n"
@@ -193,7 +198,7 @@ parse_size(const char *s, uint64_t *out)
 static int
 bad_value(const char *opt, const char *val, const char *want)
 {
-    fprintf(stderr, "ecnwatch: bad value '%s' for %s: %s\n", val, opt, want);
+    ew_err("ecnwatch: bad value '%s' for %s: %s\n", val, opt, want);
     return EW_EXIT_USAGE;
 }
 
@@ -297,11 +302,11 @@ parse_option(int c, char **argv, struct ew_options *o)
     switch (c) {
     case 'r':
         if (o->nfiles == EW_CLI_MAX_FILES) {
-            fprintf(stderr, "ecnwatch: at most %d captures (-r) at once\n", EW_CLI_MAX_FILES);
+            ew_err("ecnwatch: at most %d captures (-r) at once\n", EW_CLI_MAX_FILES);
             return EW_EXIT_USAGE;
         }
         if (o->nfiles > 0 && !strcmp(optarg, "-")) {
-            fprintf(stderr, "ecnwatch: only the first capture can be standard input\n");
+            ew_err("ecnwatch: only the first capture can be standard input\n");
             return EW_EXIT_USAGE;
         }
         o->files[o->nfiles++] = optarg;
@@ -375,6 +380,11 @@ parse_option(int c, char **argv, struct ew_options *o)
             return bad_value("--metrics-file", optarg, "a file name");
         o->metrics_file = optarg;
         break;
+    case OPT_WEB_CONFIG:
+        if (!*optarg)
+            return bad_value("--web-config", optarg, "a file name");
+        o->web_config = optarg;
+        break;
     case 'o':
         o->out_file = optarg;
         break;
@@ -443,14 +453,14 @@ parse_option(int c, char **argv, struct ew_options *o)
 
         if (ew_misuse_parse_list(optarg, &o->fail_on, bad, sizeof(bad)) != 0) {
             if (!bad[0])
-                fprintf(stderr, "ecnwatch: --fail-on: no misuse kind given (see ecnwatch(1) "
+                ew_err("ecnwatch: --fail-on: no misuse kind given (see ecnwatch(1) "
                                 "for the list, or use 'any')\n");
             else if ((near = nearest_kind(bad)) != NULL)
-                fprintf(stderr, "ecnwatch: --fail-on: unknown misuse kind '%s'; did you mean "
+                ew_err("ecnwatch: --fail-on: unknown misuse kind '%s'; did you mean "
                                 "'%s'?\n",
                         bad, near);
             else
-                fprintf(stderr,
+                ew_err(
                         "ecnwatch: --fail-on: unknown misuse kind '%s' (see ecnwatch(1) for the "
                         "list, or use 'any')\n",
                         bad);
@@ -465,13 +475,13 @@ parse_option(int c, char **argv, struct ew_options *o)
         printf("ecnwatch %s\n", EW_VERSION);
         return EW_EXIT_DONE;
     case ':':
-        fprintf(stderr, "ecnwatch: option %s needs a value (try --help)\n", argv[optind - 1]);
+        ew_err("ecnwatch: option %s needs a value (try --help)\n", argv[optind - 1]);
         return EW_EXIT_USAGE;
     default:
         if (optopt)
-            fprintf(stderr, "ecnwatch: unknown option '-%c' (try --help)\n", optopt);
+            ew_err("ecnwatch: unknown option '-%c' (try --help)\n", optopt);
         else
-            fprintf(stderr, "ecnwatch: unknown option '%s' (try --help)\n", argv[optind - 1]);
+            ew_err("ecnwatch: unknown option '%s' (try --help)\n", argv[optind - 1]);
         return EW_EXIT_USAGE;
     }
     return -1;
@@ -482,49 +492,54 @@ static int
 check_combination(const struct ew_options *o)
 {
     if (o->json && o->ndjson) {
-        fprintf(stderr, "ecnwatch: --json and --ndjson both write to standard output; pick one "
+        ew_err("ecnwatch: --json and --ndjson both write to standard output; pick one "
                         "(-o FILE writes the report to a file)\n");
         return EW_EXIT_USAGE;
     }
     if (o->out_file && !strcmp(o->out_file, "-") && (o->json || o->ndjson)) {
-        fprintf(stderr, "ecnwatch: -o - and --%s both write to standard output; pick one\n",
+        ew_err("ecnwatch: -o - and --%s both write to standard output; pick one\n",
                 o->json ? "json" : "ndjson");
         return EW_EXIT_USAGE;
     }
     if (!o->read_file && !o->iface) {
-        fprintf(stderr, "ecnwatch: no input: give -r FILE or -i INTERFACE (try --help)\n");
+        ew_err("ecnwatch: no input: give -r FILE or -i INTERFACE (try --help)\n");
         return EW_EXIT_USAGE;
     }
     if (o->read_file && o->iface) {
-        fprintf(stderr, "ecnwatch: -r and -i cannot be used together\n");
+        ew_err("ecnwatch: -r and -i cannot be used together\n");
         return EW_EXIT_USAGE;
     }
     if (o->write_file && o->nfiles > 1) {
-        fprintf(stderr, "ecnwatch: -w writes the packets of one capture; with several -r, "
+        ew_err("ecnwatch: -w writes the packets of one capture; with several -r, "
                         "give one -r\n");
         return EW_EXIT_USAGE;
     }
     if (o->write_file && !strcmp(o->write_file, "-") &&
         (o->json || o->ndjson || (o->out_file && !strcmp(o->out_file, "-")) ||
          (!o->iface && !o->quiet))) {
-        fprintf(stderr, "ecnwatch: -w - writes the packets to standard output: nothing else "
+        ew_err("ecnwatch: -w - writes the packets to standard output: nothing else "
                         "can go there (add -q; -o FILE writes the report to a file)\n");
         return EW_EXIT_USAGE;
     }
     if (o->workers > 1 && !o->iface) {
-        fprintf(stderr, "ecnwatch: --workers fans out a live capture (-i)\n");
+        ew_err("ecnwatch: --workers fans out a live capture (-i)\n");
         return EW_EXIT_USAGE;
     }
     /* what needs every frame in one order, or per-flow state the mirror
      * does not bring over (mirror.h) */
     if (o->workers > 1 && (o->count || o->write_file || o->timeseries || o->plot_dir)) {
-        fprintf(stderr, "ecnwatch: --workers cannot be combined with %s\n",
+        ew_err("ecnwatch: --workers cannot be combined with %s\n",
                 o->count ? "-c" : o->write_file ? "-w" : o->timeseries ? "--timeseries" : "--plot");
         return EW_EXIT_USAGE;
     }
     if (o->metrics_listen && !o->iface) {
-        fprintf(stderr, "ecnwatch: --metrics serves a live capture (-i); with -r use "
+        ew_err("ecnwatch: --metrics serves a live capture (-i); with -r use "
                         "--metrics-file\n");
+        return EW_EXIT_USAGE;
+    }
+    if (o->web_config && !o->metrics_listen) {
+        ew_err("ecnwatch: --web-config configures the --metrics endpoint: give --metrics "
+                        "too\n");
         return EW_EXIT_USAGE;
     }
     return -1;
@@ -544,13 +559,13 @@ read_filter_file(struct ew_options *o)
     int c;
 
     if (!fp) {
-        fprintf(stderr, "ecnwatch: -F %s: %s\n", o->filter_file, strerror(errno));
+        ew_err("ecnwatch: -F %s: %s\n", o->filter_file, strerror(errno));
         return EW_EXIT_USAGE;
     }
     text = malloc(room);
     while (text && (c = getc(fp)) != EOF) {
         if (++n > FILTER_FILE_MAX) {
-            fprintf(stderr, "ecnwatch: -F %s: a filter file is at most %u bytes\n",
+            ew_err("ecnwatch: -F %s: a filter file is at most %u bytes\n",
                     o->filter_file, FILTER_FILE_MAX);
             free(text);
             fclose(fp);
@@ -584,11 +599,11 @@ read_filter_file(struct ew_options *o)
     }
     if (!text) {
         fclose(fp);
-        fprintf(stderr, "ecnwatch: out of memory\n");
+        ew_err("ecnwatch: out of memory\n");
         return EW_EXIT_USAGE;
     }
     if (ferror(fp)) {
-        fprintf(stderr, "ecnwatch: -F %s: %s\n", o->filter_file, strerror(errno ? errno : EIO));
+        ew_err("ecnwatch: -F %s: %s\n", o->filter_file, strerror(errno ? errno : EIO));
         free(text);
         fclose(fp);
         return EW_EXIT_USAGE;
@@ -611,7 +626,7 @@ join_filter(int argc, char **argv, struct ew_options *o)
     int i;
 
     if (o->filter_file && optind < argc) {
-        fprintf(stderr, "ecnwatch: -F %s gives the filter expression: no other can follow "
+        ew_err("ecnwatch: -F %s gives the filter expression: no other can follow "
                         "the options ('%s')\n",
                 o->filter_file, argv[optind]);
         return EW_EXIT_USAGE;
@@ -624,7 +639,7 @@ join_filter(int argc, char **argv, struct ew_options *o)
         len += strlen(argv[i]) + 1;
     o->filter = malloc(len);
     if (!o->filter) {
-        fprintf(stderr, "ecnwatch: out of memory\n");
+        ew_err("ecnwatch: out of memory\n");
         return EW_EXIT_USAGE;
     }
     o->filter[0] = '\0';
@@ -658,6 +673,7 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
         {"csv", required_argument, NULL, OPT_CSV},
         {"metrics", required_argument, NULL, OPT_METRICS},
         {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
+        {"web-config", required_argument, NULL, OPT_WEB_CONFIG},
         {"list", required_argument, NULL, OPT_LIST},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -685,7 +701,7 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
         return rc;
     /* live mode writes no report to standard output */
     if (o->iface && o->json) {
-        fprintf(stderr, "ecnwatch: --json is for -r; with -i use -o FILE or --ndjson\n");
+        ew_err("ecnwatch: --json is for -r; with -i use -o FILE or --ndjson\n");
         return EW_EXIT_USAGE;
     }
     /* reading a file, -o - is --json: the report on standard output, alone */
@@ -754,6 +770,7 @@ ew_cli_run_cfg(const struct ew_options *o, struct ew_run_cfg *c)
     c->series_interval_s = o->interval_set ? o->interval_s : SERIES_INTERVAL_DEFAULT;
     c->metrics_listen = o->metrics_listen;
     c->metrics_file = o->metrics_file;
+    c->web_config = o->web_config;
     c->write_file = o->write_file;
     c->an.max_flows = o->max_flows;
     c->an.hot_flows = o->hot_flows;

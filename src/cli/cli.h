@@ -51,6 +51,7 @@ struct ew_options {
     const char *write_file;     /* -w FILE: the packets read, as pcap */
     const char *filter_file;    /* -F FILE: the filter expression */
     const char *metrics_file;
+    const char *web_config;     /* --web-config FILE */
     bool json;
     bool ndjson;
     bool quiet;

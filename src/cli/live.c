@@ -10,15 +10,14 @@
  * lock while it reads a batch of frames; the main thread takes every lock
  * for a sync, and does the refresh's work (conclusions, events, metrics,
  * drawing) with none held, while the workers read on. */
+#include "base/format.h"
 #include "cli/live.h"
 
 #include <errno.h>
-#include <grp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,7 @@
 #include "engine/mirror.h"
 #include "input/capture.h"
 #include "cli/cli.h"
+#include "cli/privs.h"
 #include "dissectors/dissect.h"
 #include "cli/run.h"
 #include "output/exporter.h"
@@ -64,6 +64,7 @@ struct live {
     struct ew_capture *cap;
     struct ew_ui *ui;
     struct ew_exporter *mx;
+    struct ew_webcfg web; /* --web-config, the exporter's while it runs */
     /* the analyser, the outputs and the end, shared with the offline driver */
     struct ew_run run;
     /* the conclusions of a redraw, which the view reads */
@@ -173,7 +174,7 @@ workers_open(struct live *l)
 
     l->w = calloc((size_t)l->nw, sizeof(*l->w));
     if (!l->w) {
-        fprintf(stderr, "ecnwatch: out of memory\n");
+        ew_err("ecnwatch: out of memory\n");
         return 2;
     }
     for (i = 0; i < l->nw; i++)
@@ -186,11 +187,11 @@ workers_open(struct live *l)
         rc = ew_capture_open_live(cfg->iface, cfg->snaplen, cfg->buffer_kib, cfg->filter, &w->cap,
                                   l->err, sizeof(l->err));
         if (rc != 0) {
-            fprintf(stderr, "ecnwatch: %s\n", l->err);
+            ew_err("ecnwatch: %s\n", l->err);
             return rc == EW_CAP_ERR_FILTER ? 2 : 3;
         }
         if (ew_capture_fanout(w->cap, group, l->err, sizeof(l->err)) != 0) {
-            fprintf(stderr, "ecnwatch: %s: %s\n", cfg->iface, l->err);
+            ew_err("ecnwatch: %s: %s\n", cfg->iface, l->err);
             return 3;
         }
         w->link = ew_capture_link(w->cap);
@@ -202,7 +203,7 @@ workers_open(struct live *l)
         if (acfg.hot_flows)
             acfg.hot_flows = (acfg.hot_flows + (uint32_t)l->nw - 1) / (uint32_t)l->nw;
         if (ew_analyzer_init(&w->an, &acfg) != 0) {
-            fprintf(stderr, "ecnwatch: cannot allocate a flow table of %" PRIu32 " flows\n",
+            ew_err("ecnwatch: cannot allocate a flow table of %" PRIu32 " flows\n",
                     acfg.max_flows);
             return 2;
         }
@@ -211,7 +212,7 @@ workers_open(struct live *l)
     }
     l->cap = l->w[0].cap; /* the run's name and link type */
     if (ew_mirror_init(&l->mirror, &l->run.an, an, l->nw) != 0) {
-        fprintf(stderr, "ecnwatch: out of memory\n");
+        ew_err("ecnwatch: out of memory\n");
         return 2;
     }
     return 0;
@@ -225,7 +226,7 @@ workers_start(struct live *l)
     for (i = 0; i < l->nw; i++) {
         e = ew_thread_start(&l->w[i].thread, worker_main, &l->w[i]);
         if (e != 0) {
-            fprintf(stderr, "ecnwatch: cannot start a capture thread: %s\n", strerror(e));
+            ew_err("ecnwatch: cannot start a capture thread: %s\n", strerror(e));
             return 2;
         }
         l->w[i].started = true;
@@ -287,43 +288,6 @@ live_sync(struct live *l, bool final)
     return ok;
 }
 
-/* Who root becomes once the capture is open: -Z's user (nobody by
- * default). *drop false when there is none to become (not root, or -Z root).
- * 0, or -1 with err set. */
-static int
-drop_target(const char *user, bool *drop, uid_t *uid, gid_t *gid, char *err, size_t errlen)
-{
-    struct passwd *pw;
-
-    *drop = false;
-    if (geteuid() != 0 || (user && !strcmp(user, "root")))
-        return 0;
-    pw = getpwnam(user ? user : "nobody");
-    if (!pw) {
-        snprintf(err, errlen, "-Z %s: no such user", user ? user : "nobody");
-        return -1;
-    }
-    *drop = true;
-    *uid = pw->pw_uid;
-    *gid = pw->pw_gid;
-    return 0;
-}
-
-/* Give up root for good, before any packet is read. 0, or -1 with err set. */
-static int
-drop_privileges(const char *user, uid_t uid, gid_t gid, char *err, size_t errlen)
-{
-    if (setgroups(1, &gid) != 0 || setgid(gid) != 0 || setuid(uid) != 0) {
-        snprintf(err, errlen, "cannot drop privileges to %s: %s", user, strerror(errno));
-        return -1;
-    }
-    if (setuid(0) == 0) {
-        snprintf(err, errlen, "dropping privileges to %s did not hold", user);
-        return -1;
-    }
-    return 0;
-}
-
 /* Open the capture, bind the metrics (while still privileged: any port can
  * be given), settle the outputs (checked, -w opened: as root, as tcpdump
  * opens its -w file, each file's folder opened and its name fixed, and a
@@ -344,39 +308,42 @@ live_start(struct live *l)
                              .stream_interval_ns = (int64_t)l->interval_ms * 1000000,
                              .stream_updates = true,
                              .metrics_done = true};
-    const char *user = cfg->user ? cfg->user : "nobody";
-    bool drop;
-    uid_t uid = 0;
-    gid_t gid = 0;
+    struct ew_privs pv;
     int rc;
 
+    /* --web-config first: a bad one starts nothing; its certificate and
+     * key are read while still root, as the capture is opened */
+    if (cfg->web_config && ew_webcfg_load(cfg->web_config, &l->web, l->err, sizeof(l->err)) != 0) {
+        ew_err("ecnwatch: %s\n", l->err);
+        return 2;
+    }
     if (l->nw) {
         rc = workers_open(l);
         if (rc != 0)
             return rc;
     } else {
-        rc = ew_capture_open_live(cfg->iface, cfg->snaplen, cfg->buffer_kib, cfg->filter,
-                                  &l->cap, l->err, sizeof(l->err));
+        rc = ew_capture_open_live(cfg->iface, cfg->snaplen, cfg->buffer_kib, cfg->filter, &l->cap,
+                                  l->err, sizeof(l->err));
         if (rc != 0) {
-            fprintf(stderr, "ecnwatch: %s\n", l->err);
+            ew_err("ecnwatch: %s\n", l->err);
             return rc == EW_CAP_ERR_FILTER ? 2 : 3;
         }
     }
     if (cfg->metrics_listen || cfg->metrics_file) {
         struct ew_exporter_cfg xc = {cfg->metrics_listen, cfg->metrics_file, cfg->iface,
-                                     l->interval_ms / 1000.0};
+                                     l->interval_ms / 1000.0, cfg->web_config ? &l->web : NULL};
 
         if (ew_exporter_open(&xc, &l->mx, l->err, sizeof(l->err)) != 0) {
-            fprintf(stderr, "ecnwatch: %s\n", l->err);
+            ew_err("ecnwatch: %s\n", l->err);
             return 3;
         }
     }
-    if (drop_target(cfg->user, &drop, &uid, &gid, l->err, sizeof(l->err)) != 0) {
-        fprintf(stderr, "ecnwatch: %s\n", l->err);
+    if (ew_privs_plan(cfg->user, &pv, l->err, sizeof(l->err)) != 0) {
+        ew_err("ecnwatch: %s\n", l->err);
         return 2;
     }
-    if (drop && ew_outfile_guard(user, l->err, sizeof(l->err)) != 0) {
-        fprintf(stderr, "ecnwatch: %s\n", l->err);
+    if (ew_privs_guard(&pv, l->err, sizeof(l->err)) != 0) {
+        ew_err("ecnwatch: %s\n", l->err);
         return 4;
     }
     /* the files checked now, not found unwritable when the capture stops
@@ -389,23 +356,15 @@ live_start(struct live *l)
         rc = ew_run_open(&l->run, l->cap, cfg->iface);
     if (rc != 0)
         return rc;
-    if (drop) {
-        ew_outfile_seal();
-        if (drop_privileges(user, uid, gid, l->err, sizeof(l->err)) != 0) {
-            fprintf(stderr, "ecnwatch: %s\n", l->err);
-            return 2;
-        }
-        /* a device or FIFO written at the end is written as user */
-        if (ew_outfile_dropped(l->err, sizeof(l->err)) != 0) {
-            fprintf(stderr, "ecnwatch: %s\n", l->err);
-            return 4;
-        }
+    if ((rc = ew_privs_drop(&pv, l->err, sizeof(l->err))) != 0) {
+        ew_err("ecnwatch: %s\n", l->err);
+        return rc;
     }
     l->link = ew_capture_link(l->cap);
     if (tty) {
         l->ui = ew_ui_start();
         if (!l->ui) {
-            fprintf(stderr, "ecnwatch: cannot start the terminal view (TERM=%s)\n",
+            ew_err("ecnwatch: cannot start the terminal view (TERM=%s)\n",
                     getenv("TERM") ? getenv("TERM") : "unset");
             return 2;
         }
@@ -493,7 +452,7 @@ live_turn(struct live *l)
         nmx = ew_exporter_pollfds(l->mx, pfd + nfd, EW_EXPORTER_MAX_FDS, &timeout);
     nfd += nmx;
     if (poll(pfd, (nfds_t)nfd, timeout) < 0 && errno != EINTR) {
-        fprintf(stderr, "ecnwatch: poll: %s\n", strerror(errno));
+        ew_err("ecnwatch: poll: %s\n", strerror(errno));
         l->status = 3;
         return false;
     }
@@ -503,7 +462,7 @@ live_turn(struct live *l)
         if (l->ui)
             ew_ui_stop(l->ui);
         l->ui = NULL;
-        fprintf(stderr, "ecnwatch: %s: %s\n", l->cfg->iface, l->w[k].err);
+        ew_err("ecnwatch: %s: %s\n", l->cfg->iface, l->w[k].err);
         l->status = 3;
         l->capture_failed = true;
         return false;
@@ -516,7 +475,7 @@ live_turn(struct live *l)
             if (l->ui)
                 ew_ui_stop(l->ui);
             l->ui = NULL;
-            fprintf(stderr, "ecnwatch: %s: %s\n", l->cfg->iface, l->err);
+            ew_err("ecnwatch: %s: %s\n", l->cfg->iface, l->err);
             l->status = 3;
             l->capture_failed = true; /* the report covers what was read, cut short */
             return false;
@@ -578,7 +537,7 @@ live_finish(struct live *l, bool interrupted)
                 ew_exporter_tick(l->mx, &l->run.an, &ms, true, l->err, sizeof(l->err)) != 0;
         }
         if (l->mx_failed || ew_exporter_error(l->mx)) {
-            fprintf(stderr, "ecnwatch: %s\n", l->mx_failed ? l->err : ew_exporter_error(l->mx));
+            ew_err("ecnwatch: %s\n", l->mx_failed ? l->err : ew_exporter_error(l->mx));
             if (l->status == 0)
                 l->status = 4;
         }
@@ -606,17 +565,19 @@ live_finish(struct live *l, bool interrupted)
             l->status = ew_run_fail_on(&l->run);
     }
     if (!l->ui && !l->run.out.stream && l->run.have_an)
-        fprintf(stderr, "ecnwatch: %" PRIu64 " frames\n", l->run.an.tot.frames);
+        ew_err("ecnwatch: %" PRIu64 " frames\n", l->run.an.tot.frames);
     if (l->nw && l->run.have_an) {
         /* how the fan-out spread them */
-        fprintf(stderr, "ecnwatch: frames by worker:");
-        for (int i = 0; i < l->nw; i++)
-            fprintf(stderr, " %" PRIu64, l->w[i].an.tot.frames);
-        fputc('\n', stderr);
+        char line[512];
+        size_t n = (size_t)snprintf(line, sizeof(line), "ecnwatch: frames by worker:");
+
+        for (int i = 0; i < l->nw && n < sizeof(line); i++)
+            n += (size_t)snprintf(line + n, sizeof(line) - n, " %" PRIu64, l->w[i].an.tot.frames);
+        ew_err("%s\n", line);
     }
     /* the summary's line of the capture's loss, however the capture was shown */
     if (src->loss_dropped || src->loss_ifdropped)
-        fprintf(stderr,
+        ew_err(
                 "ecnwatch: capture loss: of %" PRIu64 " packets the kernel received, %" PRIu64
                 " dropped by its buffer and %" PRIu64 " by the interface (raise -B)\n",
                 src->loss_received, src->loss_dropped, src->loss_ifdropped);
@@ -629,6 +590,8 @@ live_close(struct live *l)
         ew_ui_stop(l->ui);
     l->ui = NULL;
     ew_exporter_close(l->mx);
+    l->mx = NULL;
+    ew_webcfg_free(&l->web);
     ew_conclusions_free(&l->concl);
     ew_run_free(&l->run); /* a start that failed after -w was opened: nothing kept */
     if (l->nw) {
@@ -646,7 +609,7 @@ live_close(struct live *l)
         l->cap = NULL;
     }
     ew_capture_close(l->cap);
-    ew_outfile_unguard(); /* root's helper ends, what it never named removed */
+    ew_privs_end(); /* root's helper ends, what it never named removed */
 }
 
 int
@@ -656,7 +619,7 @@ ew_live_run(const struct ew_run_cfg *cfg, volatile sig_atomic_t *stop)
     int rc;
 
     if (!l) {
-        fprintf(stderr, "ecnwatch: out of memory\n");
+        ew_err("ecnwatch: out of memory\n");
         return 2;
     }
     l->cfg = cfg;
@@ -683,7 +646,7 @@ ew_live_run(const struct ew_run_cfg *cfg, volatile sig_atomic_t *stop)
         /* the workers' last frames, every flow with its QUIC state */
         workers_stop(l);
         if (!live_sync(l, true)) {
-            fprintf(stderr, "ecnwatch: out of memory for the workers' flows\n");
+            ew_err("ecnwatch: out of memory for the workers' flows\n");
             l->status = 4;
         }
     }

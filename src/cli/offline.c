@@ -6,6 +6,7 @@
  * The read loop is the hot path (bench/README.md): account_frame() and the
  * loops that call it stay static in this file, with nothing between them and
  * the analyzer. */
+#include "base/format.h"
 #include "cli/offline.h"
 
 #include <inttypes.h>
@@ -17,6 +18,7 @@
 
 #include "input/capture.h"
 #include "cli/cli.h"
+#include "cli/privs.h"
 #include "cli/run.h"
 #include "findings/pathcmp.h"
 #include "engine/reader.h"
@@ -35,6 +37,8 @@ struct offline {
     struct ew_hop **hops;
     /* the analyser, the outputs and the end, shared with the live driver */
     struct ew_run run;
+    /* the captures, opened before root gives up its privileges */
+    struct ew_input in[EW_CLI_MAX_FILES];
 };
 
 /* what the reading of one capture does with each frame */
@@ -42,6 +46,7 @@ struct read_ctx {
     const struct ew_run_cfg *cfg;
     volatile sig_atomic_t *stop;
     struct ew_run *run;       /* analyse (the first capture), or NULL */
+    struct ew_input *in;      /* the capture, opened before the drop */
     struct ew_analyzer *an;   /* its analyzer, or NULL */
     struct ew_index *index;   /* index for the next capture downstream, or NULL */
     struct ew_hop *hop;       /* match against the capture upstream, or NULL */
@@ -224,11 +229,11 @@ read_threaded(struct read_ctx *rc, struct ew_reader *r, struct read_end *re)
 
 /* a thread of its own pays for a file on disk, with a processor to spare */
 static bool
-reader_thread_worth(const char *path)
+reader_thread_worth(const struct ew_input *in)
 {
     struct stat st;
 
-    return strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+    return in->fd >= 0 && fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode) &&
            ew_spare_processor();
 }
 
@@ -241,7 +246,10 @@ read_capture(struct read_ctx *rc, const char *path)
     struct ew_reader *r = NULL;
     struct read_end re;
     const char *name = strcmp(path, "-") == 0 ? "-" : path;
-    int e = ew_capture_open_file(path, rc->cfg->filter, &cap, err, sizeof(err));
+    bool worth = reader_thread_worth(rc->in);
+    int e = ew_capture_open_input(path, rc->in, rc->cfg->filter, &cap, err, sizeof(err));
+
+    ew_input_close(rc->in);
 
     if (e != 0 && *rc->stop && e != EW_CAP_ERR_FILTER) {
         /* stopped while waiting for the capture's header (tcpdump -w - |
@@ -253,7 +261,7 @@ read_capture(struct read_ctx *rc, const char *path)
         return 0;
     }
     if (e != 0) {
-        fprintf(stderr, "ecnwatch: %s\n", err);
+        ew_err("ecnwatch: %s\n", err);
         return e == EW_CAP_ERR_FILTER ? EW_EXIT_USAGE : EW_EXIT_INPUT;
     }
     memset(&re, 0, sizeof(re));
@@ -261,7 +269,7 @@ read_capture(struct read_ctx *rc, const char *path)
         ew_capture_close(cap);
         return e;
     }
-    if (reader_thread_worth(path))
+    if (worth)
         r = ew_reader_start(cap, ew_capture_link(cap), rc->cfg->count, rc->an);
     if (r)
         read_threaded(rc, r, &re);
@@ -269,7 +277,7 @@ read_capture(struct read_ctx *rc, const char *path)
         read_inline(rc, cap, &re);
     if (re.refused) {
         ew_capture_close(cap);
-        fprintf(stderr, "ecnwatch: %s\n", re.err);
+        ew_err("ecnwatch: %s\n", re.err);
         return EW_EXIT_INPUT;
     }
     if (re.invalid) {
@@ -278,14 +286,14 @@ read_capture(struct read_ctx *rc, const char *path)
          * could not be read */
         if (rc->run)
             rc->src->truncated = true;
-        fprintf(stderr, "ecnwatch: %s: invalid capture after %" PRIu64 " frames: %s\n",
+        ew_err("ecnwatch: %s: invalid capture after %" PRIu64 " frames: %s\n",
                 strcmp(path, "-") ? path : "standard input", re.frames, re.err);
         rc->invalid = true;
     }
     if (re.broken) {
         if (rc->run)
             rc->src->truncated = true;
-        fprintf(stderr, "ecnwatch: warning: %s: capture ends mid-record after %" PRIu64
+        ew_err("ecnwatch: warning: %s: capture ends mid-record after %" PRIu64
                 " frames (%s); the report covers what was read\n",
                 strcmp(path, "-") ? path : "standard input", re.frames, re.err);
     }
@@ -295,7 +303,7 @@ read_capture(struct read_ctx *rc, const char *path)
     if (rc->run && (e = ew_run_close(rc->run, true)) != EW_EXIT_DONE)
         rc->close_failed = true;
     if (re.nomem) {
-        fprintf(stderr, "ecnwatch: out of memory reading %s\n", path);
+        ew_err("ecnwatch: out of memory reading %s\n", path);
         return EW_EXIT_INPUT;
     }
     return 0;
@@ -315,7 +323,7 @@ setup_path(struct offline *off)
             off->hops[i - 1] = ew_hop_new(i, i + 1);
         }
         if (!off->up_ix || !off->hops || !off->up_ix[i - 1] || !off->hops[i - 1]) {
-            fprintf(stderr, "ecnwatch: out of memory for %d captures\n", n);
+            ew_err("ecnwatch: out of memory for %d captures\n", n);
             return EW_EXIT_USAGE;
         }
     }
@@ -340,6 +348,7 @@ read_all(struct offline *off)
             .hop = i > 0 ? off->hops[i - 1] : NULL,
             .up = i > 0 ? off->up_ix[i - 1] : NULL,
             .src = &off->run.src,
+            .in = &off->in[i],
         };
 
         rc = read_capture(&ctx, cfg->files[i]);
@@ -353,8 +362,24 @@ read_all(struct offline *off)
             ew_hop_finish(off->hops[i - 1], off->up_ix[i - 1]);
     }
     if (off->run.src.interrupted)
-        fprintf(stderr, "ecnwatch: interrupted after %" PRIu64 " frames; writing what was read\n",
+        ew_err("ecnwatch: interrupted after %" PRIu64 " frames; writing what was read\n",
                 off->run.an.tot.frames);
+    return 0;
+}
+
+/* Every capture opened now, before root gives up its privileges (the
+ * user it becomes may not read them). 0, or EW_EXIT_INPUT (said). */
+static int
+open_inputs(struct offline *off)
+{
+    char err[EW_ERRBUF_SIZE];
+    int i;
+
+    for (i = 0; i < off->cfg->nfiles; i++)
+        if (ew_input_open(off->cfg->files[i], &off->in[i], err, sizeof(err)) != 0) {
+            ew_err("ecnwatch: %s\n", err);
+            return EW_EXIT_INPUT;
+        }
     return 0;
 }
 
@@ -365,6 +390,7 @@ teardown(struct offline *off)
 
     ew_run_free(&off->run);
     for (i = 0; i < off->cfg->nfiles; i++) {
+        ew_input_close(&off->in[i]);
         if (off->up_ix)
             ew_index_free(off->up_ix[i]);
         if (off->hops)
@@ -381,19 +407,38 @@ ew_offline_run(const struct ew_run_cfg *cfg, volatile sig_atomic_t *stop)
     struct ew_run_how how = {.kind = "file",
                              .streaming = cfg->ndjson && !cfg->json,
                              .stream_interval_ns = 1000000000};
-    int status;
+    struct ew_privs pv;
+    char err[EW_ERRBUF_SIZE];
+    int status, i;
 
     if (!off) {
-        fprintf(stderr, "ecnwatch: out of memory\n");
+        ew_err("ecnwatch: out of memory\n");
         return EW_EXIT_USAGE;
     }
     off->cfg = cfg;
     off->stop = stop;
-    /* every file asked for is checked before the first packet is read, so
-     * that none is found unwritable after the whole capture */
-    status = ew_run_start(&off->run, cfg, &how);
+    for (i = 0; i < EW_CLI_MAX_FILES; i++)
+        off->in[i] = (struct ew_input){-1, -1};
+    /* as root, the captures are read as -Z's user, once they and the
+     * outputs are open (privs.h); every file asked for is checked before
+     * the first packet is read, so that none is found unwritable after
+     * the whole capture */
+    status = EW_EXIT_DONE;
+    if (ew_privs_plan(cfg->user, &pv, err, sizeof(err)) != 0) {
+        ew_err("ecnwatch: %s\n", err);
+        status = EW_EXIT_USAGE;
+    } else if (ew_privs_guard(&pv, err, sizeof(err)) != 0) {
+        ew_err("ecnwatch: %s\n", err);
+        status = EW_EXIT_OUTPUT;
+    }
+    if (status == EW_EXIT_DONE)
+        status = ew_run_start(&off->run, cfg, &how);
     if (status == EW_EXIT_DONE)
         status = setup_path(off);
+    if (status == EW_EXIT_DONE)
+        status = open_inputs(off);
+    if (status == EW_EXIT_DONE && (status = ew_privs_drop(&pv, err, sizeof(err))) != 0)
+        ew_err("ecnwatch: %s\n", err);
     if (status == EW_EXIT_DONE)
         status = read_all(off);
     if (status == EW_EXIT_DONE) {
@@ -410,5 +455,6 @@ ew_offline_run(const struct ew_run_cfg *cfg, volatile sig_atomic_t *stop)
         status = ew_run_fail_on(&off->run);
     teardown(off);
     free(off);
+    ew_privs_end(); /* root's helper ends, what it never named removed */
     return status;
 }

@@ -1,4 +1,5 @@
 /* run.c - one run, live or from files (run.h) */
+#include "base/format.h"
 #include "cli/run.h"
 
 #include <inttypes.h>
@@ -20,7 +21,7 @@ run_analyzer(struct ew_run *r)
     if (r->out.stream)
         ew_stream_attach(&r->stream, &acfg);
     if (ew_analyzer_init(&r->an, &acfg) != 0) {
-        fprintf(stderr, "ecnwatch: cannot allocate a flow table of %" PRIu32 " flows\n",
+        ew_err("ecnwatch: cannot allocate a flow table of %" PRIu32 " flows\n",
                 acfg.max_flows);
         return -1;
     }
@@ -28,7 +29,7 @@ run_analyzer(struct ew_run *r)
     if ((r->cfg->timeseries || r->cfg->plot_dir) &&
         ew_series_pool_init(&r->series, SERIES_MAX,
                             (int64_t)(r->cfg->series_interval_s * 1e9)) != 0) {
-        fprintf(stderr, "ecnwatch: out of memory for time series\n");
+        ew_err("ecnwatch: out of memory for time series\n");
         return -1;
     }
     if (r->series.s)
@@ -54,7 +55,7 @@ ew_run_start(struct ew_run *r, const struct ew_run_cfg *cfg, const struct ew_run
     ew_stream_limit(&r->stream, cfg->max_output);
     ew_outputs_start(&r->out);
     if (ew_outputs_check(&r->out, err, sizeof(err)) != 0) {
-        fprintf(stderr, "ecnwatch: %s\n", err);
+        ew_err("ecnwatch: %s\n", err);
         return EW_EXIT_OUTPUT;
     }
     return run_analyzer(r) == 0 ? EW_EXIT_DONE : EW_EXIT_USAGE;
@@ -68,7 +69,7 @@ ew_run_open(struct ew_run *r, const struct ew_capture *cap, const char *name)
     r->src.name = name;
     r->src.linktype = ew_capture_link_name(cap);
     if (ew_outputs_open(&r->out, cap, err, sizeof(err)) != 0) {
-        fprintf(stderr, "ecnwatch: %s\n", err);
+        ew_err("ecnwatch: %s\n", err);
         return EW_EXIT_OUTPUT;
     }
     return EW_EXIT_DONE;
@@ -97,7 +98,7 @@ ew_run_end(struct ew_run *r)
         return status;
     }
     if (ew_analyzer_pass(&r->an, &r->concl, EW_PASS_BOTTLENECKS, NULL) != 0) {
-        fprintf(stderr, "ecnwatch: out of memory for the conclusions of %zu flows\n",
+        ew_err("ecnwatch: out of memory for the conclusions of %zu flows\n",
                 r->concl.held);
         status = EW_EXIT_OUTPUT;
     }

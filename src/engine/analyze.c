@@ -91,7 +91,8 @@ ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg)
     /* as many QUIC entries as flow records: a flow gives its entry back on eviction */
     an->quic = an->tab ? ew_quic_pool_new(cfg->max_flows) : NULL;
     an->evict_sum = an->tab ? malloc(sizeof(*an->evict_sum)) : NULL;
-    if (an->tab && (!an->quic || !an->evict_sum || ew_dedupe_init(&an->dedupe) != 0 ||
+    if (an->tab && (!an->quic || !an->evict_sum ||
+                    ew_dedupe_init(&an->dedupe, cfg->dup_slots_log2) != 0 ||
                     ew_qseries_pool_init(&an->qs, cfg->max_qseries ? cfg->max_qseries
                                                                    : EW_QS_MAX) != 0)) {
         ew_dedupe_free(&an->dedupe);

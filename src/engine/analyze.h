@@ -60,6 +60,9 @@ struct ew_analyzer_cfg {
     void *end_arg;
     /* directions with a bottleneck series (qseries.h); 0: EW_QS_MAX */
     uint32_t max_qseries;
+    /* the table of packets seen, to find copies (dedupe.h): 2^n slots; 0:
+     * EW_DUP_SLOTS_LOG2 */
+    uint32_t dup_slots_log2;
 };
 
 struct ew_analyzer {

@@ -1,4 +1,5 @@
 /* conclusions.c - one pass of conclusions (see conclusions.h) */
+#include "base/format.h"
 #include "findings/conclusions.h"
 
 #include <stdio.h>
@@ -175,7 +176,7 @@ ew_conclusion_words(const struct ew_conclusions *c, size_t i, unsigned what,
     if (out->v.verdict != r->verdict || out->kinds != r->kinds || out->nf != r->nf ||
         ((r->flags & EW_CONCL_HAS_PATH) && out->has_path &&
          out->path[r->main_dir].aqm != r->aqm[r->main_dir])) {
-        fprintf(stderr,
+        ew_err(
                 "ecnwatch: flow %llu: its words and its row disagree (verdict %d/%d, kinds "
                 "%#x/%#x, findings %zu/%u, path %d/%d)\n",
                 (unsigned long long)r->id, (int)out->v.verdict, (int)r->verdict,
@@ -185,4 +186,17 @@ ew_conclusion_words(const struct ew_conclusions *c, size_t i, unsigned what,
     }
 #endif
     return f;
+}
+
+bool
+ew_conclusion_small_plain(const struct ew_flow *f, const struct ew_conclusion *r)
+{
+    int d;
+
+    if (r->nf || f->dir[0].packets + f->dir[1].packets >= EW_SMALL_PKTS)
+        return false;
+    for (d = 0; d < 2; d++)
+        if (f->dir[d].ecn[EW_ECN_ECT_0] || f->dir[d].ecn[EW_ECN_ECT_1] || f->dir[d].ecn[EW_ECN_CE])
+            return false;
+    return true;
 }

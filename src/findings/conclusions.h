@@ -95,6 +95,13 @@ void ew_conclusions_free(struct ew_conclusions *c);
 const struct ew_flow *ew_conclusion_words(const struct ew_conclusions *c, size_t i, unsigned what,
                                           struct ew_flow_room *room, struct ew_flow_summary *out);
 
+/* A flow a summary folds into one line: fewer than EW_SMALL_PKTS packets,
+ * no ECN codepoint either way, no finding (mDNS, ICMP, a lone datagram:
+ * the noise of a capture), as the text summary and the plots' index fold
+ * them */
+#define EW_SMALL_PKTS 20
+bool ew_conclusion_small_plain(const struct ew_flow *f, const struct ew_conclusion *r);
+
 /* One flow outside a pass (a flow leaving the table): its row, concluded
  * into the scratch summary sum (with what, EW_CONCLUDE_*), which then holds
  * its conclusion whole. */

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 
 int
-ew_dedupe_init(struct ew_dedupe *d)
+ew_dedupe_init(struct ew_dedupe *d, unsigned slots_log2)
 {
-    d->mask = (1u << EW_DUP_SLOTS_LOG2) - 1;
+    if (slots_log2 == 0 || slots_log2 > EW_DUP_SLOTS_LOG2)
+        slots_log2 = EW_DUP_SLOTS_LOG2;
+    d->mask = (1u << slots_log2) - 1;
     d->slot = calloc((size_t)d->mask + 1, sizeof(*d->slot));
     return d->slot ? 0 : -1;
 }

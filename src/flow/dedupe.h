@@ -59,8 +59,10 @@ struct ew_dedupe {
     uint32_t mask;
 };
 
-/* 0, or -1 when the table cannot be allocated */
-int ew_dedupe_init(struct ew_dedupe *d);
+/* A table of 2^slots_log2 slots (0, or more than EW_DUP_SLOTS_LOG2:
+ * EW_DUP_SLOTS_LOG2; fewer find fewer copies). 0, or -1 when it cannot be
+ * allocated */
+int ew_dedupe_init(struct ew_dedupe *d, unsigned slots_log2);
 void ew_dedupe_free(struct ew_dedupe *d);
 
 /* The flow of a signature is named by a fixed fold of its key, not by the

@@ -23,6 +23,7 @@
 #include "input/pcapng.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pcap/pcap.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -60,6 +61,8 @@ struct ew_capture {
     struct ew_unzip *uz; /* a gzip or xz capture's decompression, or NULL */
     struct fast *fast; /* NULL: every record through libpcap */
     struct ew_ng *ng;  /* a pcapng file read here (pcapng.h); NULL otherwise */
+    struct ew_unzip *ng_uz; /* the decompression ng reads (ng_decompressed), or NULL; the
+                             * reader's, valid while ng is */
     const char *filter; /* the filter expression (offline), for other link types */
     char name[256];    /* the file's name for messages */
     bool live;
@@ -206,15 +209,26 @@ display_name(const char *path)
 
 /* A compressed pcapng file read by the block reader (each frame with its
  * interface's link type), from a second decompression of its own: libpcap's
- * stream has read past its start and cannot seek. NULL when it is no pcapng
- * or cannot be opened again (libpcap reads it then). */
+ * stream has read past its start and cannot seek; that decompression's
+ * state in *uzp, for its errors. NULL when it is no pcapng or cannot be
+ * opened again (libpcap reads it then). */
 static struct ew_ng *
-ng_decompressed(const char *path)
+ng_decompressed(const char *path, struct ew_input *in, struct ew_unzip **uzp)
 {
     struct ew_unzip *uz;
     struct ew_ng *g = NULL;
-    FILE *fp = fopen(path, "rb"), *zfp;
+    FILE *fp, *zfp;
     uint8_t m[4];
+
+    *uzp = NULL;
+
+    if (in && in->fd2 >= 0) {
+        fp = fdopen(in->fd2, "rb");
+        if (fp)
+            in->fd2 = -1;
+    } else {
+        fp = in ? NULL : fopen(path, "rb");
+    }
 
     if (!fp)
         return NULL;
@@ -226,12 +240,57 @@ ng_decompressed(const char *path)
         g = ew_ng_open_stream(zfp, m);
     if (!g)
         fclose(zfp); /* fp and uz with it */
+    *uzp = g ? uz : NULL;
     return g;
+}
+
+int
+ew_input_open(const char *path, struct ew_input *in, char *errbuf, size_t errlen)
+{
+    struct stat st;
+    int e;
+
+    in->fd = in->fd2 = -1;
+    if (!strcmp(path, "-"))
+        return 0;
+    in->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (in->fd < 0 || fstat(in->fd, &st) != 0) {
+        e = errno;
+        snprintf(errbuf, errlen, "%s: %s", path, strerror(e));
+        ew_input_close(in);
+        return EW_CAP_ERR_INPUT;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(errbuf, errlen, "%s: is a directory, not a capture file", path);
+        ew_input_close(in);
+        return EW_CAP_ERR_INPUT;
+    }
+    /* a FIFO or device is read once: no second reader of its bytes */
+    if (S_ISREG(st.st_mode))
+        in->fd2 = open(path, O_RDONLY | O_CLOEXEC);
+    return 0;
+}
+
+void
+ew_input_close(struct ew_input *in)
+{
+    if (in->fd >= 0)
+        close(in->fd);
+    if (in->fd2 >= 0)
+        close(in->fd2);
+    in->fd = in->fd2 = -1;
 }
 
 int
 ew_capture_open_file(const char *path, const char *filter, struct ew_capture **out,
                      char *errbuf, size_t errlen)
+{
+    return ew_capture_open_input(path, NULL, filter, out, errbuf, errlen);
+}
+
+int
+ew_capture_open_input(const char *path, struct ew_input *in, const char *filter,
+                      struct ew_capture **out, char *errbuf, size_t errlen)
 {
     char pcerr[PCAP_ERRBUF_SIZE] = "";
     struct ew_capture *cap;
@@ -243,6 +302,14 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
     *out = NULL;
     if (strcmp(path, "-") == 0) {
         fp = stdin;
+    } else if (in && in->fd >= 0) {
+        fp = fdopen(in->fd, "rb");
+        if (!fp) {
+            snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
+            ew_input_close(in);
+            return EW_CAP_ERR_INPUT;
+        }
+        in->fd = -1;
     } else {
         struct stat st;
 
@@ -314,7 +381,7 @@ ew_capture_open_file(const char *path, const char *filter, struct ew_capture **o
     if (fp != stdin && !uz)
         cap->ng = ew_ng_open(fp);
     else if (fp != stdin)
-        cap->ng = ng_decompressed(path);
+        cap->ng = ng_decompressed(path, in, &cap->ng_uz);
     if (fp != stdin && !cap->ng)
         fast_setup(cap, fp);
     *out = cap;
@@ -580,6 +647,10 @@ ew_capture_next(struct ew_capture *cap, struct ew_frame *fr, char *errbuf, size_
         if (cap->ng) {
             rc = ew_ng_next(cap->ng, cap->have_prog ? cap->filter : NULL, fr, &pass, errbuf,
                             errlen);
+            /* a decompression that failed ends the blocks short: its words, as
+             * for a compressed pcap file, not those of a file cut short */
+            if (rc == EW_CAP_BROKEN && ew_unzip_error(cap->ng_uz))
+                snprintf(errbuf, errlen, "%s", ew_unzip_error(cap->ng_uz));
         } else {
             rc = read_next(cap, fr, errbuf, errlen);
             fr->link = cap->link;

@@ -19,10 +19,27 @@ enum ew_cap_err {
 
 struct ew_capture;
 
+/* A capture file opened before it is read: by root, before it gives up its
+ * privileges (-Z), so that the user it becomes reads what root could. Two
+ * descriptors of a regular file (a compressed pcapng is decompressed a
+ * second time, from its start); none for standard input. */
+struct ew_input {
+    int fd, fd2; /* -1: none */
+};
+
+/* 0, or EW_CAP_ERR_INPUT with a one-line message ("PATH: REASON") */
+int ew_input_open(const char *path, struct ew_input *in, char *errbuf, size_t errlen);
+/* the descriptors left in in (none after it: -1) */
+void ew_input_close(struct ew_input *in);
+
 /* Open `path` ("-" for standard input) and compile `filter` (NULL or "" for
  * none). On failure returns an enum ew_cap_err and a one-line message. */
 int ew_capture_open_file(const char *path, const char *filter, struct ew_capture **out,
                          char *errbuf, size_t errlen);
+/* The same, from in when it is not NULL: what it takes of in is the
+ * capture's (set -1 there); what is left, ew_input_close() closes */
+int ew_capture_open_input(const char *path, struct ew_input *in, const char *filter,
+                          struct ew_capture **out, char *errbuf, size_t errlen);
 /* the kernel buffer of a live capture when none is asked for: 32 MiB */
 #define EW_LIVE_BUFFER_KIB 32768
 /* how long the kernel may hold a live capture's frames before it hands them

@@ -1,4 +1,5 @@
 /* ifaces.c - -D, as tcpdump -D (see ifaces.h) */
+#include "base/format.h"
 #include "input/ifaces.h"
 
 #include <errno.h>
@@ -48,7 +49,7 @@ ew_ifaces_list(FILE *out)
     int i = 0;
 
     if (pcap_findalldevs(&all, err) != 0) {
-        fprintf(stderr, "ecnwatch: -D: cannot list the interfaces: %s\n",
+        ew_err("ecnwatch: -D: cannot list the interfaces: %s\n",
                 err[0] ? err : "libpcap gave no reason");
         return -1;
     }
@@ -62,12 +63,12 @@ ew_ifaces_list(FILE *out)
     pcap_freealldevs(all);
     if (i == 0) {
         /* tcpdump -D fails here too */
-        fprintf(stderr, "ecnwatch: -D: no interface to capture on (listing may need root "
+        ew_err("ecnwatch: -D: no interface to capture on (listing may need root "
                         "or CAP_NET_RAW)\n");
         return -1;
     }
     if (fflush(out) != 0) {
-        fprintf(stderr, "ecnwatch: -D: cannot write the list: %s\n", strerror(errno));
+        ew_err("ecnwatch: -D: cannot write the list: %s\n", strerror(errno));
         return -1;
     }
     return 0;

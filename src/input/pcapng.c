@@ -49,7 +49,8 @@ struct ew_ng {
     uint8_t *buf;           /* one block's body */
     size_t bufcap;
     uint64_t off;           /* file offset of the next block */
-    uint8_t *rb;            /* NG_RBUF bytes read ahead of the blocks, or NULL */
+    uint8_t *rb;            /* rbsize bytes read ahead of the blocks, or NULL */
+    size_t rbsize;          /* NG_RBUF (ew_ng_open_chunked: another) */
     size_t rlen, rpos;      /* bytes in rb, and the next one to hand out */
     bool own_fp;            /* fp is the reader's own (a decompressed stream): closed with it */
 };
@@ -124,7 +125,7 @@ ng_read(struct ew_ng *g, void *dst, size_t n)
         size_t k;
 
         if (g->rpos == g->rlen) {
-            if (!g->rb || n >= NG_RBUF) { /* no buffer, or a block larger than it */
+            if (!g->rb || n >= g->rbsize) { /* no buffer, or a block larger than it */
                 size_t got = fread(d, 1, n, g->fp);
 
                 g->off += got;
@@ -132,7 +133,7 @@ ng_read(struct ew_ng *g, void *dst, size_t n)
                     return 1;
                 return got == 0 && n == want && feof(g->fp) ? 0 : -1;
             }
-            g->rlen = fread(g->rb, 1, NG_RBUF, g->fp);
+            g->rlen = fread(g->rb, 1, g->rbsize, g->fp);
             g->rpos = 0;
             if (g->rlen == 0)
                 return n == want && feof(g->fp) ? 0 : -1;
@@ -538,18 +539,25 @@ ew_ng_next(struct ew_ng *g, const char *filter, struct ew_frame *fr, bool *pass,
 struct ew_ng *
 ew_ng_open_stream(FILE *fp, const uint8_t m[4])
 {
+    return ew_ng_open_chunked(fp, m, NG_RBUF);
+}
+
+struct ew_ng *
+ew_ng_open_chunked(FILE *fp, const uint8_t m[4], size_t chunk)
+{
     struct ew_ng *g;
 
-    if (host32(m) != NG_SHB)
+    if (host32(m) != NG_SHB || chunk < 4)
         return NULL;
     g = calloc(1, sizeof(*g));
     if (!g)
         return NULL;
-    g->rb = malloc(NG_RBUF);
+    g->rb = malloc(chunk);
     if (!g->rb) {
         free(g);
         return NULL;
     }
+    g->rbsize = chunk;
     memcpy(g->rb, m, 4);
     g->rlen = 4;
     g->fp = fp;
@@ -580,5 +588,6 @@ ew_ng_open(FILE *fp)
     }
     g->fp = fp;
     g->rb = malloc(NG_RBUF); /* without it, read block by block */
+    g->rbsize = NG_RBUF;
     return g;
 }

@@ -17,10 +17,11 @@
 
 #include "engine/analyze.h"
 #include "output/metrics.h"
+#include "output/webconfig.h"
 
-/* concurrent HTTP connections, and so descriptors the loop polls for them:
- * enough that, with EW_EXPORTER_CONNS_PER_IP from each client address, a
- * scraper gets in while others hold their share */
+/* live HTTP connections at once: when they are all taken, the one that has
+ * made no progress for the longest time makes way for a new one (the policy
+ * is explained in exporter.c) */
 #define EW_EXPORTER_CONNS 128
 /* connections one client address may hold at once; one more is closed at
  * once (a Prometheus server keeps one, a browser about six) */
@@ -29,13 +30,19 @@
  * start or from the end of the previous response on it: a client that sends
  * a byte now and then (slowloris) is cut off all the same */
 #define EW_EXPORTER_REQUEST_S 5
-#define EW_EXPORTER_MAX_FDS (EW_EXPORTER_CONNS + 2)
+/* the descriptors the loop polls for the server: the listening socket, the
+ * live connections and those evicted but not yet closed */
+#define EW_EXPORTER_MAX_FDS (2 * EW_EXPORTER_CONNS + 2)
 
 struct ew_exporter_cfg {
     const char *listen;    /* --metrics ADDR:PORT, or NULL */
     const char *file;      /* --metrics-file PATH, or NULL */
     const char *interface; /* for ecnwatch_info */
     double interval_s;     /* the refresh interval */
+    /* --web-config, loaded, or NULL: TLS when it has a certificate (its key
+     * is wiped once the server has it), basic authentication when it has
+     * users; the caller keeps it while the exporter runs */
+    struct ew_webcfg *web;
 };
 
 struct ew_exporter;

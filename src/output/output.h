@@ -57,6 +57,7 @@ struct ew_run_cfg {
     const char *csv_file;     /* --csv FILE: a line per flow ("-": standard output), or NULL */
     double series_interval_s; /* the time series' first bin width */
     const char *metrics_listen; /* --metrics ADDR:PORT (live), or NULL */
+    const char *web_config;     /* --web-config FILE: TLS and authentication, or NULL */
     const char *metrics_file; /* --metrics-file PATH, or NULL */
     const char *write_file;   /* -w: the frames read, as pcap; or NULL */
     struct ew_analyzer_cfg an;

@@ -2,6 +2,7 @@
  *
  * To add a format: write it in a file of its own under src/output/, from a
  * struct ew_pass, and add its row here (HACKING.md, "An output format"). */
+#include "base/format.h"
 #include "output/output.h"
 
 #include <errno.h>
@@ -296,7 +297,7 @@ ew_outputs_close(struct ew_out_ctx *x, bool keep)
             continue;
         err[0] = '\0';
         if (o->close(x, keep, err, sizeof(err)) != 0 && keep) {
-            fprintf(stderr, "ecnwatch: %s\n", err[0] ? err : o->name);
+            ew_err("ecnwatch: %s\n", err[0] ? err : o->name);
             rc = -1;
         }
     }
@@ -337,7 +338,7 @@ ew_outputs_finish(const struct ew_out_ctx *x, const struct ew_pass *p)
             continue;
         err[0] = '\0';
         if (o->finish(x, p, err, sizeof(err)) != 0) {
-            fprintf(stderr, "ecnwatch: %s\n", err[0] ? err : o->name);
+            ew_err("ecnwatch: %s\n", err[0] ? err : o->name);
             rc = -1;
         }
     }

@@ -75,24 +75,8 @@ bottleneck_flows(struct plot_arg *a, const struct ew_bottleneck *g)
     }
 }
 
-/* a flow folded in the index: fewer than this many packets, no ECN
- * codepoint either way, no finding (as the text summary folds them) */
-#define PLOT_SMALL_PKTS 20
 /* the folded flows linked from their line, at most */
 #define PLOT_FOLDED_LINKS 50
-
-static bool
-small_plain(const struct ew_flow *f, const struct ew_conclusion *r)
-{
-    int d;
-
-    if (r->nf || f->dir[0].packets + f->dir[1].packets >= PLOT_SMALL_PKTS)
-        return false;
-    for (d = 0; d < 2; d++)
-        if (f->dir[d].ecn[EW_ECN_ECT_0] || f->dir[d].ecn[EW_ECN_ECT_1] || f->dir[d].ecn[EW_ECN_CE])
-            return false;
-    return true;
-}
 
 /* the index's order of the flows */
 struct by_bytes {
@@ -155,7 +139,7 @@ index_cb(void *arg, FILE *out)
         const struct ew_flow *f = ew_flowtab_view(c->tab, r->ref, a->room);
 
         order[i] = (struct by_bytes){f->dir[0].bytes + f->dir[1].bytes, i,
-                                     f->series[0] || f->series[1], small_plain(f, r)};
+                                     f->series[0] || f->series[1], ew_conclusion_small_plain(f, r)};
         if (order[i].drawn && order[i].small)
             small++;
         if (order[i].drawn && !order[i].small)
@@ -198,7 +182,7 @@ index_cb(void *arg, FILE *out)
 
         fprintf(out, "<p class=\"folded\">%zu small flow%s without ECN and without a finding "
                      "(fewer than %d packets, no ECT or CE either way) not shown here:",
-                small, small == 1 ? "" : "s", PLOT_SMALL_PKTS);
+                small, small == 1 ? "" : "s", EW_SMALL_PKTS);
         for (i = 0; i < c->n && k < PLOT_FOLDED_LINKS; i++) {
             if (!order[i].drawn || !order[i].small)
                 continue;

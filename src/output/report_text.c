@@ -426,24 +426,6 @@ by_size_cmp(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* a flow folded into the closing line: fewer than this many packets, no
- * ECN codepoint either way, and no finding (mDNS, ICMP, a lone ARP-less
- * datagram: the noise of a capture) */
-#define TEXT_SMALL_PKTS 20
-
-static bool
-small_without_ecn(const struct ew_flow *f, const struct ew_conclusion *r)
-{
-    int d;
-
-    if (r->nf || f->dir[0].packets + f->dir[1].packets >= TEXT_SMALL_PKTS)
-        return false;
-    for (d = 0; d < 2; d++)
-        if (f->dir[d].ecn[EW_ECN_ECT_0] || f->dir[d].ecn[EW_ECN_ECT_1] || f->dir[d].ecn[EW_ECN_CE])
-            return false;
-    return true;
-}
-
 void
 ew_report_text(FILE *out, const struct ew_pass *p, const struct ew_text_opts *o)
 {
@@ -476,7 +458,7 @@ ew_report_text(FILE *out, const struct ew_pass *p, const struct ew_text_opts *o)
                                                   : f->dir[0].bytes + f->dir[1].bytes;
 
         order[i] = (struct by_size){o->sort == EW_SORT_FIRST ? 0 : key, i,
-                                    !o->all && small_without_ecn(f, &p->c->row[i])};
+                                    !o->all && ew_conclusion_small_plain(f, &p->c->row[i])};
     }
     /* folded only beside a flow that is listed: a capture of nothing else
      * lists what it has */
@@ -500,7 +482,7 @@ ew_report_text(FILE *out, const struct ew_pass *p, const struct ew_text_opts *o)
         fputc('\n', out);
         wrapf(out, w, 2, "%zu small flow%s without ECN and without a finding not listed (fewer "
                          "than %d packets, no ECT or CE either way; --text-all lists them)",
-              folded, folded == 1 ? "" : "s", TEXT_SMALL_PKTS);
+              folded, folded == 1 ? "" : "s", EW_SMALL_PKTS);
     }
     if (more) {
         fputc('\n', out);

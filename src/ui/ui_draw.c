@@ -259,11 +259,13 @@ ew_draw_wrap(int y, int x, int width, int indent, int end, const char *text)
 
 static const char levels[] = "_.-=+*#@";
 
-/* a sparkline of a share (num/den per second), in ASCII so that any
- * terminal shows it; a second without packets is blank */
-void
-ew_draw_spark_share(int y, int x, int width, const struct ew_hist *h, const uint16_t *num,
-            const uint16_t *den)
+/* the level (0 to 7) of a history's second k, or -1 for no sample */
+typedef int (*spark_level)(int k, const void *arg);
+
+/* a sparkline of the last width seconds of h, right-aligned at (y, x),
+ * each second's character from its level */
+static void
+spark_row(int y, int x, int width, const struct ew_hist *h, spark_level level, const void *arg)
 {
     int i, n = h ? h->n : 0, start;
 
@@ -274,19 +276,39 @@ ew_draw_spark_share(int y, int x, int width, const struct ew_hist *h, const uint
         return;
     move(line_of(y), x);
     for (i = 0; i < width; i++) {
-        char c = ' ';
+        int lvl = i < start ? -1 : level((h->pos + EW_HIST_LEN - n + (i - start)) % EW_HIST_LEN, arg);
+        char c = lvl < 0 ? ' ' : levels[lvl > 7 ? 7 : lvl];
 
-        if (i >= start) {
-            int k = (h->pos + EW_HIST_LEN - n + (i - start)) % EW_HIST_LEN;
-
-            if (den[k]) {
-                int lvl = (int)((double)num[k] / den[k] * 7 + 0.999);
-
-                c = levels[lvl < 0 ? 0 : lvl > 7 ? 7 : lvl];
-            }
-        }
         addch((chtype)(unsigned char)c);
     }
+}
+
+/* a share num / den of each second, rounded up (any share shows) */
+struct share_of {
+    const uint16_t *num, *den;
+};
+
+static int
+share_level(int k, const void *arg)
+{
+    const struct share_of *sh = arg;
+    int lvl;
+
+    if (!sh->den[k])
+        return -1;
+    lvl = (int)((double)sh->num[k] / sh->den[k] * 7 + 0.999);
+    return lvl < 0 ? 0 : lvl;
+}
+
+/* a sparkline of a share (num/den per second), in ASCII so that any
+ * terminal shows it; a second without packets is blank */
+void
+ew_draw_spark_share(int y, int x, int width, const struct ew_hist *h, const uint16_t *num,
+            const uint16_t *den)
+{
+    struct share_of sh = {num, den};
+
+    spark_row(y, x, width, h, share_level, &sh);
 }
 
 /* the last n seconds of v (0: no sample; a sample's value is v - off): the
@@ -313,32 +335,32 @@ spark_range(const struct ew_hist *h, const uint32_t *v, int n, uint32_t off, uin
 
 /* a sparkline of the last width seconds of v (as spark_range reads it),
  * right-aligned at (y, x): each value's level from lo over span */
+/* each value's level from lo over span (a value is v - off; 0: no sample) */
+struct value_of {
+    const uint32_t *v;
+    uint32_t off, lo;
+    double span;
+};
+
+static int
+value_level(int k, const void *arg)
+{
+    const struct value_of *vo = arg;
+    int lvl;
+
+    if (!vo->v[k])
+        return -1;
+    lvl = vo->span > 0 ? (int)((double)(vo->v[k] - vo->off - vo->lo) / vo->span * 7 + 0.5) : 0;
+    return lvl < 0 ? 0 : lvl;
+}
+
 static void
 spark_draw(int y, int x, int width, const struct ew_hist *h, const uint32_t *v, uint32_t off,
            uint32_t lo, double span)
 {
-    int i, n = h ? h->n : 0, start;
+    struct value_of vo = {v, off, lo, span};
 
-    if (n > width)
-        n = width;
-    start = width - n;
-    if (line_of(y) < 0)
-        return;
-    move(line_of(y), x);
-    for (i = 0; i < width; i++) {
-        char c = ' ';
-
-        if (i >= start) {
-            uint32_t val = v[(h->pos + EW_HIST_LEN - n + (i - start)) % EW_HIST_LEN];
-
-            if (val) {
-                int lvl = span > 0 ? (int)((double)(val - off - lo) / span * 7 + 0.5) : 0;
-
-                c = levels[lvl < 0 ? 0 : lvl > 7 ? 7 : lvl];
-            }
-        }
-        addch((chtype)(unsigned char)c);
-    }
+    spark_row(y, x, width, h, value_level, &vo);
 }
 
 /* The RTT of the last width seconds, drawn from the lowest to the highest

@@ -55,7 +55,7 @@ test_check(void)
     struct ew_dedupe d;
     struct ew_pkt p, q;
 
-    CU_ASSERT_EQUAL_FATAL(ew_dedupe_init(&d), 0);
+    CU_ASSERT_EQUAL_FATAL(ew_dedupe_init(&d, 0), 0);
     tcp(&p, 4, CLI, EW_TCP_ACK, 1000, 9000, 1000, 77);
     CU_ASSERT_EQUAL(ew_dedupe_check(&d, 1, 0, &p, T0), EW_DUP_NEW);
     /* the same packet 10 us later, as a mirror port copies it */
@@ -108,7 +108,7 @@ test_window(void)
     struct ew_dedupe d;
     struct ew_pkt p, q;
 
-    CU_ASSERT_EQUAL_FATAL(ew_dedupe_init(&d), 0);
+    CU_ASSERT_EQUAL_FATAL(ew_dedupe_init(&d, 0), 0);
     tcp(&p, 4, CLI, EW_TCP_ACK, 1000, 9000, 1000, 77);
     CU_ASSERT_EQUAL(ew_dedupe_check(&d, 1, 0, &p, T0), EW_DUP_NEW);
     CU_ASSERT_EQUAL(ew_dedupe_check(&d, 1, 0, &p, T0 + EW_DUP_WINDOW_NS - 1000), EW_DUP_COPY);
@@ -131,7 +131,7 @@ test_unsure(void)
     struct ew_dedupe d;
     struct ew_pkt p;
 
-    CU_ASSERT_EQUAL_FATAL(ew_dedupe_init(&d), 0);
+    CU_ASSERT_EQUAL_FATAL(ew_dedupe_init(&d, 0), 0);
     tcp(&p, 6, CLI, EW_TCP_ACK, 1000, 9000, 1000, 0);
     CU_ASSERT_EQUAL(ew_dedupe_check(&d, 1, 0, &p, T0), EW_DUP_NEW);
     CU_ASSERT_EQUAL(ew_dedupe_check(&d, 1, 0, &p, T0 + MS), EW_DUP_UNSURE);
