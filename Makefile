@@ -225,11 +225,16 @@ $(BUILD)/floor: $(BUILD)/bench/floor.o
 	$(say) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
+# the live benchmark's load generator (bench/live-rate.sh)
+$(BUILD)/blast: $(BUILD)/bench/blast.o
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^
+
 $(BUILD)/statesize: $(BUILD)/bench/statesize.o $(LIB_OBJ)
 	$(say) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-bench: $(BIN) $(BUILD)/benchgen $(BUILD)/floor $(BUILD)/statesize $(BUILD)/tcpgen
+bench: $(BIN) $(BUILD)/benchgen $(BUILD)/floor $(BUILD)/statesize $(BUILD)/tcpgen $(BUILD)/blast
 	@bash bench/run.sh $(BUILD)
 
 clean:

@@ -30,6 +30,7 @@ _ecnwatch_fallback_help='
   --max-flows N
   --max-output SIZE
   --hot-flows N
+  --workers N
   --idle-timeout SEC
   --hash-seed N
   --text-flows N

@@ -6,7 +6,8 @@
 # and nothing the outputs get, the help's legend, UTF-8 and its ASCII
 # fallback, a detail pane that says it goes on and scrolls, flows that have
 # ended marked idle and dim, a selection that follows its flow), the -o
-# report, the NDJSON stream, privilege dropping and the capture errors.
+# report, the NDJSON stream, --workers (each flow whole on one thread),
+# privilege dropping and the capture errors.
 # Prints "live: N passed, N failed" (or why it was skipped) and exits non-zero
 # on a failure. Every process it starts is bounded in time and ended on exit;
 # every wait for the screen gives up as soon as the view has exited.
@@ -900,6 +901,79 @@ live_fail_on() {
 }
 check "live --fail-on names the kind found (bleaching, 1 flow)" live_fail_on
 
+# --- --workers 2: the interface fanned out over two capture threads
+# (PACKET_FANOUT_HASH). 64 TCP flows, each with its own number of packets
+# in each direction (a handshake, then data one way and ACKs the other),
+# sent interleaved from c0: every flow must be reported once, with both
+# directions' packets counted right, which holds only when the kernel sent
+# each flow's two directions to the same worker (a flow split between the
+# workers would be two records of one key, one direction's counts lost);
+# and both workers must have had frames, or the check proves nothing.
+cat >"$tmp/flows.py" <<'PY'
+import socket, struct, sys, time
+def csum(b):
+    v = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    v = (v >> 16) + (v & 0xFFFF)
+    return ~(v + (v >> 16)) & 0xFFFF
+def frame(src, dst, sp, dp, seq, ack, flags, payload, ecn):
+    tcp = struct.pack("!HHIIBBHHH", sp, dp, seq, ack, 5 << 4, flags, 65535, 0, 0) + payload
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, ecn, 20 + len(tcp), 0, 0x4000, 64, 6, 0,
+                     socket.inet_aton(src), socket.inet_aton(dst))
+    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+    return b"\x02\x00\x00\x00\x00\x02" + b"\x02\x00\x00\x00\x00\x01" + b"\x08\x00" + ip + tcp
+flows = []
+for i in range(64):
+    c, srv, cp = "10.99.%d.1" % i, "10.98.0.2", 40000 + i
+    n_c2s, n_s2c = 3 + i % 5, 2 + i % 7  # each direction's packets, handshake included
+    pk = [(0, frame(c, srv, cp, 5001, 1000, 0, 0x02, b"", 0)),
+          (1, frame(srv, c, 5001, cp, 9000, 1001, 0x12, b"", 0))]
+    for k in range(n_c2s - 1):
+        pk.append((2 + 2 * k, frame(c, srv, cp, 5001, 1001 + 100 * k, 9001, 0x10, b"x" * 100, 2)))
+    for k in range(n_s2c - 1):
+        pk.append((3 + 2 * k, frame(srv, c, 5001, cp, 9001, 1001 + 100 * k, 0x10, b"", 0)))
+    pk.sort(key=lambda p: p[0])
+    flows.append([p[1] for p in pk])
+    print("%s %d %d" % (c, n_c2s, n_s2c), file=sys.stderr)
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+n = 0
+while any(flows):
+    for f in flows:  # the flows take turns, a packet each
+        if f:
+            s.send(f.pop(0))
+            n += 1
+            if n % 100 == 0:
+                time.sleep(0.005)
+print(n)
+PY
+begin "live --workers 2"
+ip netns exec "$NS_S" "$EW" --workers 2 -i s0 -q -o "$tmp/wk.json" tcp and net 10.99.0.0/16 \
+    >"$tmp/wk.out" 2>"$tmp/wk.err" &
+wkpid=$!
+bg="$bg $wkpid"
+why=""
+wait_dropped 20 $wkpid && { bounded 60 ip netns exec "$NS_C" python3 "$tmp/flows.py" c0 \
+    >"$tmp/flows.out" 2>"$tmp/flows.want" || why="the sender failed: $(head -c 200 "$tmp/flows.out")"; }
+sleep 1
+kill -INT $wkpid 2>/dev/null
+wait_rc 30 $wkpid
+wkst=$rc
+live_workers() {
+    local want got
+    [ -z "$why" ] || return 1
+    [ "$wkst" = 0 ] || { why="exit $wkst: $(head -c 300 "$tmp/wk.err" | tr '\n' ' ')"; return 1; }
+    want=$(sort "$tmp/flows.want")
+    got=$(jq -r '.flows[] | "\(.client.addr) \(.c2s.packets) \(.s2c.packets)"' "$tmp/wk.json" | sort)
+    [ "$got" = "$want" ] || {
+        why="flows reported (client c2s s2c) differ from those sent: $(diff <(echo "$want") <(echo "$got") | grep '^[<>]' | head -6 | tr '\n' ' ')"
+        return 1
+    }
+    jq_true "$tmp/wk.json" ".totals.frames == $(cat "$tmp/flows.out")" || return 1
+    grep -qE '^ecnwatch: frames by worker: [1-9][0-9]* [1-9][0-9]*$' "$tmp/wk.err" ||
+        { why="both workers should have frames: $(grep 'by worker' "$tmp/wk.err")"; return 1; }
+}
+check "live --workers 2: 64 flows sent both ways each reported once, both directions counted right ($(grep 'by worker' "$tmp/wk.err" 2>/dev/null | sed 's/ecnwatch: //'))" live_workers
+
 # --- capture errors, one line each with the documented status
 err() { # err NAME STATUS PATTERN -- command
     local name=$1 want=$2 pat=$3
@@ -922,6 +996,7 @@ if command -v setpriv >/dev/null; then
 fi
 err "unknown -Z user -> 2" 2 "no such user" -- ip netns exec "$NS_S" "$EW" -i s0 -Z no-such-user-x
 err "bad live filter -> 2" 2 "bad filter expression" -- ip netns exec "$NS_S" "$EW" -i s0 tcp port nonsense
+err "--workers with -w -> 2" 2 "--workers cannot be combined with -w" -- "$EW" -i s0 --workers 2 -w "$tmp/x.pcap"
 
 # LIVE_SCREENS=DIR keeps the captured screens (for the README)
 [ -n "${LIVE_SCREENS:-}" ] && cp "$tmp"/s[0-9].txt "$LIVE_SCREENS"/ 2>/dev/null

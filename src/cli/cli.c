@@ -32,6 +32,7 @@ enum {
     OPT_MAX_FLOWS,
     OPT_MAX_OUTPUT,
     OPT_HOT_FLOWS,
+    OPT_WORKERS,
     OPT_IDLE,
     OPT_SEED,
     OPT_TEXT_FLOWS,
@@ -130,6 +131,8 @@ usage(FILE *out)
             "                      events (-i); with -o, -w, --plot or --metrics-file\n"
             "  --max-flows N       flows held at once (default 65536); overflow is counted\n"
             "  --hot-flows N       flows kept unpacked, the most recently active (default 65536)\n"
+            "  --workers N         live: N capture threads, flows spread by PACKET_FANOUT\n"
+            "                      (default 1)\n"
             "  --idle-timeout SEC  a flow idle this long in packet time ends (default 300)\n"
             "  --hash-seed N       fixed flow-hash seed (default: random)\n"
             "  --text-flows N      flows listed in the human summary (default 50)\n"
@@ -286,6 +289,7 @@ defaults(struct ew_options *o)
     o->idle_s = 300.0;
     o->text_flows = 50;
     o->snaplen = 192;
+    o->workers = 1;
     o->interval_s = 1.0;
 }
 
@@ -411,6 +415,11 @@ parse_option(int c, char **argv, struct ew_options *o)
             return bad_value("--hot-flows", optarg, "a number from 1 to 16777216");
         o->hot_flows = (uint32_t)v;
         break;
+    case OPT_WORKERS:
+        if (parse_u64(optarg, 1, EW_WORKERS_MAX, &v) != 0)
+            return bad_value("--workers", optarg, "a number from 1 to 64");
+        o->workers = (int)v;
+        break;
     case OPT_IDLE:
         if (parse_double(optarg, &o->idle_s) != 0 || !(o->idle_s >= 0) || o->idle_s > 1e9)
             return bad_value("--idle-timeout", optarg, "seconds, 0 to disable");
@@ -510,6 +519,17 @@ check_combination(const struct ew_options *o)
          (!o->iface && !o->quiet))) {
         ew_err("ecnwatch: -w - writes the packets to standard output: nothing else "
                         "can go there (add -q; -o FILE writes the report to a file)\n");
+        return EW_EXIT_USAGE;
+    }
+    if (o->workers > 1 && !o->iface) {
+        ew_err("ecnwatch: --workers fans out a live capture (-i)\n");
+        return EW_EXIT_USAGE;
+    }
+    /* what needs every frame in one order, or per-flow state the mirror
+     * does not bring over (mirror.h) */
+    if (o->workers > 1 && (o->count || o->write_file || o->timeseries || o->plot_dir)) {
+        ew_err("ecnwatch: --workers cannot be combined with %s\n",
+                o->count ? "-c" : o->write_file ? "-w" : o->timeseries ? "--timeseries" : "--plot");
         return EW_EXIT_USAGE;
     }
     if (o->metrics_listen && !o->iface) {
@@ -639,6 +659,7 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
         {"max-flows", required_argument, NULL, OPT_MAX_FLOWS},
         {"max-output", required_argument, NULL, OPT_MAX_OUTPUT},
         {"hot-flows", required_argument, NULL, OPT_HOT_FLOWS},
+        {"workers", required_argument, NULL, OPT_WORKERS},
         {"idle-timeout", required_argument, NULL, OPT_IDLE},
         {"hash-seed", required_argument, NULL, OPT_SEED},
         {"text-flows", required_argument, NULL, OPT_TEXT_FLOWS},
@@ -727,6 +748,7 @@ ew_cli_run_cfg(const struct ew_options *o, struct ew_run_cfg *c)
     c->iface = o->iface;
     c->snaplen = o->snaplen;
     c->buffer_kib = o->buffer_kib;
+    c->workers = o->workers;
     c->user = o->user;
     c->interval_s = o->interval_s;
     c->files = o->files;

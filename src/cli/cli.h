@@ -23,6 +23,9 @@ enum {
     EW_EXIT_OUTPUT = 4,
 };
 
+/* --workers, at most (the mirror's EW_MIRROR_MAX) */
+#define EW_WORKERS_MAX 64
+
 /* captures (-r) read at once, at most */
 #define EW_CLI_MAX_FILES 8
 
@@ -34,6 +37,7 @@ struct ew_options {
     const char *iface;
     int snaplen;
     int buffer_kib;
+    int workers; /* --workers: capture threads (live) */
     const char *user;
     double interval_s;
     bool interval_set;

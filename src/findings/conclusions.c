@@ -191,9 +191,15 @@ ew_conclusion_words(const struct ew_conclusions *c, size_t i, unsigned what,
 bool
 ew_conclusion_small_plain(const struct ew_flow *f, const struct ew_conclusion *r)
 {
+    return ew_conclusion_plain_below(f, r, EW_SMALL_PKTS);
+}
+
+bool
+ew_conclusion_plain_below(const struct ew_flow *f, const struct ew_conclusion *r, uint64_t pkts)
+{
     int d;
 
-    if (r->nf || f->dir[0].packets + f->dir[1].packets >= EW_SMALL_PKTS)
+    if (r->nf || f->dir[0].packets + f->dir[1].packets >= pkts)
         return false;
     for (d = 0; d < 2; d++)
         if (f->dir[d].ecn[EW_ECN_ECT_0] || f->dir[d].ecn[EW_ECN_ECT_1] || f->dir[d].ecn[EW_ECN_CE])

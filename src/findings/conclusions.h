@@ -101,6 +101,9 @@ const struct ew_flow *ew_conclusion_words(const struct ew_conclusions *c, size_t
  * them */
 #define EW_SMALL_PKTS 20
 bool ew_conclusion_small_plain(const struct ew_flow *f, const struct ew_conclusion *r);
+/* The same with a limit of the caller's: fewer than pkts packets */
+bool ew_conclusion_plain_below(const struct ew_flow *f, const struct ew_conclusion *r,
+                               uint64_t pkts);
 
 /* One flow outside a pass (a flow leaving the table): its row, concluded
  * into the scratch summary sum (with what, EW_CONCLUDE_*), which then holds

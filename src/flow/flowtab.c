@@ -829,6 +829,35 @@ ew_flowtab_heat(struct ew_flowtab *t, uint32_t ref)
     return heat(t, ref, NULL);
 }
 
+void
+ew_flowtab_copy(const struct ew_flowtab *t, struct ew_flow *f, const struct ew_flow *from)
+{
+    struct ew_flow keep = *f;
+
+    *f = *from;
+    f->id = keep.id;
+    f->inf = keep.inf;
+    f->quic = keep.quic;
+    memcpy(f->series, keep.series, sizeof(f->series));
+    memcpy(f->qs, keep.qs, sizeof(f->qs));
+    f->streamed_kinds = keep.streamed_kinds;
+    f->ended = keep.ended;
+    f->end_reason = keep.end_reason;
+    f->series_refused = keep.series_refused;
+    f->qs_refused = keep.qs_refused | from->qs_refused;
+    if (from->key.l4 == EW_L4_TCP && (const void *)keep.inf != t->state->none)
+        memcpy(f->inf, from->inf, t->state->size);
+}
+
+struct ew_flow *
+ew_flowtab_set_id(struct ew_flowtab *t, uint32_t ref, uint64_t id)
+{
+    struct ew_flow *f = heat(t, ref, NULL);
+
+    f->id = t->ent[ref - 1].id = id;
+    return f;
+}
+
 /* the live flows active at or after since_ns, the latest active first */
 static size_t
 refs_recent(const struct ew_flowtab *t, int64_t since_ns, uint32_t *out, size_t room)

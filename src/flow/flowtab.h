@@ -118,6 +118,16 @@ const struct ew_flow *ew_flowtab_view(const struct ew_flowtab *tab, uint32_t ref
  * another flow, but changes no ref). */
 struct ew_flow *ew_flowtab_heat(struct ew_flowtab *tab, uint32_t ref);
 
+/* What another table's record of the same flow says, copied into f, a
+ * record of this table (same key): its counters, times, handshake and
+ * inference state. f keeps its own id, its place in this table, its
+ * series and QUIC state, what was streamed of it and how it ended. */
+void ew_flowtab_copy(const struct ew_flowtab *tab, struct ew_flow *f, const struct ew_flow *from);
+
+/* Give the flow a ref names the id `id` (the table's order of flows: ids
+ * unique, each one's flow known to the caller). Returns its record. */
+struct ew_flow *ew_flowtab_set_id(struct ew_flowtab *tab, uint32_t ref, uint64_t id);
+
 /* The one walk over the table: the flows it holds, one at a time, to read.
  *
  *   struct ew_flow_iter it;

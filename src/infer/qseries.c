@@ -202,6 +202,32 @@ ew_qseries_get(const struct ew_qseries_pool *p, const struct ew_flow *f, int dir
 }
 
 void
+ew_qseries_copy(struct ew_qseries_pool *p, struct ew_flow *df, const struct ew_qseries_pool *from,
+                const struct ew_flow *sf)
+{
+    int d;
+
+    for (d = 0; d < 2; d++) {
+        const struct ew_qseries *s = ew_qseries_get(from, sf, d);
+
+        if (!s)
+            continue;
+        if (!df->qs[d]) {
+            if (df->qs_refused & (1u << d))
+                continue;
+            if (!p->s || p->nfree == 0) {
+                df->qs_refused |= (uint8_t)(1u << d);
+                p->refused++;
+                continue;
+            }
+            df->qs[d] = p->free_slot[--p->nfree] + 1;
+        }
+        p->s[df->qs[d] - 1] = *s;
+        p->s[df->qs[d] - 1].flow_id = df->id;
+    }
+}
+
+void
 ew_qseries_release(struct ew_qseries_pool *p, struct ew_flow *f)
 {
     int d;

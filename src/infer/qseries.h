@@ -82,6 +82,12 @@ const struct ew_qseries *ew_qseries_get(const struct ew_qseries_pool *p, const s
 bool ew_qseries_view(const struct ew_qseries_pool *p, const struct ew_flow *f, int dir,
                      struct ew_qseries *out);
 
+/* The series of sf (a flow of the pool `from`) copied as those of df, the
+ * same flow in another table: a direction that has none takes one from p
+ * (refused, and marked so, when p is full). */
+void ew_qseries_copy(struct ew_qseries_pool *p, struct ew_flow *df,
+                     const struct ew_qseries_pool *from, const struct ew_flow *sf);
+
 /* the flow leaves the table: its series go back to the pool */
 void ew_qseries_release(struct ew_qseries_pool *p, struct ew_flow *f);
 

@@ -29,7 +29,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <linux/if_packet.h>
+#endif
 #include <unistd.h>
 
 #define FAST_BUF_SIZE (1u << 20)
@@ -398,7 +402,7 @@ finish_open(struct ew_capture *cap, const char *name, const char *filter, char *
     }
     if (!cap->link_name)
         cap->link_name = "unknown";
-    if (filter && filter[0]) {
+    if (filter && (filter[0] || cap->live)) {
         struct bpf_program prog;
 
         if (pcap_compile(cap->p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
@@ -430,7 +434,10 @@ live_handle(const char *iface, int snaplen, int buffer_kib, bool nano, char *err
         return NULL;
     }
     pcap_set_snaplen(p, snaplen);
-    pcap_set_immediate_mode(p, 1);
+    /* not immediate mode: libpcap then keeps to TPACKET_V2, a fixed slot
+     * and a wakeup per frame; TPACKET_V3 packs frames into blocks that the
+     * kernel hands over when full or after the timeout */
+    pcap_set_timeout(p, EW_LIVE_BLOCK_MS);
     pcap_set_promisc(p, 1);
     if (nano)
         pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
@@ -495,7 +502,12 @@ ew_capture_open_live(const char *iface, int snaplen, int buffer_kib, const char 
         return EW_CAP_ERR_INPUT;
     }
     cap->live = true;
-    rc = finish_open(cap, iface, filter, errbuf, errlen);
+    /* no filter: the empty one, which takes every frame and cuts it to the
+     * snapshot length in the kernel (its program returns the length), so
+     * that the ring holds the frames cut; without a program the kernel
+     * copies each frame whole into a TPACKET_V3 ring, whose blocks are then
+     * full after a fraction of the frames */
+    rc = finish_open(cap, iface, filter && filter[0] ? filter : "", errbuf, errlen);
     if (rc == 0 && pcap_setnonblock(cap->p, 1, pcerr) != 0) {
         snprintf(errbuf, errlen, "%s: %s", iface, pcerr);
         rc = EW_CAP_ERR_INPUT;
@@ -506,6 +518,28 @@ ew_capture_open_live(const char *iface, int snaplen, int buffer_kib, const char 
     }
     *out = cap;
     return 0;
+}
+
+int
+ew_capture_fanout(struct ew_capture *cap, unsigned group, char *errbuf, size_t errlen)
+{
+#ifdef __linux__
+    /* the group's id in the low 16 bits, the mode above: the hash of the
+     * flow (the kernel's flow dissector hashes both directions alike) */
+    int arg = (int)((group & 0xffffu) | ((unsigned)PACKET_FANOUT_HASH << 16));
+
+    if (setsockopt(pcap_fileno(cap->p), SOL_PACKET, PACKET_FANOUT, &arg, sizeof(arg)) != 0) {
+        snprintf(errbuf, errlen, "cannot fan the capture out (PACKET_FANOUT): %s",
+                 strerror(errno));
+        return -1;
+    }
+    return 0;
+#else
+    (void)cap;
+    (void)group;
+    snprintf(errbuf, errlen, "--workers needs Linux (PACKET_FANOUT)");
+    return -1;
+#endif
 }
 
 int

@@ -42,15 +42,26 @@ int ew_capture_open_input(const char *path, struct ew_input *in, const char *fil
                           struct ew_capture **out, char *errbuf, size_t errlen);
 /* the kernel buffer of a live capture when none is asked for: 32 MiB */
 #define EW_LIVE_BUFFER_KIB 32768
+/* how long the kernel may hold a live capture's frames before it hands them
+ * over (the ring's block timeout), milliseconds */
+#define EW_LIVE_BLOCK_MS 20
 
-/* Open interface `iface` for live capture: immediate mode, the given snapshot
- * length and kernel buffer (KiB, 0 for EW_LIVE_BUFFER_KIB), then the filter.
+/* Open interface `iface` for live capture: the given snapshot length and
+ * kernel buffer (KiB, 0 for EW_LIVE_BUFFER_KIB), frames handed over in
+ * blocks (TPACKET_V3 on Linux: one wakeup per block, not per frame) at most
+ * EW_LIVE_BLOCK_MS after they arrive, then the filter.
  * On failure returns an enum ew_cap_err and a one-line message that names the
  * cause (no such interface, no permission and the capability needed,
  * interface down). */
 int ew_capture_open_live(const char *iface, int snaplen, int buffer_kib, const char *filter,
                          struct ew_capture **out, char *errbuf, size_t errlen);
 /* a descriptor to poll for packets (live captures), -1 when there is none */
+/* Join the live capture to fan-out group `group` of its interface
+ * (PACKET_FANOUT_HASH: the frames of a flow, both directions, go to one
+ * member of the group). 0, or -1 with a message (not Linux, or the kernel
+ * refused). */
+int ew_capture_fanout(struct ew_capture *cap, unsigned group, char *errbuf, size_t errlen);
+
 int ew_capture_fd(const struct ew_capture *cap);
 /* Hand at most `budget` waiting frames to fn without blocking; returns the
  * number handed, or -1 on an error (errbuf says it). */

@@ -35,6 +35,7 @@ struct ew_run_cfg {
     const char *iface;
     int snaplen;
     int buffer_kib;           /* 0: libpcap's default */
+    int workers;              /* capture threads, each with its analyzer (live.c); 1: none */
     const char *user;         /* drop to this user after opening; NULL: "nobody" when root */
     double interval_s;        /* the live refresh and stream interval */
     const char *const *files; /* upstream first; only the first may be "-" (standard input) */

@@ -101,16 +101,7 @@ new_findings(struct ew_stream *s, const struct ew_flow *f, uint32_t streamed,
 static bool
 of_no_interest(const struct ew_flow *f, const struct ew_conclusion *row)
 {
-    int d, cp;
-
-    if (f->dir[0].packets + f->dir[1].packets >= STREAM_SMALL_PKTS)
-        return false;
-
-    for (d = 0; d < 2; d++)
-        for (cp = 1; cp < 4; cp++)
-            if (f->dir[d].ecn[cp])
-                return false;
-    return row->nf == 0 &&
+    return ew_conclusion_plain_below(f, row, STREAM_SMALL_PKTS) &&
            (row->neg == EW_NEG_NONE || row->neg == EW_NEG_NA || row->neg == EW_NEG_UNSEEN);
 }
 
