@@ -71,12 +71,13 @@ struct read_ctx {
 #endif
 
 /* How a capture is read when a thread of its own may pay for it: with the
- * reader thread or in this one, whichever has read faster lately. Every
- * PACE_NS the frames read per second are taken, after the first
- * PACE_SETTLE_NS of a stretch (a thread just started waits for its share of
- * the processors where many processes run); after a few such periods in one
- * way, the other is tried for one period, and kept if it read faster than
- * the way's recent periods: two threads lose to one where they share a
+ * reader thread or in this one, whichever has read faster lately. One
+ * thread first, as with one processor. Every PACE_NS the frames read per
+ * second are taken, after the first PACE_SETTLE_NS of a stretch (a thread
+ * just started waits for its share of the processors where many processes
+ * run); after a few such periods in one way, the other is tried for
+ * PACE_TRY periods, and kept if it read faster than the way's recent
+ * periods: two threads lose to one where they share a
  * processor, or where another process keeps the other one busy, and win
  * where a processor is free (or where many processes share the machine, as
  * each thread gets its share). Two threads must read PACE_MARGIN faster to
@@ -92,11 +93,12 @@ struct read_ctx {
 #define PACE_STAY_MIN 4
 #define PACE_STAY_MAX 64
 #define PACE_FIRST 2            /* periods judged before the first try */
-#define PACE_MARGIN 1.05
+#define PACE_TRY 2              /* periods judged in a try */
+#define PACE_MARGIN 1.10
 
 struct pace {
     bool threaded;      /* with the reader thread now */
-    bool trying;        /* this stretch tries the other way for a period */
+    unsigned trying;    /* this stretch tries the other way: its periods left */
     bool settling;      /* in the first PACE_SETTLE_NS of a stretch */
     unsigned periods;   /* judged in this stretch */
     uint64_t every;     /* ECNWATCH_READ_SWITCH: change every this many frames (0: by the clock) */
@@ -150,8 +152,9 @@ pace_change(struct pace *p, uint64_t n)
      * at each period, so that one slow period does not decide alone */
     p->rate[p->threaded] = p->periods++ ? (rate + p->rate[p->threaded]) / 2 : rate;
     if (p->trying) {
-        p->trying = false;
-        if (pace_wins(p->threaded, rate, p->rate[!p->threaded])) { /* the way tried: kept */
+        if (--p->trying > 0)
+            return false;
+        if (pace_wins(p->threaded, p->rate[p->threaded], p->rate[!p->threaded])) { /* kept */
             p->stay = PACE_STAY_MIN;
             p->left = p->stay;
             return false;
@@ -163,7 +166,7 @@ pace_change(struct pace *p, uint64_t n)
     }
     if (--p->left > 0)
         return false;
-    p->trying = true;
+    p->trying = PACE_TRY;
     return true;
 }
 
@@ -401,7 +404,7 @@ read_capture(struct read_ctx *rc, const char *path)
     if (worth && read_threads == 1)
         worth = false;
     if (worth) {
-        struct pace p = {.threaded = true, .left = PACE_FIRST, .stay = PACE_STAY_MIN};
+        struct pace p = {.left = PACE_FIRST, .stay = PACE_STAY_MIN};
         const char *sw = getenv("ECNWATCH_READ_SWITCH");
         uint64_t count = rc->cfg->count;
         bool more = true;
@@ -410,6 +413,8 @@ read_capture(struct read_ctx *rc, const char *path)
             p.every = strtoull(sw, NULL, 10);
         else if (read_threads == 2)
             p.every = UINT64_MAX; /* two threads to the end */
+        /* one thread first, as with one processor; two for the tests' changes */
+        p.threaded = p.every != 0;
         pace_begin(&p);
         while (more && !(count && re.frames >= count)) {
             if (p.threaded &&
