@@ -82,8 +82,10 @@ struct read_ctx {
  * where a processor is free (or where many processes share the machine, as
  * each thread gets its share). Two threads must read PACE_MARGIN faster to
  * be chosen, so that where the periods cannot tell the two apart the
- * capture is read as with one processor. The way that won again is tried
- * less often, up to every PACE_STAY_MAX periods. A change takes the capture
+ * capture is read as with one processor; two threads that lose by the
+ * margin in their first period are not tried further. The way that won
+ * again is tried four times less often each time, up to every PACE_STAY_MAX
+ * periods. A change takes the capture
  * back from the reader thread (ew_reader_pause()) or gives it to a new one:
  * the same frames, in the same order. ECNWATCH_READ_THREADS=1 or 2 keeps
  * one way to the end. */
@@ -91,7 +93,7 @@ struct read_ctx {
 #define PACE_SETTLE_NS 10000000 /* 10 ms */
 #define PACE_CHECK 1024         /* frames between looks at the clock */
 #define PACE_STAY_MIN 4
-#define PACE_STAY_MAX 64
+#define PACE_STAY_MAX 128
 #define PACE_FIRST 2            /* periods judged before the first try */
 #define PACE_TRY 2              /* periods judged in a try */
 #define PACE_MARGIN 1.10
@@ -152,15 +154,19 @@ pace_change(struct pace *p, uint64_t n)
      * at each period, so that one slow period does not decide alone */
     p->rate[p->threaded] = p->periods++ ? (rate + p->rate[p->threaded]) / 2 : rate;
     if (p->trying) {
-        if (--p->trying > 0)
+        bool wins = pace_wins(p->threaded, p->rate[p->threaded], p->rate[!p->threaded]);
+
+        /* two threads that lose by the margin after one period lose: a try
+         * of a way that loses costs what it loses */
+        if (--p->trying > 0 && (wins || !p->threaded))
             return false;
-        if (pace_wins(p->threaded, p->rate[p->threaded], p->rate[!p->threaded])) { /* kept */
+        p->trying = 0;
+        if (wins) { /* kept */
             p->stay = PACE_STAY_MIN;
             p->left = p->stay;
             return false;
         }
-        if (p->stay < PACE_STAY_MAX) /* back, and tried again later */
-            p->stay *= 2;
+        p->stay = p->stay * 4 < PACE_STAY_MAX ? p->stay * 4 : PACE_STAY_MAX; /* tried again later */
         p->left = p->stay;
         return true;
     }
