@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "base/clock.h"
+#include "base/thread.h"
 #include "input/capture.h"
 #include "cli/cli.h"
 #include "cli/privs.h"
@@ -85,7 +86,11 @@ struct read_ctx {
  * capture is read as with one processor; two threads that lose by the
  * margin in their first period are not tried further. The way that won
  * again is tried four times less often each time, up to every PACE_STAY_MAX
- * periods. A change takes the capture
+ * periods. Two threads are not tried while the machine's processors were
+ * less than PACE_IDLE of a processor idle since the stretch began
+ * (ew_idle_ns(): other processes keep them busy, so a second thread would
+ * only take turns with them); that is looked at again as many periods
+ * later as a try would have waited. A change takes the capture
  * back from the reader thread (ew_reader_pause()) or gives it to a new one:
  * the same frames, in the same order. ECNWATCH_READ_THREADS=1 or 2 keeps
  * one way to the end. */
@@ -97,6 +102,7 @@ struct read_ctx {
 #define PACE_FIRST 2            /* periods judged before the first try */
 #define PACE_TRY 2              /* periods judged in a try */
 #define PACE_MARGIN 1.10
+#define PACE_IDLE 0.5           /* processors idle, at least, for a try of two threads */
 
 struct pace {
     bool threaded;      /* with the reader thread now */
@@ -109,6 +115,8 @@ struct pace {
     double rate[2];     /* frames per ns of the latest period in one thread [0] and two [1] */
     unsigned left;      /* periods before the other way is tried */
     unsigned stay;
+    int64_t idle0;      /* ew_idle_ns() when the stretch in one thread began (-1: unknown) */
+    int64_t idle_t0;    /* and when that was */
 };
 
 /* a stretch begins, in the way p->threaded says */
@@ -118,6 +126,27 @@ pace_begin(struct pace *p)
     p->t0 = ew_mono_ns();
     p->n0 = 0;
     p->settling = true;
+    if (!p->threaded) {
+        p->idle0 = ew_idle_ns();
+        p->idle_t0 = p->t0;
+    }
+}
+
+/* Whether the machine's processors were left idle enough, since one
+ * thread's stretch began, for a second thread to run beside it (unknown:
+ * yes, the try decides); when not, the window starts again at t */
+static bool
+pace_room(struct pace *p, int64_t t)
+{
+    int64_t idle = ew_idle_ns();
+    bool room = idle < 0 || p->idle0 < 0 || t <= p->idle_t0 ||
+                (double)(idle - p->idle0) >= PACE_IDLE * (double)(t - p->idle_t0);
+
+    if (!room) {
+        p->idle0 = idle;
+        p->idle_t0 = t;
+    }
+    return room;
 }
 
 /* Whether reading with two threads (threaded) at `rate` beats the other
@@ -172,6 +201,10 @@ pace_change(struct pace *p, uint64_t n)
     }
     if (--p->left > 0)
         return false;
+    if (!p->threaded && !pace_room(p, t)) { /* looked at again later */
+        p->left = p->stay;
+        return false;
+    }
     p->trying = PACE_TRY;
     return true;
 }

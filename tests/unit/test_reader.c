@@ -12,6 +12,7 @@
 #include "input/capture.h"
 #include "dissectors/dissect.h"
 #include "engine/reader.h"
+#include "base/thread.h"
 #include "suites.h"
 
 #define SRC "captures/rfc3168-ce-server.pcap" /* classic pcap, 2,198 frames */
@@ -304,6 +305,26 @@ test_budget(void)
     remove(path);
 }
 
+/* The machine's idle time, as the reading threads' pacing takes it: known
+ * on Linux, never going back, and at least /proc/uptime's idle seconds
+ * (which leave out the time waiting for input and output) */
+static void
+test_idle(void)
+{
+    int64_t a = ew_idle_ns(), b;
+    double up = 0, idle = -1;
+    FILE *f = fopen("/proc/uptime", "r");
+
+    CU_ASSERT_FATAL(f != NULL);
+    CU_ASSERT(fscanf(f, "%lf %lf", &up, &idle) == 2);
+    fclose(f);
+    usleep(20000);
+    b = ew_idle_ns();
+    CU_ASSERT(a >= 0);
+    CU_ASSERT(b >= a);
+    CU_ASSERT((double)b >= (idle - 0.5) * 1e9);
+}
+
 int
 ew_test_register_reader(void)
 {
@@ -315,7 +336,8 @@ ew_test_register_reader(void)
         !CU_add_test(s, "a stop while the ring is full", test_stop) ||
         !CU_add_test(s, "the capture taken back mid-file and read on", test_pause) ||
         !CU_add_test(s, "a file cut mid-record", test_cut) ||
-        !CU_add_test(s, "long frames within the budget", test_budget))
+        !CU_add_test(s, "long frames within the budget", test_budget) ||
+        !CU_add_test(s, "the machine's idle time", test_idle))
         return -1;
     return 0;
 }
