@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/thread.h"
@@ -89,8 +91,11 @@ struct read_ctx {
  * periods. Two threads are not tried while the machine's processors were
  * less than PACE_IDLE of a processor idle since the stretch began
  * (ew_idle_ns(): other processes keep them busy, so a second thread would
- * only take turns with them); that is looked at again as many periods
- * later as a try would have waited. A change takes the capture
+ * only take turns with them), and one is not tried while two read with
+ * less than PACE_IDLE of a processor taken by other processes (the
+ * processors' busy time less this process's: nothing else changed since
+ * two won); either is looked at again as many periods later as a try
+ * would have waited. A change takes the capture
  * back from the reader thread (ew_reader_pause()) or gives it to a new one:
  * the same frames, in the same order. ECNWATCH_READ_THREADS=1 or 2 keeps
  * one way to the end. */
@@ -102,7 +107,7 @@ struct read_ctx {
 #define PACE_FIRST 2            /* periods judged before the first try */
 #define PACE_TRY 2              /* periods judged in a try */
 #define PACE_MARGIN 1.10
-#define PACE_IDLE 0.5           /* processors idle, at least, for a try of two threads */
+#define PACE_IDLE 0.5           /* processors idle (taken by others), at least, for a try of two (one) */
 
 struct pace {
     bool threaded;      /* with the reader thread now */
@@ -115,9 +120,31 @@ struct pace {
     double rate[2];     /* frames per ns of the latest period in one thread [0] and two [1] */
     unsigned left;      /* periods before the other way is tried */
     unsigned stay;
-    int64_t idle0;      /* ew_idle_ns() when the stretch in one thread began (-1: unknown) */
+    int64_t idle0;      /* ew_idle_ns() when the window began (-1: unknown) */
+    int64_t self0;      /* this process's processor time then (-1: unknown) */
     int64_t idle_t0;    /* and when that was */
 };
+
+/* this process's processor time, all its threads, in ns; -1 when unknown */
+static int64_t
+self_ns(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return -1;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static long
+cpus_online(void)
+{
+    static long n;
+
+    if (!n)
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n;
+}
 
 /* a stretch begins, in the way p->threaded says */
 static void
@@ -126,24 +153,35 @@ pace_begin(struct pace *p)
     p->t0 = ew_mono_ns();
     p->n0 = 0;
     p->settling = true;
-    if (!p->threaded) {
-        p->idle0 = ew_idle_ns();
-        p->idle_t0 = p->t0;
-    }
+    p->idle0 = ew_idle_ns();
+    p->self0 = self_ns();
+    p->idle_t0 = p->t0;
 }
 
-/* Whether the machine's processors were left idle enough, since one
- * thread's stretch began, for a second thread to run beside it (unknown:
- * yes, the try decides); when not, the window starts again at t */
+/* Whether the other way may pay, from what the machine's processors did
+ * since the window began: in one thread, whether they were left idle
+ * enough for a second thread to run beside it; in two, whether other
+ * processes took enough of them for one thread to read as fast. Unknown:
+ * yes, the try decides. When not, the window starts again at t. */
 static bool
 pace_room(struct pace *p, int64_t t)
 {
-    int64_t idle = ew_idle_ns();
-    bool room = idle < 0 || p->idle0 < 0 || t <= p->idle_t0 ||
-                (double)(idle - p->idle0) >= PACE_IDLE * (double)(t - p->idle_t0);
+    int64_t idle = ew_idle_ns(), self = self_ns();
+    double dt = (double)(t - p->idle_t0), free;
+    bool room;
 
+    if (idle < 0 || p->idle0 < 0 || dt <= 0)
+        return true;
+    free = (double)(idle - p->idle0);
+    if (!p->threaded)
+        room = free >= PACE_IDLE * dt;
+    else if (self < 0 || p->self0 < 0 || cpus_online() < 2)
+        room = true;
+    else /* the processors' busy time that is not this process's */
+        room = (double)cpus_online() * dt - free - (double)(self - p->self0) >= PACE_IDLE * dt;
     if (!room) {
         p->idle0 = idle;
+        p->self0 = self;
         p->idle_t0 = t;
     }
     return room;
@@ -201,7 +239,7 @@ pace_change(struct pace *p, uint64_t n)
     }
     if (--p->left > 0)
         return false;
-    if (!p->threaded && !pace_room(p, t)) { /* looked at again later */
+    if (!pace_room(p, t)) { /* looked at again later */
         p->left = p->stay;
         return false;
     }
