@@ -147,7 +147,7 @@ for way in SWITCH=1 SWITCH=999 SWITCH=4096 THREADS=1 THREADS=2; do
     run "--json, $what" 0 json -r "$tmp/many.pcap" --json
     unset "ECNWATCH_READ_${way%%=*}"
     begin "$what: the report"
-    if cmp -s "$tmp/t.out" "$tmp/plain.json"; then
+    if json_ok "$tmp/t.out" && cmp -s "$tmp/t.out" "$tmp/plain.json"; then
         ok "$what: the report equals the plain build's unswitched --json"
     else
         bad "$what: the report differs from the plain build's unswitched --json"
