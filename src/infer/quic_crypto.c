@@ -15,16 +15,10 @@
 
 #include "base/format.h"
 #include "base/dynlib.h"
+#include "base/crypto_soname.h"
 
 /* libcrypto, loaded when the first QUIC Initial packet is to be decrypted
  * (base/dynlib.h): the functions used, called through cr */
-#ifndef CRYPTO_SONAME
-#ifdef OPENSSL_SHLIB_VERSION
-#define CRYPTO_SONAME "libcrypto.so." EW_DYNLIB_STR(OPENSSL_SHLIB_VERSION)
-#else
-#define CRYPTO_SONAME "libcrypto.so." SHLIB_VERSION_NUMBER
-#endif
-#endif
 #define CRYPTO_FUNCS(X)                                                                        \
     X(HMAC) X(EVP_sha256) X(EVP_CIPHER_fetch) X(EVP_CIPHER_free) X(EVP_CIPHER_CTX_new)          \
     X(EVP_CIPHER_CTX_free) X(EVP_CIPHER_CTX_set_padding) X(EVP_CIPHER_CTX_ctrl)                 \

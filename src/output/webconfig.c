@@ -16,6 +16,7 @@
 #include <yaml.h>
 
 #include "base/dynlib.h"
+#include "base/crypto_soname.h"
 
 /* The libraries only --web-config needs, loaded by ew_webcfg_load()
  * (base/dynlib.h): libyaml, libcrypto and libcrypt; the functions used,
@@ -25,13 +26,6 @@
 #endif
 #ifndef CRYPT_SONAME
 #define CRYPT_SONAME "libcrypt.so.1"
-#endif
-#ifndef CRYPTO_SONAME
-#ifdef OPENSSL_SHLIB_VERSION
-#define CRYPTO_SONAME "libcrypto.so." EW_DYNLIB_STR(OPENSSL_SHLIB_VERSION)
-#else
-#define CRYPTO_SONAME "libcrypto.so." SHLIB_VERSION_NUMBER
-#endif
 #endif
 #define WL_YAML(X)                                                                             \
     X(yaml_document_delete) X(yaml_document_get_node) X(yaml_document_get_root_node)           \
