@@ -39,19 +39,6 @@ struct outcome {
     char err[EW_ERRBUF_SIZE];
 };
 
-static uint64_t
-mix(uint64_t h, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 static void
 read_file(const uint8_t *data, size_t size, size_t chunk, const char *filter, struct outcome *o)
 {

@@ -37,19 +37,6 @@ struct outcome {
     char msg[200];
 };
 
-static uint64_t
-mix(uint64_t h, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 static FILE *
 open_mem(const uint8_t *data, size_t size)
 {
