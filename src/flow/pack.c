@@ -25,70 +25,6 @@ static const size_t rec_frames[] = {R(last_frame), R(hs.syn_frame), R(hs.synack_
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-/* zigzag: small magnitudes of either sign to small numbers */
-static uint64_t
-zig(uint64_t v)
-{
-    return (v << 1) ^ (0 - (v >> 63));
-}
-
-static uint64_t
-unzig(uint64_t z)
-{
-    return (z >> 1) ^ (0 - (z & 1));
-}
-
-/* A value near base as a small number, and 0 (not set) as 0: zig(v - base) + 1,
- * with 0 and what 0 would have become swapped. One-to-one on 64 bits, so that
- * times out of order and frames of any size come back as they were. */
-static uint64_t
-rel(uint64_t v, uint64_t base)
-{
-    uint64_t zero = zig(0 - base) + 1, r = zig(v - base) + 1;
-
-    return r == zero ? 0 : r == 0 ? zero : r;
-}
-
-static uint64_t
-unrel(uint64_t r, uint64_t base)
-{
-    uint64_t zero = zig(0 - base) + 1;
-
-    r = r == 0 ? zero : r == zero ? 0 : r;
-    return base + unzig(r - 1);
-}
-
-/* rel() on 32 bits */
-static uint32_t
-rel32(uint32_t v, uint32_t base)
-{
-    uint32_t zero = (uint32_t)zig((uint64_t)(int64_t)(int32_t)(0 - base)) + 1;
-    uint32_t r = (uint32_t)zig((uint64_t)(int64_t)(int32_t)(v - base)) + 1;
-
-    return r == zero ? 0 : r == 0 ? zero : r;
-}
-
-static uint32_t
-unrel32(uint32_t r, uint32_t base)
-{
-    uint32_t zero = (uint32_t)zig((uint64_t)(int64_t)(int32_t)(0 - base)) + 1;
-
-    r = r == 0 ? zero : r == zero ? 0 : r;
-    return base + (uint32_t)unzig((uint64_t)(r - 1));
-}
-
-uint64_t
-ew_pack_rel(uint64_t v, uint64_t base, bool back)
-{
-    return back ? unrel(v, base) : rel(v, base);
-}
-
-uint32_t
-ew_pack_rel32(uint32_t v, uint32_t base, bool back)
-{
-    return back ? unrel32(v, base) : rel32(v, base);
-}
-
 /* the 64-bit members at `at` taken relative to base (or back) */
 static void
 members_rel(uint8_t *bytes, const size_t *at, size_t n, uint64_t base, bool back)
@@ -97,7 +33,7 @@ members_rel(uint8_t *bytes, const size_t *at, size_t n, uint64_t base, bool back
 
     for (size_t i = 0; i < n; i++) {
         memcpy(&v, bytes + at[i], sizeof(v));
-        v = back ? unrel(v, base) : rel(v, base);
+        v = ew_pack_rel(v, base, back);
         memcpy(bytes + at[i], &v, sizeof(v));
     }
 }

@@ -42,12 +42,49 @@ size_t ew_flow_pack(const struct ew_flow_state *st, const struct ew_flow *f, uin
 bool ew_flow_unpack(const struct ew_flow_state *st, const uint8_t *in, size_t len,
                     struct ew_flow *f, void *inf);
 
-/* A value near base as a small number, and 0 (not set) as 0; one-to-one on
- * 64 bits (back true: the value again), so that times out of order and
- * frames of any size come back as they were. For a state's own relative
- * form (struct ew_flow_state's rel). */
-uint64_t ew_pack_rel(uint64_t v, uint64_t base, bool back);
+/* zigzag: small magnitudes of either sign to small numbers, and back */
+static inline uint64_t
+ew_pack_zig(uint64_t v)
+{
+    return (v << 1) ^ (0 - (v >> 63));
+}
+
+static inline uint64_t
+ew_pack_unzig(uint64_t z)
+{
+    return (z >> 1) ^ (0 - (z & 1));
+}
+
+/* A value near base as a small number, and 0 (not set) as 0: zig(v - base)
+ * + 1, with 0 and what 0 would have become swapped; one-to-one on 64 bits
+ * (back true: the value again), so that times out of order and frames of
+ * any size come back as they were. For a state's own relative form (struct
+ * ew_flow_state's rel). */
+static inline uint64_t
+ew_pack_rel(uint64_t v, uint64_t base, bool back)
+{
+    uint64_t zero = ew_pack_zig(0 - base) + 1, r;
+
+    if (back) {
+        r = v == 0 ? zero : v == zero ? 0 : v;
+        return base + ew_pack_unzig(r - 1);
+    }
+    r = ew_pack_zig(v - base) + 1;
+    return r == zero ? 0 : r == 0 ? zero : r;
+}
+
 /* the same on 32 bits (sequence numbers, TCP timestamp values) */
-uint32_t ew_pack_rel32(uint32_t v, uint32_t base, bool back);
+static inline uint32_t
+ew_pack_rel32(uint32_t v, uint32_t base, bool back)
+{
+    uint32_t zero = (uint32_t)ew_pack_zig((uint64_t)(int64_t)(int32_t)(0 - base)) + 1, r;
+
+    if (back) {
+        r = v == 0 ? zero : v == zero ? 0 : v;
+        return base + (uint32_t)ew_pack_unzig((uint64_t)(r - 1));
+    }
+    r = (uint32_t)ew_pack_zig((uint64_t)(int64_t)(int32_t)(v - base)) + 1;
+    return r == zero ? 0 : r == 0 ? zero : r;
+}
 
 #endif /* ECNWATCH_PACK_H */
