@@ -2,10 +2,14 @@
  * Link decoders: Ethernet (IEEE 802.3, with IEEE 802.1Q / 802.1ad tags),
  * Linux cooked v1/v2, raw IP, BSD null and OpenBSD loop, PPP (RFC 1661, RFC
  * 1662 framing), Cisco HDLC (RFC 1547 §4.3.1), IP over InfiniBand.
- * Link-layer formats: https://www.tcpdump.org/linktypes.html. */
+ * Link-layer formats: https://www.tcpdump.org/linktypes.html. The tunnels
+ * an EtherType or an IP header leads to are opened in tunnel.c. */
 #include "dissectors/dissect.h"
 
+#include <stddef.h>
 #include <string.h>
+
+#include "dissectors/tunnel.h"
 
 enum {
     ETHERTYPE_IPV4 = 0x0800,
@@ -21,7 +25,8 @@ is_vlan_tpid(uint16_t t)
     return t == ETHERTYPE_8021Q || t == ETHERTYPE_8021AD || t == ETHERTYPE_QINQ_OLD;
 }
 
-/* an EtherType that is IP goes on; anything else is counted non-IP */
+/* an EtherType that is IP goes on, one of a tunnel (MPLS, MACsec) to
+ * tunnel.c; anything else is counted non-IP */
 static void
 ip_or_other(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uint8_t *fs)
 {
@@ -29,18 +34,25 @@ ip_or_other(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uint8_t *
         ew_dissect_ip(c, type, pkt, fs);
         return;
     }
+    if (ew_decap_ethertype_is(type)) {
+        ew_decap_ethertype(c, type, pkt, fs);
+        return;
+    }
     ew_pkt_event(pkt, EW_EV_NON_IP);
     pkt->status = EW_PKT_NON_IP;
 }
 
 /* Walk up to EW_VLAN_MAX_DEPTH tags, then hand IP to the network layer. */
-static void
-dissect_ethertype(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uint8_t *fs)
+void
+ew_dissect_ethertype(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uint8_t *fs,
+                     bool inner)
 {
+    unsigned depth = 0;
+
     while (is_vlan_tpid(type)) {
         uint16_t tci;
 
-        if (pkt->vlan_depth >= EW_VLAN_MAX_DEPTH) {
+        if (depth >= EW_VLAN_MAX_DEPTH) {
             ew_pkt_event(pkt, EW_EV_VLAN_TOO_DEEP);
             pkt->status = EW_PKT_UNDECODABLE;
             return;
@@ -48,29 +60,31 @@ dissect_ethertype(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uin
         tci = ew_cur_be16(c);
         type = ew_cur_be16(c);
         if (c->trunc) {
-            ew_pkt_event(pkt, EW_EV_LINK_TRUNC);
+            ew_pkt_event(pkt, inner ? EW_EV_TUNNEL_TRUNC : EW_EV_LINK_TRUNC);
             pkt->status = EW_PKT_UNDECODABLE;
             return;
         }
-        pkt->vlan_id[pkt->vlan_depth++] = (uint16_t)(tci & 0x0fff);
+        depth++;
+        if (!inner)
+            pkt->vlan_id[pkt->vlan_depth++] = (uint16_t)(tci & 0x0fff);
     }
     ip_or_other(c, type, pkt, fs);
 }
 
-static void
-link_ethernet(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+void
+ew_dissect_ether(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs, bool inner)
 {
     uint16_t type;
 
     ew_cur_skip(c, 12); /* destination, source */
     type = ew_cur_be16(c);
     if (c->trunc) {
-        ew_pkt_event(pkt, EW_EV_LINK_TRUNC);
+        ew_pkt_event(pkt, inner ? EW_EV_TUNNEL_TRUNC : EW_EV_LINK_TRUNC);
         pkt->status = EW_PKT_UNDECODABLE;
         return;
     }
     /* values up to 1500 are IEEE 802.3 lengths (LLC follows): not IP here */
-    dissect_ethertype(c, type, pkt, fs);
+    ew_dissect_ethertype(c, type, pkt, fs, inner);
 }
 
 /* Linux cooked v1: type(2) hatype(2) halen(2) addr(8) protocol(2) */
@@ -86,7 +100,7 @@ link_sll(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
         pkt->status = EW_PKT_UNDECODABLE;
         return;
     }
-    dissect_ethertype(c, proto, pkt, fs);
+    ew_dissect_ethertype(c, proto, pkt, fs, false);
 }
 
 /* Linux cooked v2: protocol(2) reserved(2) ifindex(4) hatype(2) pkttype(1)
@@ -102,7 +116,7 @@ link_sll2(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
         pkt->status = EW_PKT_UNDECODABLE;
         return;
     }
-    dissect_ethertype(c, proto, pkt, fs);
+    ew_dissect_ethertype(c, proto, pkt, fs, false);
 }
 
 /* BSD AF_ values for IP over the loopback: AF_INET is 2 everywhere; AF_INET6
@@ -331,7 +345,8 @@ ew_dissect_frame(enum ew_link link, const uint8_t *data, size_t caplen, uint32_t
 {
     struct ew_cur c;
 
-    memset(pkt, 0, sizeof(*pkt));
+    /* all but the tunnels' records, which only their count makes valid */
+    memset(pkt, 0, offsetof(struct ew_pkt, encap));
     pkt->link = link;
     pkt->status = EW_PKT_OK;
     ew_cur_init(&c, data, caplen);
@@ -340,7 +355,7 @@ ew_dissect_frame(enum ew_link link, const uint8_t *data, size_t caplen, uint32_t
 
     switch (link) {
     case EW_LINK_ETHERNET:
-        link_ethernet(&c, pkt, data);
+        ew_dissect_ether(&c, pkt, data, false);
         break;
     case EW_LINK_SLL:
         link_sll(&c, pkt, data);
@@ -384,6 +399,8 @@ ew_dissect_frame(enum ew_link link, const uint8_t *data, size_t caplen, uint32_t
         pkt->status = EW_PKT_UNDECODABLE;
         break;
     }
-    if (pkt->status != EW_PKT_OK)
+    if (pkt->status != EW_PKT_OK) {
         pkt->l4 = EW_L4_NONE;
+        pkt->n_encap = 0;
+    }
 }

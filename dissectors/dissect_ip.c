@@ -1,15 +1,20 @@
 /* dissect_ip.c - IPv4 (RFC 791) and IPv6 (RFC 8200) headers, the ECN field
- * of both (RFC 3168 §5) through one extractor, and the transport demux. */
+ * of both (RFC 3168 §5) through one extractor, and the transport demux (with
+ * the tunnels over IP and UDP handed to tunnel.c). */
 #include "dissectors/dissect.h"
 
 #include <string.h>
 
 #include "dissectors/ecn.h"
+#include "dissectors/tunnel.h"
 
 enum {
     IPPROTO_NUM_HOPOPTS = 0,
+    IPPROTO_NUM_IPIP = 4,
     IPPROTO_NUM_TCP = 6,
     IPPROTO_NUM_UDP = 17,
+    IPPROTO_NUM_IPV6 = 41,
+    IPPROTO_NUM_GRE = 47,
     IPPROTO_NUM_ROUTING = 43,
     IPPROTO_NUM_FRAGMENT = 44,
     IPPROTO_NUM_AH = 51,
@@ -52,6 +57,15 @@ dissect_transport(struct ew_cur *l4, uint32_t seglen, struct ew_pkt *pkt, const 
         break;
     case IPPROTO_NUM_UDP:
         ew_dissect_udp(l4, seglen, pkt, fs);
+        /* a tunnel's port: a test on the port already read */
+        if (pkt->l4 == EW_L4_UDP && ew_decap_udp_maybe(pkt->u.udp.dport))
+            ew_decap_udp(l4, pkt, fs);
+        break;
+    case IPPROTO_NUM_IPIP:
+    case IPPROTO_NUM_IPV6:
+    case IPPROTO_NUM_GRE:
+        if (!ew_decap_active.off)
+            ew_decap_ip(l4, pkt, fs);
         break;
     default:
         break;
