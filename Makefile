@@ -82,7 +82,8 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ = $(DISSECT_OBJ) $(CORE_OBJ)
 
 BIN = $(BUILD)/ecnwatch
-TOOLS = $(BUILD)/run_tests $(BUILD)/ecngen $(BUILD)/sweep $(BUILD)/tcpgen $(BUILD)/quicgen
+TOOLS = $(BUILD)/run_tests $(BUILD)/ecngen $(BUILD)/sweep $(BUILD)/tcpgen $(BUILD)/quicgen \
+        $(BUILD)/tungen
 # sizes the packed state of TCP flows (bench/README.md)
 TOOLS += $(BUILD)/statesize
 # the fuzz harnesses without libFuzzer: replay saved inputs (tests/fuzz/README.md)
@@ -107,6 +108,10 @@ $(BUILD)/ecngen: $(BUILD)/tests/tools/ecngen.o
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/tcpgen: $(BUILD)/tests/tools/tcpgen.o
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/tungen: $(BUILD)/tests/tools/tungen.o
 	$(say) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^
 

@@ -355,7 +355,7 @@ erspan(struct ew_cur *c, uint16_t proto, bool seq, struct ew_pkt *pkt, const uin
     if (!e)
         return;
     if (want)
-        set_id(e, (w0 >> 16) & 0x3ff);
+        set_id(e, w0 & 0x3ff);
     if (ft == 2)
         inner_ip_by_version(c, pkt, fs);
     else if (ft == 0)
