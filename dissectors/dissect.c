@@ -9,83 +9,13 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "dissectors/dissect_eth.h"
 #include "dissectors/tunnel.h"
 
 enum {
     ETHERTYPE_IPV4 = 0x0800,
     ETHERTYPE_IPV6 = 0x86dd,
-    ETHERTYPE_8021Q = 0x8100,
-    ETHERTYPE_8021AD = 0x88a8,
-    ETHERTYPE_QINQ_OLD = 0x9100,
 };
-
-static int
-is_vlan_tpid(uint16_t t)
-{
-    return t == ETHERTYPE_8021Q || t == ETHERTYPE_8021AD || t == ETHERTYPE_QINQ_OLD;
-}
-
-/* an EtherType that is IP goes on, one of a tunnel (MPLS, MACsec) to
- * tunnel.c; anything else is counted non-IP */
-static void
-ip_or_other(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uint8_t *fs)
-{
-    if (type == ETHERTYPE_IPV4 || type == ETHERTYPE_IPV6) {
-        ew_dissect_ip(c, type, pkt, fs);
-        return;
-    }
-    if (ew_decap_ethertype_is(type)) {
-        ew_decap_ethertype(c, type, pkt, fs);
-        return;
-    }
-    ew_pkt_event(pkt, EW_EV_NON_IP);
-    pkt->status = EW_PKT_NON_IP;
-}
-
-/* Walk up to EW_VLAN_MAX_DEPTH tags, then hand IP to the network layer. */
-void
-ew_dissect_ethertype(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uint8_t *fs,
-                     bool inner)
-{
-    unsigned depth = 0;
-
-    while (is_vlan_tpid(type)) {
-        uint16_t tci;
-
-        if (depth >= EW_VLAN_MAX_DEPTH) {
-            ew_pkt_event(pkt, EW_EV_VLAN_TOO_DEEP);
-            pkt->status = EW_PKT_UNDECODABLE;
-            return;
-        }
-        tci = ew_cur_be16(c);
-        type = ew_cur_be16(c);
-        if (c->trunc) {
-            ew_pkt_event(pkt, inner ? EW_EV_TUNNEL_TRUNC : EW_EV_LINK_TRUNC);
-            pkt->status = EW_PKT_UNDECODABLE;
-            return;
-        }
-        depth++;
-        if (!inner)
-            pkt->vlan_id[pkt->vlan_depth++] = (uint16_t)(tci & 0x0fff);
-    }
-    ip_or_other(c, type, pkt, fs);
-}
-
-void
-ew_dissect_ether(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs, bool inner)
-{
-    uint16_t type;
-
-    ew_cur_skip(c, 12); /* destination, source */
-    type = ew_cur_be16(c);
-    if (c->trunc) {
-        ew_pkt_event(pkt, inner ? EW_EV_TUNNEL_TRUNC : EW_EV_LINK_TRUNC);
-        pkt->status = EW_PKT_UNDECODABLE;
-        return;
-    }
-    /* values up to 1500 are IEEE 802.3 lengths (LLC follows): not IP here */
-    ew_dissect_ethertype(c, type, pkt, fs, inner);
-}
 
 /* Linux cooked v1: type(2) hatype(2) halen(2) addr(8) protocol(2) */
 static void
@@ -184,7 +114,7 @@ link_chdlc(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
         link_cut(pkt);
         return;
     }
-    ip_or_other(c, type, pkt, fs);
+    ew_dissect_ip_or_other(c, type, pkt, fs);
 }
 
 /* PPP (LINKTYPE_PPP 9, LINKTYPE_PPP_HDLC 50): the frame starts with the PPP
@@ -228,8 +158,8 @@ link_ppp(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
         link_cut(pkt);
         return;
     }
-    ip_or_other(c, proto == 0x0021 ? ETHERTYPE_IPV4 : proto == 0x0057 ? ETHERTYPE_IPV6 : 0, pkt,
-                fs);
+    ew_dissect_ip_or_other(
+        c, proto == 0x0021 ? ETHERTYPE_IPV4 : proto == 0x0057 ? ETHERTYPE_IPV6 : 0, pkt, fs);
 }
 
 /* IP over InfiniBand (LINKTYPE_IPOIB 242). The encapsulation header on the
@@ -251,7 +181,7 @@ link_ipoib(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
         link_cut(pkt);
         return;
     }
-    ip_or_other(c, type, pkt, fs);
+    ew_dissect_ip_or_other(c, type, pkt, fs);
 }
 
 /* Linux NFLOG (LINKTYPE_NFLOG 239): what `tcpdump -i nflog:GROUP` captures
@@ -336,7 +266,8 @@ link_nflog(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
      * by a snapshot length, not short on the wire */
     pkt->wirelen = 0;
     /* AF_INET 2, AF_INET6 10, as Linux numbers them */
-    ip_or_other(&sub, family == 2 ? ETHERTYPE_IPV4 : family == 10 ? ETHERTYPE_IPV6 : 0, pkt, fs);
+    ew_dissect_ip_or_other(
+        &sub, family == 2 ? ETHERTYPE_IPV4 : family == 10 ? ETHERTYPE_IPV6 : 0, pkt, fs);
 }
 
 void
@@ -399,6 +330,8 @@ ew_dissect_frame(enum ew_link link, const uint8_t *data, size_t caplen, uint32_t
         pkt->status = EW_PKT_UNDECODABLE;
         break;
     }
+    if (pkt->tun_next)
+        ew_decap_open(pkt, data);
     if (pkt->status != EW_PKT_OK) {
         pkt->l4 = EW_L4_NONE;
         pkt->n_encap = 0;

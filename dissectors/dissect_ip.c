@@ -1,12 +1,13 @@
 /* dissect_ip.c - IPv4 (RFC 791) and IPv6 (RFC 8200) headers, the ECN field
  * of both (RFC 3168 §5) through one extractor, and the transport demux (with
  * the tunnels over IP and UDP handed to tunnel.c). */
-#include "dissectors/dissect.h"
+#include "dissectors/dissect_ip.h"
 
 #include <string.h>
 
 #include "dissectors/ecn.h"
-#include "dissectors/tunnel.h"
+#include "dissectors/decap.h"
+#include "dissectors/dissect_tcp.h"
 
 enum {
     IPPROTO_NUM_HOPOPTS = 0,
@@ -51,6 +52,8 @@ check_ip_len(struct ew_pkt *pkt, const uint8_t *fs, const uint8_t *ip_start, uin
 static void
 dissect_transport(struct ew_cur *l4, uint32_t seglen, struct ew_pkt *pkt, const uint8_t *fs)
 {
+    int tun;
+
     switch (pkt->ip_proto) {
     case IPPROTO_NUM_TCP:
         ew_dissect_tcp(l4, seglen, pkt, fs);
@@ -58,14 +61,21 @@ dissect_transport(struct ew_cur *l4, uint32_t seglen, struct ew_pkt *pkt, const 
     case IPPROTO_NUM_UDP:
         ew_dissect_udp(l4, seglen, pkt, fs);
         /* a tunnel's port: a test on the port already read */
-        if (pkt->l4 == EW_L4_UDP && ew_decap_udp_maybe(pkt->u.udp.dport))
-            ew_decap_udp(l4, pkt, fs);
+        if (pkt->l4 == EW_L4_UDP && (tun = ew_decap_udp_port(pkt->u.udp.dport)) >= 0) {
+            struct ew_cur pl;
+
+            ew_cur_sub(l4, pkt->u.udp.payload, &pl);
+            ew_decap_note(pkt, tun, &pl, fs);
+        }
         break;
     case IPPROTO_NUM_IPIP:
     case IPPROTO_NUM_IPV6:
+        if (!ew_decap_active.off)
+            ew_decap_note(pkt, EW_TUN_IPIP, l4, fs);
+        break;
     case IPPROTO_NUM_GRE:
         if (!ew_decap_active.off)
-            ew_decap_ip(l4, pkt, fs);
+            ew_decap_note(pkt, EW_TUN_GRE, l4, fs);
         break;
     default:
         break;

@@ -211,6 +211,10 @@ struct ew_pkt {
     const uint8_t *l4_payload;
     uint32_t l4_payload_len;
 
+    /* the decoders' scratch: a tunnel met and not yet opened (decap.h) */
+    uint8_t tun_next;         /* its enum ew_tunnel + 1; 0: none */
+    uint32_t tun_at, tun_end; /* where its bytes start and end in the frame */
+
     /* Tunnels: the network and transport fields above describe the
      * innermost packet decoded; the encapsulations it came through are
      * here, outermost first. Only the first n_encap entries are set:

@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "dissectors/dissect.h"
+#include "dissectors/decap.h"
+#include "dissectors/dissect_eth.h"
+#include "dissectors/dissect_ip.h"
 
 enum {
     ETH_IPV4 = 0x0800,
@@ -23,81 +25,7 @@ enum {
     IPPROTO_NUM_IPIP = 4,
     IPPROTO_NUM_IPV6 = 41,
     IPPROTO_NUM_GRE = 47,
-    PORT_VXLAN = 4789,
-    PORT_VXLAN_GPE = 4790,
-    PORT_GENEVE = 6081,
-    PORT_GTPU = 2152,
 };
-
-#define PORT_BIT(p) ((uint64_t)1 << ((p) & 63u))
-
-struct ew_decap_cfg ew_decap_active = {
-    .off = false,
-    .nports = 4,
-    .port = {PORT_VXLAN, PORT_VXLAN_GPE, PORT_GENEVE, PORT_GTPU},
-    .type = {EW_TUN_VXLAN, EW_TUN_VXLAN_GPE, EW_TUN_GENEVE, EW_TUN_GTPU},
-    .port_bits = PORT_BIT(PORT_VXLAN) | PORT_BIT(PORT_VXLAN_GPE) | PORT_BIT(PORT_GENEVE) |
-                 PORT_BIT(PORT_GTPU),
-};
-
-static void
-port_bits(struct ew_decap_cfg *cfg)
-{
-    unsigned i;
-
-    cfg->port_bits = 0;
-    if (cfg->off)
-        return;
-    for (i = 0; i < cfg->nports; i++)
-        cfg->port_bits |= PORT_BIT(cfg->port[i]);
-}
-
-void
-ew_decap_defaults(struct ew_decap_cfg *cfg)
-{
-    memset(cfg, 0, sizeof(*cfg));
-    ew_decap_set_port(cfg, EW_TUN_VXLAN, PORT_VXLAN);
-    ew_decap_set_port(cfg, EW_TUN_VXLAN_GPE, PORT_VXLAN_GPE);
-    ew_decap_set_port(cfg, EW_TUN_GENEVE, PORT_GENEVE);
-    ew_decap_set_port(cfg, EW_TUN_GTPU, PORT_GTPU);
-}
-
-int
-ew_decap_set_port(struct ew_decap_cfg *cfg, enum ew_tunnel type, uint16_t port)
-{
-    unsigned i;
-
-    for (i = 0; i < cfg->nports && cfg->port[i] != port; i++)
-        continue;
-    if (i == EW_DECAP_PORTS_MAX)
-        return -1;
-    cfg->port[i] = port;
-    cfg->type[i] = (uint8_t)type;
-    if (i == cfg->nports)
-        cfg->nports++;
-    port_bits(cfg);
-    return 0;
-}
-
-int
-ew_decap_udp_type(const char *name)
-{
-    static const enum ew_tunnel udp[] = {EW_TUN_VXLAN, EW_TUN_VXLAN_GPE, EW_TUN_GENEVE,
-                                         EW_TUN_GTPU};
-    size_t i;
-
-    for (i = 0; i < sizeof(udp) / sizeof(udp[0]); i++)
-        if (!strcmp(name, ew_tunnel_name[udp[i]]))
-            return (int)udp[i];
-    return -1;
-}
-
-void
-ew_decap_configure(const struct ew_decap_cfg *cfg)
-{
-    ew_decap_active = *cfg;
-    port_bits(&ew_decap_active);
-}
 
 /* ---- the frame's state across a tunnel ---- */
 
@@ -168,9 +96,9 @@ set_id(struct ew_encap *e, uint32_t id)
     e->id = id;
 }
 
-/* Past an IP header (before): the inner packet decoded, or the frame as it
- * was before the tunnel, with the events that say why; a tunnel's inner
- * packet that is not IP is not the frame's. */
+/* A tunnel over an IP header (before) whose inner packet could not be
+ * decoded: the frame as it was before the tunnel, with the events that say
+ * why; a tunnel's inner packet that is not IP is not the frame's. */
 static void
 settle(struct ew_pkt *pkt, const struct ew_pkt *before)
 {
@@ -306,15 +234,6 @@ macsec(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
     ew_dissect_ethertype(&data, type, pkt, fs, true);
 }
 
-void
-ew_decap_ethertype(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uint8_t *fs)
-{
-    if (type == ETH_MACSEC)
-        macsec(c, pkt, fs);
-    else
-        mpls(c, pkt, fs);
-}
-
 /* ---- over IP: IP in IP, GRE, ERSPAN ---- */
 
 /* draft-foschiano-erspan-03 §4.1 (type II, 8 octets: version 1, VLAN, COS,
@@ -407,25 +326,14 @@ gre(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
     inner_ethertype(c, proto, pkt, fs);
 }
 
-void
-ew_decap_ip(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+/* RFC 2003 §3, RFC 4213 §3.5, RFC 2473 §3: the packet inside at once */
+static void
+ipip(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
 {
-    struct ew_pkt before = *pkt;
+    uint16_t type = pkt->ip_proto == IPPROTO_NUM_IPIP ? ETH_IPV4 : ETH_IPV6;
 
-    switch (pkt->ip_proto) {
-    case IPPROTO_NUM_IPIP:
-    case IPPROTO_NUM_IPV6:
-        if (!push(pkt, EW_TUN_IPIP, true))
-            return;
-        ew_dissect_ip(c, before.ip_proto == IPPROTO_NUM_IPIP ? ETH_IPV4 : ETH_IPV6, pkt, fs);
-        break;
-    case IPPROTO_NUM_GRE:
-        gre(c, pkt, fs);
-        break;
-    default:
-        return;
-    }
-    settle(pkt, &before);
+    if (push(pkt, EW_TUN_IPIP, true))
+        ew_dissect_ip(c, type, pkt, fs);
 }
 
 /* ---- over UDP: VXLAN, VXLAN-GPE and NSH, Geneve, GTP-U ---- */
@@ -642,35 +550,63 @@ gtpu(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
     inner_ip_by_version(&body, pkt, fs);
 }
 
-void
-ew_decap_udp(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+static void
+open_one(enum ew_tunnel type, struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
 {
-    struct ew_pkt before;
-    struct ew_cur pl;
-    uint16_t dport = pkt->u.udp.dport;
-    unsigned i;
-
-    for (i = 0; i < ew_decap_active.nports && ew_decap_active.port[i] != dport; i++)
-        continue;
-    if (i == ew_decap_active.nports)
-        return;
-    before = *pkt;
-    ew_cur_sub(c, pkt->u.udp.payload, &pl);
-    switch ((enum ew_tunnel)ew_decap_active.type[i]) {
+    switch (type) {
+    case EW_TUN_IPIP:
+        ipip(c, pkt, fs);
+        break;
+    case EW_TUN_GRE:
+        gre(c, pkt, fs);
+        break;
     case EW_TUN_VXLAN:
-        vxlan(&pl, pkt, fs);
+        vxlan(c, pkt, fs);
         break;
     case EW_TUN_VXLAN_GPE:
-        vxlan_gpe(&pl, pkt, fs);
+        vxlan_gpe(c, pkt, fs);
         break;
     case EW_TUN_GENEVE:
-        geneve(&pl, pkt, fs);
+        geneve(c, pkt, fs);
         break;
     case EW_TUN_GTPU:
-        gtpu(&pl, pkt, fs);
+        gtpu(c, pkt, fs);
         break;
+    case EW_TUN_MPLS:
+        mpls(c, pkt, fs);
+        break;
+    case EW_TUN_MACSEC:
+        macsec(c, pkt, fs);
+        break;
+    case EW_TUN_ERSPAN:
+    case EW_TUN_NSH:
+    case EW_TUN_COUNT:
     default:
-        return;
+        break;
     }
-    settle(pkt, &before);
+}
+
+void
+ew_decap_open(struct ew_pkt *pkt, const uint8_t *fs)
+{
+    struct ew_pkt before;
+    bool have_before = false;
+
+    while (pkt->tun_next) {
+        enum ew_tunnel type = (enum ew_tunnel)(pkt->tun_next - 1);
+        struct ew_cur c;
+
+        ew_cur_init(&c, fs + pkt->tun_at, pkt->tun_end - pkt->tun_at);
+        pkt->tun_next = 0;
+        if (pkt->family) { /* over an IP header: the frame to go back to */
+            before = *pkt;
+            have_before = true;
+        }
+        open_one(type, &c, pkt, fs);
+        if (pkt->status != EW_PKT_OK) {
+            if (have_before)
+                settle(pkt, &before);
+            return;
+        }
+    }
 }

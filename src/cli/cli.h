@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "dissectors/tunnel.h"
+#include "dissectors/decap.h"
 #include "engine/analyze.h"
 
 enum {

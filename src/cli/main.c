@@ -8,7 +8,7 @@
 #include "cli/cli.h"
 #include "cli/live.h"
 #include "cli/offline.h"
-#include "dissectors/tunnel.h"
+#include "dissectors/decap.h"
 
 static volatile sig_atomic_t stop_requested;
 

@@ -11,7 +11,7 @@
 #include "dissectors/dissect.h"
 #include "dissectors/ecn.h"
 #include "dissectors/pkt.h"
-#include "dissectors/tunnel.h"
+#include "dissectors/decap.h"
 #include "suites.h"
 
 #define EV(e) ((uint64_t)1 << (e))
