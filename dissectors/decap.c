@@ -81,3 +81,25 @@ ew_decap_configure(const struct ew_decap_cfg *cfg)
     ew_decap_active = *cfg;
     port_bits(&ew_decap_active);
 }
+
+void
+ew_decap_note_udp(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    struct ew_cur pl;
+    unsigned i;
+
+    for (i = 0; i < ew_decap_active.nports; i++) {
+        if (ew_decap_active.port[i] == pkt->u.udp.dport) {
+            ew_cur_sub(c, pkt->u.udp.payload, &pl);
+            ew_decap_note(pkt, ew_decap_active.type[i], &pl, fs);
+            return;
+        }
+    }
+}
+
+void
+ew_decap_note_ip(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
+{
+    /* IP protocols 4 and 41, or 47 */
+    ew_decap_note(pkt, pkt->ip_proto == 47 ? EW_TUN_GRE : EW_TUN_IPIP, c, fs);
+}

@@ -39,20 +39,20 @@ void ew_decap_configure(const struct ew_decap_cfg *cfg);
 
 extern struct ew_decap_cfg ew_decap_active;
 
-/* The tunnel type carried on UDP destination port dport, or -1: one shift
- * and a test for the ports of no tunnel. */
-static inline int
-ew_decap_udp_port(uint16_t dport)
+/* A UDP destination port that may carry a tunnel: one shift and a test,
+ * on a port already read. */
+static inline bool
+ew_decap_udp_maybe(uint16_t dport)
 {
-    unsigned i;
-
-    if (!((ew_decap_active.port_bits >> (dport & 63u)) & 1u))
-        return -1;
-    for (i = 0; i < ew_decap_active.nports; i++)
-        if (ew_decap_active.port[i] == dport)
-            return ew_decap_active.type[i];
-    return -1;
+    return (ew_decap_active.port_bits >> (dport & 63u)) & 1u;
 }
+
+/* Past the header of a UDP datagram (ew_decap_udp_maybe() of its port) or
+ * of an IP packet of protocol 4, 41 or 47 (decapsulation on), c at its
+ * payload: its tunnel noted (ew_decap_note()) when it is one. Out of line:
+ * the transport demux stays small for the packets of no tunnel. */
+void ew_decap_note_udp(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs);
+void ew_decap_note_ip(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs);
 
 /* The tunnel of an EtherType met on a link or in an inner Ethernet frame
  * (MPLS, MACsec), or -1. */

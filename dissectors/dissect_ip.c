@@ -49,36 +49,24 @@ check_ip_len(struct ew_pkt *pkt, const uint8_t *fs, const uint8_t *ip_start, uin
         ew_pkt_event(pkt, EW_EV_IP_LEN_SHORT);
 }
 
-static void
+/* TCP first, then UDP, each one compare (no table of cases): the packets
+ * of no tunnel pay nothing for those that are. */
+static inline void
 dissect_transport(struct ew_cur *l4, uint32_t seglen, struct ew_pkt *pkt, const uint8_t *fs)
 {
-    int tun;
+    uint8_t proto = pkt->ip_proto;
 
-    switch (pkt->ip_proto) {
-    case IPPROTO_NUM_TCP:
+    if (proto == IPPROTO_NUM_TCP) {
         ew_dissect_tcp(l4, seglen, pkt, fs);
-        break;
-    case IPPROTO_NUM_UDP:
+    } else if (proto == IPPROTO_NUM_UDP) {
         ew_dissect_udp(l4, seglen, pkt, fs);
         /* a tunnel's port: a test on the port already read */
-        if (pkt->l4 == EW_L4_UDP && (tun = ew_decap_udp_port(pkt->u.udp.dport)) >= 0) {
-            struct ew_cur pl;
-
-            ew_cur_sub(l4, pkt->u.udp.payload, &pl);
-            ew_decap_note(pkt, tun, &pl, fs);
-        }
-        break;
-    case IPPROTO_NUM_IPIP:
-    case IPPROTO_NUM_IPV6:
-        if (!ew_decap_active.off)
-            ew_decap_note(pkt, EW_TUN_IPIP, l4, fs);
-        break;
-    case IPPROTO_NUM_GRE:
-        if (!ew_decap_active.off)
-            ew_decap_note(pkt, EW_TUN_GRE, l4, fs);
-        break;
-    default:
-        break;
+        if (pkt->l4 == EW_L4_UDP && ew_decap_udp_maybe(pkt->u.udp.dport))
+            ew_decap_note_udp(l4, pkt, fs);
+    } else if ((proto == IPPROTO_NUM_IPIP || proto == IPPROTO_NUM_IPV6 ||
+                proto == IPPROTO_NUM_GRE) &&
+               !ew_decap_active.off) {
+        ew_decap_note_ip(l4, pkt, fs);
     }
 }
 
