@@ -17,9 +17,6 @@ enum {
     ETH_IPV4 = 0x0800,
     ETH_IPV6 = 0x86dd,
     ETH_TEB = 0x6558, /* transparent Ethernet bridging: an Ethernet frame */
-    ETH_MPLS = 0x8847,
-    ETH_MPLS_MC = 0x8848,
-    ETH_MACSEC = 0x88e5,
     ETH_ERSPAN_2 = 0x88be, /* type II, or type I without GRE's sequence number */
     ETH_ERSPAN_3 = 0x22eb,
     IPPROTO_NUM_IPIP = 4,
@@ -29,8 +26,8 @@ enum {
 
 /* ---- the frame's state across a tunnel ---- */
 
-/* A header of the tunnel cannot be read (ev, the frame left undecodable for
- * the tunnel's entry point to go back from). */
+/* A header of the tunnel cannot be read (ev): the frame undecodable, for
+ * ew_decap_open() to go back from. */
 static void
 fail(struct ew_pkt *pkt, enum ew_event ev)
 {
@@ -53,7 +50,8 @@ not_ip(struct ew_pkt *pkt)
 static bool
 whole(const struct ew_cur *c, const struct ew_pkt *pkt, const uint8_t *fs)
 {
-    return (size_t)(c->end - fs) < pkt->caplen || (pkt->wirelen != 0 && pkt->caplen >= pkt->wirelen);
+    return (size_t)(c->end - fs) < pkt->caplen ||
+           (pkt->wirelen != 0 && pkt->caplen >= pkt->wirelen);
 }
 
 static void
