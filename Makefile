@@ -82,7 +82,8 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ = $(DISSECT_OBJ) $(CORE_OBJ)
 
 BIN = $(BUILD)/ecnwatch
-TOOLS = $(BUILD)/run_tests $(BUILD)/ecngen $(BUILD)/sweep $(BUILD)/tcpgen $(BUILD)/quicgen
+TOOLS = $(BUILD)/run_tests $(BUILD)/ecngen $(BUILD)/sweep $(BUILD)/tcpgen $(BUILD)/quicgen \
+        $(BUILD)/tungen
 # sizes the packed state of TCP flows (bench/README.md)
 TOOLS += $(BUILD)/statesize
 # the fuzz harnesses without libFuzzer: replay saved inputs (tests/fuzz/README.md)
@@ -107,6 +108,10 @@ $(BUILD)/ecngen: $(BUILD)/tests/tools/ecngen.o
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/tcpgen: $(BUILD)/tests/tools/tcpgen.o
+	$(say) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/tungen: $(BUILD)/tests/tools/tungen.o
 	$(say) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^
 
@@ -151,6 +156,8 @@ FUZZ_CFLAGS = -g -O1 -std=c11 $(filter-out -Werror,$(WARN)) $(FUZZ_SAN) $(PKG_CF
 FUZZ_LIB_OBJ = $(DISSECT_SRC:%.c=$(FUZZ_BUILD)/%.o) $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_BIN = $(FUZZ_NAMES:%=$(FUZZ_BUILD)/%)
 FUZZ_RELINK = rfc3168-ce-client accecn-ce-v6-server udp-ect-client
+# the tunnelled captures tungen writes, a seed of each
+FUZZ_TUNNELS = ipip gre gre-eth erspan vxlan vxlan-gpe geneve gtpu mpls macsec nested
 
 $(FUZZ_BUILD)/dissectors/%.o: dissectors/%.c
 	@mkdir -p $(dir $@)
@@ -167,12 +174,13 @@ $(FUZZ_BUILD)/fuzz_%: $(FUZZ_BUILD)/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
 	$(Q)$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(PKG_LIBS) $(JANSSON_LIBS)
 
 # seed corpora cut from captures/ and their re-encapsulations (not committed)
-$(FUZZ_BUILD)/seeds.stamp: $(BUILD)/mkseeds $(BUILD)/ecngen $(wildcard captures/*.pcap)
+$(FUZZ_BUILD)/seeds.stamp: $(BUILD)/mkseeds $(BUILD)/ecngen $(BUILD)/tungen $(wildcard captures/*.pcap)
 	@rm -rf $(FUZZ_BUILD)/gen $(FUZZ_NAMES:%=$(FUZZ_BUILD)/seeds-%)
 	@mkdir -p $(FUZZ_BUILD)/gen $(FUZZ_NAMES:%=$(FUZZ_BUILD)/seeds-%)
 	@for l in vlan qinq sll sll2 raw null loop ppp chdlc ipoib nflog; do for c in $(FUZZ_RELINK); do \
 	    $(BUILD)/ecngen relink $$l captures/$$c.pcap $(FUZZ_BUILD)/gen/$$c-$$l.pcap 2>/dev/null || exit 1; \
 	done; done
+	@for t in $(FUZZ_TUNNELS); do $(BUILD)/tungen $$t $(FUZZ_BUILD)/gen/tunnel-$$t.pcap || exit 1; done
 	@$(BUILD)/mkseeds $(FUZZ_BUILD)/seeds-fuzz_dissect $(FUZZ_BUILD)/seeds-fuzz_pipeline \
 	    captures/*.pcap $(FUZZ_BUILD)/gen/*.pcap
 	@cp $(FUZZ_BUILD)/seeds-fuzz_pipeline/* $(FUZZ_BUILD)/seeds-fuzz_pipeline_mem/

@@ -36,6 +36,8 @@ _ecnwatch_fallback_help='
   --text-flows N
   --sort KEY
   --text-all
+  --decap TYPE:PORT
+  --no-decap
   --fail-on KINDS
   --metrics ADDR:PORT
   --metrics-file PATH

@@ -2,76 +2,20 @@
  * Link decoders: Ethernet (IEEE 802.3, with IEEE 802.1Q / 802.1ad tags),
  * Linux cooked v1/v2, raw IP, BSD null and OpenBSD loop, PPP (RFC 1661, RFC
  * 1662 framing), Cisco HDLC (RFC 1547 §4.3.1), IP over InfiniBand.
- * Link-layer formats: https://www.tcpdump.org/linktypes.html. */
+ * Link-layer formats: https://www.tcpdump.org/linktypes.html. The tunnels
+ * an EtherType or an IP header leads to are opened in tunnel.c. */
 #include "dissectors/dissect.h"
 
+#include <stddef.h>
 #include <string.h>
+
+#include "dissectors/dissect_eth.h"
+#include "dissectors/tunnel.h"
 
 enum {
     ETHERTYPE_IPV4 = 0x0800,
     ETHERTYPE_IPV6 = 0x86dd,
-    ETHERTYPE_8021Q = 0x8100,
-    ETHERTYPE_8021AD = 0x88a8,
-    ETHERTYPE_QINQ_OLD = 0x9100,
 };
-
-static int
-is_vlan_tpid(uint16_t t)
-{
-    return t == ETHERTYPE_8021Q || t == ETHERTYPE_8021AD || t == ETHERTYPE_QINQ_OLD;
-}
-
-/* an EtherType that is IP goes on; anything else is counted non-IP */
-static void
-ip_or_other(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uint8_t *fs)
-{
-    if (type == ETHERTYPE_IPV4 || type == ETHERTYPE_IPV6) {
-        ew_dissect_ip(c, type, pkt, fs);
-        return;
-    }
-    ew_pkt_event(pkt, EW_EV_NON_IP);
-    pkt->status = EW_PKT_NON_IP;
-}
-
-/* Walk up to EW_VLAN_MAX_DEPTH tags, then hand IP to the network layer. */
-static void
-dissect_ethertype(struct ew_cur *c, uint16_t type, struct ew_pkt *pkt, const uint8_t *fs)
-{
-    while (is_vlan_tpid(type)) {
-        uint16_t tci;
-
-        if (pkt->vlan_depth >= EW_VLAN_MAX_DEPTH) {
-            ew_pkt_event(pkt, EW_EV_VLAN_TOO_DEEP);
-            pkt->status = EW_PKT_UNDECODABLE;
-            return;
-        }
-        tci = ew_cur_be16(c);
-        type = ew_cur_be16(c);
-        if (c->trunc) {
-            ew_pkt_event(pkt, EW_EV_LINK_TRUNC);
-            pkt->status = EW_PKT_UNDECODABLE;
-            return;
-        }
-        pkt->vlan_id[pkt->vlan_depth++] = (uint16_t)(tci & 0x0fff);
-    }
-    ip_or_other(c, type, pkt, fs);
-}
-
-static void
-link_ethernet(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
-{
-    uint16_t type;
-
-    ew_cur_skip(c, 12); /* destination, source */
-    type = ew_cur_be16(c);
-    if (c->trunc) {
-        ew_pkt_event(pkt, EW_EV_LINK_TRUNC);
-        pkt->status = EW_PKT_UNDECODABLE;
-        return;
-    }
-    /* values up to 1500 are IEEE 802.3 lengths (LLC follows): not IP here */
-    dissect_ethertype(c, type, pkt, fs);
-}
 
 /* Linux cooked v1: type(2) hatype(2) halen(2) addr(8) protocol(2) */
 static void
@@ -86,7 +30,7 @@ link_sll(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
         pkt->status = EW_PKT_UNDECODABLE;
         return;
     }
-    dissect_ethertype(c, proto, pkt, fs);
+    ew_dissect_ethertype(c, proto, pkt, fs, false);
 }
 
 /* Linux cooked v2: protocol(2) reserved(2) ifindex(4) hatype(2) pkttype(1)
@@ -102,7 +46,7 @@ link_sll2(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
         pkt->status = EW_PKT_UNDECODABLE;
         return;
     }
-    dissect_ethertype(c, proto, pkt, fs);
+    ew_dissect_ethertype(c, proto, pkt, fs, false);
 }
 
 /* BSD AF_ values for IP over the loopback: AF_INET is 2 everywhere; AF_INET6
@@ -170,7 +114,7 @@ link_chdlc(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
         link_cut(pkt);
         return;
     }
-    ip_or_other(c, type, pkt, fs);
+    ew_dissect_ip_or_other(c, type, pkt, fs);
 }
 
 /* PPP (LINKTYPE_PPP 9, LINKTYPE_PPP_HDLC 50): the frame starts with the PPP
@@ -214,8 +158,8 @@ link_ppp(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
         link_cut(pkt);
         return;
     }
-    ip_or_other(c, proto == 0x0021 ? ETHERTYPE_IPV4 : proto == 0x0057 ? ETHERTYPE_IPV6 : 0, pkt,
-                fs);
+    ew_dissect_ip_or_other(
+        c, proto == 0x0021 ? ETHERTYPE_IPV4 : proto == 0x0057 ? ETHERTYPE_IPV6 : 0, pkt, fs);
 }
 
 /* IP over InfiniBand (LINKTYPE_IPOIB 242). The encapsulation header on the
@@ -237,7 +181,7 @@ link_ipoib(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
         link_cut(pkt);
         return;
     }
-    ip_or_other(c, type, pkt, fs);
+    ew_dissect_ip_or_other(c, type, pkt, fs);
 }
 
 /* Linux NFLOG (LINKTYPE_NFLOG 239): what `tcpdump -i nflog:GROUP` captures
@@ -322,7 +266,8 @@ link_nflog(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *fs)
      * by a snapshot length, not short on the wire */
     pkt->wirelen = 0;
     /* AF_INET 2, AF_INET6 10, as Linux numbers them */
-    ip_or_other(&sub, family == 2 ? ETHERTYPE_IPV4 : family == 10 ? ETHERTYPE_IPV6 : 0, pkt, fs);
+    ew_dissect_ip_or_other(
+        &sub, family == 2 ? ETHERTYPE_IPV4 : family == 10 ? ETHERTYPE_IPV6 : 0, pkt, fs);
 }
 
 void
@@ -331,7 +276,8 @@ ew_dissect_frame(enum ew_link link, const uint8_t *data, size_t caplen, uint32_t
 {
     struct ew_cur c;
 
-    memset(pkt, 0, sizeof(*pkt));
+    /* all but the tunnels' records, which only their count makes valid */
+    memset(pkt, 0, offsetof(struct ew_pkt, encap));
     pkt->link = link;
     pkt->status = EW_PKT_OK;
     ew_cur_init(&c, data, caplen);
@@ -340,7 +286,7 @@ ew_dissect_frame(enum ew_link link, const uint8_t *data, size_t caplen, uint32_t
 
     switch (link) {
     case EW_LINK_ETHERNET:
-        link_ethernet(&c, pkt, data);
+        ew_dissect_ether(&c, pkt, data, false);
         break;
     case EW_LINK_SLL:
         link_sll(&c, pkt, data);
@@ -384,6 +330,10 @@ ew_dissect_frame(enum ew_link link, const uint8_t *data, size_t caplen, uint32_t
         pkt->status = EW_PKT_UNDECODABLE;
         break;
     }
-    if (pkt->status != EW_PKT_OK)
+    if (pkt->tun_next)
+        ew_decap_open(pkt, data);
+    if (pkt->status != EW_PKT_OK) {
         pkt->l4 = EW_L4_NONE;
+        pkt->n_encap = 0;
+    }
 }

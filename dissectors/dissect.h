@@ -1,9 +1,11 @@
 /* dissect.h - pure frame decoders: captured bytes in, struct ew_pkt out.
  * No I/O, no allocation, no libpcap. Work per frame is bounded by the frame's
- * length and the fixed depth limits in pkt.h. */
+ * length and the fixed depth limits in pkt.h. Tunnels are opened as
+ * decap.h's configuration says (ew_decap_configure()). */
 #ifndef ECNWATCH_DISSECT_H
 #define ECNWATCH_DISSECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,14 +18,9 @@
 void ew_dissect_frame(enum ew_link link, const uint8_t *data, size_t caplen, uint32_t wirelen,
                       struct ew_pkt *pkt);
 
-/* per-layer entry points; each reads from the cursor and fills pkt */
-void ew_dissect_ip(struct ew_cur *c, uint16_t ethertype_hint, struct ew_pkt *pkt,
-                   const uint8_t *frame_start);
-void ew_dissect_ipv4(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *frame_start);
-void ew_dissect_ipv6(struct ew_cur *c, struct ew_pkt *pkt, const uint8_t *frame_start);
-void ew_dissect_tcp(struct ew_cur *c, uint32_t seglen, struct ew_pkt *pkt,
-                    const uint8_t *frame_start);
-void ew_dissect_udp(struct ew_cur *c, uint32_t seglen, struct ew_pkt *pkt,
-                    const uint8_t *frame_start);
+/* the decoders of each layer, for those who call one alone */
+#include "dissectors/dissect_eth.h"
+#include "dissectors/dissect_ip.h"
+#include "dissectors/dissect_tcp.h"
 
 #endif /* ECNWATCH_DISSECT_H */

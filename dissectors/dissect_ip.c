@@ -1,15 +1,21 @@
 /* dissect_ip.c - IPv4 (RFC 791) and IPv6 (RFC 8200) headers, the ECN field
- * of both (RFC 3168 §5) through one extractor, and the transport demux. */
-#include "dissectors/dissect.h"
+ * of both (RFC 3168 §5) through one extractor, and the transport demux (with
+ * the tunnels over IP and UDP handed to tunnel.c). */
+#include "dissectors/dissect_ip.h"
 
 #include <string.h>
 
 #include "dissectors/ecn.h"
+#include "dissectors/decap.h"
+#include "dissectors/dissect_tcp.h"
 
 enum {
     IPPROTO_NUM_HOPOPTS = 0,
+    IPPROTO_NUM_IPIP = 4,
     IPPROTO_NUM_TCP = 6,
     IPPROTO_NUM_UDP = 17,
+    IPPROTO_NUM_IPV6 = 41,
+    IPPROTO_NUM_GRE = 47,
     IPPROTO_NUM_ROUTING = 43,
     IPPROTO_NUM_FRAGMENT = 44,
     IPPROTO_NUM_AH = 51,
@@ -43,18 +49,24 @@ check_ip_len(struct ew_pkt *pkt, const uint8_t *fs, const uint8_t *ip_start, uin
         ew_pkt_event(pkt, EW_EV_IP_LEN_SHORT);
 }
 
-static void
+/* TCP first, then UDP, each one compare (no table of cases): the packets
+ * of no tunnel pay nothing for those that are. */
+static inline void
 dissect_transport(struct ew_cur *l4, uint32_t seglen, struct ew_pkt *pkt, const uint8_t *fs)
 {
-    switch (pkt->ip_proto) {
-    case IPPROTO_NUM_TCP:
+    uint8_t proto = pkt->ip_proto;
+
+    if (proto == IPPROTO_NUM_TCP) {
         ew_dissect_tcp(l4, seglen, pkt, fs);
-        break;
-    case IPPROTO_NUM_UDP:
+    } else if (proto == IPPROTO_NUM_UDP) {
         ew_dissect_udp(l4, seglen, pkt, fs);
-        break;
-    default:
-        break;
+        /* a tunnel's port: a test on the port already read */
+        if (pkt->l4 == EW_L4_UDP && ew_decap_udp_maybe(pkt->u.udp.dport))
+            ew_decap_note_udp(l4, pkt, fs);
+    } else if ((proto == IPPROTO_NUM_IPIP || proto == IPPROTO_NUM_IPV6 ||
+                proto == IPPROTO_NUM_GRE) &&
+               !ew_decap_active.off) {
+        ew_decap_note_ip(l4, pkt, fs);
     }
 }
 

@@ -2,7 +2,7 @@
  * RFC 9768 §3.1.1), and the options MSS, window scale, SACK-permitted, SACK,
  * timestamps (RFC 2018, RFC 7323) and AccECN (RFC 9768 §3.2.3: kinds 172 and
  * 174, and the experimental kind 254 with ExID 0xACC0 / 0xACC1, RFC 6994). */
-#include "dissectors/dissect.h"
+#include "dissectors/dissect_tcp.h"
 
 #include "dissectors/ecn.h"
 

@@ -1,6 +1,6 @@
-/* pkt.c - the names of codepoints, anomaly events, link types and IP
- * protocols, as every output prints them (declared in ecn.h and pkt.h beside
- * the values they name): constant tables, at the bottom of the tree. */
+/* pkt.c - the names of codepoints, anomaly events, link types, tunnels and
+ * IP protocols, as every output prints them (declared in ecn.h and pkt.h
+ * beside the values they name): constant tables, at the bottom of the tree. */
 #include "dissectors/ecn.h"
 #include "dissectors/pkt.h"
 
@@ -28,6 +28,17 @@ const char *const ew_link_name[EW_LINK_COUNT] = {
 const char *const ew_link_text[EW_LINK_COUNT] = {
 #define EW_X(id, name, text) [EW_LINK_##id] = text,
     EW_LINK_TYPES(EW_X)
+#undef EW_X
+};
+
+const char *const ew_tunnel_name[EW_TUN_COUNT] = {
+#define EW_X(id, name, text) [EW_TUN_##id] = name,
+    EW_TUNNEL_TYPES(EW_X)
+#undef EW_X
+};
+const char *const ew_tunnel_text[EW_TUN_COUNT] = {
+#define EW_X(id, name, text) [EW_TUN_##id] = text,
+    EW_TUNNEL_TYPES(EW_X)
 #undef EW_X
 };
 

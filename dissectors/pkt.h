@@ -42,6 +42,46 @@ enum ew_link {
 #define EW_VLAN_MAX_DEPTH 2
 #define EW_IPV6_EXT_MAX 8
 
+/* The tunnels decapsulated: X(ID, name, text), one row each; the enum, the
+ * names (ew_tunnel_name), ecnwatch --list tunnels, --decap's types and the
+ * checks of the docs come from this list. */
+#define EW_TUNNEL_TYPES(X) \
+    X(IPIP, "ipip", "IPv4 or IPv6 in IPv4 or IPv6 (IP protocols 4 and 41)") \
+    X(GRE, "gre", "GRE (RFC 2784, RFC 2890), its key the identifier") \
+    X(ERSPAN, "erspan", "ERSPAN type I, II or III in GRE: mirrored frames, the session the identifier") \
+    X(VXLAN, "vxlan", "VXLAN (RFC 7348), UDP port 4789, the VNI the identifier") \
+    X(VXLAN_GPE, "vxlan-gpe", "VXLAN-GPE, UDP port 4790, the VNI the identifier") \
+    X(NSH, "nsh", "Network Service Header (RFC 8300), the service path the identifier") \
+    X(GENEVE, "geneve", "Geneve (RFC 8926), UDP port 6081, the VNI the identifier") \
+    X(GTPU, "gtpu", "GTP-U G-PDUs (3GPP TS 29.281), UDP port 2152, the TEID the identifier") \
+    X(MPLS, "mpls", "an MPLS label stack (RFC 3032), the top label the identifier") \
+    X(MACSEC, "macsec", "MACsec (IEEE 802.1AE) not encrypted")
+
+enum ew_tunnel {
+#define EW_X(id, name, text) EW_TUN_##id,
+    EW_TUNNEL_TYPES(EW_X)
+#undef EW_X
+    EW_TUN_COUNT
+};
+
+#define EW_TUNNEL_MAX_DEPTH 4
+#define EW_MPLS_MAX_LABELS 8
+
+/* One encapsulation passed through: its type, the IP header that carried it
+ * (none for MPLS, MACsec and NSH, which ride on a link or another tunnel),
+ * and its identifier where it has one. */
+struct ew_encap {
+    uint8_t type;    /* enum ew_tunnel */
+    uint8_t family;  /* the outer IP header's, 4 or 6; 0: none of its own */
+    uint8_t ecn;     /* that header's enum ew_ecn */
+    uint8_t dscp;
+    uint8_t labels;  /* MPLS: labels in the stack */
+    bool has_id;
+    uint32_t id;     /* VNI, GRE key, ERSPAN session, NSH service path, TEID,
+                      * top MPLS label */
+    uint8_t src[16], dst[16]; /* as in struct ew_pkt */
+};
+
 /* Anomaly events: X(ID, name, text), one row each; the enum, the names
  * (ew_event_name), ecnwatch --list events and the checks of the schema
  * come from this list. */
@@ -68,7 +108,13 @@ enum ew_link {
     X(TCP_OPT_OVERRUN, "tcp_option_overrun", "an option runs past the option space") \
     X(UDP_TRUNC, "udp_truncated", "UDP header cut") \
     X(UDP_LEN_BAD, "udp_length_bad", "UDP length below 8 or past the IP payload") \
-    X(LINK_UNSUPPORTED, "link_type_unsupported", "a pcapng interface's link type is not decoded")
+    X(LINK_UNSUPPORTED, "link_type_unsupported", "a pcapng interface's link type is not decoded") \
+    X(TUNNEL_TRUNC, "tunnel_truncated", "a tunnel header (GRE, ERSPAN, VXLAN, NSH, Geneve, GTP-U, MPLS, MACsec) cut") \
+    X(TUNNEL_BAD, "tunnel_header_bad", "a tunnel header breaks its rules (version, flags, a length past its packet)") \
+    X(TUNNEL_TOO_DEEP, "tunnel_too_deep", "more than 4 encapsulations (EW_TUNNEL_MAX_DEPTH): the packet as the 4th left it") \
+    X(TUNNEL_NON_IP, "tunnel_inner_non_ip", "a tunnel's inner packet is not IP: the outer packet is counted") \
+    X(MPLS_TOO_DEEP, "mpls_too_deep", "more than 8 MPLS labels (EW_MPLS_MAX_LABELS)") \
+    X(MACSEC_ENCRYPTED, "macsec_encrypted", "MACsec with the E bit set: encrypted, not decoded")
 
 enum ew_event {
 #define EW_X(id, name, text) EW_EV_##id,
@@ -164,6 +210,18 @@ struct ew_pkt {
      * it. NULL and 0 when there is none. */
     const uint8_t *l4_payload;
     uint32_t l4_payload_len;
+
+    /* the decoders' scratch: a tunnel met and not yet opened (decap.h) */
+    uint8_t tun_next;         /* its enum ew_tunnel + 1; 0: none */
+    uint32_t tun_at, tun_end; /* where its bytes start and end in the frame */
+
+    /* Tunnels: the network and transport fields above describe the
+     * innermost packet decoded; the encapsulations it came through are
+     * here, outermost first. Only the first n_encap entries are set:
+     * ew_dissect_frame() clears the count, not the array, so that a frame
+     * without a tunnel costs nothing more (keep these two last). */
+    uint8_t n_encap;
+    struct ew_encap encap[EW_TUNNEL_MAX_DEPTH];
 };
 
 static inline void
@@ -182,6 +240,8 @@ extern const char *const ew_event_name[EW_EV_COUNT];
 extern const char *const ew_event_text[EW_EV_COUNT]; /* what each means, one line */
 extern const char *const ew_link_name[EW_LINK_COUNT];
 extern const char *const ew_link_text[EW_LINK_COUNT];
+extern const char *const ew_tunnel_name[EW_TUN_COUNT];
+extern const char *const ew_tunnel_text[EW_TUN_COUNT];
 /* the IANA keyword of a common IP protocol number in lower case ("tcp",
  * "icmp", "ipv6-icmp", "sctp", "gre", "esp", ...), NULL for the others */
 const char *ew_ip_proto_name(unsigned proto);

@@ -75,6 +75,12 @@ expect "no input -> 2" 2 "no input" -- "$EW"
 expect "bad -c -> 2" 2 "bad value 'x' for -c" -- "$EW" -r "$CAP" -c x
 expect "bad --max-flows -> 2" 2 "bad value '0' for --max-flows" -- "$EW" -r "$CAP" --max-flows 0
 expect "bad --hot-flows -> 2" 2 "bad value '0' for --hot-flows" -- "$EW" -r "$CAP" --hot-flows 0
+expect "bad --decap type -> 2" 2 "bad value 'vxlanx:8472' for --decap: TYPE:PORT" -- \
+    "$EW" -r "$CAP" --decap vxlanx:8472
+expect "bad --decap port -> 2" 2 "bad value 'vxlan:0' for --decap" -- "$EW" -r "$CAP" --decap vxlan:0
+expect "--decap without a port -> 2" 2 "bad value 'geneve' for --decap" -- "$EW" -r "$CAP" --decap geneve
+expect "--decap and --no-decap -> 2" 2 "--no-decap leaves closed; pick one" -- \
+    "$EW" -r "$CAP" --decap gtpu:2153 --no-decap
 expect "help -> 0" 0 "" "^Usage: ecnwatch " -- "$EW" --help
 expect "version -> 0" 0 "" "^ecnwatch [0-9]" -- "$EW" -V
 check "version printed" grep -q "^ecnwatch [0-9]" "$tmp/out"
@@ -98,6 +104,11 @@ same_report() { # same_report A B: two reports, both there, equal byte for byte
 }
 seed_999() { ew_json "$tmp/b.json" -r "$CAP" --json --hash-seed 999 && same_report "$tmp/a.json" "$tmp/b.json"; }
 check "deterministic whatever the hash seed" seed_999
+# no tunnel in the capture: the same report without decapsulation, or with another port
+no_decap() { ew_json "$tmp/b.json" -r "$CAP" --json --hash-seed 1 --no-decap && same_report "$tmp/a.json" "$tmp/b.json"; }
+check "--no-decap: the same report of a capture without tunnels" no_decap
+more_decap() { ew_json "$tmp/b.json" -r "$CAP" --json --hash-seed 1 --decap vxlan:8472 --decap geneve:6082 && same_report "$tmp/a.json" "$tmp/b.json"; }
+check "--decap: the same report of a capture without tunnels" more_decap
 seed_random() { ew_json "$tmp/c.json" -r "$CAP" --json && same_report "$tmp/a.json" "$tmp/c.json"; }
 check "deterministic with a random seed" seed_random
 

@@ -35,7 +35,8 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # the quick set of make check (some three minutes on two processors): every
 # suite of the plain build but the slowest, which make test runs: the
 # exhaustive ones (cli: some 800 runs of the binary; hostile: every malformed
-# capture, cut at every byte; tshark: every capture against tshark; schema:
+# capture, cut at every byte; tshark: every capture against tshark; tunnels:
+# tunnelled captures against tshark's innermost headers; schema:
 # every report written, against the JSON Schema; imperfect; flood;
 # ThreadSanitizer; the libFuzzer run; the stand-in run of every suite), the
 # sanitizer build, and those that need root and network namespaces (live,
@@ -231,7 +232,7 @@ plain=$1
 limit_of() {
     case $1 in
     unit | views | lists | inference | field | misuse | path | plots | quic | sweep | hostile | replay | install) echo 600 ;;
-    golden | cli | pathdiag | imperfect | tshark | live | metrics | flood | fuzz) echo 900 ;;
+    golden | cli | pathdiag | imperfect | tshark | tunnels | live | metrics | flood | fuzz) echo 900 ;;
     outputs | neighbours | prometheus | metrics-tls | readme | deps) echo 300 ;;
     schema) echo 1500 ;;
     threads) echo 1800 ;;
@@ -239,11 +240,11 @@ limit_of() {
     *) echo 600 ;;
     esac
 }
-EACH="unit golden cli views lists inference field misuse path pathdiag imperfect plots quic sweep tshark outputs neighbours hostile replay schema live metrics metrics-tls"
+EACH="unit golden cli views lists inference field misuse path pathdiag imperfect plots quic sweep tshark tunnels outputs neighbours hostile replay schema live metrics metrics-tls"
 ONCE="flood prometheus threads install readme deps standin fuzz"
 # the order they start in: the longest first, so that the last to end is short;
 # the lane's suites early, so that each starts as soon as the one before it ends
-ORDER="standin live metrics metrics-tls prometheus imperfect cli hostile golden threads fuzz inference path misuse sweep tshark schema plots views quic pathdiag lists outputs neighbours field unit replay install readme deps flood"
+ORDER="standin live metrics metrics-tls prometheus imperfect cli hostile golden threads fuzz inference path misuse sweep tshark tunnels schema plots views quic pathdiag lists outputs neighbours field unit replay install readme deps flood"
 
 if [ -n "$ONLY" ]; then
     builds=("$plain")
@@ -369,7 +370,7 @@ while :; do
     reap
 done
 
-[ $CHECK = 1 ] && echo "not run by make check (make test runs them): the sanitizer build; cli, hostile, tshark, schema, imperfect, live, metrics, metrics-tls, prometheus, flood, threads, fuzz, standin"
+[ $CHECK = 1 ] && echo "not run by make check (make test runs them): the sanitizer build; cli, hostile, tshark, tunnels, schema, imperfect, live, metrics, metrics-tls, prometheus, flood, threads, fuzz, standin"
 echo "   (all: $(($(date +%s) - t_start)) s)"
 echo
 echo "$passed passed, $failed failed"

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# tshark.sh BUILD [CAPTURE...]
+# tshark.sh BUILD [--innermost] [--decap TYPE:PORT] [CAPTURE...]
 # For every capture: per flow and direction, the ECN codepoint counts in
 # ecnwatch's JSON report must equal what tshark (an independent dissector)
 # reads from the same file. IP reassembly is off in tshark, so that later
 # fragments stay apart from their first fragment, as ecnwatch keeps them.
+# With --innermost a frame's flow is its innermost IP header and the
+# transport header after it (tunnels opened, tests/tunnels.sh), else its
+# first; --decap is given to ecnwatch, and to tshark as its decode-as.
 # A capture passes only when ecnwatch exits 0 with a JSON report whose flows
 # have counts, and tshark reads IP packets from it. Prints one "ok"/"FAIL"
 # line per capture, then "tshark: N passed, N failed"; exits non-zero on any
@@ -11,6 +14,21 @@
 . "$(dirname "$0")/lib.sh"
 ECNWATCH=$EW
 shift
+INNER=0
+ew_args=()
+ts_args=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --innermost) INNER=1 ;;
+    --decap)
+        ew_args+=(--decap "$2")
+        ts_args+=(-d "udp.port==${2#*:},$(echo "${2%%:*}" | sed 's/^gtpu$/gtp/; s/^vxlan-gpe$/vxlan_gpe/')")
+        shift
+        ;;
+    *) break ;;
+    esac
+    shift
+done
 # no capture named: every bundled one
 [ $# = 0 ] && set -- captures/*.pcap
 
@@ -18,7 +36,7 @@ for cap in "$@"; do
     begin "$cap"
     why=""
     # ecnwatch first: a capture it gives no report of needs no tshark
-    if ! run_ew 0 "$tmp/report.json" "$tmp/ecnwatch.err" "$ECNWATCH" -r "$cap" --json --hash-seed 1; then
+    if ! run_ew 0 "$tmp/report.json" "$tmp/ecnwatch.err" "$ECNWATCH" -r "$cap" --json --hash-seed 1 "${ew_args[@]}"; then
         bad "$cap: ecnwatch: $why"
         continue
     fi
@@ -28,12 +46,31 @@ for cap in "$@"; do
     fi
     # tshark: src sport dst dport proto -> counts of Not-ECT ECT(0) ECT(1) CE
     bounded "$EW_CMD_TIMEOUT" tshark -r "$cap" -n -o ip.defragment:FALSE -o ipv6.defragment:FALSE \
-        -T fields -E separator='|' \
+        "${ts_args[@]}" -T fields -E separator='|' \
         -e ip.src -e ip.dst -e ipv6.src -e ipv6.dst -e ip.dsfield.ecn -e ipv6.tclass.ecn \
-        -e tcp.srcport -e tcp.dstport -e udp.srcport -e udp.dstport 2>"$tmp/tshark.err" |
-    awk -F'|' '
+        -e tcp.srcport -e tcp.dstport -e udp.srcport -e udp.dstport -e frame.protocols \
+        2>"$tmp/tshark.err" |
+    awk -F'|' -v inner=$INNER '
         function first(v) { sub(/,.*/, "", v); return v }
+        function last(v) { sub(/.*,/, "", v); return v }
+        # the innermost: the family of the last IP header in frame.protocols
+        # and the transport after it; every field its last value
+        function innermost(  n, i, pr, fam, tr) {
+            n = split($11, pr, ":"); fam = ""; tr = ""
+            for (i = 1; i <= n; i++)
+                if (pr[i] == "ip" || pr[i] == "ipv6") { fam = pr[i]; tr = "" }
+                else if ((pr[i] == "tcp" || pr[i] == "udp") && tr == "") tr = pr[i]
+            src = ""; p = "other"; sp = "-"; dp = "-"
+            if (fam == "ip")   { src = last($1); dst = last($2); ecn = last($5) }
+            if (fam == "ipv6") { src = last($3); dst = last($4); ecn = last($6) }
+            if (tr == "tcp")   { p = "tcp"; sp = last($7); dp = last($8) }
+            if (tr == "udp")   { p = "udp"; sp = last($9); dp = last($10) }
+        }
         {
+            if (inner) {
+                innermost()
+                if (src == "" || ecn == "") next
+            } else {
             src = first($1); dst = first($2)
             if (src == "") { src = first($3); dst = first($4) }
             if (src == "") next                     # not IP
@@ -43,6 +80,7 @@ for cap in "$@"; do
             if (first($7) != "")      { p = "tcp";   sp = first($7); dp = first($8) }
             else if (first($9) != "") { p = "udp";   sp = first($9); dp = first($10) }
             else                      { p = "other"; sp = "-"; dp = "-" }
+            }
             k = src " " sp " " dst " " dp " " p
             n[k, ecn + 0]++; keys[k] = 1
         }

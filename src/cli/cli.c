@@ -48,6 +48,8 @@ enum {
     OPT_METRICS_FILE,
     OPT_WEB_CONFIG,
     OPT_LIST,
+    OPT_DECAP,
+    OPT_NO_DECAP,
 };
 
 /* --list: the lists the code, the docs and the schema share (misuse.h,
@@ -61,6 +63,7 @@ static const struct {
     {"aqm", ew_aqm_name, ew_aqm_text, EW_AQM_COUNT},
     {"links", ew_link_name, ew_link_text, EW_LINK_COUNT},
     {"events", ew_event_name, ew_event_text, EW_EV_COUNT},
+    {"tunnels", ew_tunnel_name, ew_tunnel_text, EW_TUN_COUNT},
 };
 
 int
@@ -94,7 +97,7 @@ usage(FILE *out)
             "Usage: ecnwatch -r FILE [-r FILE...] [options] [filter expression]\n"
             "       ecnwatch -i INTERFACE [options] [filter expression]\n"
             "       ecnwatch -D\n"
-            "       ecnwatch --list kinds|aqm|links|events\n"
+            "       ecnwatch --list kinds|aqm|links|events|tunnels\n"
             "Report what ECN is doing in a capture: codepoints, feedback, verdicts, misuse.\n"
             "\n"
             "  -r FILE             read a pcap or pcapng capture, also gzip or xz compressed;\n"
@@ -108,8 +111,8 @@ usage(FILE *out)
             "  -Z USER             as root: drop to USER once the capture is open (default\n"
             "                      nobody), live and with -r\n"
             "  -D                  list the interfaces -i can capture on, and exit\n"
-            "  --list WHAT         list the misuse kinds, path (AQM) verdicts, link types or\n"
-            "                      decoding events, a line each: number, name, meaning\n"
+            "  --list WHAT         list the misuse kinds, path (AQM) verdicts, link types,\n"
+            "                      decoding events or tunnels, a line each: number, name, meaning\n"
             "  -w FILE             write the packets read (after the filter, up to -c) to FILE\n"
             "                      as a pcap capture; a new or regular FILE appears whole at\n"
             "                      the end; '-' is standard output\n"
@@ -138,6 +141,9 @@ usage(FILE *out)
             "  --text-flows N      flows listed in the human summary (default 50)\n"
             "  --sort KEY          their order: bytes (default), packets, first (as first seen)\n"
             "  --text-all          list small flows without ECN or a finding too\n"
+            "  --decap TYPE:PORT   UDP port PORT carries tunnels of TYPE (vxlan, vxlan-gpe,\n"
+            "                      geneve, gtpu), besides their own ports; repeatable\n"
+            "  --no-decap          open no tunnel: flows of the outer headers only\n"
             "  --fail-on KINDS     exit 1 when any listed misuse kind is found (comma-separated, or any)\n"
             "  --metrics ADDR:PORT live: serve Prometheus metrics at http://ADDR:PORT/metrics\n"
             "                      (:PORT is 0.0.0.0:PORT, localhost:PORT is 127.0.0.1:PORT)\n"
@@ -291,6 +297,7 @@ defaults(struct ew_options *o)
     o->snaplen = 192;
     o->workers = 1;
     o->interval_s = 1.0;
+    ew_decap_defaults(&o->decap);
 }
 
 /* one option of getopt_long: -1 to go on, or an exit status */
@@ -334,7 +341,7 @@ parse_option(int c, char **argv, struct ew_options *o)
         break;
     case OPT_LIST:
         if (ew_list_find(optarg) < 0)
-            return bad_value("--list", optarg, "kinds, aqm, links or events");
+            return bad_value("--list", optarg, "kinds, aqm, links, events or tunnels");
         o->list = optarg;
         break;
     case 'n':
@@ -447,6 +454,28 @@ parse_option(int c, char **argv, struct ew_options *o)
     case OPT_TEXT_ALL:
         o->text_all = true;
         break;
+    case OPT_DECAP: {
+        const char *colon = strchr(optarg, ':');
+        char name[16];
+        int type = -1;
+
+        if (colon && (size_t)(colon - optarg) < sizeof(name)) {
+            memcpy(name, optarg, (size_t)(colon - optarg));
+            name[colon - optarg] = '\0';
+            type = ew_decap_udp_type(name);
+        }
+        if (type < 0 || parse_u64(colon + 1, 1, 65535, &v) != 0)
+            return bad_value("--decap", optarg,
+                             "TYPE:PORT, TYPE one of vxlan, vxlan-gpe, geneve, gtpu, PORT from 1 "
+                             "to 65535");
+        if (ew_decap_set_port(&o->decap, (enum ew_tunnel)type, (uint16_t)v) != 0)
+            return bad_value("--decap", optarg, "at most 16 tunnel ports in all");
+        o->decap_given = true;
+        break;
+    }
+    case OPT_NO_DECAP:
+        o->decap.off = true;
+        break;
     case OPT_FAIL_ON: {
         char bad[80] = "";
         const char *near;
@@ -535,6 +564,10 @@ check_combination(const struct ew_options *o)
     if (o->metrics_listen && !o->iface) {
         ew_err("ecnwatch: --metrics serves a live capture (-i); with -r use "
                         "--metrics-file\n");
+        return EW_EXIT_USAGE;
+    }
+    if (o->decap_given && o->decap.off) {
+        ew_err("ecnwatch: --decap opens tunnels that --no-decap leaves closed; pick one\n");
         return EW_EXIT_USAGE;
     }
     if (o->web_config && !o->metrics_listen) {
@@ -675,6 +708,8 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
         {"metrics-file", required_argument, NULL, OPT_METRICS_FILE},
         {"web-config", required_argument, NULL, OPT_WEB_CONFIG},
         {"list", required_argument, NULL, OPT_LIST},
+        {"decap", required_argument, NULL, OPT_DECAP},
+        {"no-decap", no_argument, NULL, OPT_NO_DECAP},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},

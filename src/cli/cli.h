@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dissectors/decap.h"
 #include "engine/analyze.h"
 
 enum {
@@ -66,6 +67,8 @@ struct ew_options {
     int text_sort;
     bool text_all;
     uint32_t fail_on; /* mask of misuse kinds */
+    struct ew_decap_cfg decap; /* --decap, --no-decap: set in the decoders before reading */
+    bool decap_given;          /* a --decap was given */
     char *filter;     /* joined trailing words, or NULL */
 };
 
@@ -99,7 +102,7 @@ uint32_t ew_fail_on_eval(const struct ew_pass *p, struct ew_hop *const *hops, in
 struct ew_run_cfg;
 void ew_cli_run_cfg(const struct ew_options *o, struct ew_run_cfg *c);
 
-/* --list WHAT: its index (kinds, aqm, links, events), or -1; the list
+/* --list WHAT: its index (kinds, aqm, links, events, tunnels), or -1; the list
  * printed a line each ("NUMBER\tNAME\tTEXT"), 0 or -1 when the write failed */
 int ew_list_find(const char *what);
 int ew_list_print(FILE *out, int which);

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/live.h"
 #include "cli/offline.h"
+#include "dissectors/decap.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -47,6 +48,8 @@ main(int argc, char **argv)
         struct ew_run_cfg c;
 
         ew_cli_run_cfg(&o, &c);
+        /* before any frame is decoded, and before any thread that decodes */
+        ew_decap_configure(&o.decap);
         catch_signals();
         status = c.live ? ew_live_run(&c, &stop_requested) : ew_offline_run(&c, &stop_requested);
     }

@@ -16,10 +16,12 @@
 /* events that mean "the capture ended early" rather than "the header is wrong" */
 static const uint64_t trunc_events =
     (1ull << EW_EV_LINK_TRUNC) | (1ull << EW_EV_IPV4_TRUNC) | (1ull << EW_EV_IPV6_TRUNC) |
-    (1ull << EW_EV_TCP_TRUNC) | (1ull << EW_EV_TCP_OPT_TRUNC) | (1ull << EW_EV_UDP_TRUNC);
+    (1ull << EW_EV_TCP_TRUNC) | (1ull << EW_EV_TCP_OPT_TRUNC) | (1ull << EW_EV_UDP_TRUNC) |
+    (1ull << EW_EV_TUNNEL_TRUNC);
 static const uint64_t benign_events =
     (1ull << EW_EV_NON_IP) | (1ull << EW_EV_IPV4_FRAGMENT) | (1ull << EW_EV_IPV6_FRAGMENT) |
-    (1ull << EW_EV_LINK_UNSUPPORTED); /* not wrong: not read */
+    (1ull << EW_EV_LINK_UNSUPPORTED) | (1ull << EW_EV_TUNNEL_NON_IP) |
+    (1ull << EW_EV_MACSEC_ENCRYPTED); /* not wrong: not read */
 
 /* what one flow says of the capture, added to q */
 static void

@@ -14,14 +14,25 @@
 static void
 check_pkt(const struct ew_pkt *pkt, enum ew_link link, size_t caplen)
 {
+    unsigned i;
+
     if (pkt->link != link || pkt->caplen != caplen)
         abort();
     if (pkt->events >> EW_EV_COUNT)
         abort();
     if (pkt->vlan_depth > EW_VLAN_MAX_DEPTH || pkt->ext_count > EW_IPV6_EXT_MAX)
         abort();
+    if (pkt->n_encap > EW_TUNNEL_MAX_DEPTH || pkt->tun_next != 0)
+        abort();
+    for (i = 0; i < pkt->n_encap; i++) {
+        const struct ew_encap *e = &pkt->encap[i];
+
+        if (e->type >= EW_TUN_COUNT || (e->family != 0 && e->family != 4 && e->family != 6) ||
+            e->ecn > 3 || e->labels > EW_MPLS_MAX_LABELS)
+            abort();
+    }
     if (pkt->status != EW_PKT_OK) {
-        if (pkt->l4 != EW_L4_NONE)
+        if (pkt->l4 != EW_L4_NONE || pkt->n_encap != 0)
             abort();
         return;
     }

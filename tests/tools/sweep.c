@@ -20,7 +20,8 @@
 
 static const uint64_t any_trunc = (1ull << EW_EV_LINK_TRUNC) | (1ull << EW_EV_IPV4_TRUNC) |
                                   (1ull << EW_EV_IPV6_TRUNC) | (1ull << EW_EV_TCP_TRUNC) |
-                                  (1ull << EW_EV_TCP_OPT_TRUNC) | (1ull << EW_EV_UDP_TRUNC);
+                                  (1ull << EW_EV_TCP_OPT_TRUNC) | (1ull << EW_EV_UDP_TRUNC) |
+                                  (1ull << EW_EV_TUNNEL_TRUNC);
 
 static unsigned long violations;
 

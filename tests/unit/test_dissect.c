@@ -11,13 +11,14 @@
 #include "dissectors/dissect.h"
 #include "dissectors/ecn.h"
 #include "dissectors/pkt.h"
+#include "dissectors/decap.h"
 #include "suites.h"
 
 #define EV(e) ((uint64_t)1 << (e))
 #define ALL_EVENTS (EV(EW_EV_COUNT) - 1)
 #define TRUNC_EVENTS                                                                             \
     (EV(EW_EV_LINK_TRUNC) | EV(EW_EV_IPV4_TRUNC) | EV(EW_EV_IPV6_TRUNC) | EV(EW_EV_TCP_TRUNC) | \
-     EV(EW_EV_TCP_OPT_TRUNC) | EV(EW_EV_UDP_TRUNC))
+     EV(EW_EV_TCP_OPT_TRUNC) | EV(EW_EV_UDP_TRUNC) | EV(EW_EV_TUNNEL_TRUNC))
 
 /* Ethernet: dst 02:00:00:00:00:02, src 02:00:00:00:00:01 */
 #define ETH_ADDRS 0x02, 0x00, 0x00, 0x00, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01
@@ -2243,6 +2244,114 @@ test_udp(void)
     CU_ASSERT_EQUAL(p.l4_end, 0);
 }
 
+/* ---- tunnels ---- */
+
+/* outer IPv4 10.0.0.1 -> 10.0.0.2 (RFC 791 §3.1): total length, TOS, protocol */
+#define OUTER_V4(len, tos, proto)                                                                \
+    0x45, (tos), (uint8_t)((len) >> 8), (uint8_t)(len), 0x00, 0x07, 0x00, 0x00, 0x40, (proto),   \
+        0x00, 0x00, 0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02
+/* outer IPv6 2001:db8:ffff::1 -> ::2 (RFC 8200 §3): payload length, traffic
+ * class, next header */
+#define OUTER_V6(plen, tc, nh)                                                                   \
+    (uint8_t)(0x60 | ((tc) >> 4)), (uint8_t)(((tc) & 0x0f) << 4), 0x00, 0x00,                    \
+        (uint8_t)((plen) >> 8), (uint8_t)(plen), (nh), 0x40, 0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff,  \
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, \
+        0, 0, 0x02
+/* UDP (RFC 768): source port 54321, the destination port, the length */
+#define UDP_TO(dport, len)                                                                       \
+    0xd4, 0x31, (uint8_t)((dport) >> 8), (uint8_t)(dport), (uint8_t)((len) >> 8), (uint8_t)(len), \
+        0x00, 0x00
+
+static const uint8_t outer_v4_src[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1};
+static const uint8_t outer_v4_dst[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 2};
+static const uint8_t outer_v6_src[16] = {0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+
+/* IPv4 in IPv4 (RFC 2003 §3), the outer ECT(1) */
+static const uint8_t tun_4in4[] = {ETH_ADDRS, 0x08, 0x00, OUTER_V4(60, 0x01, 4), IPV4_TCP_PKT};
+/* IPv6 in IPv4 (RFC 4213 §3.5), the outer ECT(0) */
+static const uint8_t tun_6in4[] = {ETH_ADDRS, 0x08, 0x00, OUTER_V4(80, 0x02, 41), IPV6_TCP_PKT};
+/* IPv4 in IPv6 (RFC 2473 §3), the outer Not-ECT, DSCP 46 */
+static const uint8_t tun_4in6[] = {ETH_ADDRS, 0x86, 0xdd, OUTER_V6(40, 0xb8, 4), IPV4_TCP_PKT};
+/* GRE (RFC 2784 §2.1; RFC 2890 §2) with checksum, key 0x1234 and sequence
+ * number, IPv4 inside; the outer ECT(0) */
+static const uint8_t tun_gre[] = {
+    ETH_ADDRS, 0x08, 0x00, OUTER_V4(76, 0x02, 47),
+    0xb0, 0x00, 0x08, 0x00, /* C, K, S; IPv4 */
+    0x00, 0x00, 0x00, 0x00, /* checksum, reserved */
+    0x00, 0x00, 0x12, 0x34, /* key */
+    0x00, 0x00, 0x00, 0x01, /* sequence number */
+    IPV4_TCP_PKT};
+/* GRE with key 0xdeadbeef, transparent Ethernet bridging (0x6558): an
+ * Ethernet frame with an 802.1Q tag around IPv6; the outer CE */
+static const uint8_t tun_gre_eth[] = {
+    ETH_ADDRS, 0x08, 0x00, OUTER_V4(106, 0x03, 47),
+    0x20, 0x00, 0x65, 0x58, 0xde, 0xad, 0xbe, 0xef,
+    ETH_ADDRS, 0x81, 0x00, 0x00, 0x2a, 0x86, 0xdd, IPV6_TCP_PKT};
+/* ERSPAN type II (draft-foschiano-erspan-03 §4.1): GRE with a sequence
+ * number, version 1, VLAN 5, session 42 */
+static const uint8_t tun_erspan2[] = {
+    ETH_ADDRS, 0x08, 0x00, OUTER_V4(90, 0x00, 47),
+    0x10, 0x00, 0x88, 0xbe, 0x00, 0x00, 0x00, 0x09,
+    0x10, 0x05, 0x00, 0x2a, 0x00, 0x00, 0x00, 0x00,
+    ETH_ADDRS, 0x08, 0x00, IPV4_TCP_PKT};
+/* ERSPAN type III (§4.2): version 2, session 7, frame type 0 (Ethernet), O
+ * set: an 8-octet platform-specific subheader */
+static const uint8_t tun_erspan3[] = {
+    ETH_ADDRS, 0x08, 0x00, OUTER_V4(102, 0x00, 47),
+    0x10, 0x00, 0x22, 0xeb, 0x00, 0x00, 0x00, 0x09,
+    0x20, 0x00, 0x00, 0x07, 0x11, 0x22, 0x33, 0x44, 0x00, 0x00, 0x00, 0x01,
+    0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    ETH_ADDRS, 0x08, 0x00, IPV4_TCP_PKT};
+/* ERSPAN type I: GRE 0x88be without a sequence number, the frame at once */
+static const uint8_t tun_erspan1[] = {
+    ETH_ADDRS, 0x08, 0x00, OUTER_V4(78, 0x00, 47),
+    0x00, 0x00, 0x88, 0xbe, ETH_ADDRS, 0x08, 0x00, IPV4_TCP_PKT};
+/* VXLAN (RFC 7348 §5): I flag, VNI 12345, an Ethernet frame; the outer
+ * ECT(1) */
+static const uint8_t tun_vxlan[] = {
+    ETH_ADDRS, 0x08, 0x00, OUTER_V4(90, 0x01, 17), UDP_TO(4789, 70),
+    0x08, 0x00, 0x00, 0x00, 0x00, 0x30, 0x39, 0x00,
+    ETH_ADDRS, 0x08, 0x00, IPV4_TCP_PKT};
+/* VXLAN-GPE (draft-ietf-nvo3-vxlan-gpe-12 §3.3): I, P, next protocol NSH,
+ * VNI 7; NSH (RFC 8300 §2.2-2.3): MD type 2, length 3 (one 4-octet context
+ * header), next protocol IPv6, SPI 256, SI 255; outer IPv6, ECT(0) */
+static const uint8_t tun_gpe_nsh[] = {
+    ETH_ADDRS, 0x86, 0xdd, OUTER_V6(88, 0x02, 17), UDP_TO(4790, 88),
+    0x0c, 0x00, 0x00, 0x04, 0x00, 0x00, 0x07, 0x00,
+    0x0f, 0xc3, 0x02, 0x02, 0x00, 0x01, 0x00, 0xff, 0x00, 0x02, 0x01, 0x00,
+    IPV6_TCP_PKT};
+/* Geneve (RFC 8926 §3.4-3.5): one 8-octet option, protocol 0x6558, VNI 42 */
+static const uint8_t tun_geneve[] = {
+    ETH_ADDRS, 0x08, 0x00, OUTER_V4(98, 0x00, 17), UDP_TO(6081, 78),
+    0x02, 0x00, 0x65, 0x58, 0x00, 0x00, 0x2a, 0x00,
+    0x01, 0x04, 0x01, 0x01, 0xde, 0xad, 0xbe, 0xef,
+    ETH_ADDRS, 0x08, 0x00, IPV4_TCP_PKT};
+/* GTP-U (3GPP TS 29.281 §5.1-5.2): version 1, PT, E, S; G-PDU; length 48;
+ * TEID 0x0badf00d; sequence 1, next extension 0x85 (PDU session container,
+ * one word, the chain's end); the outer CE */
+static const uint8_t tun_gtpu[] = {
+    ETH_ADDRS, 0x08, 0x00, OUTER_V4(84, 0x03, 17), UDP_TO(2152, 64),
+    0x36, 0xff, 0x00, 0x30, 0x0b, 0xad, 0xf0, 0x0d,
+    0x00, 0x01, 0x00, 0x85, 0x01, 0x10, 0x09, 0x00,
+    IPV4_TCP_PKT};
+/* MPLS (RFC 3032 §2.1): labels 100 and 200 (bottom of stack), TTL 64 */
+static const uint8_t tun_mpls[] = {
+    ETH_ADDRS, 0x88, 0x47, 0x00, 0x06, 0x40, 0x40, 0x00, 0x0c, 0x81, 0x40, IPV4_TCP_PKT};
+/* MACsec (IEEE 802.1AE-2018 §9.3): SC set, AN 1, short length 0, PN 5, the
+ * SCI, the protected EtherType, and a 16-octet ICV */
+static const uint8_t tun_macsec[] = {
+    ETH_ADDRS, 0x88, 0xe5, 0x21, 0x00, 0x00, 0x00, 0x00, 0x05,
+    0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x08, 0x00, IPV4_TCP_PKT,
+    0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab, 0xac, 0xad, 0xae, 0xaf};
+/* VXLAN in GRE: outer IPv4 (ECT(0)) / GRE / IPv4 192.0.2.1 -> 198.51.100.2
+ * (CE) / UDP 4789 / VXLAN VNI 1 / Ethernet / IPv6 */
+static const uint8_t tun_nested[] = {
+    ETH_ADDRS, 0x08, 0x00, OUTER_V4(134, 0x02, 47),
+    0x00, 0x00, 0x08, 0x00,
+    0x45, 0x03, 0x00, 0x6e, 0x00, 0x08, 0x00, 0x00, 0x40, 0x11, 0x00, 0x00, V4_ADDRS,
+    UDP_TO(4789, 90), 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00,
+    ETH_ADDRS, 0x86, 0xdd, IPV6_TCP_PKT};
+
 /* ---- truncation sweeps and mutation ---- */
 
 /* Ethernet / IPv4 (ECT(1)) / TCP with timestamps and an AccECN option, 8 bytes of data */
@@ -2320,6 +2429,15 @@ static const struct {
     {"eth/qinq/ipv4/udp", EW_LINK_ETHERNET, sweep_qinq_udp, sizeof(sweep_qinq_udp)},
     {"null/ipv4+opts/tcp", EW_LINK_NULL, sweep_null_v4_opts, sizeof(sweep_null_v4_opts)},
     {"eth/ipv4/tcp", EW_LINK_ETHERNET, eth_v4_ect0, sizeof(eth_v4_ect0)},
+    {"eth/ipv4/gre/ipv4/tcp", EW_LINK_ETHERNET, tun_gre, sizeof(tun_gre)},
+    {"eth/ipv4/gre/erspan3/eth/ipv4/tcp", EW_LINK_ETHERNET, tun_erspan3, sizeof(tun_erspan3)},
+    {"eth/ipv4/udp/vxlan/eth/ipv4/tcp", EW_LINK_ETHERNET, tun_vxlan, sizeof(tun_vxlan)},
+    {"eth/ipv6/udp/gpe/nsh/ipv6/tcp", EW_LINK_ETHERNET, tun_gpe_nsh, sizeof(tun_gpe_nsh)},
+    {"eth/ipv4/udp/geneve/eth/ipv4/tcp", EW_LINK_ETHERNET, tun_geneve, sizeof(tun_geneve)},
+    {"eth/ipv4/udp/gtpu/ipv4/tcp", EW_LINK_ETHERNET, tun_gtpu, sizeof(tun_gtpu)},
+    {"eth/mpls/ipv4/tcp", EW_LINK_ETHERNET, tun_mpls, sizeof(tun_mpls)},
+    {"eth/macsec/ipv4/tcp", EW_LINK_ETHERNET, tun_macsec, sizeof(tun_macsec)},
+    {"eth/ipv4/gre/ipv4/udp/vxlan/eth/ipv6/tcp", EW_LINK_ETHERNET, tun_nested, sizeof(tun_nested)},
 };
 
 /* Every prefix of a frame, with the full wire length: below the end of the
@@ -2425,9 +2543,11 @@ check_invariants(const struct ew_pkt *p, size_t caplen)
     CU_ASSERT_EQUAL(p->events & ~ALL_EVENTS, 0);
     CU_ASSERT(p->vlan_depth <= EW_VLAN_MAX_DEPTH);
     CU_ASSERT(p->ext_count <= EW_IPV6_EXT_MAX);
+    CU_ASSERT(p->n_encap <= EW_TUNNEL_MAX_DEPTH);
     CU_ASSERT_EQUAL(p->status == EW_PKT_NON_IP, ew_pkt_has_event(p, EW_EV_NON_IP));
     if (p->status != EW_PKT_OK) {
         CU_ASSERT_EQUAL(p->l4, EW_L4_NONE);
+        CU_ASSERT_EQUAL(p->n_encap, 0);
         CU_ASSERT(p->events != 0);
         return;
     }
@@ -2501,6 +2621,428 @@ test_mutations(void)
         }
         free(m);
     }
+}
+
+/* ---- tunnels: the inner flow, the encapsulations recorded ---- */
+
+static void
+check_encap(const struct ew_pkt *p, unsigned i, enum ew_tunnel type, uint8_t family,
+            enum ew_ecn ecn, bool has_id, uint32_t id)
+{
+    CU_ASSERT_FATAL(i < p->n_encap);
+    CU_ASSERT_EQUAL(p->encap[i].type, type);
+    CU_ASSERT_EQUAL(p->encap[i].family, family);
+    CU_ASSERT_EQUAL(p->encap[i].ecn, ecn);
+    CU_ASSERT_EQUAL(p->encap[i].has_id, has_id);
+    if (has_id)
+        CU_ASSERT_EQUAL(p->encap[i].id, id);
+    if (family == 4) {
+        CU_ASSERT_EQUAL(memcmp(p->encap[i].src, outer_v4_src, 16), 0);
+        CU_ASSERT_EQUAL(memcmp(p->encap[i].dst, outer_v4_dst, 16), 0);
+    } else if (family == 6 && i == 0) {
+        CU_ASSERT_EQUAL(memcmp(p->encap[i].src, outer_v6_src, 16), 0);
+    }
+}
+
+/* Every prefix of a tunnelled frame: below the end of the inner transport
+ * header always a truncation event (never an invalid one) and never the
+ * inner flow; from there on the whole frame's tunnels. */
+static void
+sweep_tunnel(enum ew_link link, const uint8_t *frame, size_t len)
+{
+    struct ew_pkt full, p;
+    size_t n;
+    unsigned i;
+
+    sweep(link, frame, len);
+    run(link, frame, len, (uint32_t)len, &full);
+    CU_ASSERT_FATAL(full.n_encap > 0);
+    for (n = 0; n <= len; n++) {
+        run(link, frame, n, (uint32_t)len, &p);
+        CU_ASSERT(p.n_encap <= full.n_encap);
+        if (n < full.l4_end) {
+            CU_ASSERT((p.events & TRUNC_EVENTS) != 0);
+            CU_ASSERT_FALSE(ew_pkt_has_event(&p, EW_EV_TUNNEL_BAD));
+            CU_ASSERT(p.l4 != EW_L4_TCP || p.n_encap < full.n_encap ||
+                      ew_pkt_has_event(&p, EW_EV_TCP_OPT_TRUNC));
+            continue;
+        }
+        CU_ASSERT_EQUAL(p.n_encap, full.n_encap);
+        for (i = 0; i < full.n_encap && i < p.n_encap; i++)
+            CU_ASSERT_EQUAL(memcmp(&p.encap[i], &full.encap[i], sizeof(p.encap[i])), 0);
+    }
+}
+
+static void
+test_tun_ipip(void)
+{
+    struct ew_pkt p;
+
+    DISSECT(EW_LINK_ETHERNET, tun_4in4, &p);
+    check_ipv4_tcp_pkt(&p, 34);
+    CU_ASSERT_EQUAL(p.n_encap, 1);
+    check_encap(&p, 0, EW_TUN_IPIP, 4, EW_ECN_ECT_1, false, 0);
+    sweep_tunnel(EW_LINK_ETHERNET, tun_4in4, sizeof(tun_4in4));
+
+    DISSECT(EW_LINK_ETHERNET, tun_6in4, &p);
+    check_ipv6_tcp_pkt(&p, 34);
+    CU_ASSERT_EQUAL(p.n_encap, 1);
+    check_encap(&p, 0, EW_TUN_IPIP, 4, EW_ECN_ECT_0, false, 0);
+    sweep_tunnel(EW_LINK_ETHERNET, tun_6in4, sizeof(tun_6in4));
+
+    DISSECT(EW_LINK_ETHERNET, tun_4in6, &p);
+    check_ipv4_tcp_pkt(&p, 54);
+    check_encap(&p, 0, EW_TUN_IPIP, 6, EW_ECN_NOT_ECT, false, 0);
+    CU_ASSERT_EQUAL(p.encap[0].dscp, 46);
+    sweep_tunnel(EW_LINK_ETHERNET, tun_4in6, sizeof(tun_4in6));
+}
+
+static void
+test_tun_gre(void)
+{
+    struct ew_pkt p;
+
+    DISSECT(EW_LINK_ETHERNET, tun_gre, &p);
+    check_ipv4_tcp_pkt(&p, 50);
+    CU_ASSERT_EQUAL(p.n_encap, 1);
+    check_encap(&p, 0, EW_TUN_GRE, 4, EW_ECN_ECT_0, true, 0x1234);
+    sweep_tunnel(EW_LINK_ETHERNET, tun_gre, sizeof(tun_gre));
+
+    DISSECT(EW_LINK_ETHERNET, tun_gre_eth, &p);
+    check_ipv6_tcp_pkt(&p, 60);
+    check_encap(&p, 0, EW_TUN_GRE, 4, EW_ECN_CE, true, 0xdeadbeefu);
+    CU_ASSERT_EQUAL(p.vlan_depth, 0); /* the inner tag is not the link's */
+    sweep_tunnel(EW_LINK_ETHERNET, tun_gre_eth, sizeof(tun_gre_eth));
+}
+
+static void
+test_tun_erspan(void)
+{
+    struct ew_pkt p;
+
+    DISSECT(EW_LINK_ETHERNET, tun_erspan2, &p);
+    check_ipv4_tcp_pkt(&p, 64);
+    check_encap(&p, 0, EW_TUN_ERSPAN, 4, EW_ECN_NOT_ECT, true, 42);
+    sweep_tunnel(EW_LINK_ETHERNET, tun_erspan2, sizeof(tun_erspan2));
+
+    DISSECT(EW_LINK_ETHERNET, tun_erspan3, &p);
+    check_ipv4_tcp_pkt(&p, 76);
+    check_encap(&p, 0, EW_TUN_ERSPAN, 4, EW_ECN_NOT_ECT, true, 7);
+    sweep_tunnel(EW_LINK_ETHERNET, tun_erspan3, sizeof(tun_erspan3));
+
+    DISSECT(EW_LINK_ETHERNET, tun_erspan1, &p);
+    check_ipv4_tcp_pkt(&p, 52);
+    check_encap(&p, 0, EW_TUN_ERSPAN, 4, EW_ECN_NOT_ECT, false, 0);
+    sweep_tunnel(EW_LINK_ETHERNET, tun_erspan1, sizeof(tun_erspan1));
+}
+
+static void
+test_tun_vxlan(void)
+{
+    struct ew_pkt p;
+
+    DISSECT(EW_LINK_ETHERNET, tun_vxlan, &p);
+    check_ipv4_tcp_pkt(&p, 64);
+    CU_ASSERT_EQUAL(p.n_encap, 1);
+    check_encap(&p, 0, EW_TUN_VXLAN, 4, EW_ECN_ECT_1, true, 12345);
+    sweep_tunnel(EW_LINK_ETHERNET, tun_vxlan, sizeof(tun_vxlan));
+}
+
+static void
+test_tun_gpe_nsh(void)
+{
+    struct ew_pkt p;
+
+    DISSECT(EW_LINK_ETHERNET, tun_gpe_nsh, &p);
+    check_ipv6_tcp_pkt(&p, 82);
+    CU_ASSERT_EQUAL(p.n_encap, 2);
+    check_encap(&p, 0, EW_TUN_VXLAN_GPE, 6, EW_ECN_ECT_0, true, 7);
+    check_encap(&p, 1, EW_TUN_NSH, 0, EW_ECN_NOT_ECT, true, 256);
+    sweep_tunnel(EW_LINK_ETHERNET, tun_gpe_nsh, sizeof(tun_gpe_nsh));
+}
+
+static void
+test_tun_geneve(void)
+{
+    struct ew_pkt p;
+
+    DISSECT(EW_LINK_ETHERNET, tun_geneve, &p);
+    check_ipv4_tcp_pkt(&p, 72);
+    check_encap(&p, 0, EW_TUN_GENEVE, 4, EW_ECN_NOT_ECT, true, 42);
+    sweep_tunnel(EW_LINK_ETHERNET, tun_geneve, sizeof(tun_geneve));
+}
+
+static void
+test_tun_gtpu(void)
+{
+    struct ew_pkt p;
+
+    DISSECT(EW_LINK_ETHERNET, tun_gtpu, &p);
+    check_ipv4_tcp_pkt(&p, 58);
+    check_encap(&p, 0, EW_TUN_GTPU, 4, EW_ECN_CE, true, 0x0badf00du);
+    sweep_tunnel(EW_LINK_ETHERNET, tun_gtpu, sizeof(tun_gtpu));
+}
+
+static void
+test_tun_mpls(void)
+{
+    struct ew_pkt p;
+
+    DISSECT(EW_LINK_ETHERNET, tun_mpls, &p);
+    check_ipv4_tcp_pkt(&p, 22);
+    check_encap(&p, 0, EW_TUN_MPLS, 0, EW_ECN_NOT_ECT, true, 100);
+    CU_ASSERT_EQUAL(p.encap[0].labels, 2);
+    sweep_tunnel(EW_LINK_ETHERNET, tun_mpls, sizeof(tun_mpls));
+}
+
+static void
+test_tun_macsec(void)
+{
+    struct ew_pkt p;
+
+    DISSECT(EW_LINK_ETHERNET, tun_macsec, &p);
+    check_ipv4_tcp_pkt(&p, 30);
+    check_encap(&p, 0, EW_TUN_MACSEC, 0, EW_ECN_NOT_ECT, false, 0);
+    sweep_tunnel(EW_LINK_ETHERNET, tun_macsec, sizeof(tun_macsec));
+}
+
+static void
+test_tun_nested(void)
+{
+    struct ew_pkt p;
+
+    DISSECT(EW_LINK_ETHERNET, tun_nested, &p);
+    check_ipv6_tcp_pkt(&p, 88);
+    CU_ASSERT_EQUAL(p.n_encap, 2);
+    check_encap(&p, 0, EW_TUN_GRE, 4, EW_ECN_ECT_0, false, 0);
+    CU_ASSERT_EQUAL(p.encap[1].type, EW_TUN_VXLAN);
+    CU_ASSERT_EQUAL(p.encap[1].family, 4);
+    CU_ASSERT_EQUAL(p.encap[1].ecn, EW_ECN_CE);
+    CU_ASSERT_EQUAL(p.encap[1].id, 1);
+    CU_ASSERT_EQUAL(memcmp(p.encap[1].src, v4_src_mapped, 16), 0);
+    sweep_tunnel(EW_LINK_ETHERNET, tun_nested, sizeof(tun_nested));
+}
+
+/* A copy of frame f (len bytes) with byte at..at+n replaced by the n bytes
+ * of b, dissected whole. */
+static void
+patched(const uint8_t *f, size_t len, size_t at, const uint8_t *b, size_t n, struct ew_pkt *p)
+{
+    uint8_t *m = malloc(len);
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    memcpy(m, f, len);
+    memcpy(m + at, b, n);
+    run(EW_LINK_ETHERNET, m, len, (uint32_t)len, p);
+    free(m);
+}
+
+/* the frame left as the outer packet: IPv4 10.0.0.1 -> 10.0.0.2 */
+static void
+check_outer_view(const struct ew_pkt *p, uint64_t events, uint8_t proto)
+{
+    CU_ASSERT_EQUAL(p->status, EW_PKT_OK);
+    CU_ASSERT_EQUAL(p->events, events);
+    CU_ASSERT_EQUAL(p->n_encap, 0);
+    CU_ASSERT_EQUAL(p->family, 4);
+    CU_ASSERT_EQUAL(memcmp(p->src, outer_v4_src, 16), 0);
+    CU_ASSERT_EQUAL(p->ip_proto, proto);
+}
+
+/* headers that break their rules: the outer packet, with the event */
+static void
+test_tun_bad_headers(void)
+{
+    static const uint8_t vx_no_i[] = {0x00};
+    static const uint8_t gre_ver2[] = {0x00, 0x02};
+    static const uint8_t gre_routing[] = {0x40, 0x00};
+    static const uint8_t gre_ver1[] = {0x00, 0x01};
+    static const uint8_t gre_ppp[] = {0x88, 0x0b};
+    static const uint8_t erspan_ver[] = {0x30};
+    static const uint8_t geneve_ver[] = {0x42};
+    static const uint8_t gtp_ver2[] = {0x48};
+    static const uint8_t gtp_echo[] = {0x01};
+    static const uint8_t gtp_ext0[] = {0x00};
+    static const uint8_t nsh_len1[] = {0xc1};
+    static const uint8_t nsh_ver[] = {0x4f};
+    static const uint8_t gpe_ver[] = {0x1c};
+    static const uint8_t arp[] = {0x08, 0x06};
+    static const uint8_t gpe_np9[] = {0x09};
+    static const uint8_t geneve_optlen[] = {0x3f};
+    struct ew_pkt p;
+
+    patched(tun_vxlan, sizeof(tun_vxlan), 42, vx_no_i, 1, &p);
+    check_outer_view(&p, EV(EW_EV_TUNNEL_BAD), 17);
+    CU_ASSERT_EQUAL(p.l4, EW_L4_UDP);
+    CU_ASSERT_EQUAL(p.u.udp.dport, 4789);
+    CU_ASSERT_EQUAL(p.ecn, EW_ECN_ECT_1);
+    patched(tun_vxlan, sizeof(tun_vxlan), 62, arp, 2, &p);
+    check_outer_view(&p, EV(EW_EV_TUNNEL_NON_IP), 17);
+    patched(tun_gre, sizeof(tun_gre), 34, gre_ver2, 2, &p);
+    check_outer_view(&p, EV(EW_EV_TUNNEL_BAD), 47);
+    CU_ASSERT_EQUAL(p.l4, EW_L4_NONE);
+    patched(tun_gre, sizeof(tun_gre), 34, gre_routing, 2, &p);
+    check_outer_view(&p, EV(EW_EV_TUNNEL_BAD), 47);
+    patched(tun_gre, sizeof(tun_gre), 34, gre_ver1, 2, &p);
+    check_outer_view(&p, EV(EW_EV_TUNNEL_NON_IP), 47);
+    patched(tun_gre, sizeof(tun_gre), 36, gre_ppp, 2, &p);
+    check_outer_view(&p, EV(EW_EV_TUNNEL_NON_IP), 47);
+    patched(tun_erspan2, sizeof(tun_erspan2), 42, erspan_ver, 1, &p);
+    check_outer_view(&p, EV(EW_EV_TUNNEL_BAD), 47);
+    patched(tun_geneve, sizeof(tun_geneve), 42, geneve_ver, 1, &p);
+    check_outer_view(&p, EV(EW_EV_TUNNEL_BAD), 17);
+    /* options longer than the datagram: invalid, not cut */
+    patched(tun_geneve, sizeof(tun_geneve), 42, geneve_optlen, 1, &p);
+    check_outer_view(&p, EV(EW_EV_TUNNEL_BAD), 17);
+    patched(tun_gtpu, sizeof(tun_gtpu), 42, gtp_ver2, 1, &p);
+    check_outer_view(&p, EV(EW_EV_TUNNEL_BAD), 17);
+    patched(tun_gtpu, sizeof(tun_gtpu), 43, gtp_echo, 1, &p);
+    check_outer_view(&p, EV(EW_EV_TUNNEL_NON_IP), 17);
+    patched(tun_gtpu, sizeof(tun_gtpu), 54, gtp_ext0, 1, &p);
+    check_outer_view(&p, EV(EW_EV_TUNNEL_BAD), 17);
+    /* VXLAN-GPE and NSH (outer IPv6): the outer view is IPv6 */
+    patched(tun_gpe_nsh, sizeof(tun_gpe_nsh), 62, gpe_ver, 1, &p);
+    CU_ASSERT_EQUAL(p.events, EV(EW_EV_TUNNEL_BAD));
+    CU_ASSERT_EQUAL(p.family, 6);
+    CU_ASSERT_EQUAL(p.n_encap, 0);
+    patched(tun_gpe_nsh, sizeof(tun_gpe_nsh), 71, nsh_len1, 1, &p);
+    CU_ASSERT_EQUAL(p.events, EV(EW_EV_TUNNEL_BAD));
+    CU_ASSERT_EQUAL(p.u.udp.dport, 4790);
+    patched(tun_gpe_nsh, sizeof(tun_gpe_nsh), 70, nsh_ver, 1, &p);
+    CU_ASSERT_EQUAL(p.events, EV(EW_EV_TUNNEL_BAD));
+    patched(tun_gpe_nsh, sizeof(tun_gpe_nsh), 65, gpe_np9, 1, &p);
+    CU_ASSERT_EQUAL(p.events, EV(EW_EV_TUNNEL_NON_IP));
+    CU_ASSERT_EQUAL(p.family, 6);
+    CU_ASSERT_EQUAL(p.n_encap, 0);
+}
+
+/* MPLS and MACsec on the link: what is not IP is non-IP, as before */
+static void
+test_tun_link_level(void)
+{
+    static const uint8_t mpls_eth_pw[] = {0x00};
+    static const uint8_t macsec_e[] = {0x2d};
+    static const uint8_t macsec_v[] = {0xa1};
+    /* nine labels, none the bottom of the stack */
+    static const uint8_t mpls_deep[] = {
+        ETH_ADDRS, 0x88, 0x47, 0x00, 0x01, 0x00, 0x40, 0x00, 0x01, 0x00, 0x40, 0x00, 0x01, 0x00,
+        0x40, 0x00, 0x01, 0x00, 0x40, 0x00, 0x01, 0x00, 0x40, 0x00, 0x01, 0x00, 0x40, 0x00, 0x01,
+        0x00, 0x40, 0x00, 0x01, 0x00, 0x40, 0x00, 0x01, 0x00, 0x40, IPV4_TCP_PKT};
+    /* an MPLS frame without a bottom of stack, ended: cut */
+    static const uint8_t mpls_cut[] = {ETH_ADDRS, 0x88, 0x47, 0x00, 0x01, 0x00, 0x40};
+    struct ew_pkt p;
+
+    patched(tun_mpls, sizeof(tun_mpls), 22, mpls_eth_pw, 1, &p);
+    CU_ASSERT_EQUAL(p.status, EW_PKT_NON_IP);
+    CU_ASSERT_EQUAL(p.events, EV(EW_EV_NON_IP));
+    CU_ASSERT_EQUAL(p.n_encap, 0);
+    DISSECT(EW_LINK_ETHERNET, mpls_deep, &p);
+    check_undecodable(&p, EW_EV_MPLS_TOO_DEEP);
+    run(EW_LINK_ETHERNET, mpls_cut, sizeof(mpls_cut), 100, &p);
+    check_undecodable(&p, EW_EV_TUNNEL_TRUNC);
+    patched(tun_macsec, sizeof(tun_macsec), 14, macsec_e, 1, &p);
+    CU_ASSERT_EQUAL(p.status, EW_PKT_NON_IP);
+    CU_ASSERT_EQUAL(p.events, EV(EW_EV_MACSEC_ENCRYPTED) | EV(EW_EV_NON_IP));
+    patched(tun_macsec, sizeof(tun_macsec), 14, macsec_v, 1, &p);
+    check_undecodable(&p, EW_EV_TUNNEL_BAD);
+}
+
+/* IPv4 in IPv4, n deep, around IPV4_TCP_PKT: each outer header ECT(0) */
+static size_t
+ipip_deep(uint8_t *f, unsigned n)
+{
+    static const uint8_t inner[] = {IPV4_TCP_PKT};
+    static const uint8_t hdr[] = {OUTER_V4(0, 0x02, 4)};
+    size_t off = (size_t)n * 20, k;
+
+    memcpy(f + off, inner, sizeof(inner));
+    for (k = 0; k < n; k++) {
+        size_t at = off - (k + 1) * 20, len = sizeof(inner) + (k + 1) * 20;
+
+        memcpy(f + at, hdr, 20);
+        f[at + 2] = (uint8_t)(len >> 8);
+        f[at + 3] = (uint8_t)len;
+    }
+    return off + sizeof(inner);
+}
+
+/* four encapsulations are opened, a fifth is an event and the frame stays
+ * at the fourth's inner packet */
+static void
+test_tun_too_deep(void)
+{
+    uint8_t f[6 * 20 + 40] = {0};
+    struct ew_pkt p;
+    size_t len, n;
+
+    len = ipip_deep(f, EW_TUNNEL_MAX_DEPTH);
+    run(EW_LINK_RAW, f, len, (uint32_t)len, &p);
+    check_ipv4_tcp_pkt(&p, EW_TUNNEL_MAX_DEPTH * 20);
+    CU_ASSERT_EQUAL(p.n_encap, EW_TUNNEL_MAX_DEPTH);
+    check_encap(&p, 3, EW_TUN_IPIP, 4, EW_ECN_ECT_0, false, 0);
+
+    len = ipip_deep(f, EW_TUNNEL_MAX_DEPTH + 1);
+    run(EW_LINK_RAW, f, len, (uint32_t)len, &p);
+    CU_ASSERT_EQUAL(p.status, EW_PKT_OK);
+    CU_ASSERT_EQUAL(p.events, EV(EW_EV_TUNNEL_TOO_DEEP));
+    CU_ASSERT_EQUAL(p.n_encap, EW_TUNNEL_MAX_DEPTH);
+    CU_ASSERT_EQUAL(p.ip_proto, 4);
+    CU_ASSERT_EQUAL(p.ecn, EW_ECN_ECT_0);
+    CU_ASSERT_EQUAL(p.ip_len, 60);
+    CU_ASSERT_EQUAL(p.l4, EW_L4_NONE);
+    /* cut anywhere: never more than four, never past the end */
+    for (n = 0; n <= len; n++) {
+        run(EW_LINK_RAW, f, n, (uint32_t)len, &p);
+        check_invariants(&p, n);
+        CU_ASSERT(p.status != EW_PKT_OK || n >= 20);
+        /* what lies past the bound is not read: no truncation there */
+        CU_ASSERT(n >= (EW_TUNNEL_MAX_DEPTH + 1) * 20 || (p.events & TRUNC_EVENTS) != 0);
+    }
+}
+
+/* --no-decap: the outer headers only; --decap vxlan:8472 */
+static void
+test_tun_config(void)
+{
+    struct ew_decap_cfg cfg;
+    struct ew_pkt p;
+    uint8_t m[sizeof(tun_vxlan)];
+
+    ew_decap_defaults(&cfg);
+    cfg.off = true;
+    ew_decap_configure(&cfg);
+    DISSECT(EW_LINK_ETHERNET, tun_vxlan, &p);
+    check_outer_view(&p, 0, 17);
+    CU_ASSERT_EQUAL(p.ecn, EW_ECN_ECT_1);
+    CU_ASSERT_EQUAL(p.u.udp.dport, 4789);
+    DISSECT(EW_LINK_ETHERNET, tun_gre, &p);
+    check_outer_view(&p, 0, 47);
+    DISSECT(EW_LINK_ETHERNET, tun_mpls, &p);
+    CU_ASSERT_EQUAL(p.status, EW_PKT_NON_IP);
+
+    /* VXLAN on the Linux kernel's old port */
+    memcpy(m, tun_vxlan, sizeof(m));
+    m[36] = 0x21, m[37] = 0x18; /* 8472 */
+    ew_decap_defaults(&cfg);
+    ew_decap_configure(&cfg);
+    run(EW_LINK_ETHERNET, m, sizeof(m), (uint32_t)sizeof(m), &p);
+    check_outer_view(&p, 0, 17);
+    CU_ASSERT_EQUAL(ew_decap_set_port(&cfg, (enum ew_tunnel)ew_decap_udp_type("vxlan"), 8472), 0);
+    ew_decap_configure(&cfg);
+    run(EW_LINK_ETHERNET, m, sizeof(m), (uint32_t)sizeof(m), &p);
+    check_ipv4_tcp_pkt(&p, 64);
+    check_encap(&p, 0, EW_TUN_VXLAN, 4, EW_ECN_ECT_1, true, 12345);
+    /* the port given to another type: that type's */
+    CU_ASSERT_EQUAL(ew_decap_set_port(&cfg, EW_TUN_GENEVE, 4789), 0);
+    ew_decap_configure(&cfg);
+    DISSECT(EW_LINK_ETHERNET, tun_vxlan, &p);
+    /* a VXLAN header read as Geneve's: 32 octets of options, protocol 0 */
+    CU_ASSERT_EQUAL(p.events, EV(EW_EV_TUNNEL_NON_IP));
+    CU_ASSERT_EQUAL(ew_decap_udp_type("nsh"), -1);
+    CU_ASSERT_EQUAL(ew_decap_udp_type("gtpu"), EW_TUN_GTPU);
+
+    ew_decap_defaults(&cfg);
+    ew_decap_configure(&cfg);
 }
 
 /* every event was produced by at least one frame in this file */
@@ -2602,6 +3144,22 @@ ew_test_register_dissect(void)
     static const struct test_def udp_tests[] = {
         {"UDP", test_udp},
     };
+    static const struct test_def tunnel_tests[] = {
+        {"IPv4 and IPv6 in IPv4 and IPv6", test_tun_ipip},
+        {"GRE: checksum, key, sequence; Ethernet with a tag", test_tun_gre},
+        {"ERSPAN types I, II and III", test_tun_erspan},
+        {"VXLAN", test_tun_vxlan},
+        {"VXLAN-GPE with NSH", test_tun_gpe_nsh},
+        {"Geneve with an option", test_tun_geneve},
+        {"GTP-U with a sequence number and an extension header", test_tun_gtpu},
+        {"MPLS label stack", test_tun_mpls},
+        {"MACsec with an SCI and the ICV", test_tun_macsec},
+        {"VXLAN in GRE", test_tun_nested},
+        {"bad headers and inner packets not IP", test_tun_bad_headers},
+        {"MPLS and MACsec on the link: non-IP, too deep, cut, encrypted", test_tun_link_level},
+        {"nesting bound", test_tun_too_deep},
+        {"decapsulation off, and a port configured", test_tun_config},
+    };
     static const struct test_def trunc_tests[] = {
         {"sweep ethernet ipv4 tcp with options", test_sweep_v4_tcp_opts},
         {"sweep ethernet ipv6 tcp", test_sweep_v6_tcp},
@@ -2612,7 +3170,8 @@ ew_test_register_dissect(void)
 
     if (ADD_SUITE("dissect_link", link_tests) || ADD_SUITE("dissect_ipv4", ipv4_tests) ||
         ADD_SUITE("dissect_ipv6", ipv6_tests) || ADD_SUITE("dissect_tcp", tcp_tests) ||
-        ADD_SUITE("dissect_udp", udp_tests) || ADD_SUITE("dissect_truncation", trunc_tests))
+        ADD_SUITE("dissect_udp", udp_tests) || ADD_SUITE("dissect_tunnel", tunnel_tests) ||
+        ADD_SUITE("dissect_truncation", trunc_tests))
         return -1;
     return 0;
 }
