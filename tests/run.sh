@@ -315,7 +315,12 @@ report() {
         count 0 1
     fi
     read -r p f < <(awk -v n="$name:" '$1 == n && $3 == "passed," { print $2, $4 }' "$work/$i.out")
-    if [ -n "${p:-}" ]; then count "$p" "$f"; else count 0 1; fi
+    if [ -n "${p:-}" ]; then
+        count "$p" "$f"
+    else
+        echo "FAIL $name: ended without its line \"$name: N passed, N failed\""
+        count 0 1
+    fi
     if [ $CHECK = 0 ] && [ -z "$ONLY" ] && grep -q "^$name: skipped" "$work/$i.out"; then
         echo "FAIL $name: skipped under make test, which must run it (as root)"
         count 0 1
