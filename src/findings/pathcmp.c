@@ -157,10 +157,9 @@ ew_index_add(struct ew_index *ix, const struct ew_pkt *pkt, const uint8_t *paylo
     ix->slot[i].ecn = (uint8_t)pkt->ecn;
     ix->slot[i].outer = 0;
     {
-        int e = ew_tunnel_ecn_layer(pkt->encap, pkt->n_encap);
+        int e = ew_tunnel_rfc6040_layer(pkt->encap, pkt->n_encap);
 
-        /* a mirror session's outer header is no tunnel ingress's */
-        if (e >= 0 && pkt->encap[e].type != EW_TUN_ERSPAN)
+        if (e >= 0)
             ix->slot[i].outer = (uint8_t)(pkt->encap[e].ecn + 1);
     }
     ix->count++;

@@ -80,6 +80,10 @@ ew_tunnel_packet(struct ew_tunnel_pool *p, struct ew_flow *f, int dir, const str
         d->no_outer_ip++;
         return;
     }
+    if (ew_tunnel_rfc6040_layer(pkt->encap, pkt->n_encap) < 0) {
+        d->mirrored++;
+        return;
+    }
     {
         unsigned o = pkt->encap[e].ecn & 3u, in = (unsigned)pkt->ecn & 3u;
 
@@ -110,6 +114,15 @@ ew_tunnel_copy(struct ew_tunnel_pool *p, struct ew_flow *f, const struct ew_flow
     memcpy(pool, f->tun->pool, sizeof(pool));
     *f->tun = *from->tun;
     memcpy(f->tun->pool, pool, sizeof(pool));
+}
+
+uint64_t
+ew_tunnel_dir_compared(const struct ew_tunnel_dir *d)
+{
+    uint64_t o[4];
+
+    ew_tunnel_dir_outer(d, o);
+    return o[0] + o[1] + o[2] + o[3];
 }
 
 uint64_t

@@ -28,7 +28,8 @@ struct ew_tunnel_dir {
     uint64_t packets; /* came through a tunnel */
     uint64_t plain;   /* did not: the flow seen on both sides of a tunnel end */
     uint64_t no_outer_ip; /* came through encapsulations without an IP header of their own (MPLS, MACsec) */
-    uint64_t cell[4][4];  /* [outer][inner] enum ew_ecn: packets */
+    uint64_t mirrored;    /* came in ERSPAN: the outer header is a mirror session's */
+    uint64_t cell[4][4];  /* [outer][inner] enum ew_ecn: packets of the others */
     uint64_t cell_first[4][4]; /* the first frame of each */
 };
 
@@ -52,14 +53,25 @@ ew_tunnel_ecn_layer(const struct ew_encap *enc, int n)
     return -1;
 }
 
-/* The outer and inner headers of a direction are a tunnel's to RFC 6040
- * when they have an outer IP header: not when it is ERSPAN's, which carries
- * copies of frames mirrored off a port (its outer header is the mirror
- * session's, not a tunnel ingress's). */
+/* A packet's outer and inner headers are a tunnel's to RFC 6040 when it
+ * has an outer IP header, and that is not ERSPAN's, which carries copies of
+ * frames mirrored off a port (its outer header is the mirror session's, not
+ * a tunnel ingress's): the outer header's encapsulation, or -1. */
+static inline int
+ew_tunnel_rfc6040_layer(const struct ew_encap *enc, int n)
+{
+    int e = ew_tunnel_ecn_layer(enc, n);
+
+    return e >= 0 && enc[e].type != EW_TUN_ERSPAN ? e : -1;
+}
+
+/* packets of a direction whose outer and inner codepoints were compared */
+uint64_t ew_tunnel_dir_compared(const struct ew_tunnel_dir *d);
+
 static inline bool
 ew_tunnel_dir_rfc6040(const struct ew_tunnel_dir *d)
 {
-    return d->packets && d->ecn_layer < d->n && d->layer[d->ecn_layer].type != EW_TUN_ERSPAN;
+    return ew_tunnel_dir_compared(d) > 0;
 }
 
 struct ew_tunnel_pool {

@@ -122,8 +122,9 @@ text_tunnel(FILE *out, int w, const struct ew_flow *f)
         ew_tunnel_dir_outer(td, o);
         n = o[0] + o[1] + o[2] + o[3];
         if (!n) {
-            fprintf(out, "    %-4s %9" PRIu64 "  no outer IP header\n", d == 0 ? "c2s" : "s2c",
-                    td->packets);
+            fprintf(out, "    %-4s %9" PRIu64 "  %s\n", d == 0 ? "c2s" : "s2c", td->packets,
+                    td->mirrored ? "mirrored (ERSPAN): the outer header is not compared"
+                                 : "no outer IP header");
             continue;
         }
         fprintf(out, "    %-4s %9" PRIu64 " %7.1f%% %7.1f%% %7.1f%% %7.1f%%  outer header, %" PRIu64

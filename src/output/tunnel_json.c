@@ -84,6 +84,7 @@ ew_tunnel_dir_write(struct jw *w, const char *key, const struct ew_flow *f, int 
     jw_kbool(w, "layers_changed", d->changed);
     jw_kbool(w, "rfc6040_applies", ew_tunnel_dir_rfc6040(d));
     jw_kcount(w, "no_outer_ip", d->no_outer_ip);
+    jw_kcount(w, "mirrored", d->mirrored);
     ew_tunnel_dir_outer(d, outer);
     counts4(w, "outer_ecn", outer);
     jw_key(w, "outer_to_inner");
