@@ -533,6 +533,10 @@ ce_never_ect(const struct ctx *c, int d, struct ew_finding *x, uint64_t first_ce
         return false;
     if (!from_first && s->ecn[EW_ECN_NOT_ECT] < (c->f->key.l4 == EW_L4_TCP ? 1u : EW_MU_CE_NOT_ECT_MIN_SEEN))
         return false;
+    /* what the capture missed may have been ECT */
+    if (c->f->key.l4 == EW_L4_TCP &&
+        s->ecn[EW_ECN_NOT_ECT] < (uint64_t)EW_MU_CE_NOT_ECT_PER_GAP * c->f->inf->half[d].missed_gaps)
+        return false;
     x->first_frame = first_ce ? first_ce : c->f->first_frame;
     x->count = s->ecn[EW_ECN_CE];
     x->confidence = sender || local ? EW_CONF_CERTAIN : EW_CONF_LIKELY;
@@ -703,7 +707,12 @@ c_ect_on_retransmissions(const struct ctx *c, int d, struct ew_finding *x)
                        kind_cp(f, d, EW_SEG_RETRANS, EW_ECN_ECT_1);
     uint64_t rtx = rtx_ect + kind_cp(f, d, EW_SEG_RETRANS, EW_ECN_NOT_ECT) +
                    kind_cp(f, d, EW_SEG_RETRANS, EW_ECN_CE);
+    uint64_t unsure = f->dir[d].dups_unsure;
 
+    /* a segment that may be a copy is counted a retransmission: leave
+     * those out, as if each were an ECT one */
+    rtx_ect = rtx_ect > unsure ? rtx_ect - unsure : 0;
+    rtx = rtx > unsure ? rtx - unsure : 0;
     if (!fb_classic(c, d) || dctcp(c) || rtx_ect < EW_MU_RTX_ECT_MIN ||
         rtx_ect * EW_MU_RTX_ECT_DIV < rtx)
         return false;

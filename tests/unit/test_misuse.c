@@ -136,14 +136,23 @@ data(struct seq *s, uint8_t ecn, uint16_t flags)
     return feed(s, &p, MS);
 }
 
-/* the client's latest data segment again */
+/* the client's latest data segment again, with IP ID ip_id (0 for all the
+ * packets built here: then a resend looks like a copy of the segment, and
+ * is counted as one that may be, dups_unsure) */
 static uint64_t
-retrans(struct seq *s, uint8_t ecn)
+resend(struct seq *s, uint8_t ecn, uint16_t ip_id)
 {
     struct ew_pkt p;
 
     pkt_init(&p, CLI, EW_TCP_ACK, ecn, s->cseq - SEG, s->sseq, SEG);
+    p.ip_id = ip_id;
     return feed(s, &p, MS);
+}
+
+static uint64_t
+retrans(struct seq *s, uint8_t ecn)
+{
+    return resend(s, ecn, 0);
 }
 
 /* the server's pure ACK of everything so far, gap ns after the previous
@@ -780,13 +789,28 @@ test_ect_on_control(void)
     a1 = ack_full(&s, 0, EW_ECN_ECT_0, MS, NULL);
     data(&s, EW_ECN_ECT_0, 0);
     ack_full(&s, 0, EW_ECN_ECT_0, MS, NULL);
-    r1 = retrans(&s, EW_ECN_ECT_0);
-    retrans(&s, EW_ECN_ECT_0);
-    retrans(&s, EW_ECN_ECT_0);
+    /* resends, each with an IP ID of its own, as Linux sends them */
+    r1 = resend(&s, EW_ECN_ECT_0, 101);
+    resend(&s, EW_ECN_ECT_0, 102);
+    resend(&s, EW_ECN_ECT_0, 103);
     finish(&s, &r);
     CU_ASSERT_EQUAL(r.v.vantage, EW_VANT_SERVER);
     EXPECT(&r, EW_MU_ECT_ON_CONTROL, r.s2c, EW_CONF_CERTAIN, a1, 2);
     EXPECT(&r, EW_MU_ECT_ON_CONTROL, r.c2s, EW_CONF_LIKELY, r1, 3);
+
+    /* the same segment three times over with nothing to tell a resend
+     * from a copy (the capture doubled it, a mirror port): no evidence
+     * that the sender resends ECT */
+    start(&s);
+    handshake(&s, &classic_at_server);
+    data(&s, EW_ECN_ECT_0, 0);
+    ack(&s, 0);
+    data(&s, EW_ECN_ECT_0, 0);
+    ack(&s, 0);
+    for (i = 0; i < 3; i++)
+        retrans(&s, EW_ECN_ECT_0);
+    finish(&s, &r);
+    SILENT(&r, EW_MU_ECT_ON_CONTROL);
 
     /* AccECN: ECT on pure ACKs and retransmissions is allowed */
     start(&s);
