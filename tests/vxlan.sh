@@ -30,10 +30,12 @@
 #   encapsulation: vxlan_xmit_one passes the outer TOS through
 #     ip_tunnel_ecn_encap, which is INET_ECN_encapsulate: the outer ECN field
 #     is the inner's (CE becomes ECT(0)), RFC 6040 section 4.1, whatever the
-#     tos setting: tos chooses the DSCP only. So tos 0 propagates ECN too.
+#     tos setting: tos chooses the DSCP only. So tos 0 propagates ECN too
+#     (the tos0 run's ground truth holds it to that).
 #   decapsulation: vxlan_rcv's vxlan_ecn_decapsulate, INET_ECN_decapsulate
-#     (RFC 6040 section 4.2): outer CE over inner ECT becomes inner CE; outer
-#     CE over inner Not-ECT is dropped.
+#     (RFC 6040 section 4.2): outer CE over inner ECT becomes inner CE (held
+#     to that below); outer CE over inner Not-ECT is dropped (not exercised:
+#     U marks ECT packets only).
 # tshark reads every capture, apart from ecnwatch, and the run fails when
 # the set-up did not do what it should (that is a failure, never a pass, and
 # not a check of ecnwatch): the numbers ecnwatch must report are tshark's,
@@ -44,13 +46,16 @@
 #     pairs and the packets whose two differ, as tshark counts them; a
 #     tunnel_ecn_not_propagated finding on c2s exactly when the outer header
 #     was cleared, and --fail-on tunnel_ecn_not_propagated's exit status
+#   under and over: every flow's innermost codepoints as tshark's
+#     (tests/tshark.sh --innermost)
 #   over: the same flow, no tunnel, its inner CE the outer CE of under
 #   under then over (two capture points): no tunnel_ce_not_propagated change
 # When this machine cannot make namespaces (not root) it prints why and
 # "vxlan: 0 passed, 0 failed"; make test counts that skip as a failure.
 # Ends "vxlan: N passed, N failed". EW_VXLAN_KEEP=DIR keeps the captures and
-# reports there. LAB names the lab (default: ../shared/lab beside the
-# repository), whose src/nfq_ecn.c is built here.
+# nfq_ecn's summaries there; EW_VXLAN_FROM=DIR judges those again, without
+# namespaces or traffic. LAB names the lab (default: ../shared/lab beside
+# the repository), whose src/nfq_ecn.c is built here.
 . "$(dirname "$0")/lib.sh"
 
 SECS=3      # each transfer's length (tests/traffic.py sends at least 60 x 16 KiB a second)
@@ -74,23 +79,29 @@ _vx_rules_clean() {
 }
 on_exit _vx_rules_clean
 . "$(dirname "$0")/netns.sh"
+# netns.sh's traffic: the client in A, the server on B's overlay address
+# shellcheck disable=SC2034 # read by netns.sh's functions
+NS_C=$NS_A NS_S=$NS_B SERVER=$B_O
 
-# --- what the suite needs besides ecnwatch: missing, it fails
-for t in tcpdump iptables-legacy ethtool tshark jq gcc pkg-config python3; do
-    command -v "$t" >/dev/null || bad "set-up: no $t (bash scripts/install-deps.sh installs it)"
-done
-if [ "$fail" = 0 ] && ! pkg-config --exists libnetfilter_queue; then
-    bad "set-up: no libnetfilter_queue (bash scripts/install-deps.sh installs libnetfilter-queue-dev)"
-fi
-if [ "$fail" = 0 ] && [ ! -f "$LAB/src/nfq_ecn.c" ]; then
-    bad "set-up: no $LAB/src/nfq_ecn.c (LAB=DIR names the lab)"
-fi
-# shellcheck disable=SC2046 # pkg-config's flags are words
-if [ "$fail" = 0 ] && ! gcc -O2 -Wall -o "$tmp/nfq_ecn" "$LAB/src/nfq_ecn.c" \
-    $(pkg-config --cflags --libs libnetfilter_queue) 2>"$tmp/gcc.err"; then
-    bad "set-up: nfq_ecn does not build: $(head -c 300 "$tmp/gcc.err" | tr '\n' ' ')"
-fi
-[ "$fail" = 0 ] || { finish vxlan; exit; }
+# needs: what the live part needs besides ecnwatch, nfq_ecn built; missing,
+# it fails
+needs() {
+    local t
+    for t in tcpdump iptables-legacy ethtool gcc pkg-config python3; do
+        command -v "$t" >/dev/null || { why="no $t (bash scripts/install-deps.sh installs it)"; return 1; }
+    done
+    if ! pkg-config --exists libnetfilter_queue; then
+        why="no libnetfilter_queue (bash scripts/install-deps.sh installs libnetfilter-queue-dev)"
+        return 1
+    fi
+    [ -f "$LAB/src/nfq_ecn.c" ] || { why="no $LAB/src/nfq_ecn.c (LAB=DIR names the lab)"; return 1; }
+    # shellcheck disable=SC2046 # pkg-config's flags are words
+    if ! gcc -O2 -Wall -o "$tmp/nfq_ecn" "$LAB/src/nfq_ecn.c" $(pkg-config --cflags --libs libnetfilter_queue) \
+        2>"$tmp/gcc.err"; then
+        why="nfq_ecn does not build: $(head -c 300 "$tmp/gcc.err" | tr '\n' ' ')"
+        return 1
+    fi
+}
 
 # --- the underlay: A - U - B, routed; no IPv6 (nothing but the test's
 # packets in the tunnel), no offloads (the captures hold wire-sized packets)
@@ -153,26 +164,34 @@ tunnel() {
     [ -z "$_ew_setup" ] || { why=$_ew_setup; return 1; }
 }
 
-# nfq NAME NS ARGS...: nfq_ecn in NS, under timeout (not bounded: a
-# function in the background would be a shell, which passes no signal on),
-# that pid in $nfq_pid; its summary goes
-# to $tmp/NAME.json when it is ended (TERM); 0 once it reads its queue
-nfq_pid=""
-nfq() {
-    local name=$1 ns=$2 t=0
-    shift 2
-    rm -f "$tmp/$name.json"
-    timeout -k 5 300 ip netns exec "$ns" "$tmp/nfq_ecn" "$@" -s "$tmp/$name.json" >"$tmp/$name.out" 2>&1 &
-    nfq_pid=$!
-    bg="$bg $nfq_pid"
-    until grep -q '^ready' "$tmp/$name.out" 2>/dev/null; do
-        if ! kill -0 $nfq_pid 2>/dev/null || [ $t -ge 100 ]; then
-            why="nfq_ecn $*: not ready: $(head -c 200 "$tmp/$name.out" | tr '\n' ' ')"
+# started NAME PID PATTERN FILE: 0 once FILE (PID's output) has a line
+# matching PATTERN, 10 s at most; else the output's start in $why
+started() {
+    local t=0
+    until grep -q "$3" "$4" 2>/dev/null; do
+        if ! kill -0 "$2" 2>/dev/null || [ $t -ge 100 ]; then
+            why="$1: not started: $(head -c 200 "$4" | tr '\n' ' ')"
             return 1
         fi
         sleep 0.1
         t=$((t + 1))
     done
+}
+
+# Both programs run under timeout itself (bounded is a function, and a
+# function in the background is a shell, which passes no signal on): the
+# pid kept is timeout's, which passes TERM on to the program.
+# nfq NAME NS ARGS...: nfq_ecn in NS, that pid in $nfq_pid; its summary goes
+# to $tmp/NAME.json when it is ended (TERM); 0 once it reads its queue
+nfq_pid=""
+nfq() {
+    local name=$1 ns=$2
+    shift 2
+    rm -f "$tmp/$name.json"
+    timeout -k 5 300 ip netns exec "$ns" "$tmp/nfq_ecn" "$@" -s "$tmp/$name.json" >"$tmp/$name.out" 2>&1 &
+    nfq_pid=$!
+    bg="$bg $nfq_pid"
+    started "nfq_ecn $*" $nfq_pid '^ready' "$tmp/$name.out"
 }
 # nfq_end NAME PID: ends it; 0 when it wrote its summary
 nfq_end() {
@@ -181,23 +200,15 @@ nfq_end() {
     json_ok "$tmp/$1.json" || { why="nfq_ecn wrote no summary: $why"; return 1; }
 }
 
-# cap NAME NS DEV FILTER: tcpdump into $tmp/NAME.pcap, its pid in $cap_pid;
+# cap NAME NS DEV FILTER: tcpdump into $tmp/NAME.pcap, that pid in $cap_pid;
 # 0 once it listens
 cap_pid=""
 cap() {
-    local name=$1 ns=$2 dev=$3 t=0
-    timeout -k 5 300 ip netns exec "$ns" tcpdump -Z root -U --immediate-mode -n -B 8192 -s 256 -i "$dev" -w "$tmp/$name.pcap" "$4" \
-        2>"$tmp/$name.tcpdump" &
+    timeout -k 5 300 ip netns exec "$2" tcpdump -Z root -U --immediate-mode -n -B 8192 -s 256 -i "$3" \
+        -w "$tmp/$1.pcap" "$4" 2>"$tmp/$1.tcpdump" &
     cap_pid=$!
     bg="$bg $cap_pid"
-    until grep -q 'listening on' "$tmp/$name.tcpdump" 2>/dev/null; do
-        if ! kill -0 $cap_pid 2>/dev/null || [ $t -ge 100 ]; then
-            why="tcpdump on $dev: $(head -c 200 "$tmp/$name.tcpdump" | tr '\n' ' ')"
-            return 1
-        fi
-        sleep 0.1
-        t=$((t + 1))
-    done
+    started "tcpdump on $3" $cap_pid 'listening on' "$tmp/$1.tcpdump"
 }
 # cap_settle FILE...: until the captures stop growing (tcpdump ends at TERM
 # without reading what its ring still holds), 20 s at most
@@ -281,6 +292,16 @@ tunnel_is() {
     why="ecnwatch: $(jq -c "$FLOW.$2.tunnel" "$1" 2>&1 | head -c 300); tshark: $(jq -c 'del(.inner_ecn)' "$3" | head -c 300)"
     return 1
 }
+# oracle CAPTURE...: tests/tshark.sh --innermost passes every capture (its
+# lines shown, its count one check here)
+oracle() {
+    local out
+    out=$(bash tests/tshark.sh "$BUILD" --innermost "$@")
+    printf '%s\n' "$out" | grep -v '^tshark: [0-9]* passed, [0-9]* failed$' | sed 's/^/     /'
+    printf '%s\n' "$out" | grep -qx "tshark: $# passed, 0 failed" && return 0
+    why="tshark.sh: $(printf '%s\n' "$out" | tail -1)"
+    return 1
+}
 # marks NAME: the CE marks nfq_ecn's summary counts
 marks() { jq '[.rewrites | to_entries[] | select(.key | endswith("->ce")) | .value] | add // 0' "$tmp/$1.json"; }
 
@@ -330,7 +351,7 @@ live_abort() {
 # A's egress when CLEAR is 1; the traffic and the captures; 0 when all went
 # as it should (else counted as failed)
 live() {
-    local r=$1 tos=$2 clear=$3 p_u p_a="" c1 c2 c3 st=0 x
+    local r=$1 tos=$2 clear=$3 p_u p_a="" pids="" st=0 x c ns dev
     begin "$r: set-up"
     if ! tunnel "$tos"; then
         bad "$r: the tunnel: $why"
@@ -359,15 +380,20 @@ live() {
     [ -z "$_ew_setup" ] || { bad "$r: the NFQUEUE rules: $why"; live_abort; return 1; }
 
     begin "$r: captures and traffic"
-    cap "$r-before" "$NS_U" ua 'udp port 4789' && c3=$cap_pid &&
-        cap "$r-under" "$NS_U" ub 'udp port 4789' && c1=$cap_pid &&
-        cap "$r-over" "$NS_B" vx0 ip && c2=$cap_pid || { bad "$r: the captures: $why"; live_abort; return 1; }
-    NS_C=$NS_A NS_S=$NS_B SERVER=$B_O
+    for x in "before $NS_U ua" "under $NS_U ub" "over $NS_B vx0"; do
+        read -r c ns dev <<<"$x"
+        if ! cap "$r-$c" "$ns" "$dev" "$([ "$dev" = vx0 ] && echo ip || echo 'udp port 4789')"; then
+            bad "$r: the captures: $why"
+            live_abort
+            return 1
+        fi
+        pids="$pids $c:$cap_pid"
+    done
     traffic "$SECS" || st=1
     sleep 0.3 # the last ACKs
     cap_settle "$tmp/$r-before.pcap" "$tmp/$r-under.pcap" "$tmp/$r-over.pcap"
-    for x in "before $c3" "under $c1" "over $c2"; do
-        cap_end "$r-${x% *}" "${x#* }" || { bad "$r: the capture ${x% *}: $why"; st=1; }
+    for x in $pids; do
+        cap_end "$r-${x%:*}" "${x#*:}" || { bad "$r: the capture ${x%:*}: $why"; st=1; }
     done
     nfq_end "$r-u" $p_u || { bad "$r: U's marking: $why"; st=1; }
     [ -n "$p_a" ] && { nfq_end "$r-a" "$p_a" || { bad "$r: A's clearing: $why"; st=1; }; }
@@ -450,6 +476,9 @@ judge() {
         check "$r: under: --fail-on tunnel_ecn_not_propagated exits 0" fail_on 0 "$tmp/$r.fo.json"
     fi
 
+    check "$r: under and over: every flow's innermost codepoints as tshark's (tests/tshark.sh)" \
+        oracle "$tmp/$r-under.pcap" "$tmp/$r-over.pcap"
+
     # --- ecnwatch: the overlay's capture, and both (upstream first)
     check "$r: over: the same flow, no tunnel, its CE the outer CE under" ew_then "$tmp/$r-over.json" \
         "$FLOW | has(\"tunnel\") == false and .c2s.tunnel == null and
@@ -473,6 +502,7 @@ else
     2) echo "vxlan: skipped: $why"; echo "vxlan: 0 passed, 0 failed"; exit 0 ;;
     *) bad "setting up the namespaces: $why"; finish vxlan; exit ;;
     esac
+    needs || { bad "set-up: $why"; finish vxlan; exit; }
     live inherit inherit 0 || : >"$tmp/inherit.failed"
     live tos0 0 0 || : >"$tmp/tos0.failed"
     live cleared 0 1 || : >"$tmp/cleared.failed"
