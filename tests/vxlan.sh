@@ -25,6 +25,8 @@
 #   cleared  tos 0 and the outer ECN field cleared at A's egress (nfq_ecn
 #            bleach on A's POSTROUTING): an encapsulator that does not
 #            propagate ECN, as RFC 6040 forbids; U has no ECT to mark
+#   notect   tos inherit; no TCP, only Not-ECT datagrams from A, every one
+#            marked CE by U (nfq_ecn -N -p 1): B's kernel drops them all
 # Where the ground truth comes from (Linux, drivers/net/vxlan and
 # include/net/inet_ecn.h):
 #   encapsulation: vxlan_xmit_one passes the outer TOS through
@@ -33,9 +35,8 @@
 #     tos setting: tos chooses the DSCP only. So tos 0 propagates ECN too
 #     (the tos0 run's ground truth holds it to that).
 #   decapsulation: vxlan_rcv's vxlan_ecn_decapsulate, INET_ECN_decapsulate
-#     (RFC 6040 section 4.2): outer CE over inner ECT becomes inner CE (held
-#     to that below); outer CE over inner Not-ECT is dropped (not exercised:
-#     U marks ECT packets only).
+#     (RFC 6040 section 4.2): outer CE over inner ECT becomes inner CE;
+#     outer CE over inner Not-ECT is dropped (the notect run).
 # tshark reads every capture, apart from ecnwatch, and the run fails when
 # the set-up did not do what it should (that is a failure, never a pass, and
 # not a check of ecnwatch): the numbers ecnwatch must report are tshark's,
@@ -50,6 +51,8 @@
 #     (tests/tshark.sh --innermost)
 #   over: the same flow, no tunnel, its inner CE the outer CE of under
 #   under then over (two capture points): no tunnel_ce_not_propagated change
+#   notect: the datagrams' flow under, its outer CE over inner Not-ECT as
+#     tshark counts them; under then over: every datagram only upstream
 # When this machine cannot make namespaces (not root) it prints why and
 # "vxlan: 0 passed, 0 failed"; make test counts that skip as a failure.
 # Ends "vxlan: N passed, N failed". EW_VXLAN_KEEP=DIR keeps the captures and
@@ -60,6 +63,7 @@
 
 SECS=3      # each transfer's length (tests/traffic.py sends at least 60 x 16 KiB a second)
 MARK_P=0.05 # the share of ECT packets U marks CE
+NOTECT=50   # the Not-ECT datagrams of the notect run
 A_U=10.201.1.1 B_U=10.201.2.1 U_A=10.201.1.2 U_B=10.201.2.2 # the underlay
 A_O=10.202.0.1 B_O=10.202.0.2                                # the overlay
 MAC_A=02:00:00:ca:02:01 MAC_B=02:00:00:ca:02:02
@@ -236,7 +240,8 @@ cap_end() {
     fi
 }
 
-# table NAME: tshark's reading of $tmp/NAME.pcap, a line a frame in
+# table NAME: tshark's reading of $tmp/NAME.pcap (which may hold no frame:
+# the ground truth counts them), a line a frame in
 # $tmp/NAME.txt: outer source, outer ECN, inner source, inner destination,
 # inner transport (tcp, udp, other), inner ECN (0 Not-ECT, 1 ECT(1),
 # 2 ECT(0), 3 CE). Outside a tunnel the outer header is the inner one.
@@ -249,8 +254,8 @@ table() {
             p = $4 != "" ? "tcp" : (u == n ? "udp" : "other")
             print s[1], e[1], s[n], d[n], p, e[n]
         }' >"$tmp/$1.txt"
-    [ "${PIPESTATUS[0]}" = 0 ] && [ -s "$tmp/$1.txt" ] && return 0
-    why="tshark read nothing of $1: $(head -c 200 "$tmp/$1.tshark" | tr '\n' ' ')"
+    [ "${PIPESTATUS[0]}" = 0 ] && return 0
+    why="tshark cannot read $1: $(head -c 200 "$tmp/$1.tshark" | tr '\n' ' ')"
     return 1
 }
 # nwhere NAME CONDITION: how many frames of NAME's table meet the awk CONDITION
@@ -282,9 +287,11 @@ want() {
 }
 # the TCP transfer's flow in a report
 FLOW="first(.flows[] | select(.proto == \"tcp\" and .client.addr == \"$A_O\" and .server.addr == \"$B_O\" and .server.port == 5201))"
-# tunnel_is REPORT DIR WANT: the flow's tunnel counts of DIR (c2s, s2c) in
-# REPORT are WANT's (want's output; pairs left out of the report are 0)
+# tunnel_is REPORT DIR WANT [FLOW]: the flow's (the TCP transfer's unless
+# FLOW selects another) tunnel counts of DIR (c2s, s2c) in REPORT are WANT's
+# (want's output; pairs left out of the report are 0)
 tunnel_is() {
+    local FLOW=${4:-$FLOW}
     jq_true "$1" "($FLOW.$2.tunnel) as \$t | \$w[0] as \$w | \$t.packets == \$w.packets and \$t.differ == \$w.differ and
         (\$t.outer_ecn | {not_ect, ect0, ect1, ce}) == \$w.outer_ecn and
         all(\$w.outer_to_inner | to_entries[]; .key as \$o |
@@ -346,19 +353,38 @@ live_abort() {
     done
 }
 
+# send_tcp: the TCP transfer (and ECT(1) datagrams), tests/traffic.py
+send_tcp() { traffic "$SECS"; }
+# send_notect: NOTECT datagrams, Not-ECT, from A to B's port 6002 over the
+# overlay; none arrives once U has marked them CE (B's kernel drops them)
+send_notect() {
+    bounded 30 ip netns exec "$NS_A" python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 0)
+for _ in range(int(sys.argv[2])):
+    s.sendto(b"n" * 600, (sys.argv[1], 6002))
+    time.sleep(0.02)
+' $B_O $NOTECT >"$tmp/notect.out" 2>&1 && return 0
+    bad "notect: the sender: $(head -c 300 "$tmp/notect.out" | tr '\n' ' ')"
+    return 1
+}
+
 # ---------------------------------------------------------------- one run
-# live RUN TOS CLEAR: the tunnel with TOS, the outer ECN field cleared at
-# A's egress when CLEAR is 1; the traffic and the captures; 0 when all went
-# as it should (else counted as failed)
+# live RUN TOS CLEAR MARK SEND: the tunnel with TOS, the outer ECN field
+# cleared at A's egress when CLEAR is 1, U's nfq_ecn run with the words of
+# MARK; the traffic SEND sends and the captures; 0 when all went as it
+# should (else counted as failed)
 live() {
-    local r=$1 tos=$2 clear=$3 p_u p_a="" pids="" st=0 x c ns dev
+    local r=$1 tos=$2 clear=$3 mark=$4 send=$5 p_u p_a="" pids="" st=0 x c ns dev
     begin "$r: set-up"
     if ! tunnel "$tos"; then
         bad "$r: the tunnel: $why"
         return 1
     fi
     # U marks the tunnel from A to B; A clears its outer header when asked
-    if ! nfq "$r-u" "$NS_U" -q $Q_U -m aqm -p $MARK_P; then
+    # shellcheck disable=SC2086 # MARK is words
+    if ! nfq "$r-u" "$NS_U" -q $Q_U -m aqm $mark; then
         bad "$r: U's marking: $why"
         live_abort
         return 1
@@ -389,7 +415,7 @@ live() {
         fi
         pids="$pids $c:$cap_pid"
     done
-    traffic "$SECS" || st=1
+    $send || st=1
     sleep 0.3 # the last ACKs
     cap_settle "$tmp/$r-before.pcap" "$tmp/$r-under.pcap" "$tmp/$r-over.pcap"
     for x in $pids; do
@@ -490,9 +516,41 @@ judge() {
         -r "$tmp/$r-under.pcap" -r "$tmp/$r-over.pcap" --json --hash-seed 1
 }
 
+# judge_notect: the notect run: Not-ECT datagrams that U marked CE on the
+# outer header, which B's kernel dropped (INET_ECN_decapsulate: outer CE
+# over inner Not-ECT)
+judge_notect() {
+    local r=notect c ab marked flow
+    for c in before under over; do
+        table "$r-$c" || { bad "$r: $why"; return; }
+    done
+    ab="$AB && \$5 == \"udp\""
+    marked=$(marks "$r-u")
+    echo "     $r: $(nwhere $r-under "$ab") datagrams A to B under the tunnel, U marked $marked;" \
+        "on B's vx0: $(nwhere $r-over "\$3 == \"$A_O\"")"
+    truth $r "A sent every datagram Not-ECT, inside and out" \
+        eq "$(nwhere $r-before "$ab && \$2 == 0 && \$6 == 0")" $NOTECT
+    truth $r "nothing else crossed U from A" eq "$(nwhere $r-before "$AB")" $NOTECT
+    truth $r "U marked every one" eq "$marked" $NOTECT
+    truth $r "every one outer CE over inner Not-ECT after U" eq "$(nwhere $r-under "$ab && \$2 == 3 && \$6 == 0")" $NOTECT
+    truth $r "B dropped every one" eq "$(nwhere $r-over "\$3 == \"$A_O\"")" 0
+
+    want $r-under "$ab" >"$tmp/$r.c2s.json"
+    flow="first(.flows[] | select(.proto == \"udp\" and .client.addr == \"$A_O\" and .server.addr == \"$B_O\" and .server.port == 6002))"
+    check "$r: under: one flow, the datagrams Not-ECT inside" ew_then "$tmp/$r-under.json" \
+        "(.flows | length) == 1 and $flow.c2s.ecn.not_ect == $NOTECT" -r "$tmp/$r-under.pcap" --json --hash-seed 1
+    check "$r: under: c2s: the outer codepoints, outer to inner, and those that differ as tshark's" \
+        tunnel_is "$tmp/$r-under.json" c2s "$tmp/$r.c2s.json" "$flow"
+    check "$r: under: every flow's innermost codepoints as tshark's (tests/tshark.sh)" oracle "$tmp/$r-under.pcap"
+    check "$r: under then over: every datagram only upstream, no tunnel_ce_not_propagated" ew_then "$tmp/$r-path.json" \
+        "(.path.hops | length) == 1 and .path.hops[0].only_upstream == $NOTECT and .path.hops[0].matched == 0 and
+         ([.path.hops[].changes[] | select(any(.. | strings; . == \"tunnel_ce_not_propagated\"))] | length) == 0" \
+        -r "$tmp/$r-under.pcap" -r "$tmp/$r-over.pcap" --json --hash-seed 1
+}
+
 if [ -n "${EW_VXLAN_FROM:-}" ]; then
     # the captures an earlier run kept (EW_VXLAN_KEEP), judged again: no namespaces
-    for r in inherit tos0 cleared; do
+    for r in inherit tos0 cleared notect; do
         cp "$EW_VXLAN_FROM/$r-"* "$tmp/" || bad "$r: nothing kept in $EW_VXLAN_FROM"
     done
 else
@@ -503,11 +561,14 @@ else
     *) bad "setting up the namespaces: $why"; finish vxlan; exit ;;
     esac
     needs || { bad "set-up: $why"; finish vxlan; exit; }
-    live inherit inherit 0 || : >"$tmp/inherit.failed"
-    live tos0 0 0 || : >"$tmp/tos0.failed"
-    live cleared 0 1 || : >"$tmp/cleared.failed"
+    live inherit inherit 0 "-p $MARK_P" send_tcp || : >"$tmp/inherit.failed"
+    live tos0 0 0 "-p $MARK_P" send_tcp || : >"$tmp/tos0.failed"
+    live cleared 0 1 "-p $MARK_P" send_tcp || : >"$tmp/cleared.failed"
+    # -N: Not-ECT packets too, -p 1: every one
+    live notect inherit 0 "-N -p 1" send_notect || : >"$tmp/notect.failed"
 fi
 for x in "inherit 0" "tos0 0" "cleared 1"; do
     [ -f "$tmp/${x% *}.failed" ] || judge "${x% *}" "${x#* }"
 done
+[ -f "$tmp/notect.failed" ] || judge_notect
 finish vxlan
