@@ -50,7 +50,7 @@
 #   under and over: every flow's innermost codepoints as tshark's
 #     (tests/tshark.sh --innermost)
 #   over: the same flow, no tunnel, its inner CE the outer CE of under
-#   under then over (two capture points): no tunnel_ce_not_propagated change
+#   under then over (two capture points): no tunnel_decap_violation change
 #   notect: the datagrams' flow under, its outer CE over inner Not-ECT as
 #     tshark counts them; under then over: every datagram only upstream
 # When this machine cannot make namespaces (not root) it prints why and
@@ -370,6 +370,44 @@ for _ in range(int(sys.argv[2])):
     return 1
 }
 
+# ---------------------------------------------------------------- the view
+# the terminal view on U's link toward B, in tmux (a server of its own, its
+# socket in $tmp) at 160x30, while the inherit run's traffic crosses it: the
+# TUN column names the inner connection's tunnel; -o: the report it writes
+# when it ends (q) holds the flow with its tunnel
+tm() { bounded 10 tmux -S "$tmp/tmux.sock" -f /dev/null "$@"; }
+_vx_tmux_end() { tm kill-server >/dev/null 2>&1 || :; }
+on_exit _vx_tmux_end
+view_start() {
+    tm new-session -d -s vxview -x 160 -y 30 \
+        "ip netns exec $NS_U timeout --foreground -k 5 120 $EW -i ub -o $tmp/view.json --interval 0.5; echo EXITED \$?; sleep 600"
+}
+view_tun() { # the pane: the heading's TUN, and the connection's row naming vxlan
+    local t=0
+    while [ $t -lt 20 ]; do
+        tm capture-pane -p -t vxview >"$tmp/view.txt" 2>/dev/null || :
+        if grep -q ' TUN ' "$tmp/view.txt" && grep "$A_O" "$tmp/view.txt" | grep -q ' vxlan '; then
+            return 0
+        fi
+        sleep 0.5
+        t=$((t + 1))
+    done
+    why="no TUN column naming vxlan on the row of $A_O: $(grep -m2 -e ID -e "$A_O" "$tmp/view.txt" | tr -s ' ' | tr '\n' '|')"
+    return 1
+}
+view_end() { # q: the view ends and writes its report
+    local t=0
+    tm send-keys -t vxview q
+    while [ $t -lt 40 ] && ! tm capture-pane -p -t vxview 2>/dev/null | grep -q '^EXITED'; do
+        sleep 0.25
+        t=$((t + 1))
+    done
+    tm capture-pane -p -t vxview 2>/dev/null | grep -q '^EXITED 0' || { why="the view did not end with 0"; return 1; }
+    jq_true "$tmp/view.json" "[.flows[] | select(.proto == \"tcp\" and .client.addr == \"$A_O\") |
+        .tunnel.layers[0].type == \"vxlan\" and .tunnel.layers[0].id == $VNI and .c2s.tunnel.packets > 0] |
+        length > 0 and all"
+}
+
 # ---------------------------------------------------------------- one run
 # live RUN TOS CLEAR MARK SEND: the tunnel with TOS, the outer ECN field
 # cleared at A's egress when CLEAR is 1, U's nfq_ecn run with the words of
@@ -415,7 +453,15 @@ live() {
         fi
         pids="$pids $c:$cap_pid"
     done
+    if [ "$r" = inherit ]; then
+        view_start || bad "$r: the view: tmux new-session failed"
+        sleep 1
+    fi
     $send || st=1
+    if [ "$r" = inherit ]; then
+        check "$r: the view names the tunnel in its TUN column" view_tun
+        check "$r: the view ends at q and its report holds the flow's tunnel" view_end
+    fi
     sleep 0.3 # the last ACKs
     cap_settle "$tmp/$r-before.pcap" "$tmp/$r-under.pcap" "$tmp/$r-over.pcap"
     for x in $pids; do
@@ -510,10 +556,17 @@ judge() {
         "$FLOW | has(\"tunnel\") == false and .c2s.tunnel == null and
             .c2s.ecn.ce == $ce_tcp and .c2s.packets == $ab_tcp" \
         -r "$tmp/$r-over.pcap" --json --hash-seed 1
-    check "$r: under then over: matched, no tunnel_ce_not_propagated" ew_then "$tmp/$r-path.json" \
+    check "$r: under then over: matched, no tunnel_decap_violation" ew_then "$tmp/$r-path.json" \
         '(.path.hops | length) == 1 and .path.hops[0].matched > 0 and
-         ([.path.hops[].changes[] | select(any(.. | strings; . == "tunnel_ce_not_propagated"))] | length) == 0' \
+         ([.path.hops[].changes[] | select(any(.. | strings; . == "tunnel_decap_violation"))] | length) == 0' \
         -r "$tmp/$r-under.pcap" -r "$tmp/$r-over.pcap" --json --hash-seed 1
+    # the egress carried each outer CE of the connection's data inward
+    # (INET_ECN_decapsulate, RFC 6040 §4.2): the path lists them as ECT(0)
+    # to CE from an outer CE, marking and no misuse, as many as tshark counts
+    check "$r: under then over: the outer CE carried inward, each listed from its outer header" jq_true \
+        "$tmp/$r-path.json" "[.path.hops[0].changes[] | select(.proto == \"tcp\" and .src.addr == \"$A_O\" and
+            .from_outer == \"ce\" and .from == \"ect0\" and .to == \"ce\" and .misuse == null) | .count] |
+            (add // 0) == $ce_tcp"
 }
 
 # judge_notect: the notect run: Not-ECT datagrams that U marked CE on the
@@ -542,9 +595,9 @@ judge_notect() {
     check "$r: under: c2s: the outer codepoints, outer to inner, and those that differ as tshark's" \
         tunnel_is "$tmp/$r-under.json" c2s "$tmp/$r.c2s.json" "$flow"
     check "$r: under: every flow's innermost codepoints as tshark's (tests/tshark.sh)" oracle "$tmp/$r-under.pcap"
-    check "$r: under then over: every datagram only upstream, no tunnel_ce_not_propagated" ew_then "$tmp/$r-path.json" \
+    check "$r: under then over: every datagram only upstream, no tunnel_decap_violation" ew_then "$tmp/$r-path.json" \
         "(.path.hops | length) == 1 and .path.hops[0].only_upstream == $NOTECT and .path.hops[0].matched == 0 and
-         ([.path.hops[].changes[] | select(any(.. | strings; . == \"tunnel_ce_not_propagated\"))] | length) == 0" \
+         ([.path.hops[].changes[] | select(any(.. | strings; . == \"tunnel_decap_violation\"))] | length) == 0" \
         -r "$tmp/$r-under.pcap" -r "$tmp/$r-over.pcap" --json --hash-seed 1
 }
 
