@@ -273,7 +273,7 @@ PY
 # the tunnel: vx0 in each namespace over c0 and s0, VNI 42, port 4789
 vx_net() {
     local side ns dev me peer
-    netns_pair vx 10.203.1 || return $?
+    netns_pair fan 10.203.1 || return $?
     for side in c s; do
         if [ $side = c ]; then ns=$NS_C dev=c0 me=1 peer=2; else ns=$NS_S dev=s0 me=2 peer=1; fi
         netns_step ip -n "$ns" link add vx0 type vxlan id 42 local 10.203.1.$me \

@@ -125,38 +125,32 @@ put16(uint8_t *b, uint16_t v)
     b[1] = (uint8_t)v;
 }
 
-/* an IPv4 header (IHL 5) and 8 bytes of transport header into b: 28 bytes */
+/* an IPv4 header (IHL 5, v 4) or an IPv6 one (v 6) and 8 bytes of
+ * transport header into b; their length */
 static size_t
-ip4(uint8_t *b, const uint8_t s[4], const uint8_t d[4], uint8_t proto, uint16_t sp, uint16_t dp,
-    uint16_t frag)
+ip_pkt(uint8_t *b, int v, const uint8_t *s, const uint8_t *d, uint8_t proto, uint16_t sp,
+       uint16_t dp, uint16_t frag)
 {
-    memset(b, 0, 28);
-    b[0] = 0x45;
-    put16(b + 2, 28);
-    put16(b + 6, frag);
-    b[8] = 64;
-    b[9] = proto;
-    memcpy(b + 12, s, 4);
-    memcpy(b + 16, d, 4);
-    put16(b + 20, sp);
-    put16(b + 22, dp);
-    return 28;
-}
+    size_t hl = v == 4 ? 20 : 40, al = v == 4 ? 4 : 16;
 
-/* an IPv6 header and 8 bytes of transport header into b: 48 bytes */
-static size_t
-ip6(uint8_t *b, const uint8_t s[16], const uint8_t d[16], uint8_t nh, uint16_t sp, uint16_t dp)
-{
-    memset(b, 0, 48);
-    b[0] = 0x60;
-    put16(b + 4, 8);
-    b[6] = nh;
-    b[7] = 64;
-    memcpy(b + 8, s, 16);
-    memcpy(b + 24, d, 16);
-    put16(b + 40, sp);
-    put16(b + 42, dp);
-    return 48;
+    memset(b, 0, hl + 8);
+    if (v == 4) {
+        b[0] = 0x45;
+        put16(b + 2, 28);
+        put16(b + 6, frag);
+        b[8] = 64;
+        b[9] = proto;
+    } else {
+        b[0] = 0x60;
+        put16(b + 4, 8);
+        b[6] = proto;
+        b[7] = 64;
+    }
+    memcpy(b + hl - 2 * al, s, al);
+    memcpy(b + hl - al, d, al);
+    put16(b + hl, sp);
+    put16(b + hl + 2, dp);
+    return hl + 8;
 }
 
 static void
@@ -166,22 +160,13 @@ rand_bytes(uint64_t *st, uint8_t *b, size_t n)
         b[i] = (uint8_t)ew_test_next(st);
 }
 
+/* the program's value for a packet of ip_pkt() */
 static uint32_t
-hash4(const struct ew_bpf_insn *p, size_t n, const uint8_t s[4], const uint8_t d[4], uint8_t proto,
-      uint16_t sp, uint16_t dp, uint16_t frag)
-{
-    uint8_t b[28];
-    struct frame f = {0x0800, b, ip4(b, s, d, proto, sp, dp, frag)};
-
-    return run(p, n, &f);
-}
-
-static uint32_t
-hash6(const struct ew_bpf_insn *p, size_t n, const uint8_t s[16], const uint8_t d[16], uint8_t nh,
-      uint16_t sp, uint16_t dp)
+hash(const struct ew_bpf_insn *p, size_t n, int v, const uint8_t *s, const uint8_t *d,
+     uint8_t proto, uint16_t sp, uint16_t dp, uint16_t frag)
 {
     uint8_t b[48];
-    struct frame f = {0x86dd, b, ip6(b, s, d, nh, sp, dp)};
+    struct frame f = {v == 4 ? 0x0800 : 0x86dd, b, ip_pkt(b, v, s, d, proto, sp, dp, frag)};
 
     return run(p, n, &f);
 }
@@ -204,11 +189,11 @@ test_symmetric(void)
 
         rand_bytes(&st, s, 16);
         rand_bytes(&st, d, 16);
-        h = hash4(p, n, s, d, proto, sp, dp, 0x4000);
-        CU_ASSERT_EQUAL(h, hash4(p, n, d, s, proto, dp, sp, 0x4000));
+        h = hash(p, n, 4, s, d, proto, sp, dp, 0x4000);
+        CU_ASSERT_EQUAL(h, hash(p, n, 4, d, s, proto, dp, sp, 0x4000));
         odd4 += h & 1;
-        h = hash6(p, n, s, d, proto, sp, dp);
-        CU_ASSERT_EQUAL(h, hash6(p, n, d, s, proto, dp, sp));
+        h = hash(p, n, 6, s, d, proto, sp, dp, 0);
+        CU_ASSERT_EQUAL(h, hash(p, n, 6, d, s, proto, dp, sp, 0));
         odd6 += h & 1;
     }
     CU_ASSERT(odd4 > 850 && odd4 < 1150);
@@ -219,7 +204,7 @@ test_symmetric(void)
 
         odd4 = 0;
         for (k = 0; k < 1000; k++)
-            odd4 += hash4(p, n, a, b, 6, (uint16_t)(40000 + k), 5201, 0) & 1;
+            odd4 += hash(p, n, 4, a, b, 6, (uint16_t)(40000 + k), 5201, 0) & 1;
         CU_ASSERT(odd4 > 400 && odd4 < 600);
     }
 }
@@ -233,37 +218,37 @@ test_tunnel(void)
     size_t n = build(p);
     const uint8_t a[4] = {10, 203, 1, 1}, b[4] = {10, 203, 1, 2};
     uint8_t a6[16] = {0x20, 0x01, 0x0d, 0xb8}, b6[16] = {0x20, 0x01, 0x0d, 0xb8};
-    uint32_t h4 = hash4(p, n, a, b, 17, 50000, 4789, 0), h6;
+    uint32_t h4 = hash(p, n, 4, a, b, 17, 50000, 4789, 0), h6;
     bool differ = false;
     size_t i;
 
     a6[15] = 1;
     b6[15] = 2;
-    h6 = hash6(p, n, a6, b6, 17, 50000, 6081);
+    h6 = hash(p, n, 6, a6, b6, 17, 50000, 6081, 0);
     for (uint16_t sp = 1; sp < 65535; sp += 251) {
         for (i = 0; i < 4; i++) {
-            CU_ASSERT_EQUAL(hash4(p, n, a, b, 17, sp, tun_ports[i], 0), h4);
-            CU_ASSERT_EQUAL(hash4(p, n, b, a, 17, sp, tun_ports[i], 0), h4);
-            CU_ASSERT_EQUAL(hash4(p, n, b, a, 17, tun_ports[i], sp, 0), h4);
-            CU_ASSERT_EQUAL(hash6(p, n, a6, b6, 17, sp, tun_ports[i]), h6);
-            CU_ASSERT_EQUAL(hash6(p, n, b6, a6, 17, tun_ports[i], sp), h6);
+            CU_ASSERT_EQUAL(hash(p, n, 4, a, b, 17, sp, tun_ports[i], 0), h4);
+            CU_ASSERT_EQUAL(hash(p, n, 4, b, a, 17, sp, tun_ports[i], 0), h4);
+            CU_ASSERT_EQUAL(hash(p, n, 4, b, a, 17, tun_ports[i], sp, 0), h4);
+            CU_ASSERT_EQUAL(hash(p, n, 6, a6, b6, 17, sp, tun_ports[i], 0), h6);
+            CU_ASSERT_EQUAL(hash(p, n, 6, b6, a6, 17, tun_ports[i], sp, 0), h6);
         }
-        differ |= hash4(p, n, a, b, 17, sp, 4000, 0) != h4;
+        differ |= hash(p, n, 4, a, b, 17, sp, 4000, 0) != h4;
     }
     CU_ASSERT(differ);
     /* IP-in-IP, GRE, a later fragment: the addresses alone too */
-    CU_ASSERT_EQUAL(hash4(p, n, a, b, 4, 1, 2, 0), h4);
-    CU_ASSERT_EQUAL(hash4(p, n, b, a, 47, 3, 4, 0), h4);
-    CU_ASSERT_EQUAL(hash4(p, n, a, b, 6, 5, 6, 0x2010), h4);
+    CU_ASSERT_EQUAL(hash(p, n, 4, a, b, 4, 1, 2, 0), h4);
+    CU_ASSERT_EQUAL(hash(p, n, 4, b, a, 47, 3, 4, 0), h4);
+    CU_ASSERT_EQUAL(hash(p, n, 4, a, b, 6, 5, 6, 0x2010), h4);
     /* TCP to a tunnel port is no tunnel */
-    CU_ASSERT_EQUAL(hash4(p, n, a, b, 6, 50000, 4789, 0), hash4(p, n, b, a, 6, 4789, 50000, 0));
+    CU_ASSERT_EQUAL(hash(p, n, 4, a, b, 6, 50000, 4789, 0), hash(p, n, 4, b, a, 6, 4789, 50000, 0));
     /* decapsulation off: no port is a tunnel's */
     n = ew_fanout_program(p, EW_FANOUT_PROG_MAX, NULL, 0);
     CU_ASSERT_FATAL(n > 0);
-    h4 = hash4(p, n, a, b, 17, 50000, 4789, 0);
+    h4 = hash(p, n, 4, a, b, 17, 50000, 4789, 0);
     differ = false;
     for (uint16_t sp = 50001; sp < 50100; sp++)
-        differ |= hash4(p, n, a, b, 17, sp, 4789, 0) != h4;
+        differ |= hash(p, n, 4, a, b, 17, sp, 4789, 0) != h4;
     CU_ASSERT(differ);
 }
 
@@ -277,7 +262,7 @@ test_short(void)
     uint8_t buf[48], *c;
     struct frame f;
 
-    ip4(buf, a, b, 6, 1234, 80, 0);
+    ip_pkt(buf, 4, a, b, 6, 1234, 80, 0);
     f = (struct frame){0x0806, buf, 28};
     CU_ASSERT_EQUAL(run(p, n, &f), 0);
     buf[0] = 0x44;
@@ -285,7 +270,7 @@ test_short(void)
     CU_ASSERT_EQUAL(run(p, n, &f), 0);
     /* each cut an exact heap block, so that a read past it shows */
     for (int v = 4; v <= 6; v += 2) {
-        size_t len = v == 4 ? ip4(buf, a, b, 6, 1234, 80, 0) : ip6(buf, a, b, 17, 1234, 4789);
+        size_t len = v == 4 ? ip_pkt(buf, 4, a, b, 6, 1234, 80, 0) : ip_pkt(buf, 6, a, b, 17, 1234, 4789, 0);
 
         for (cut = 0; cut < len; cut++) {
             c = malloc(cut ? cut : 1);
