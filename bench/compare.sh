@@ -45,9 +45,14 @@ for m in -q --json; do
     cmp -s "$tmp/old.out" "$tmp/new.out" || echo "   note: the $m outputs differ on the prefix"
 done
 
-instr() { # instr BINARY ARGS...: instructions of the whole run
-    valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" "$@" >/dev/null 2>"$tmp/cg.err"
-    awk '/^summary:/ { print $2 }' "$tmp/cg.out"
+instr() { # instr BINARY ARGS...: instructions of the whole run, on one thread
+    # (-Z root: run as root, ecnwatch would give up its privileges after
+    # opening the capture, and callgrind could then not write its counts
+    # into this root's folder: the figure would be the start-up's alone)
+    rm -f "$tmp"/cg.out.*
+    ECNWATCH_READ_THREADS=1 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out.%p" "$@" -Z root \
+        >/dev/null 2>"$tmp/cg.err"
+    awk '/^summary:/ { s += $2 } END { print s + 0 }' "$tmp"/cg.out.*
 }
 echo
 echo "-- instructions per packet on the prefix (callgrind)"

@@ -50,7 +50,8 @@ _ecnwatch_fallback_help='
 _ecnwatch_kinds='ect_without_negotiation ce_on_not_ect ect_on_not_ect bleaching remarking
 ce_unmarked ect_on_syn ect_on_control ect1_without_l4s feedback_missing ece_ignored ece_held
 accecn_handshake_violation accecn_option_mangled accecn_ace_zeroed ecn_flags_reflected
-classic_aqm_under_l4s quic_ecn_validation_failed any'
+classic_aqm_under_l4s quic_ecn_validation_failed tunnel_ecn_not_propagated
+tunnel_ecn_unsafe_combination tunnel_decap_violation any'
 
 # _ecnwatch_options CMD: sets _ecnwatch_opts (every option) and
 # _ecnwatch_args (" -r:FILE --plot:DIR ... ": the options that take a value)

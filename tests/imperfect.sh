@@ -178,6 +178,44 @@ else
          .[0].compared_over == "overlap" and .[0].qdelay_correlation >= 0.6'
 fi
 
+# tunnels (tungen: four TCP flows in VXLAN, and in VXLAN inside GRE, with
+# outer codepoints that differ from the inner ones; two flows IPv4, two
+# IPv6 without timestamps, whose copies cannot be told from resends and are
+# kept as possible copies): cut, doubled and thinned, with the four promises
+# above; doubled, every copy left out or counted as a possible copy, and a
+# direction without possible copies keeps the whole capture's outer and
+# inner counts (a copy is left out of those too)
+for t in vxlan nested; do
+    c=$GEN/tungen-$t
+    need "tungen $t" "$BUILD/tungen" "$t" "$c.pcap" || continue
+    check "tungen-$t: whole" report "$c.pcap" "$c.json" || continue
+    if need "tungen-$t: editcap -r 20-" editcap -r "$c.pcap" "$c-mid.pcap" 20-999999 &&
+        check "tungen-$t, joined mid-flow: read" report "$c-mid.pcap" "$c-mid.json"; then
+        derived "tungen-$t" "$c.json" "$c-mid.json" "joined mid-flow"
+        expect "tungen-$t (joined mid-flow): the flows still tunnelled" "$c-mid.json" \
+            '([.flows[] | select(.tunnel)] | length) >= 3'
+    fi
+    if need "tungen-$t: mergecap (twice)" mergecap -F pcap -w "$c-dup.pcap" "$c.pcap" "$c.pcap" &&
+        check "tungen-$t, every packet twice: read" report "$c-dup.pcap" "$c-dup.json"; then
+        derived "tungen-$t" "$c.json" "$c-dup.json" "every packet twice"
+        expect "tungen-$t (every packet twice): every copy left out or counted a possible copy" \
+            "$c-dup.json" '.totals.capture_quality.duplicates + .totals.capture_quality.duplicates_unsure
+                           == $w[0].totals.ip_packets' --slurpfile w "$c.json"
+        expect "tungen-$t (every packet twice): outer and inner counts as the whole's where no copy is in doubt" \
+            "$c-dup.json" '[.flows[] | .c2s, .s2c | select(.capture.duplicates_unsure == 0) | .tunnel] as $d |
+             [$w[0].flows[] as $f | $f.c2s, $f.s2c] as $all |
+             ($d | length) >= 2 and
+             ([.flows[] | .c2s, .s2c | select(.capture.duplicates_unsure == 0) | .packets] | add) > 0 and
+             all($d[]; . as $x | any($all[]; .tunnel == $x))' --slurpfile w "$c.json"
+    fi
+    for keep in '% 5 < 2' '% 5 != 0'; do
+        if need "tungen-$t: tshark (frame.number $keep)" tshark -r "$c.pcap" -Y "frame.number $keep" -w "$c-thin.pcap" &&
+            check "tungen-$t, thinned ($keep): read" report "$c-thin.pcap" "$c-thin.json"; then
+            derived "tungen-$t" "$c.json" "$c-thin.json" "frames kept: number $keep"
+        fi
+    done
+done
+
 # ------------------------------------------------------------ generated, rule by rule
 
 tg() { # tg NAME tcpgen-args...: the capture in $cap

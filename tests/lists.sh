@@ -53,6 +53,8 @@ done
 check "schema: misuse kinds are the list's" schema_enum '."$defs".misuse_kind.enum' kinds
 check "schema: path verdicts are the list's" schema_enum '."$defs".dir_path.properties.aqm.enum' aqm
 check "schema: decoding events are the list's" schema_enum '."$defs".event_name.enum' events
+check "schema: tunnel types are the list's" schema_enum '."$defs".tunnel_layer.properties.type.enum' tunnels
+check "ecnwatch-report(5) names every tunnel" in_man man/ecnwatch-report.5 tunnels
 completion_kinds() {
     bash -c '. completion/ecnwatch.bash; printf "%s\n" $_ecnwatch_kinds' | grep -vx any \
         >"$tmp/compl.kinds"

@@ -59,6 +59,17 @@ for f in captures/*.pcap "$BUILD"/gen/pathdiag/*.pcap; do
 done
 echo "schema: ${#gen_files[@]} generated captures in $BUILD/gen"
 
+# tunnels (tungen): the flows' and directions' tunnel members, every type
+for t in ipip gre gre-eth erspan vxlan vxlan-gpe geneve gtpu mpls macsec nested; do
+    if bounded 60 "$BUILD/tungen" "$t" "$tmp/cap/tunnel-$t.pcap" 2>"$tmp/err"; then
+        out "tunnel-$t.json" -r "$tmp/cap/tunnel-$t.pcap" --json
+        out "tunnel-$t.ndjson" -r "$tmp/cap/tunnel-$t.pcap" --ndjson
+    else
+        begin "tungen $t"
+        bad "tungen $t: $(head -c 200 "$tmp/err")"
+    fi
+done
+
 # the same traffic at both ends: the path section
 pairs=0
 for c in captures/*-client.pcap; do
@@ -221,6 +232,15 @@ mutant udp-feedback-none "$udp" '.flows[0].c2s.feedback = "none"'
 mutant path-no-frames "$pth" 'del(.path.hops[0].changes[0].frames)'
 mutant path-no-only-upstream "$pth" 'del(.path.hops[0].only_upstream)'
 mutant path-misuse-enum "$pth" '.path.hops[0].changes[0].misuse = "bleeched"'
+tun=$tmp/out/tunnel-nested.json
+mutant tunnel-no-layers "$tun" 'del(.flows[0].tunnel.layers)'
+mutant tunnel-layer-type-enum "$tun" '.flows[0].tunnel.layers[0].type = "vxlan4"'
+mutant tunnel-layer-src-alone "$tun" 'del(.flows[0].tunnel.layers[0].outer_family)'
+mutant tunnel-dir-no-outer-ce "$tun" 'del(.flows[0].c2s.tunnel.outer_to_inner.ce)'
+mutant tunnel-dir-no-differ "$tun" 'del(.flows[0].s2c.tunnel.differ)'
+mutant tunnel-misuse-enum "$tun" '.flows[0].misuse[0].kind = "tunnel_ecn_not_propagate"'
+mutant totals-no-tunnelled-flows "$tun" 'del(.totals.tunnelled_flows)'
+mutant path-from-outer-enum "$pth" '.path.hops[0].changes[0].from_outer = "ect2"'
 mutant no-bottlenecks "$ref" 'del(.bottlenecks)'
 mutant dir-path-aqm-enum "$ref" '.flows[0].c2s.path.aqm = "codel"'
 mutant dir-path-no-marking "$ref" 'del(.flows[0].c2s.path.marking)'

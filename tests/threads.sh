@@ -9,9 +9,15 @@
 # mid-read, switching between one thread and two every few frames
 # (ECNWATCH_READ_SWITCH), and one way to the end (ECNWATCH_READ_THREADS). Each run must end with the expected status, no ThreadSanitizer
 # report, and (where it completes) the same bytes as the plain build in BUILD.
-# Also the reader's unit suite, beside a TSan ecnwatch that runs.
+# Also the reader's unit suite, beside a TSan ecnwatch that runs; and live
+# capture with --workers 2 (a thread per capture socket, in one fan-out
+# group) of TCP connections carried in a VXLAN tunnel between two network
+# namespaces: each inner flow reported once, both directions counted as
+# tcpdump saw them (the kernel's own fan-out hash splits them; how many it
+# split is printed). Skipped where namespaces cannot be made.
 # Ends with "threads: N passed, N failed".
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/netns.sh"
 PLAIN=$(cd "$BUILD" && pwd)
 TS=${2:+$(abs "$2")}
 # reports go to stderr; ASLR off, which some kernels' mappings need for TSan
@@ -217,6 +223,175 @@ else
         fi
     fi
 fi
+
+# --- --workers 2 on the underlay of a VXLAN tunnel: 8 TCP connections at
+# once over the overlay (10.204.0.1 to .2, port 5301), classic ECN asked
+# for, offloads off so that each segment is a frame on the underlay. The
+# outer UDP source port of each direction is the sending end's hash of the
+# inner packet: the two directions of a connection differ, and the
+# kernel's flow hash (PACKET_FANOUT_HASH) sends them to either worker at
+# random, one direction then lost in the merge. ecnwatch's own fan-out
+# program hashes a tunnel's outer addresses: each connection must be
+# reported once, both directions seen, their packets those tcpdump took on
+# the same interface at the same time. The TSan build runs it when there
+# is one that works (the workers are threads).
+cat >"$tmp/conns.py" <<'PY'
+import socket, sys, threading
+mode, addr, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def serve(c):
+    c.settimeout(30)
+    while c.recv(65536):
+        pass
+    c.sendall(b"r" * 20000)
+    c.close()
+def talk():
+    c = socket.create_connection((addr, 5301), timeout=30)
+    for _ in range(40):
+        c.sendall(b"x" * 4096)
+    c.shutdown(socket.SHUT_WR)
+    while c.recv(65536):
+        pass
+    c.close()
+if mode == "server":
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((addr, 5301))
+    s.listen(n)
+    s.settimeout(30)
+    ts = []
+    for _ in range(n):
+        c, _ = s.accept()
+        ts.append(threading.Thread(target=serve, args=(c,)))
+        ts[-1].start()
+else:
+    ts = [threading.Thread(target=talk) for _ in range(n)]
+    for t in ts:
+        t.start()
+for t in ts:
+    t.join()
+PY
+# the tunnel: vx0 in each namespace over c0 and s0, VNI 42, port 4789
+vx_net() {
+    local side ns dev me peer
+    netns_pair fan 10.203.1 || return $?
+    for side in c s; do
+        if [ $side = c ]; then ns=$NS_C dev=c0 me=1 peer=2; else ns=$NS_S dev=s0 me=2 peer=1; fi
+        netns_step ip -n "$ns" link add vx0 type vxlan id 42 local 10.203.1.$me \
+            remote 10.203.1.$peer dstport 4789 tos inherit
+        netns_step ip -n "$ns" addr add 10.204.0.$me/24 dev vx0
+        netns_step ip netns exec "$ns" ethtool -K $dev tx off rx off tso off gso off gro off
+        netns_step ip netns exec "$ns" ethtool -K vx0 tx off rx off tso off gso off gro off
+        netns_step ip -n "$ns" link set vx0 up
+    done
+    [ -z "$_ew_setup" ] || { why=$_ew_setup; return 1; }
+}
+# vx_run TAG [VAR=VALUE...]: ecnwatch --workers 2 -o $tmp/TAG/report.json
+# and tcpdump -w $tmp/TAG/cap.pcap on s0 (the environment given to
+# ecnwatch) while the connections run; 0 when both took the whole run
+# and ecnwatch ended with status 0, its standard error in $tmp/TAG/ew.err
+vx_run() {
+    local tag=$1 d=$tmp/$1 ep tp sp ew t
+    shift
+    mkdir -m 0777 "$d" # ecnwatch drops to nobody before it writes the report
+    # timeout itself in the background (not a function's subshell): it
+    # passes SIGINT on to what it runs
+    timeout -k 5 120 ip netns exec "$NS_S" env "$@" "${VXRUN[@]}" -i s0 --workers 2 -q \
+        -o "$d/report.json" >"$d/ew.out" 2>"$d/ew.err" &
+    ep=$!
+    timeout -k 5 120 ip netns exec "$NS_S" tcpdump -i s0 -U -w "$d/cap.pcap" >/dev/null 2>"$d/td.err" &
+    tp=$!
+    bg="$bg $ep $tp"
+    # ecnwatch (timeout's child: ip, env and setarch exec it) has opened its
+    # captures once it runs as nobody; tcpdump once it says it listens
+    for t in $(seq 300); do
+        ew=$(pgrep -P $ep | head -1)
+        [ -n "$ew" ] && grep -q '^Uid:.*65534' "/proc/$ew/status" 2>/dev/null &&
+            grep -q 'listening on' "$d/td.err" && break
+        kill -0 $ep 2>/dev/null && kill -0 $tp 2>/dev/null || break
+        sleep 0.1
+    done
+    bounded 60 ip netns exec "$NS_S" python3 "$tmp/conns.py" server 10.204.0.2 8 >"$d/srv.out" 2>&1 &
+    sp=$!
+    bg="$bg $sp"
+    why=""
+    if ! wait_port 20 5301 "$NS_S"; then
+        why="the server does not listen: $(head -c 200 "$d/srv.out")"
+    elif ! bounded 60 ip netns exec "$NS_C" python3 "$tmp/conns.py" client 10.204.0.2 8 \
+        >"$d/cli.out" 2>&1; then
+        why="the client failed: $(head -c 200 "$d/cli.out" | tr '\n' ' ')"
+    elif ! wait_rc 30 $sp || [ "$rc" != 0 ]; then
+        why="the server: exit $rc $(head -c 200 "$d/srv.out" | tr '\n' ' ')"
+    fi
+    wait_bounded 5 $sp
+    sleep 1
+    kill -INT $ep $tp 2>/dev/null
+    wait_rc 60 $ep
+    t=$rc
+    wait_bounded 30 $tp
+    [ -z "$why" ] || return 1
+    [ "$t" = 0 ] || { why="ecnwatch: exit $t: $(head -c 300 "$d/ew.err" | tr '\n' ' ')"; return 1; }
+}
+# vx_flows TAG: each inner connection, once per record the report has of
+# it: client-addr client-port server-addr server-port c2s s2c packets, where
+# packets is what tcpdump took of it; sorted
+vx_flows() {
+    local d=$tmp/$1
+    bounded 120 tshark -r "$d/cap.pcap" -Y 'vxlan && tcp' -T fields -E occurrence=l \
+        -e ip.src -e tcp.srcport -e ip.dst -e tcp.dstport 2>/dev/null |
+        awk '$4 == 5301 { print $1, $2, $3, $4 } $2 == 5301 { print $3, $4, $1, $2 }' |
+        sort | uniq -c | awk '{ print $2, $3, $4, $5, $1 }' >"$d/seen"
+    jq -r '.flows[] | select(.server.port == 5301) |
+        "\(.client.addr) \(.client.port) \(.server.addr) \(.server.port) \(.c2s.packets) \(.s2c.packets)"' \
+        "$d/report.json" | sort >"$d/reported"
+    join -j1 <(awk '{ print $1 ":" $2 ">" $3 ":" $4, $5, $6 }' "$d/reported") \
+        <(awk '{ print $1 ":" $2 ">" $3 ":" $4, $5 }' "$d/seen") -a1 -e 0 -o 0,1.2,1.3,2.2
+}
+# vx_split FLOWS: how many of the 8 connections were not reported once,
+# whole (both directions, the packets tcpdump took)
+vx_split() {
+    awk '{ n[$1]++; if ($2 > 0 && $3 > 0 && $2 + $3 == $4) whole[$1] = 1 }
+        END { k = 0; for (f in n) if (n[f] == 1 && whole[f]) k++; print 8 - k }' "$1"
+}
+VXRUN=("$PLAIN/ecnwatch")
+vxname="the plain build"
+if [ "$tsan_ok" = yes ]; then
+    VXRUN=("${NORAND[@]}" "$TS/ecnwatch")
+    vxname="TSan"
+fi
+chmod 0755 "$tmp"
+vx_net
+case $? in
+0)
+    begin "--workers 2, VXLAN: the kernel's hash"
+    if vx_run hash ECNWATCH_FANOUT_HASH=1; then
+        vx_flows hash >"$tmp/hash.flows"
+        echo "     --- the kernel's fan-out hash (ECNWATCH_FANOUT_HASH=1): $(vx_split "$tmp/hash.flows") of 8 connections split ($(grep 'by worker' "$tmp/hash/ew.err" | sed 's/ecnwatch: //'))"
+    else
+        echo "     --- the kernel's fan-out hash: not measured: $why"
+    fi
+    vx_workers() {
+        local n
+        vx_run prog || return 1
+        if grep -q ThreadSanitizer "$tmp/prog/ew.err"; then
+            why=$(tsan_said "$tmp/prog/ew.err")
+            return 1
+        fi
+        json_ok "$tmp/prog/report.json" || return 1
+        vx_flows prog >"$tmp/prog.flows"
+        n=$(awk '{ print $1 }' "$tmp/prog.flows" | sort -u | wc -l)
+        [ "$n" = 8 ] || { why="$n connections reported, want 8: $(head -c 300 "$tmp/prog.flows" | tr '\n' ' ')"; return 1; }
+        n=$(vx_split "$tmp/prog.flows")
+        [ "$n" = 0 ] || {
+            why="$n of 8 split (connection c2s s2c tcpdump): $(head -c 600 "$tmp/prog.flows" | tr '\n' ' ')"
+            return 1
+        }
+    }
+    check "--workers 2 ($vxname), 8 TCP connections in VXLAN: each reported once, both directions, the packets tcpdump took" vx_workers
+    echo "     --- the fan-out program: $(vx_split "$tmp/prog.flows" 2>/dev/null) of 8 connections split ($(grep 'by worker' "$tmp/prog/ew.err" 2>/dev/null | sed 's/ecnwatch: //'))"
+    ;;
+2) echo "     --- --workers over VXLAN: skipped: $why" ;;
+*) bad "--workers over VXLAN: setting up the namespaces: $why" ;;
+esac
 
 # the reader's unit suite (counted only beside a TSan ecnwatch that runs)
 begin "unit tests"

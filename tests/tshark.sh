@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tshark.sh BUILD [--innermost] [--decap TYPE:PORT] [CAPTURE...]
+# tshark.sh BUILD [--innermost | --outer] [--decap TYPE:PORT] [CAPTURE...]
 # For every capture: per flow and direction, the ECN codepoint counts in
 # ecnwatch's JSON report must equal what tshark (an independent dissector)
 # reads from the same file. IP reassembly is off in tshark, so that later
@@ -7,6 +7,11 @@
 # With --innermost a frame's flow is its innermost IP header and the
 # transport header after it (tunnels opened, tests/tunnels.sh), else its
 # first; --decap is given to ecnwatch, and to tshark as its decode-as.
+# With --outer the flows are the innermost ones, and the counts are those of
+# the IP header nearest the innermost one (the tunnel's outer header, which
+# its egress reads), against each direction's tunnel.outer_ecn; frames with
+# no such header, or with ERSPAN between the two (a mirror session's header),
+# are not counted, as ecnwatch does not compare them.
 # A capture passes only when ecnwatch exits 0 with a JSON report whose flows
 # have counts, and tshark reads IP packets from it. Prints one "ok"/"FAIL"
 # line per capture, then "tshark: N passed, N failed"; exits non-zero on any
@@ -15,11 +20,13 @@
 ECNWATCH=$EW
 shift
 INNER=0
+OUTER=0
 ew_args=()
 ts_args=()
 while [ $# -gt 0 ]; do
     case $1 in
     --innermost) INNER=1 ;;
+    --outer) INNER=1 OUTER=1 ;;
     --decap)
         ew_args+=(--decap "$2")
         ts_args+=(-d "udp.port==${2#*:},$(echo "${2%%:*}" | sed 's/^gtpu$/gtp/; s/^vxlan-gpe$/vxlan_gpe/')")
@@ -50,7 +57,7 @@ for cap in "$@"; do
         -e ip.src -e ip.dst -e ipv6.src -e ipv6.dst -e ip.dsfield.ecn -e ipv6.tclass.ecn \
         -e tcp.srcport -e tcp.dstport -e udp.srcport -e udp.dstport -e frame.protocols \
         2>"$tmp/tshark.err" |
-    awk -F'|' -v inner=$INNER '
+    awk -F'|' -v inner=$INNER -v outer=$OUTER '
         function first(v) { sub(/,.*/, "", v); return v }
         function last(v) { sub(/.*,/, "", v); return v }
         # the innermost: the family of the last IP header in frame.protocols
@@ -66,9 +73,25 @@ for cap in "$@"; do
             if (tr == "tcp")   { p = "tcp"; sp = last($7); dp = last($8) }
             if (tr == "udp")   { p = "udp"; sp = last($9); dp = last($10) }
         }
+        # the IP header before the innermost: its ECN field in ecn, "" when
+        # there is none or ERSPAN lies between the two
+        function nearest_outer(  n, i, pr, n4, n6, cf, ci, pf, pi, seg, between, v) {
+            n = split($11, pr, ":"); n4 = n6 = 0; cf = pf = ""; seg = between = ""
+            for (i = 1; i <= n; i++) {
+                if (pr[i] == "ip" || pr[i] == "ipv6") {
+                    pf = cf; pi = ci; between = seg; seg = ""
+                    cf = pr[i]; ci = pr[i] == "ip" ? ++n4 : ++n6
+                } else seg = seg ":" pr[i]
+            }
+            ecn = ""
+            if (pf == "" || between ~ /:erspan/) return
+            split(pf == "ip" ? $5 : $6, v, ",")
+            ecn = v[pi]
+        }
         {
             if (inner) {
                 innermost()
+                if (outer) nearest_outer()
                 if (src == "" || ecn == "") next
             } else {
             src = first($1); dst = first($2)
@@ -92,12 +115,13 @@ for cap in "$@"; do
         continue
     fi
 
+    if [ $OUTER = 1 ]; then cnt=".tunnel.outer_ecn // {not_ect: 0, ect0: 0, ect1: 0, ce: 0}"; else cnt=".ecn"; fi
     if ! jq -r '
         .flows | group_by(.client.addr, .client.port, .server.addr, .server.port, .proto)[] |
         (.[0] | {c: .client, s: .server, p: .proto}) as $k |
-        ([.[].c2s.ecn] | {not_ect: (map(.not_ect) | add), ect0: (map(.ect0) | add),
+        ([.[].c2s | '"$cnt"'] | {not_ect: (map(.not_ect) | add), ect0: (map(.ect0) | add),
                            ect1: (map(.ect1) | add), ce: (map(.ce) | add)}) as $c2s |
-        ([.[].s2c.ecn] | {not_ect: (map(.not_ect) | add), ect0: (map(.ect0) | add),
+        ([.[].s2c | '"$cnt"'] | {not_ect: (map(.not_ect) | add), ect0: (map(.ect0) | add),
                            ect1: (map(.ect1) | add), ce: (map(.ce) | add)}) as $s2c |
         ($k.c.port // "-" | tostring) as $cp | ($k.s.port // "-" | tostring) as $sp |
         ([$k.c.addr, $cp, $k.s.addr, $sp, $k.p, $c2s.not_ect, $c2s.ect0, $c2s.ect1, $c2s.ce] | map(tostring) | join(" ")),

@@ -5,7 +5,10 @@
 # MACsec, VXLAN in GRE; outer codepoints that differ from the inner ones),
 # per inner flow and direction, the codepoint counts of ecnwatch's JSON
 # report equal tshark's of the innermost IP header (tests/tshark.sh
-# --innermost); VXLAN on port 8472 with --decap vxlan:8472. Ends with
+# --innermost), and the counts of the outer header nearest the inner one
+# those of tshark's IP header before the innermost (--outer); VXLAN on port
+# 8472 with --decap vxlan:8472; MPLS, MACsec and ERSPAN packets counted as
+# not compared. Ends with
 # "tunnels: N passed, N failed", tshark.sh's checks summed (a run of it
 # that ends without its own count is a failure).
 . "$(dirname "$0")/lib.sh"
@@ -27,6 +30,26 @@ oracle() {
 }
 oracle --innermost $(ls "$tmp"/*.pcap | grep -v 8472)
 oracle --innermost --decap vxlan:8472 "$tmp/vxlan-8472.pcap"
+# the outer header nearest each packet, per inner flow and direction
+oracle --outer $(ls "$tmp"/*.pcap | grep -Ev '8472|erspan|mpls|macsec')
+oracle --outer --decap vxlan:8472 "$tmp/vxlan-8472.pcap"
+# no outer header to compare: none for MPLS and MACsec alone, a mirror
+# session's for ERSPAN; every packet of those counted as such
+notcompared() { # CAPTURE MEMBER
+    if "$EW" -r "$tmp/$1.pcap" --json --hash-seed 1 >"$tmp/$1.json" 2>/dev/null &&
+        jq -e --arg m "$2" '[.flows[] | .c2s, .s2c | .tunnel] | length > 0 and
+            all(.[]; .packets > 0 and .[$m] == .packets and .rfc6040_applies == false and
+                      (.outer_ecn | add) == 0)' "$tmp/$1.json" >/dev/null; then
+        echo "ok   $1: every tunnelled packet counted in $2, none compared"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $1: not every tunnelled packet counted in $2 alone"
+        failed=$((failed + 1))
+    fi
+}
+notcompared mpls no_outer_ip
+notcompared macsec no_outer_ip
+notcompared erspan mirrored
 echo "tunnels: $passed passed, $failed failed"
 [ "$failed" = 0 ] || status=1
 exit $status

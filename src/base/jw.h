@@ -100,6 +100,12 @@ void jw_int_object(struct jw *w, const char *const *keys, const int64_t *vals, s
 static inline void jw_kreal(struct jw *w, const char *k, double v) { jw_key(w, k); jw_real(w, v); }
 static inline void jw_kbool(struct jw *w, const char *k, bool v) { jw_key(w, k); jw_bool(w, v); }
 static inline void jw_knull(struct jw *w, const char *k) { jw_key(w, k); jw_null(w); }
+/* a count as a JSON integer, clamped to what an int64_t holds */
+static inline void
+jw_kcount(struct jw *w, const char *k, uint64_t v)
+{
+    jw_kint(w, k, (int64_t)(v > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : v));
+}
 /* A member whose value may be unknown: null when `has` is false (or, for a
  * string, when s is NULL). */
 static inline void

@@ -31,6 +31,7 @@
 #include "input/capture.h"
 #include "cli/cli.h"
 #include "cli/privs.h"
+#include "dissectors/decap.h"
 #include "dissectors/dissect.h"
 #include "cli/run.h"
 #include "output/exporter.h"
@@ -162,7 +163,16 @@ workers_open(struct live *l)
     const struct ew_run_cfg *cfg = l->cfg;
     struct ew_analyzer *an[EW_MIRROR_MAX];
     unsigned group = (unsigned)getpid() & 0xffffu;
+    /* the UDP ports of the tunnels decapsulated, hashed by their outer
+     * addresses (capture.h); ECNWATCH_FANOUT_HASH set: the kernel's own
+     * hash, which the tests compare */
+    uint16_t ports[EW_DECAP_PORTS_MAX];
+    size_t nports = 0;
+    bool program = !getenv("ECNWATCH_FANOUT_HASH");
     int i, rc;
+
+    for (i = 0; !ew_decap_active.off && i < ew_decap_active.nports; i++)
+        ports[nports++] = ew_decap_active.port[i];
 
     l->w = calloc((size_t)l->nw, sizeof(*l->w));
     if (!l->w) {
@@ -182,10 +192,14 @@ workers_open(struct live *l)
             ew_err("ecnwatch: %s\n", l->err);
             return rc == EW_CAP_ERR_FILTER ? 2 : 3;
         }
-        if (ew_capture_fanout(w->cap, group, l->err, sizeof(l->err)) != 0) {
+        rc = ew_capture_fanout(w->cap, group, program, ports, nports, l->err, sizeof(l->err));
+        if (rc < 0) {
             ew_err("ecnwatch: %s: %s\n", cfg->iface, l->err);
             return 3;
         }
+        if (rc > 0 && program && i == 0)
+            ew_err("ecnwatch: %s: the kernel's flow hash shares the frames out: a flow "
+                   "carried in a UDP tunnel may be split between workers\n", cfg->iface);
         w->link = ew_capture_link(w->cap);
         /* the events are the mirror's: a worker's flows end and leave
          * without a word */

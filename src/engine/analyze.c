@@ -74,6 +74,7 @@ on_evict(void *arg, const struct ew_flow *f)
         ew_series_release(an->series, (struct ew_flow *)(uintptr_t)f);
     ew_qseries_release(&an->qs, (struct ew_flow *)(uintptr_t)f);
     ew_quic_release(an->quic, f);
+    ew_tunnel_release(&an->tun, (struct ew_flow *)(uintptr_t)f);
 }
 
 int
@@ -93,13 +94,14 @@ ew_analyzer_init(struct ew_analyzer *an, const struct ew_analyzer_cfg *cfg)
     /* as many QUIC entries as flow records: a flow gives its entry back on eviction */
     an->quic = an->tab ? ew_quic_pool_new(cfg->max_flows) : NULL;
     an->evict_sum = an->tab ? malloc(sizeof(*an->evict_sum)) : NULL;
-    if (an->tab && (!an->quic || !an->evict_sum ||
+    if (an->tab && (!an->quic || !an->evict_sum || ew_tunnel_pool_init(&an->tun, cfg->max_flows) != 0 ||
                     ew_dedupe_init(&an->dedupe, cfg->dup_slots_log2) != 0 ||
                     ew_qseries_pool_init(&an->qs, cfg->max_qseries ? cfg->max_qseries
                                                                    : EW_QS_MAX) != 0)) {
         ew_dedupe_free(&an->dedupe);
         ew_quic_pool_free(an->quic);
         an->quic = NULL;
+        ew_tunnel_pool_free(&an->tun);
         free(an->evict_sum);
         an->evict_sum = NULL;
         ew_flowtab_free(an->tab);
@@ -144,6 +146,7 @@ ew_analyzer_free(struct ew_analyzer *an)
     an->tab = NULL;
     ew_quic_pool_free(an->quic);
     an->quic = NULL;
+    ew_tunnel_pool_free(&an->tun);
     free(an->evict_sum);
     an->evict_sum = NULL;
     ew_dedupe_free(&an->dedupe);
@@ -417,6 +420,13 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
         if (pkt->l4_payload_len > 0)
             ew_quic_datagram(an->quic, f, dir, pkt->ecn, pkt->l4_payload,
                              pkt->l4_payload_len, pkt->u.udp.payload, frame);
+    }
+    if (pkt->n_encap || f->tun) {
+        bool had = f->tun != NULL;
+
+        tot->tunnelled += pkt->n_encap != 0;
+        ew_tunnel_packet(&an->tun, f, dir, pkt, frame);
+        tot->tunnelled_flows += !had && f->tun;
     }
     if (an->series)
         ew_series_packet(an->series, f, dir, pkt, ts_ns);

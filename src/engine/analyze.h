@@ -9,6 +9,7 @@
 
 #include "flow/dedupe.h"
 #include "flow/flowtab.h"
+#include "flow/tunrec.h"
 #include "findings/misuse.h" /* EW_MU_MASK_BITS: the findings counted per kind */
 #include "infer/negotiation.h" /* enum ew_neg, ew_flow_negotiation(): for the flows it keeps */
 #include "dissectors/pkt.h"
@@ -29,6 +30,8 @@ struct ew_totals {
     uint64_t ecn_bytes[4]; /* IP bytes (as the IP header states them) by codepoint */
     uint64_t duplicates;   /* IP packets captured twice: the copies, left out of every count */
     uint64_t duplicates_unsure; /* the same TCP bytes again where a copy and a resend look alike */
+    uint64_t tunnelled;    /* IP packets counted that came through a tunnel (tunrec.h) */
+    uint64_t tunnelled_flows; /* flows that were given a tunnel record */
 };
 
 /* How whole the capture is (dedupe.h, infer.h): copies left out, possible
@@ -68,6 +71,7 @@ struct ew_analyzer_cfg {
 struct ew_analyzer {
     struct ew_flowtab *tab;
     struct ew_quic_pool *quic; /* QUIC connection state, one entry per flow at most (quic.h) */
+    struct ew_tunnel_pool tun; /* the tunnels of flows, one entry per flow at most (tunrec.h) */
     struct ew_totals tot;
     /* findings of flows that left the table (evicted), by misuse kind */
     uint64_t evicted_findings[EW_MU_MASK_BITS];

@@ -165,6 +165,8 @@ sum_totals(struct ew_analyzer *an, struct ew_analyzer *const *w, int n)
             t->events[k] += s->events[k];
         t->duplicates += s->duplicates;
         t->duplicates_unsure += s->duplicates_unsure;
+        t->tunnelled += s->tunnelled;
+        t->tunnelled_flows += s->tunnelled_flows;
         if (!w[i]->have_time)
             continue;
         if (!an->have_time || w[i]->first_ns < an->first_ns)
@@ -200,6 +202,7 @@ ew_mirror_sync(struct ew_mirror *m, bool final)
             continue;
         ew_flowtab_copy(t, f, from);
         ew_qseries_copy(&m->an->qs, f, &w->qs, from);
+        ew_tunnel_copy(&m->an->tun, f, from);
         if (final)
             f->quic = from->quic;
     }

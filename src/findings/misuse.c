@@ -11,6 +11,7 @@
  * conditions would need a header of their own. */
 #include "findings/misuse.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 
 #include "dissectors/ecn.h"
 #include "flow/flowtab.h"
+#include "flow/tunrec.h"
 #include "infer/quic_infer.h"
 #include "infer/thresholds.h"
 
@@ -531,6 +533,10 @@ ce_never_ect(const struct ctx *c, int d, struct ew_finding *x, uint64_t first_ce
         return false;
     if (!from_first && s->ecn[EW_ECN_NOT_ECT] < (c->f->key.l4 == EW_L4_TCP ? 1u : EW_MU_CE_NOT_ECT_MIN_SEEN))
         return false;
+    /* what the capture missed may have been ECT */
+    if (c->f->key.l4 == EW_L4_TCP &&
+        s->ecn[EW_ECN_NOT_ECT] < (uint64_t)EW_MU_CE_NOT_ECT_PER_GAP * c->f->inf->half[d].missed_gaps)
+        return false;
     x->first_frame = first_ce ? first_ce : c->f->first_frame;
     x->count = s->ecn[EW_ECN_CE];
     x->confidence = sender || local ? EW_CONF_CERTAIN : EW_CONF_LIKELY;
@@ -701,7 +707,12 @@ c_ect_on_retransmissions(const struct ctx *c, int d, struct ew_finding *x)
                        kind_cp(f, d, EW_SEG_RETRANS, EW_ECN_ECT_1);
     uint64_t rtx = rtx_ect + kind_cp(f, d, EW_SEG_RETRANS, EW_ECN_NOT_ECT) +
                    kind_cp(f, d, EW_SEG_RETRANS, EW_ECN_CE);
+    uint64_t unsure = f->dir[d].dups_unsure;
 
+    /* a segment that may be a copy is counted a retransmission: leave
+     * those out, as if each were an ECT one */
+    rtx_ect = rtx_ect > unsure ? rtx_ect - unsure : 0;
+    rtx = rtx > unsure ? rtx - unsure : 0;
     if (!fb_classic(c, d) || dctcp(c) || rtx_ect < EW_MU_RTX_ECT_MIN ||
         rtx_ect * EW_MU_RTX_ECT_DIV < rtx)
         return false;
@@ -893,6 +904,132 @@ c_quic_validation_failed(const struct ctx *c, int d, struct ew_finding *x)
     return say(x, "%s", s->dir[d].reason);
 }
 
+/* ------------------------------------------------------------ tunnels */
+
+/* The outer IP header nearest a tunnelled packet against its own
+ * (tunrec.h), in direction d: what this capture point saw of the pair. */
+static const struct ew_tunnel_dir *
+tun_dir(const struct ctx *c, int d)
+{
+    const struct ew_tunnel_rec *t = c->f->tun;
+
+    return t && ew_tunnel_dir_rfc6040(&t->dir[d]) ? &t->dir[d] : NULL;
+}
+
+/* cells of (outer, inner) counted into x: their packets and first frame */
+static uint64_t
+tun_cells(const struct ew_tunnel_dir *t, const uint8_t (*cell)[2], int n, struct ew_finding *x)
+{
+    int i;
+
+    x->count = 0;
+    x->first_frame = 0;
+    for (i = 0; i < n; i++) {
+        x->count += t->cell[cell[i][0]][cell[i][1]];
+        if (t->cell[cell[i][0]][cell[i][1]])
+            x->first_frame = min_frame(x->first_frame, t->cell_first[cell[i][0]][cell[i][1]]);
+    }
+    return x->count;
+}
+
+static const char *
+tun_type(const struct ew_tunnel_dir *t)
+{
+    return ew_tunnel_name[t->layer[t->ecn_layer].type];
+}
+
+/* ECT or CE inside, Not-ECT outside: the ingress did not copy the field
+ * (RFC 6040's compatibility mode, or a pre-RFC 3168 tunnel), or the outer
+ * field was cleared before this point. Either way the queues after this
+ * point see a packet that is not ECN-capable: they drop it where they would
+ * have marked it. What this point saw is certain; who cleared it is not
+ * said. */
+static bool
+c_tun_not_propagated(const struct ctx *c, int d, struct ew_finding *x)
+{
+    static const uint8_t cells[3][2] = {{EW_ECN_NOT_ECT, EW_ECN_ECT_0},
+                                        {EW_ECN_NOT_ECT, EW_ECN_ECT_1},
+                                        {EW_ECN_NOT_ECT, EW_ECN_CE}};
+    const struct ew_tunnel_dir *t = tun_dir(c, d);
+    uint64_t ect, all;
+
+    if (!t || !tun_cells(t, cells, 3, x))
+        return false;
+    ect = t->cell[EW_ECN_ECT_0][EW_ECN_ECT_0] + t->cell[EW_ECN_ECT_1][EW_ECN_ECT_1] +
+          t->cell[EW_ECN_CE][EW_ECN_CE] + t->cell[EW_ECN_ECT_0][EW_ECN_CE] +
+          t->cell[EW_ECN_CE][EW_ECN_ECT_0] + t->cell[EW_ECN_CE][EW_ECN_ECT_1] +
+          t->cell[EW_ECN_ECT_1][EW_ECN_CE] + t->cell[EW_ECN_ECT_0][EW_ECN_ECT_1] +
+          t->cell[EW_ECN_ECT_1][EW_ECN_ECT_0];
+    all = x->count + ect;
+    return say(x,
+               "%" PRIu64 " of %" PRIu64 " ECN-capable packets from the %s cross %s under a Not-ECT "
+               "outer header, so the tunnel's queues drop them instead of marking: %s",
+               x->count, all, dname(c, d), tun_type(t),
+               ect ? "the outer field is cleared for some (on the way, or by one of several "
+                     "ingresses)"
+                   : "the ingress does not copy ECN outward, or the field is cleared before this "
+                     "point");
+}
+
+/* An ECN-capable or CE outer header over a Not-ECT packet: the ingress
+ * made it look ECN-capable to the underlay (a normal-mode ingress copies
+ * Not-ECT), and where a queue marked it CE, a compliant egress drops it. */
+static bool
+c_tun_ect_over_not_ect(const struct ctx *c, int d, struct ew_finding *x)
+{
+    static const uint8_t cells[3][2] = {{EW_ECN_ECT_0, EW_ECN_NOT_ECT},
+                                        {EW_ECN_ECT_1, EW_ECN_NOT_ECT},
+                                        {EW_ECN_CE, EW_ECN_NOT_ECT}};
+    const struct ew_tunnel_dir *t = tun_dir(c, d);
+    uint64_t ce;
+
+    if (!t || !tun_cells(t, cells, 3, x))
+        return false;
+    ce = t->cell[EW_ECN_CE][EW_ECN_NOT_ECT];
+    return say(x,
+               "%" PRIu64 " Not-ECT packet%s from the %s cross %s under an ECN-capable outer "
+               "header%s: the underlay marks where it should drop them%s",
+               x->count, x->count == 1 ? "" : "s", dname(c, d), tun_type(t),
+               ce ? " (some already CE)" : "",
+               ce ? ", and the tunnel egress must drop those marked CE or the congestion signal is "
+                    "lost"
+                  : "; the tunnel egress must then drop those it finds marked CE");
+}
+
+/* CE inside, ECT(1) outside: the outer copy of a congestion mark turned
+ * ECT(1); CE never changes on the way (RFC 6040's (!!!) cell). */
+static bool
+c_tun_ect1_over_ce(const struct ctx *c, int d, struct ew_finding *x)
+{
+    static const uint8_t cells[1][2] = {{EW_ECN_ECT_1, EW_ECN_CE}};
+    const struct ew_tunnel_dir *t = tun_dir(c, d);
+
+    if (!t || !tun_cells(t, cells, 1, x))
+        return false;
+    return say(x,
+               "%" PRIu64 " CE packet%s from the %s cross %s under an ECT(1) outer header: the "
+               "outer copy of a congestion mark was changed, which no ingress or queue may do",
+               x->count, x->count == 1 ? "" : "s", dname(c, d), tun_type(t));
+}
+
+/* ECT(1) inside, ECT(0) outside: the ingress did not copy ECT(1), or the
+ * underlay changed it; an L4S packet travels the tunnel as classic
+ * traffic (RFC 6040's (!) cell: possibly dangerous). */
+static bool
+c_tun_ect0_over_ect1(const struct ctx *c, int d, struct ew_finding *x)
+{
+    static const uint8_t cells[1][2] = {{EW_ECN_ECT_0, EW_ECN_ECT_1}};
+    const struct ew_tunnel_dir *t = tun_dir(c, d);
+
+    if (!t || !tun_cells(t, cells, 1, x))
+        return false;
+    return say(x,
+               "%" PRIu64 " ECT(1) packet%s from the %s cross %s under an ECT(0) outer header: "
+               "the ingress does not copy ECT(1), or the underlay changed it, so the tunnel's "
+               "queues treat L4S packets as classic ones",
+               x->count, x->count == 1 ? "" : "s", dname(c, d), tun_type(t));
+}
+
 /* ------------------------------------------------------------ the table */
 
 /* where a rule looks, and which direction its finding is on */
@@ -902,6 +1039,7 @@ enum where {
     AT_DATA,      /* TCP, each direction d: d's packets and the feedback on them; finding on d */
     AT_FEEDBACK,  /* TCP, each direction d: the feedback on d as sent; finding on d ^ 1, its sender */
     AT_OTHER,     /* other transports, each direction d; finding on d */
+    AT_TUNNEL,    /* any transport, each direction d of a tunnelled flow; finding on d */
 };
 
 /* how sure a finding is */
@@ -1065,6 +1203,25 @@ static const struct rule rules[] = {
      "newly acknowledges, or lacks counts (digest §7.3); then \"the endpoint MUST disable ECN\" "
      "(§13.4.2.2)",
      CONF_OWN},
+
+    /* -- tunnels: the outer header nearest the packet against its own */
+    {EW_MU_TUNNEL_ECN_NOT_PROPAGATED, AT_TUNNEL, c_tun_not_propagated, "RFC 6040 §4.1",
+     "a normal-mode ingress copies the inner ECN field to the outer header; compatibility mode "
+     "sets it Not-ECT, which leaves the tunnel's queues nothing to mark (digest §1.5; RFC 9601 "
+     "§4 for a legacy ingress)",
+     CONF_CERTAIN},
+    {EW_MU_TUNNEL_ECN_UNSAFE_COMBINATION, AT_TUNNEL, c_tun_ect_over_not_ect, "RFC 6040 §4.2",
+     "an ECT or CE outer header over a Not-ECT inner one is a combination the egress table marks "
+     "(!!!): \"always potentially dangerous\"; CE over Not-ECT is dropped (digest §1.5)",
+     CONF_CERTAIN},
+    {EW_MU_TUNNEL_ECN_UNSAFE_COMBINATION, AT_TUNNEL, c_tun_ect1_over_ce, "RFC 6040 §4.2",
+     "an ECT(1) outer header over a CE inner one is marked (!!!) in the egress table (digest "
+     "§1.5)",
+     CONF_CERTAIN},
+    {EW_MU_TUNNEL_ECN_UNSAFE_COMBINATION, AT_TUNNEL, c_tun_ect0_over_ect1, "RFC 6040 §4.2",
+     "an ECT(0) outer header over an ECT(1) inner one is marked (!) in the egress table: "
+     "possibly dangerous (digest §1.5)",
+     CONF_LIKELY},
 };
 
 /* ------------------------------------------------------------ the engine */
@@ -1109,8 +1266,10 @@ apply(struct ctx *c, const struct rule *r, int d)
     if (!r->fires(c, d, x))
         return;
     /* nothing is certain from a flow whose handshake was not captured, or
-     * that holds packets that may be copies */
-    if (c->v->neg_inferred || ew_infer_copies_left(c->f))
+     * that holds packets that may be copies
+     * (what a tunnel's outer and inner headers show does not rest on the
+     * handshake, nor on which copy of a packet was counted) */
+    if (r->where != AT_TUNNEL && (c->v->neg_inferred || ew_infer_copies_left(c->f)))
         x->confidence = EW_CONF_LIKELY;
     if (!x->first_frame)
         x->first_frame = c->f->first_frame; /* never 0: the flow's first */
@@ -1156,14 +1315,19 @@ ew_misuse_find(const struct ew_flow *f, const struct ew_flow_verdict *v, struct 
     size_t i;
     int d;
 
+    if (f->tun)
+        for (i = 0; i < nrules; i++)
+            if (rules[i].where == AT_TUNNEL)
+                for (d = 0; d < 2; d++)
+                    apply(&c, &rules[i], d);
     if (f->key.l4 == EW_L4_TCP) {
         int c2s = f->client_dir;
 
-        /* every rule needs an ECN codepoint or an ECN header bit somewhere
-         * on the flow: a flow with neither (most non-ECN flows) has none to
-         * find, and the 36 rows are not walked for it */
+        /* every other rule needs an ECN codepoint or an ECN header bit
+         * somewhere on the flow: a flow with neither (most non-ECN flows)
+         * has none to find, and the 36 rows are not walked for it */
         if (!tcp_has_ecn(f))
-            return 0;
+            goto done;
 
         for (i = 0; i < nrules; i++)
             if (rules[i].where == AT_SYN || rules[i].where == AT_SYNACK)
@@ -1182,6 +1346,7 @@ ew_misuse_find(const struct ew_flow *f, const struct ew_flow_verdict *v, struct 
                 for (d = 0; d < 2; d++)
                     apply(&c, &rules[i], d);
     }
+done:
     qsort(out, c.n, sizeof(*out), cmp_finding);
     return c.n;
 }

@@ -34,7 +34,10 @@
     X(ACCECN_ACE_ZEROED, "accecn_ace_zeroed", "the ACE counter is zeroed on the path") \
     X(ECN_FLAGS_REFLECTED, "ecn_flags_reflected", "a SYN-ACK echoes the SYN's ECN flags: a reflector, not ECN support") \
     X(CLASSIC_AQM_UNDER_L4S, "classic_aqm_under_l4s", "an L4S flow shares a classic AQM's single queue with a classic flow") \
-    X(QUIC_ECN_VALIDATION_FAILED, "quic_ecn_validation_failed", "QUIC ECN validation failed (RFC 9000 13.4.2)")
+    X(QUIC_ECN_VALIDATION_FAILED, "quic_ecn_validation_failed", "QUIC ECN validation failed (RFC 9000 13.4.2)") \
+    X(TUNNEL_ECN_NOT_PROPAGATED, "tunnel_ecn_not_propagated", "ECT or CE packets inside a tunnel whose outer header is Not-ECT: the underlay cannot mark them") \
+    X(TUNNEL_ECN_UNSAFE_COMBINATION, "tunnel_ecn_unsafe_combination", "outer and inner codepoints RFC 6040 calls dangerous, such as an ECN-capable outer header over a Not-ECT packet") \
+    X(TUNNEL_DECAP_VIOLATION, "tunnel_decap_violation", "a packet left a tunnel egress with another codepoint than RFC 6040 gives for its outer and inner headers, or was not dropped")
 
 enum ew_misuse_kind {
 #define EW_X(id, name, text) EW_MU_##id,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow/tunrec.h"
 #include "dissectors/ecn.h"
 #include "findings/conclusions.h"
 #include "flow/flowtab.h"
@@ -21,6 +22,7 @@ struct ix_entry {
     uint64_t sig;   /* 0 = empty slot */
     uint64_t frame;
     uint8_t ecn; /* enum ew_ecn */
+    uint8_t outer; /* tunnelled here: the outer header's enum ew_ecn + 1 (tunrec.h); 0: not */
     bool matched;
 };
 
@@ -35,6 +37,7 @@ struct group {
     struct ew_flow_key key;
     uint8_t dir; /* canonical direction */
     uint8_t from, to;
+    uint8_t outer; /* packets that left a tunnel between the points: the outer codepoint + 1 */
     bool used;
     bool sce;    /* ECT(0) -> ECT(1) on a flow whose receiver echoes ESCE: SCE marking */
     uint64_t count;
@@ -152,6 +155,13 @@ ew_index_add(struct ew_index *ix, const struct ew_pkt *pkt, const uint8_t *paylo
     ix->slot[i].sig = sig;
     ix->slot[i].frame = frame;
     ix->slot[i].ecn = (uint8_t)pkt->ecn;
+    ix->slot[i].outer = 0;
+    {
+        int e = ew_tunnel_rfc6040_layer(pkt->encap, pkt->n_encap);
+
+        if (e >= 0)
+            ix->slot[i].outer = (uint8_t)(pkt->encap[e].ecn + 1);
+    }
     ix->count++;
 }
 
@@ -183,16 +193,16 @@ ew_hop_free(struct ew_hop *hop)
 
 static struct group *
 find_group(struct ew_hop *hop, const struct ew_flow_key *k, int dir, enum ew_ecn from, enum ew_ecn to,
-           uint16_t *gi)
+           uint8_t outer, uint16_t *gi)
 {
-    uint32_t h = (uint32_t)ew_flow_hash(k, 0) ^ (uint32_t)(dir << 4 | from << 2 | to);
+    uint32_t h = (uint32_t)ew_flow_hash(k, 0) ^ (uint32_t)(outer << 5 | dir << 4 | from << 2 | to);
     uint32_t i;
 
     /* groups are few (a flow and direction per transition): a scan is enough */
     for (i = 0; i < hop->ngroups; i++) {
         struct group *g = &hop->groups[i];
 
-        if (g->hash == h && g->dir == dir && g->from == from && g->to == to &&
+        if (g->hash == h && g->dir == dir && g->from == from && g->to == to && g->outer == outer &&
             memcmp(&g->key, k, sizeof(*k)) == 0) {
             *gi = (uint16_t)i;
             return g;
@@ -205,15 +215,31 @@ find_group(struct ew_hop *hop, const struct ew_flow_key *k, int dir, enum ew_ecn
     hop->groups[hop->ngroups].dir = (uint8_t)dir;
     hop->groups[hop->ngroups].from = from;
     hop->groups[hop->ngroups].to = to;
+    hop->groups[hop->ngroups].outer = outer;
     hop->groups[hop->ngroups].hash = h;
     hop->groups[hop->ngroups].used = true;
     return &hop->groups[hop->ngroups++];
+}
+
+/* What a tunnel egress writes into a packet from its outer and inner
+ * codepoints (RFC 6040 §4.2, Figure 4), or -1 where it must drop it. */
+static int
+rfc6040_egress(unsigned outer, unsigned inner)
+{
+    if (inner == EW_ECN_NOT_ECT)
+        return outer == EW_ECN_CE ? -1 : EW_ECN_NOT_ECT;
+    if (inner == EW_ECN_CE || outer == EW_ECN_CE)
+        return EW_ECN_CE;
+    if (outer == EW_ECN_ECT_1)
+        return EW_ECN_ECT_1;
+    return (int)inner;
 }
 
 void
 ew_hop_match(struct ew_hop *hop, struct ew_index *up, const struct ew_pkt *pkt,
              const uint8_t *payload, size_t plen, uint64_t frame)
 {
+    uint8_t outer;
     uint64_t sig, i;
     struct ix_entry *e = NULL;
 
@@ -232,13 +258,16 @@ ew_hop_match(struct ew_hop *hop, struct ew_index *up, const struct ew_pkt *pkt,
     }
     e->matched = true;
     hop->matched++;
-    if (e->ecn == pkt->ecn) {
+    /* tunnelled upstream and not downstream: it left the tunnel between the
+     * two points, and its codepoint is the egress's, from both headers */
+    outer = e->outer && ew_tunnel_ecn_layer(pkt->encap, pkt->n_encap) < 0 ? e->outer : 0;
+    if (e->ecn == pkt->ecn && (!outer || rfc6040_egress(outer - 1, e->ecn) == (int)pkt->ecn)) {
         hop->unchanged++;
     } else {
         struct ew_flow_key k;
         int dir = ew_flow_key_from_pkt(pkt, &k);
         uint16_t gi = 0;
-        struct group *g = find_group(hop, &k, dir, e->ecn, pkt->ecn, &gi);
+        struct group *g = find_group(hop, &k, dir, e->ecn, pkt->ecn, outer, &gi);
 
         if (!g) {
             hop->groups_dropped++;
@@ -289,6 +318,38 @@ transition_kind(enum ew_ecn from, enum ew_ecn to, bool sce)
     if (from == EW_ECN_NOT_ECT)
         return EW_MU_ECT_ON_NOT_ECT;
     return -1;
+}
+
+/* the same for a packet that left a tunnel between the two points, with
+ * its upstream outer codepoint + 1: the egress did as RFC 6040 says (its
+ * outer mark carried inward: -1), or not */
+static int
+group_kind(const struct group *g)
+{
+    if (!g->outer)
+        return transition_kind(g->from, g->to, g->sce);
+    return rfc6040_egress(g->outer - 1u, g->from) == (int)g->to ? -1 : EW_MU_TUNNEL_DECAP_VIOLATION;
+}
+
+static const char *
+group_meaning(const struct group *g, const char *plain)
+{
+    int want;
+
+    if (!g->outer)
+        return plain;
+    want = rfc6040_egress(g->outer - 1u, g->from);
+    if (want < 0)
+        return "left the tunnel though its outer header was CE over a Not-ECT packet: the egress "
+               "must drop it, and the congestion signal is lost";
+    if (want == (int)g->to)
+        return "the tunnel egress carried the outer header's mark inward";
+    if (want == EW_ECN_CE)
+        return "the tunnel egress dropped the outer header's CE: a congestion mark lost";
+    if (want == EW_ECN_ECT_1)
+        return "the tunnel egress dropped the outer header's ECT(1)";
+    return "the tunnel egress wrote another codepoint than RFC 6040 gives for its outer and inner "
+           "headers";
 }
 
 static const char *
@@ -359,7 +420,7 @@ ew_hop_kinds(const struct ew_hop *hop, uint64_t counts[EW_MU_MASK_BITS])
     uint32_t mask = 0, i;
 
     for (i = 0; i < hop->ngroups; i++) {
-        int k = transition_kind(hop->groups[i].from, hop->groups[i].to, hop->groups[i].sce);
+        int k = group_kind(&hop->groups[i]);
 
         /* SCE marking (ew_hop_judge_sce) is listed among the changes, but is
          * no misuse */
@@ -404,8 +465,9 @@ ew_hop_change(const struct ew_hop *hop, uint32_t i, struct ew_hop_change *c)
     c->dport = lo_hi ? g->key.port_hi : g->key.port_lo;
     c->from = g->from;
     c->to = g->to;
-    c->meaning = transition_meaning(g->from, g->to, g->sce);
-    c->misuse = transition_kind(g->from, g->to, g->sce);
+    c->outer = g->outer;
+    c->meaning = group_meaning(g, transition_meaning(g->from, g->to, g->sce));
+    c->misuse = group_kind(g);
     c->count = g->count;
     c->first_up = g->first_up;
     c->first_down = g->first_down;

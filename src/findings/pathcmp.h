@@ -58,6 +58,8 @@ struct ew_hop_change {
     uint8_t src[16], dst[16];
     uint16_t sport, dport;
     uint8_t from, to; /* EW_ECN_* */
+    uint8_t outer;    /* it left a tunnel between the points: the upstream outer
+                       * header's EW_ECN_* + 1, and `to` is the egress's doing; 0: not */
     const char *meaning; /* in words */
     int misuse;       /* enum ew_misuse_kind, or -1: congestion marking, no misuse */
     uint64_t count;   /* packets */

@@ -84,6 +84,7 @@ enum ew_client_from {
 };
 
 struct ew_quic_conn;
+struct ew_tunnel_rec;
 
 /* The record: what a packet touches first (the key, times, counters), then
  * the handshake and the inference state; no holes between members. The
@@ -97,6 +98,7 @@ struct ew_flow {
     struct ew_dir_stats dir[2];
     uint64_t id;          /* 1-based, in order of creation (= order of first frame) */
     struct ew_quic_conn *quic; /* QUIC state from the analyzer's pool (quic.h); NULL: none */
+    struct ew_tunnel_rec *tun; /* the tunnel its packets came through (tunrec.h); NULL: none */
     uint32_t series[2];   /* time-series slots + 1 per direction (canonical); 0 = none */
     uint32_t qs[2];       /* the bottleneck series' slots + 1 per direction (qseries.h); 0 = none */
     uint32_t streamed_kinds; /* misuse kinds already streamed as events (--ndjson) */

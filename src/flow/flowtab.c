@@ -838,6 +838,7 @@ ew_flowtab_copy(const struct ew_flowtab *t, struct ew_flow *f, const struct ew_f
     f->id = keep.id;
     f->inf = keep.inf;
     f->quic = keep.quic;
+    f->tun = keep.tun;
     memcpy(f->series, keep.series, sizeof(f->series));
     memcpy(f->qs, keep.qs, sizeof(f->qs));
     f->streamed_kinds = keep.streamed_kinds;

@@ -174,11 +174,17 @@
 /* CE on a sender that sends no ECT is judged only once 3 or more of its packets are seen Not-ECT
  * (design: a handshake's SYN and ACK and one more; CE alone says nothing of what was sent) */
 #define EW_MU_CE_NOT_ECT_MIN_SEEN 3
+/* ... and, where the capture missed some of the sender's TCP data, 4 Not-ECT packets seen for
+ * every gap (design: a gap may hide the sender's ECT packets; a sender seen Not-ECT all around
+ * its gaps is Not-ECT) */
+#define EW_MU_CE_NOT_ECT_PER_GAP 4
 /* ECT on retransmissions: 3 or more of them (design: reordering at the capture point looks
  * like a retransmission now and then; a sender's habit is a pattern) */
 #define EW_MU_RTX_ECT_MIN 3
 /* ... that are at least 1/2 of all retransmissions seen (design, as above) */
 #define EW_MU_RTX_ECT_DIV 2
+/* (both counted without the packets that may be copies: a copy of a segment counted as such,
+ * dups_unsure, is counted a retransmission too) */
 /* ECE ignored: 10 or more data segments sent after the first ECE without CWR (design: RFC
  * 3168 §6.1.2 wants CWR on the first new data after the reduction; 10 covers data in flight) */
 #define EW_MU_ECE_IGNORED_MIN_DATA 10

@@ -19,6 +19,7 @@
  * twice, libpcap reads it, and a second link type is refused with one line. */
 #include "input/capture.h"
 #include "input/decompress.h"
+#include "input/fanout.h"
 #include "input/linktype.h"
 #include "input/pcapng.h"
 
@@ -32,6 +33,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #ifdef __linux__
+#include <linux/filter.h>
 #include <linux/if_packet.h>
 #endif
 #include <unistd.h>
@@ -520,23 +522,82 @@ ew_capture_open_live(const char *iface, int snaplen, int buffer_kib, const char 
     return 0;
 }
 
+#ifdef __linux__
+/* PACKET_FANOUT's argument: the group's id in the low 16 bits, the mode above */
+static int
+fanout_join(int fd, unsigned group, unsigned mode)
+{
+    int arg = (int)((group & 0xffffu) | (mode << 16));
+
+    return setsockopt(fd, SOL_PACKET, PACKET_FANOUT, &arg, sizeof(arg));
+}
+
+/* whether the kernel takes prog: attached, as a filter, to a socket of
+ * its own (the same checks as a fan-out program's) */
+static bool
+fanout_prog_ok(const struct sock_fprog *fp)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    bool ok;
+
+    if (fd < 0)
+        return false;
+    ok = setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, fp, sizeof(*fp)) == 0;
+    close(fd);
+    return ok;
+}
+#endif
+
 int
-ew_capture_fanout(struct ew_capture *cap, unsigned group, char *errbuf, size_t errlen)
+ew_capture_fanout(struct ew_capture *cap, unsigned group, bool program, const uint16_t *ports,
+                  size_t nports, char *errbuf, size_t errlen)
 {
 #ifdef __linux__
-    /* the group's id in the low 16 bits, the mode above: the hash of the
-     * flow (the kernel's flow dissector hashes both directions alike) */
-    int arg = (int)((group & 0xffffu) | ((unsigned)PACKET_FANOUT_HASH << 16));
+    struct ew_bpf_insn insn[EW_FANOUT_PROG_MAX];
+    struct sock_filter code[EW_FANOUT_PROG_MAX];
+    struct sock_fprog fp = {.len = 0, .filter = code};
+    size_t n = ew_fanout_program(insn, EW_FANOUT_PROG_MAX, ports, nports), i;
+    int fd = pcap_fileno(cap->p);
 
-    if (setsockopt(pcap_fileno(cap->p), SOL_PACKET, PACKET_FANOUT, &arg, sizeof(arg)) != 0) {
+    for (i = 0; i < n; i++)
+        code[i] = (struct sock_filter){insn[i].code, insn[i].jt, insn[i].jf, insn[i].k};
+    fp.len = (unsigned short)n;
+    /* The program's hash (fanout.h): both directions of a flow on one
+     * member, a flow in a UDP tunnel too. Every member joins the same way
+     * and installs the same program (the group's one, replaced by an equal
+     * one). A kernel without PACKET_FANOUT_CBPF (before 4.3), or one that
+     * refuses the program, gets the kernel's own flow hash
+     * (PACKET_FANOUT_HASH), which keeps a flow's directions together
+     * except inside UDP tunnels (VXLAN, Geneve: it does not look past UDP,
+     * whose outer source port differs by direction). */
+    if (program && n > 0 && fanout_prog_ok(&fp)) {
+        if (fanout_join(fd, group, PACKET_FANOUT_CBPF) == 0) {
+            if (setsockopt(fd, SOL_PACKET, PACKET_FANOUT_DATA, &fp, sizeof(fp)) == 0)
+                return 0;
+            /* not after the check above; the socket is a member now,
+             * without a program, and cannot leave: given up */
+            snprintf(errbuf, errlen, "cannot set the fan-out program (PACKET_FANOUT_DATA): %s",
+                     strerror(errno));
+            return -1;
+        }
+        if (errno != EINVAL) {
+            snprintf(errbuf, errlen, "cannot fan the capture out (PACKET_FANOUT): %s",
+                     strerror(errno));
+            return -1;
+        }
+    }
+    if (fanout_join(fd, group, PACKET_FANOUT_HASH) != 0) {
         snprintf(errbuf, errlen, "cannot fan the capture out (PACKET_FANOUT): %s",
                  strerror(errno));
         return -1;
     }
-    return 0;
+    return 1;
 #else
     (void)cap;
     (void)group;
+    (void)program;
+    (void)ports;
+    (void)nports;
     snprintf(errbuf, errlen, "--workers needs Linux (PACKET_FANOUT)");
     return -1;
 #endif

@@ -55,13 +55,24 @@ int ew_capture_open_input(const char *path, struct ew_input *in, const char *fil
  * interface down). */
 int ew_capture_open_live(const char *iface, int snaplen, int buffer_kib, const char *filter,
                          struct ew_capture **out, char *errbuf, size_t errlen);
-/* a descriptor to poll for packets (live captures), -1 when there is none */
-/* Join the live capture to fan-out group `group` of its interface
- * (PACKET_FANOUT_HASH: the frames of a flow, both directions, go to one
- * member of the group). 0, or -1 with a message (not Linux, or the kernel
- * refused). */
-int ew_capture_fanout(struct ew_capture *cap, unsigned group, char *errbuf, size_t errlen);
+/* Join the live capture to fan-out group `group` of its interface, so
+ * that the kernel shares the interface's frames out among the group's
+ * members, both directions of a flow to one member. The member is chosen
+ * by a classic BPF program (PACKET_FANOUT_CBPF, fanout.h) that hashes each
+ * frame's addresses and, for TCP and UDP, ports, symmetrically, read from
+ * the network header whatever the link; a UDP datagram from or to one of
+ * `ports` (the tunnels decapsulated, nports of them) by its outer
+ * addresses only, since the outer source port of a VXLAN or Geneve packet
+ * differs by direction: every flow between two tunnel endpoints goes to
+ * one member. Frames of no IP, or cut short, go to the first member.
+ * 0 with the program; 1 with the kernel's flow hash instead
+ * (PACKET_FANOUT_HASH: `program` false, a kernel before 4.3, or one that
+ * refuses the program), which splits the directions of a flow carried over UDP; -1
+ * with a message (not Linux, or the kernel refused). */
+int ew_capture_fanout(struct ew_capture *cap, unsigned group, bool program,
+                      const uint16_t *ports, size_t nports, char *errbuf, size_t errlen);
 
+/* a descriptor to poll for packets (live captures), -1 when there is none */
 int ew_capture_fd(const struct ew_capture *cap);
 /* Hand at most `budget` waiting frames to fn without blocking; returns the
  * number handed, or -1 on an error (errbuf says it). */

@@ -361,6 +361,15 @@ emit(struct sink *s, const struct ew_analyzer *an, const struct ew_metrics_flows
     family(s, "ecnwatch_flows_evicted_total", "counter",
            "Flows evicted because the flow table was full.");
     sample(s, "ecnwatch_flows_evicted_total", st.evicted);
+    family(s, "ecnwatch_tunnelled_packets_total", "counter",
+           "IP packets counted that came through a tunnel (their inner packet counted).");
+    sample(s, "ecnwatch_tunnelled_packets_total", t->tunnelled);
+    family(s, "ecnwatch_tunnelled_flows_total", "counter",
+           "Flows whose packets came through a tunnel.");
+    sample(s, "ecnwatch_tunnelled_flows_total", t->tunnelled_flows);
+    family(s, "ecnwatch_tunnel_records_refused_total", "counter",
+           "Tunnelled flows given no tunnel record (out of memory).");
+    sample(s, "ecnwatch_tunnel_records_refused_total", an->tun.c.refused);
 
     if (fl->evaluated == 0 && fl->held > 0)
         put(s, "# ecnwatch_flows, ecnwatch_flows_by_negotiation and ecnwatch_misuse_flows count "

@@ -15,6 +15,7 @@
 #include "base/jw.h"
 #include "findings/misuse.h"
 #include "output/quic_json.h"
+#include "output/tunnel_json.h"
 #include "infer/series.h"
 
 /* ------------------------------------------------------------- the flows:
@@ -252,6 +253,7 @@ dir_write(struct jw *w, const char *name, const struct ew_flow *f, int dir,
         if (f->inf->half[dir].data_pkts > 0)
             path_write(w, &r->path[dir]);
     }
+    ew_tunnel_dir_write(w, "tunnel", f, dir);
     jw_object_end(w);
 }
 
@@ -485,6 +487,7 @@ ew_report_flow_write(struct jw *w, const struct ew_analyzer *an, const struct ew
     }
     jw_array_end(w);
     ew_quic_write(w, "quic", f);
+    ew_tunnel_write(w, "tunnel", f);
     if (an && an->series)
         timeseries_write(w, "timeseries", an->series, f, r);
     jw_object_end(w);
@@ -603,6 +606,9 @@ ew_report_totals_write(struct jw *w, const struct ew_pass *p)
     if (an->series)
         kuint(w, "timeseries_refused", an->series->refused);
     kuint(w, "bottleneck_series_refused", an->qs.refused);
+    kuint(w, "tunnelled_packets", t->tunnelled);
+    kuint(w, "tunnelled_flows", t->tunnelled_flows);
+    kuint(w, "tunnel_records_refused", an->tun.c.refused);
     if (src->have_loss)
         capture_loss_write(w, src);
     {

@@ -102,6 +102,8 @@ change_write(struct jw *w, const struct ew_hop *hop, uint32_t i, const struct ew
     jw_kstring(w, "proto", c.l4 == EW_L4_TCP ? "tcp" : c.l4 == EW_L4_UDP ? "udp" : "other");
     jw_kstring(w, "from", ew_ecn_key[c.from & 3]);
     jw_kstring(w, "to", ew_ecn_key[c.to & 3]);
+    if (c.outer)
+        jw_kstring(w, "from_outer", ew_ecn_key[(c.outer - 1) & 3]);
     jw_kstring(w, "meaning", c.meaning);
     jw_kstring_or_null(w, "misuse", c.misuse >= 0 ? ew_misuse_name[c.misuse] : NULL);
     jw_kint(w, "count", (int64_t)c.count);

@@ -14,6 +14,7 @@
 #include "dissectors/ecn.h"
 #include "base/format.h"
 #include "findings/pathcmp.h"
+#include "flow/tunrec.h"
 
 static double
 pct(uint64_t part, uint64_t whole)
@@ -75,6 +76,63 @@ text_dir(FILE *out, const char *name, const struct ew_flow *f, int dir,
         fprintf(out, "  %-8s %s", ew_fb_name[v->dir[dir].feedback],
                 ew_ect1_name[v->dir[dir].ect1]);
     fputc('\n', out);
+}
+
+/* a tunnelled flow: its encapsulations (those of the direction's first
+ * tunnelled packet), and a row per direction of the outer IP header's
+ * codepoints, nearest the inner packet, where they differ from the inner's
+ * (tunrec.h) */
+static void
+text_tunnel(FILE *out, int w, const struct ew_flow *f)
+{
+    const struct ew_tunnel_rec *t = f->tun;
+    char line[512], a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+    size_t at = 0;
+    int d, i;
+
+    if (!t)
+        return;
+    for (i = 0; i < t->dir[t->first_dir].n && at < sizeof(line); i++) {
+        const struct ew_encap *e = &t->dir[t->first_dir].layer[i];
+        int n;
+
+        a[0] = b[0] = '\0';
+        if (e->family) {
+            ew_addr_str(e->src, e->family, a, sizeof(a));
+            ew_addr_str(e->dst, e->family, b, sizeof(b));
+        }
+        n = snprintf(line + at, sizeof(line) - at, "%s%s%s%s%s%s", i ? ", in " : "",
+                     e->type < EW_TUN_COUNT ? ew_tunnel_name[e->type] : "?", e->family ? " " : "",
+                     a, e->family ? " -> " : "", b);
+        if (n > 0)
+            at += (size_t)n;
+        if (e->has_id && at < sizeof(line)) {
+            n = snprintf(line + at, sizeof(line) - at, " id %" PRIu32, e->id);
+            if (n > 0)
+                at += (size_t)n;
+        }
+    }
+    wrapf(out, w, 6, "    tunnel: %s", line);
+    for (d = 0; d < 2; d++) {
+        const struct ew_tunnel_dir *td = &t->dir[d == 0 ? f->client_dir : f->client_dir ^ 1];
+        uint64_t o[4], n;
+
+        if (!td->packets)
+            continue;
+        ew_tunnel_dir_outer(td, o);
+        n = o[0] + o[1] + o[2] + o[3];
+        if (!n) {
+            fprintf(out, "    %-4s %9" PRIu64 "  %s\n", d == 0 ? "c2s" : "s2c", td->packets,
+                    td->mirrored ? "mirrored (ERSPAN): the outer header is not compared"
+                                 : "no outer IP header");
+            continue;
+        }
+        fprintf(out, "    %-4s %9" PRIu64 " %7.1f%% %7.1f%% %7.1f%% %7.1f%%  outer header, %" PRIu64
+                     " differ%s\n",
+                d == 0 ? "c2s" : "s2c", n, pct(o[EW_ECN_NOT_ECT], n), pct(o[EW_ECN_ECT_0], n),
+                pct(o[EW_ECN_ECT_1], n), pct(o[EW_ECN_CE], n), ew_tunnel_dir_differ(td),
+                td->plain ? " (and some packets untunnelled)" : "");
+    }
 }
 
 /* which AQM marked a direction, and where the marks were applied relative
@@ -376,6 +434,7 @@ text_flow(FILE *out, int w, const struct ew_pass *p, size_t i, struct ew_flow_ro
             "CE", f->key.l4 == EW_L4_TCP ? "  feedback ECT(1) means" : "");
     text_dir(out, "c2s", f, c2s, vp);
     text_dir(out, "s2c", f, c2s ^ 1, vp);
+    text_tunnel(out, w, f);
     terms->tcp |= f->key.l4 == EW_L4_TCP;
     terms->path |= text_path(out, w, "c2s", f, c2s, sum);
     terms->path |= text_path(out, w, "s2c", f, c2s ^ 1, sum);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flow/tunrec.h"
 #include "dissectors/ecn.h"
 #include "base/format.h"
 #include "infer/infer.h"
@@ -99,6 +100,8 @@ fill_row(struct ew_snap_row *r, const struct ew_conclusion *c, const struct ew_f
     r->main_dir = c->main_dir;
     r->dir = (uint8_t)d;
     r->aqm = c->aqm[c->main_dir];
+    if (f->tun && f->tun->dir[f->tun->first_dir].n)
+        r->tun = (uint8_t)(f->tun->dir[f->tun->first_dir].layer[0].type + 1);
     for (k = 0; k < 2; k++) {
         r->ect1[k] = c->ect1[k];
         r->fb[k] = c->fb[k];

@@ -57,6 +57,7 @@ struct ew_snap_row {
     uint8_t aqm;            /* enum ew_aqm: the path verdict of main_dir */
     uint8_t ect1[2];        /* enum ew_ect1, by canonical direction */
     uint8_t fb[2];          /* enum ew_fb, by canonical direction */
+    uint8_t tun;            /* the flow's outermost encapsulation (tunrec.h): enum ew_tunnel + 1; 0: none */
 };
 
 struct ew_snapshot {

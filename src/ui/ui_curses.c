@@ -238,6 +238,7 @@ enum col {
     COL_CE,
     COL_FB,
     COL_ECT1,
+    COL_TUN,
     COL_VERDICT,
     COL_NF,
     COL_STATE, /* "idle" where BIT/S has given way, without a heading */
@@ -257,6 +258,7 @@ static const struct {
     [COL_NEG] = {"NEG", false, 6},    [COL_D] = {"D", false, 4},
     [COL_E1] = {"E1%", true, 5},      [COL_CE] = {"CE%", true, 9},
     [COL_FB] = {"FB", false, 2},      [COL_ECT1] = {"ECT1", false, 3},
+    [COL_TUN] = {"TUN", false, 1},
     [COL_VERDICT] = {"VERDICT", false, 0}, [COL_NF] = {"!", false, 0},
     [COL_STATE] = {"", false, 0},
 };
@@ -320,6 +322,8 @@ cell(const struct ew_snap_row *r, bool idle, enum col idle_at, enum col c, char 
         return ew_fb_name[r->fb[r->dir]];
     case COL_ECT1:
         return ect1_short[r->ect1[r->dir]];
+    case COL_TUN:
+        return r->tun ? ew_tunnel_name[r->tun - 1] : "-";
     case COL_VERDICT:
         return ew_verdict_name[r->verdict];
     case COL_NF:
@@ -342,6 +346,13 @@ layout_cols(struct layout *lo, const struct ew_snap_row *rows, const bool *idle,
 
     for (c = 0; c < COL_COUNT; c++) {
         lo->w[c] = (int)strlen(colspec[c].head);
+        /* no tunnel on screen: no column for one */
+        for (i = 0; c == COL_TUN && i < n && !rows[i].tun; i++)
+            ;
+        if (c == COL_TUN && i == n) {
+            lo->w[c] = 0;
+            continue;
+        }
         for (i = 0; i < n; i++) {
             int w = (int)strlen(cell(&rows[i], idle[i], lo->idle_at, (enum col)c, buf, sizeof(buf)));
 

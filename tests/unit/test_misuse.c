@@ -136,14 +136,23 @@ data(struct seq *s, uint8_t ecn, uint16_t flags)
     return feed(s, &p, MS);
 }
 
-/* the client's latest data segment again */
+/* the client's latest data segment again, with IP ID ip_id (0 for all the
+ * packets built here: then a resend looks like a copy of the segment, and
+ * is counted as one that may be, dups_unsure) */
 static uint64_t
-retrans(struct seq *s, uint8_t ecn)
+resend(struct seq *s, uint8_t ecn, uint16_t ip_id)
 {
     struct ew_pkt p;
 
     pkt_init(&p, CLI, EW_TCP_ACK, ecn, s->cseq - SEG, s->sseq, SEG);
+    p.ip_id = ip_id;
     return feed(s, &p, MS);
+}
+
+static uint64_t
+retrans(struct seq *s, uint8_t ecn)
+{
+    return resend(s, ecn, 0);
 }
 
 /* the server's pure ACK of everything so far, gap ns after the previous
@@ -780,13 +789,28 @@ test_ect_on_control(void)
     a1 = ack_full(&s, 0, EW_ECN_ECT_0, MS, NULL);
     data(&s, EW_ECN_ECT_0, 0);
     ack_full(&s, 0, EW_ECN_ECT_0, MS, NULL);
-    r1 = retrans(&s, EW_ECN_ECT_0);
-    retrans(&s, EW_ECN_ECT_0);
-    retrans(&s, EW_ECN_ECT_0);
+    /* resends, each with an IP ID of its own, as Linux sends them */
+    r1 = resend(&s, EW_ECN_ECT_0, 101);
+    resend(&s, EW_ECN_ECT_0, 102);
+    resend(&s, EW_ECN_ECT_0, 103);
     finish(&s, &r);
     CU_ASSERT_EQUAL(r.v.vantage, EW_VANT_SERVER);
     EXPECT(&r, EW_MU_ECT_ON_CONTROL, r.s2c, EW_CONF_CERTAIN, a1, 2);
     EXPECT(&r, EW_MU_ECT_ON_CONTROL, r.c2s, EW_CONF_LIKELY, r1, 3);
+
+    /* the same segment three times over with nothing to tell a resend
+     * from a copy (the capture doubled it, a mirror port): no evidence
+     * that the sender resends ECT */
+    start(&s);
+    handshake(&s, &classic_at_server);
+    data(&s, EW_ECN_ECT_0, 0);
+    ack(&s, 0);
+    data(&s, EW_ECN_ECT_0, 0);
+    ack(&s, 0);
+    for (i = 0; i < 3; i++)
+        retrans(&s, EW_ECN_ECT_0);
+    finish(&s, &r);
+    SILENT(&r, EW_MU_ECT_ON_CONTROL);
 
     /* AccECN: ECT on pure ACKs and retransmissions is allowed */
     start(&s);
@@ -1509,6 +1533,130 @@ test_parse_list(void)
     CU_ASSERT_EQUAL(strlen(bad), sizeof(bad) - 1);
 }
 
+/* ---------------------------------------------------------------- tunnels */
+
+/* a client data segment of SEG bytes in GRE (type) between 192.0.2.1 and
+ * 192.0.2.2, its outer header's ECN field `outer` */
+static uint64_t
+data_in(struct seq *s, uint8_t type, uint8_t inner, uint8_t outer)
+{
+    struct ew_pkt p;
+
+    pkt_init(&p, CLI, EW_TCP_ACK, inner, s->cseq, s->sseq, SEG);
+    s->cseq += SEG;
+    p.n_encap = 1;
+    memset(&p.encap[0], 0, sizeof(p.encap[0]));
+    p.encap[0].type = type;
+    p.encap[0].family = 4;
+    p.encap[0].ecn = outer;
+    fx_addr(p.encap[0].src, 4, 0xc0000201);
+    fx_addr(p.encap[0].dst, 4, 0xc0000202);
+    return feed(s, &p, MS);
+}
+
+/* RFC 6040 §4.1: a normal-mode ingress copies the inner field outward;
+ * compatibility mode sets the outer Not-ECT, and the tunnel's queues can
+ * only drop (digest §1.5). Case: ECT(0) and CE data under a Not-ECT outer
+ * header: tunnel_ecn_not_propagated, certain (what this point saw), on the
+ * data's direction; silent when the outer copies the inner (the outer CE of
+ * a mark made in the underlay included), and for ERSPAN, whose outer header
+ * is a mirror session's. The handshake was not tunnelled: it is no part of
+ * what the rule reads. */
+static void
+test_tunnel_not_propagated(void)
+{
+    struct seq s;
+    struct result r;
+    uint64_t f1;
+
+    start(&s);
+    handshake(&s, &classic_at_client);
+    f1 = data_in(&s, EW_TUN_GRE, EW_ECN_ECT_0, EW_ECN_NOT_ECT);
+    data_in(&s, EW_TUN_GRE, EW_ECN_ECT_0, EW_ECN_NOT_ECT);
+    data_in(&s, EW_TUN_GRE, EW_ECN_CE, EW_ECN_NOT_ECT);
+    ack(&s, EW_TCP_ECE);
+    finish(&s, &r);
+    EXPECT(&r, EW_MU_TUNNEL_ECN_NOT_PROPAGATED, r.c2s, EW_CONF_CERTAIN, f1, 3);
+    SILENT(&r, EW_MU_TUNNEL_ECN_UNSAFE_COMBINATION);
+    CU_ASSERT_PTR_NOT_NULL(strstr(detail_of(&r, EW_MU_TUNNEL_ECN_NOT_PROPAGATED, r.c2s),
+                                  "3 of 3 ECN-capable packets from the client cross gre"));
+
+    /* some copied, some not: the detail says so */
+    start(&s);
+    handshake(&s, &classic_at_client);
+    data_in(&s, EW_TUN_GRE, EW_ECN_ECT_0, EW_ECN_ECT_0);
+    f1 = data_in(&s, EW_TUN_GRE, EW_ECN_ECT_0, EW_ECN_NOT_ECT);
+    finish(&s, &r);
+    EXPECT(&r, EW_MU_TUNNEL_ECN_NOT_PROPAGATED, r.c2s, EW_CONF_CERTAIN, f1, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(detail_of(&r, EW_MU_TUNNEL_ECN_NOT_PROPAGATED, r.c2s),
+                                  "cleared for some"));
+
+    start(&s);
+    handshake(&s, &classic_at_client);
+    data_in(&s, EW_TUN_VXLAN, EW_ECN_ECT_0, EW_ECN_ECT_0);
+    data_in(&s, EW_TUN_VXLAN, EW_ECN_ECT_0, EW_ECN_CE);  /* marked in the underlay */
+    data_in(&s, EW_TUN_VXLAN, EW_ECN_CE, EW_ECN_ECT_0);  /* RFC 3168's reset of CE outward */
+    data_in(&s, EW_TUN_ERSPAN, EW_ECN_ECT_0, EW_ECN_NOT_ECT);
+    finish(&s, &r);
+    SILENT(&r, EW_MU_TUNNEL_ECN_NOT_PROPAGATED);
+    SILENT(&r, EW_MU_TUNNEL_ECN_UNSAFE_COMBINATION);
+}
+
+/* RFC 6040 §4.2 (Figure 4): the egress table's (!!!) cells, an ECT or CE
+ * outer header over a Not-ECT packet and ECT(1) over CE, are always
+ * potentially dangerous (certain); its (!) cell, ECT(0) over ECT(1), is
+ * possibly so (likely). Each pair is found on the direction that carried it,
+ * even on a flow that negotiated no ECN (the rows run before the check for
+ * ECN in the TCP header). */
+static void
+test_tunnel_unsafe(void)
+{
+    struct seq s;
+    struct result r;
+    uint64_t f1, f2;
+
+    start(&s);
+    handshake(&s, &no_ecn_at_client);
+    f1 = data_in(&s, EW_TUN_VXLAN, EW_ECN_NOT_ECT, EW_ECN_ECT_0);
+    data_in(&s, EW_TUN_VXLAN, EW_ECN_NOT_ECT, EW_ECN_CE);
+    finish(&s, &r);
+    EXPECT(&r, EW_MU_TUNNEL_ECN_UNSAFE_COMBINATION, r.c2s, EW_CONF_CERTAIN, f1, 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(detail_of(&r, EW_MU_TUNNEL_ECN_UNSAFE_COMBINATION, r.c2s),
+                                  "some already CE"));
+    SILENT(&r, EW_MU_TUNNEL_ECN_NOT_PROPAGATED);
+
+    start(&s);
+    handshake(&s, &classic_at_client);
+    data_in(&s, EW_TUN_VXLAN, EW_ECN_ECT_1, EW_ECN_ECT_1);
+    f1 = data_in(&s, EW_TUN_VXLAN, EW_ECN_CE, EW_ECN_ECT_1);
+    f2 = data_in(&s, EW_TUN_VXLAN, EW_ECN_ECT_1, EW_ECN_ECT_0);
+    data_in(&s, EW_TUN_VXLAN, EW_ECN_ECT_1, EW_ECN_ECT_0);
+    finish(&s, &r);
+    CU_ASSERT_EQUAL(count_of(&r, EW_MU_TUNNEL_ECN_UNSAFE_COMBINATION, r.c2s), 2);
+    {
+        size_t i, seen = 0;
+
+        for (i = 0; i < r.n; i++) {
+            const struct ew_finding *x = &r.fnd[i];
+
+            if (x->kind != EW_MU_TUNNEL_ECN_UNSAFE_COMBINATION)
+                continue;
+            if (x->first_frame == f1) {
+                CU_ASSERT_EQUAL(x->confidence, EW_CONF_CERTAIN);
+                CU_ASSERT_EQUAL(x->count, 1);
+                CU_ASSERT_PTR_NOT_NULL(strstr(x->detail, "under an ECT(1) outer header"));
+                seen |= 1;
+            } else if (x->first_frame == f2) {
+                CU_ASSERT_EQUAL(x->confidence, EW_CONF_LIKELY);
+                CU_ASSERT_EQUAL(x->count, 2);
+                CU_ASSERT_PTR_NOT_NULL(strstr(x->detail, "under an ECT(0) outer header"));
+                seen |= 2;
+            }
+        }
+        CU_ASSERT_EQUAL(seen, 3);
+    }
+}
+
 int
 ew_test_register_misuse(void)
 {
@@ -1549,6 +1697,10 @@ ew_test_register_misuse(void)
                      test_classic_aqm_under_l4s) ||
         !CU_add_test(s, "quic_ecn_validation_failed: counts missing, all CE",
                      test_quic_ecn_validation_failed) ||
+        !CU_add_test(s, "tunnel_ecn_not_propagated: inner ECT under outer Not-ECT",
+                     test_tunnel_not_propagated) ||
+        !CU_add_test(s, "tunnel_ecn_unsafe_combination: RFC 6040's dangerous pairs",
+                     test_tunnel_unsafe) ||
         !CU_add_test(s, "misuse list: names, any, unknown words; kinds fit the mask",
                      test_parse_list))
         return -1;

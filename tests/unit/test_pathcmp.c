@@ -850,6 +850,95 @@ test_listing_bounds(void)
     teardown(ix, hop);
 }
 
+/* a packet as the underlay carries it: in VXLAN (VNI 42) between 192.0.2.1
+ * and 192.0.2.2, its outer header's ECN field `outer` */
+static struct ew_pkt
+in_vxlan(const struct ew_pkt *p, uint8_t outer)
+{
+    struct ew_pkt q = *p;
+
+    q.n_encap = 1;
+    memset(&q.encap[0], 0, sizeof(q.encap[0]));
+    q.encap[0].type = EW_TUN_VXLAN;
+    q.encap[0].family = 4;
+    q.encap[0].ecn = outer;
+    q.encap[0].has_id = true;
+    q.encap[0].id = 42;
+    q.encap[0].src[10] = q.encap[0].src[11] = q.encap[0].dst[10] = q.encap[0].dst[11] = 0xff;
+    q.encap[0].src[12] = q.encap[0].dst[12] = 192;
+    q.encap[0].src[14] = q.encap[0].dst[14] = 2;
+    q.encap[0].src[15] = 1;
+    q.encap[0].dst[15] = 2;
+    return q;
+}
+
+/* Packets captured in the underlay, in a tunnel, then past its egress: the
+ * egress writes what RFC 6040 §4.2 (Figure 4) gives for the outer and inner
+ * codepoints, and what it writes otherwise is tunnel_decap_violation:
+ *   up 1  outer CE / inner ECT(0)      -> down 101 CE        the mark carried in: no kind
+ *   up 2  outer CE / inner ECT(0)      -> down 102 ECT(0)    the mark lost
+ *   up 3  outer CE / inner Not-ECT     -> down 103 Not-ECT   forwarded, not dropped
+ *   up 4  outer ECT(1) / inner ECT(0)  -> down 104 ECT(0)    ECT(1) not carried in
+ *   up 5  outer ECT(0) / inner ECT(0)  -> down 105 ECT(0)    unchanged
+ *   up 6  outer ECT(0) / inner ECT(1)  -> down 106 ECT(1)    unchanged (the inner kept)
+ * A packet still in a tunnel downstream is compared by its inner header, as
+ * before: up 7 outer CE / inner ECT(0) -> down 107 the same, unchanged. */
+static void
+test_tunnel_egress(void)
+{
+    static const uint64_t carried[][2] = {{1, 101}};
+    static const uint64_t lost[][2] = {{2, 102}};
+    static const uint64_t forwarded[][2] = {{3, 103}};
+    static const uint64_t ect1_lost[][2] = {{4, 104}};
+    static const uint8_t outer[7] = {EW_ECN_CE,    EW_ECN_CE,    EW_ECN_CE,   EW_ECN_ECT_1,
+                                     EW_ECN_ECT_0, EW_ECN_ECT_0, EW_ECN_CE};
+    static const uint8_t inner[7] = {EW_ECN_ECT_0, EW_ECN_ECT_0, EW_ECN_NOT_ECT, EW_ECN_ECT_0,
+                                     EW_ECN_ECT_0, EW_ECN_ECT_1, EW_ECN_ECT_0};
+    static const uint8_t out[7] = {EW_ECN_CE,    EW_ECN_ECT_0, EW_ECN_NOT_ECT, EW_ECN_ECT_0,
+                                   EW_ECN_ECT_0, EW_ECN_ECT_1, EW_ECN_ECT_0};
+    struct ew_index *ix;
+    struct ew_hop *hop;
+    struct ew_pkt p[7], q;
+    uint64_t counts[32] = {0};
+    const json_t *chs;
+    json_t *o;
+    int i;
+
+    setup(&ix, &hop, 16);
+    for (i = 0; i < 7; i++) {
+        tcp4(&p[i], CLI, (uint16_t)(i + 1), 1000u * (unsigned)(i + 1), 7000, 1000, inner[i]);
+        q = in_vxlan(&p[i], outer[i]);
+        ew_index_add(ix, &q, NULL, 0, (uint64_t)i + 1);
+    }
+    for (i = 0; i < 7; i++) {
+        q = as_ecn(&p[i], out[i]);
+        if (i == 6)
+            q = in_vxlan(&q, EW_ECN_CE);
+        ew_hop_match(hop, ix, &q, NULL, 0, 101 + (uint64_t)i);
+    }
+    ew_hop_finish(hop, ix);
+
+    o = hop_json(hop, "underlay", "overlay");
+    check_counts(o, 7, 3, 0, 0, 0);
+    chs = json_object_get(o, "changes");
+    CU_ASSERT_EQUAL_FATAL(json_array_size(chs), 4);
+    check_change(json_array_get(chs, 0), "ect0", "ce", NULL, 1, carried, 1);
+    check_change(json_array_get(chs, 1), "ect0", "ect0", "tunnel_decap_violation", 1, lost, 1);
+    check_change(json_array_get(chs, 2), "not_ect", "not_ect", "tunnel_decap_violation", 1,
+                 forwarded, 1);
+    check_change(json_array_get(chs, 3), "ect0", "ect0", "tunnel_decap_violation", 1, ect1_lost,
+                 1);
+    CU_ASSERT_STRING_EQUAL(sval(json_array_get(chs, 0), "from_outer"), "ce");
+    CU_ASSERT_STRING_EQUAL(sval(json_array_get(chs, 2), "from_outer"), "ce");
+    CU_ASSERT_STRING_EQUAL(sval(json_array_get(chs, 3), "from_outer"), "ect1");
+    CU_ASSERT_PTR_NOT_NULL(strstr(sval(json_array_get(chs, 1), "meaning"), "mark lost"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(sval(json_array_get(chs, 2), "meaning"), "must drop"));
+    CU_ASSERT_EQUAL(ew_hop_kinds(hop, counts), 1u << EW_MU_TUNNEL_DECAP_VIOLATION);
+    CU_ASSERT_EQUAL(counts[EW_MU_TUNNEL_DECAP_VIOLATION], 3);
+    json_decref(o);
+    teardown(ix, hop);
+}
+
 int
 ew_test_register_pathcmp(void)
 {
@@ -869,7 +958,8 @@ ew_test_register_pathcmp(void)
         !CU_add_test(s, "UDP and IPv6 told apart by payload", test_payload_tells_apart) ||
         !CU_add_test(s, "retransmissions and duplicates", test_retransmissions_and_duplicates) ||
         !CU_add_test(s, "text: one line per change", test_text_one_line_per_change) ||
-        !CU_add_test(s, "pairs and changes past the listing bounds", test_listing_bounds))
+        !CU_add_test(s, "pairs and changes past the listing bounds", test_listing_bounds) ||
+        !CU_add_test(s, "a tunnel egress against RFC 6040", test_tunnel_egress))
         return -1;
     return 0;
 }

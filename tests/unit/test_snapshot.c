@@ -460,6 +460,46 @@ test_grow_shrink(void)
     ew_analyzer_free(&an);
 }
 
+/* A flow whose packets came through a tunnel says its outermost
+ * encapsulation (the live view's TUN column); others say none. UDP 50000
+ * in Geneve inside GRE, UDP 50001 plain. */
+static void
+test_tunnel(void)
+{
+    struct ew_analyzer an;
+    struct ew_analyzer_cfg cfg = {.max_flows = 8, .hash_seed = 3};
+    struct ew_snapshot s = EW_SNAPSHOT_INIT;
+    struct ew_pkt p;
+    size_t i, seen = 0;
+
+    CU_ASSERT_FATAL(ew_analyzer_init(&an, &cfg) == 0);
+    fx_pkt(&p, EW_L4_UDP, CLI, 50000, 0, 0, 800, EW_ECN_ECT_1);
+    p.n_encap = 2;
+    memset(p.encap, 0, sizeof(p.encap));
+    p.encap[0].type = EW_TUN_GRE;
+    p.encap[0].family = 4;
+    p.encap[1].type = EW_TUN_GENEVE;
+    p.encap[1].family = 4;
+    p.encap[1].ecn = EW_ECN_ECT_1;
+    ew_analyzer_frame(&an, &p, 1000);
+    fx_pkt(&p, EW_L4_UDP, CLI, 50001, 0, 0, 800, EW_ECN_ECT_0);
+    ew_analyzer_frame(&an, &p, 1001);
+    CU_ASSERT_FATAL(snap_build(&s, &an, 0, 0) == 0);
+    CU_ASSERT_EQUAL(s.n, 2);
+    for (i = 0; i < s.n; i++) {
+        if (s.rows[i].key.port_lo == 50000 || s.rows[i].key.port_hi == 50000) {
+            CU_ASSERT_EQUAL(s.rows[i].tun, EW_TUN_GRE + 1);
+            seen |= 1;
+        } else {
+            CU_ASSERT_EQUAL(s.rows[i].tun, 0);
+            seen |= 2;
+        }
+    }
+    CU_ASSERT_EQUAL(seen, 3);
+    ew_snapshot_free(&s);
+    ew_analyzer_free(&an);
+}
+
 int
 ew_test_register_snapshot(void)
 {
@@ -471,7 +511,8 @@ ew_test_register_snapshot(void)
         !CU_add_test(s, "the live list's filter", test_filter) ||
         !CU_add_test(s, "rates between two takes of the counters", test_rates) ||
         !CU_add_test(s, "more flows than the budget: an even sample", test_budget) ||
-        !CU_add_test(s, "the rows follow the table's size", test_grow_shrink))
+        !CU_add_test(s, "the rows follow the table's size", test_grow_shrink) ||
+        !CU_add_test(s, "a tunnelled flow names its tunnel", test_tunnel))
         return -1;
     return 0;
 }
