@@ -103,7 +103,19 @@ if [ "${1:-}" = --job ]; then
         ;;
     sweep) # every frame of every capture re-dissected at every snapshot length; one check per capture
         mapfile -t rl < <(relinked "$build")
-        for c in captures/*.pcap "${rl[@]}"; do
+        # and a capture of every tunnel tungen writes (cut inside a tunnel,
+        # a frame is the packet that carries it)
+        tun=()
+        mkdir -p "$build/gen/sweep"
+        for t in ipip gre gre-eth erspan vxlan vxlan-gpe geneve gtpu mpls macsec nested; do
+            if timeout 60 "$build/tungen" "$t" "$build/gen/sweep/tunnel-$t.pcap" >/dev/null 2>&1; then
+                tun+=("$build/gen/sweep/tunnel-$t.pcap")
+            else
+                f=$((f + 1))
+                echo "FAIL sweep: tungen $t"
+            fi
+        done
+        for c in captures/*.pcap "${rl[@]}" "${tun[@]}"; do
             printf '%s\n' "$c" >"${EW_TEST_CURRENT:-/dev/null}"
             if out=$(timeout -k 15 600 "$build/sweep" "$c" 2>&1); then
                 p=$((p + 1))
@@ -113,7 +125,7 @@ if [ "${1:-}" = --job ]; then
                 echo "$out" | tail -5
             fi
         done
-        echo "sweep: $(ls captures/*.pcap | wc -l) captures and ${#rl[@]} re-encapsulations, every snaplen"
+        echo "sweep: $(ls captures/*.pcap | wc -l) captures, ${#rl[@]} re-encapsulations and ${#tun[@]} tunnels, every snaplen"
         ;;
     tshark) # the tshark cross-check; one check per capture
         mapfile -t rl < <(relinked "$build")

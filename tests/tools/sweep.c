@@ -5,6 +5,10 @@
  *   - a cut below the end of the transport header never yields a complete
  *     transport header without a truncation event;
  *   - a cut at or past it yields the same ports, flags, codepoint and payload;
+ *   - a cut frame's codepoint is the full frame's at the depth it reached:
+ *     a tunnel the cut leaves unopened gives the packet that carries it, with
+ *     the codepoint of that packet's own IP header (the full frame's
+ *     encapsulation record of that depth);
  *   - a cut inside the link or IP header is never counted as an IP packet.
  * Each cut frame is copied into a buffer of exactly its length, so the
  * sanitizer build catches any read past it. Exit 1 on any violation. */
@@ -46,6 +50,20 @@ same_transport(const struct ew_pkt *a, const struct ew_pkt *b)
         return a->u.udp.sport == b->u.udp.sport && a->u.udp.dport == b->u.udp.dport &&
                a->u.udp.payload == b->u.udp.payload;
     return 1;
+}
+
+/* the codepoint a cut frame must show: the full frame's innermost, or,
+ * where the cut left tunnels unopened, that of the outer IP header of the
+ * first encapsulation it did not open (the packet it stopped at) */
+static int
+ecn_at_depth(const struct ew_pkt *full, const struct ew_pkt *cut)
+{
+    int i;
+
+    for (i = cut->n_encap; i < full->n_encap; i++)
+        if (full->encap[i].family)
+            return full->encap[i].ecn;
+    return full->ecn;
 }
 
 static int
@@ -94,7 +112,8 @@ sweep_file(const char *path)
             }
             if (full.l4 != EW_L4_NONE && n >= full.l4_end && !same_transport(&full, &cut))
                 violation(path, frame, n, "transport differs from the full frame's");
-            if (full.status == EW_PKT_OK && cut.status == EW_PKT_OK && cut.ecn != full.ecn)
+            if (full.status == EW_PKT_OK && cut.status == EW_PKT_OK &&
+                (int)cut.ecn != ecn_at_depth(&full, &cut))
                 violation(path, frame, n, "codepoint differs from the full frame's");
             if (cut.status == EW_PKT_UNDECODABLE && !(cut.events & any_trunc) &&
                 full.status == EW_PKT_OK)
