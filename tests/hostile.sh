@@ -200,6 +200,22 @@ hostile ipv6-ext-chain-9 0 '.totals.ip_packets == 1 and .totals.ecn.ect0 == 1 an
     .totals.events.ipv6_extension_chain_too_long == 1'
 hostile vlan-3-deep 0 '.totals.frames == 1 and .totals.ip_packets == 0 and .totals.undecodable == 1 and
     .totals.events.vlan_too_deep == 1'
+# tunnels that cannot be opened: the event, and the frame counted as the
+# packet that carries them (its flow, no tunnel), or as undecodable / not IP
+hostile tunnel-ipip-5-deep 0 '.totals.ip_packets == 1 and .totals.invalid == 1 and
+    .totals.events.tunnel_too_deep == 1 and .totals.tunnelled_packets == 1 and
+    (.flows | length) == 1 and (.flows[0].tunnel.layers | length) == 4 and .flows[0].ip_proto == 4'
+hostile tunnel-vxlan-cut 0 '.totals.ip_packets == 1 and .totals.events.tunnel_header_bad == 1 and
+    .totals.tunnelled_packets == 0 and .flows[0].proto == "udp" and .flows[0].server.port == 4789 and
+    (.flows[0] | has("tunnel") | not)'
+hostile tunnel-gre-version 0 '.totals.ip_packets == 1 and .totals.events.tunnel_header_bad == 1 and
+    .flows[0].ip_proto == 47 and (.flows[0] | has("tunnel") | not)'
+hostile tunnel-mpls-9 0 '.totals.frames == 1 and .totals.ip_packets == 0 and .totals.undecodable == 1 and
+    .totals.events.mpls_too_deep == 1'
+hostile tunnel-macsec-encrypted 0 '.totals.frames == 1 and .totals.ip_packets == 0 and .totals.non_ip == 1 and
+    .totals.events.macsec_encrypted == 1'
+hostile tunnel-vxlan-arp 0 '.totals.ip_packets == 1 and .totals.events.tunnel_inner_non_ip == 1 and
+    .flows[0].proto == "udp" and .flows[0].server.port == 4789 and (.flows[0] | has("tunnel") | not)'
 
 # the cost of a file's structure: 10,000 pcapng sections (what a careless
 # concatenation of small dumps gives, or an attacker), each a section header,

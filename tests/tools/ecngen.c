@@ -540,8 +540,112 @@ static const char *const hostile_kinds[] = {
     "tcp-opt-overrun",      /* timestamps (10 bytes) in a 4-byte option space */
     "ipv6-ext-chain-9",     /* nine destination-options headers */
     "vlan-3-deep",          /* three 802.1Q tags */
+    "tunnel-ipip-5-deep",   /* a TCP SYN in five IPv4-in-IPv4 headers: past the depth bound */
+    "tunnel-vxlan-cut",     /* a VXLAN datagram whose UDP length holds half the VXLAN header */
+    "tunnel-gre-version",   /* GRE of version 5 around a TCP SYN */
+    "tunnel-mpls-9",        /* nine MPLS labels before a TCP SYN */
+    "tunnel-macsec-encrypted", /* a MACsec frame with its E and C bits: nothing to read */
+    "tunnel-vxlan-arp",     /* VXLAN carrying an ARP frame: no inner IP */
     NULL,
 };
+
+/* f (an Ethernet frame of n bytes, IPv4 inside) wrapped: Ethernet, an
+ * outer IPv4 header of protocol proto and ECN field ecn from 198.51.100.1 to
+ * 198.51.100.2, then shim (len bytes), then either f's IP packet (eth 0) or
+ * f whole (eth 1); returns the new length (out holds 1024 bytes) */
+static size_t
+wrap4(uint8_t *out, const uint8_t *f, size_t n, uint8_t proto, uint8_t ecn, const uint8_t *shim,
+      size_t len, int eth)
+{
+    const uint8_t *body = eth ? f : f + 14;
+    size_t blen = eth ? n : n - 14, ip = 20 + len + blen;
+
+    memset(out, 0, 34);
+    memcpy(out, f, 14);
+    put16(out + 12, 0x0800);
+    out[14] = 0x45;
+    out[15] = ecn;
+    put16(out + 16, (uint16_t)ip);
+    out[22] = 64;
+    out[23] = proto;
+    put32(out + 26, 0xc6336401);
+    put32(out + 30, 0xc6336402);
+    memcpy(out + 34, shim, len);
+    memmove(out + 34 + len, body, blen);
+    return 14 + ip;
+}
+
+static int
+hostile_tunnel(FILE *fp, const char *kind)
+{
+    uint8_t f[1024], g[1024], shim[64];
+    size_t n;
+    int i;
+
+    n = tcp4_frame(f, 0xc6336401, 40000, H_SYN, 0x02, NULL, 0);
+    if (!strcmp(kind, "tunnel-ipip-5-deep")) {
+        for (i = 0; i < 5; i++) {
+            n = wrap4(g, f, n, 4, 0x02, NULL, 0, 0);
+            memcpy(f, g, n);
+        }
+        return pcap_frame(fp, 1, 0, f, n);
+    }
+    if (!strcmp(kind, "tunnel-vxlan-cut")) {
+        /* UDP 4789 of 12 bytes: its header, then 4 of VXLAN's 8 */
+        memset(shim, 0, 12);
+        put16(shim, 50000);
+        put16(shim + 2, 4789);
+        put16(shim + 4, 12);
+        shim[8] = 0x08;
+        n = wrap4(g, f, 0 + 14, 17, 0x02, shim, 12, 0);
+        return pcap_frame(fp, 1, 0, g, n);
+    }
+    if (!strcmp(kind, "tunnel-gre-version")) {
+        shim[0] = 0x00;
+        shim[1] = 0x05; /* version 5 */
+        put16(shim + 2, 0x0800);
+        n = wrap4(g, f, n, 47, 0x02, shim, 4, 0);
+        return pcap_frame(fp, 1, 0, g, n);
+    }
+    if (!strcmp(kind, "tunnel-mpls-9")) {
+        memcpy(g, f, 12);
+        put16(g + 12, 0x8847);
+        for (i = 0; i < 9; i++)
+            put32(g + 14 + 4 * i, (uint32_t)((100 + i) << 12 | (i == 8 ? 0x100 : 0) | 64));
+        memcpy(g + 14 + 36, f + 14, n - 14);
+        return pcap_frame(fp, 1, 0, g, n + 36);
+    }
+    if (!strcmp(kind, "tunnel-macsec-encrypted")) {
+        memcpy(g, f, 12);
+        put16(g + 12, 0x88e5);
+        g[14] = 0x0c;                 /* TCI: E and C set, no SCI; AN 0 */
+        g[15] = 0;                    /* short length: 0 */
+        put32(g + 16, 1);             /* packet number */
+        memset(g + 20, 0x5c, 64 + 16); /* ciphertext and ICV */
+        return pcap_frame(fp, 1, 0, g, 20 + 80);
+    }
+    if (!strcmp(kind, "tunnel-vxlan-arp")) {
+        uint8_t arp[14 + 28];
+
+        memset(arp, 0, sizeof(arp));
+        memcpy(arp, f, 12);
+        put16(arp + 12, 0x0806);
+        put16(arp + 14, 1);
+        put16(arp + 16, 0x0800);
+        arp[18] = 6;
+        arp[19] = 4;
+        put16(arp + 20, 1);
+        memset(shim, 0, 16);
+        put16(shim, 50000);
+        put16(shim + 2, 4789);
+        put16(shim + 4, (uint16_t)(8 + 8 + sizeof(arp)));
+        shim[8] = 0x08; /* I: the VNI is valid */
+        put32(shim + 12, 42 << 8);
+        n = wrap4(g, arp, sizeof(arp), 17, 0x02, shim, 16, 1);
+        return pcap_frame(fp, 1, 0, g, n);
+    }
+    return -2;
+}
 
 static int
 hostile_write(FILE *fp, const char *kind)
@@ -560,6 +664,8 @@ hostile_write(FILE *fp, const char *kind)
     }
     if (pcap_header(fp, !strcmp(kind, "caplen-over-snaplen") ? 96 : 65535, 1) != 0)
         return -1;
+    if (!strncmp(kind, "tunnel-", 7))
+        return hostile_tunnel(fp, kind);
     if (!strcmp(kind, "valid")) {
         n = tcp4_frame(f, 0xc6336401, 40000, H_SYN, 0x00, NULL, 0);
         if (pcap_frame(fp, 1700000000, 0, f, n) != 0)
