@@ -60,7 +60,7 @@ PAIR = re.compile(r'(%s)=(%s)' % (LABEL, VALUE))
 FAMILIES = """ecnwatch_info ecnwatch_frames_total ecnwatch_packets_total ecnwatch_bytes_total ecnwatch_undecodable_frames_total
 ecnwatch_truncated_frames_total ecnwatch_flows_total ecnwatch_flows_active ecnwatch_flows_held
 ecnwatch_flows_evicted_total ecnwatch_tunnelled_packets_total ecnwatch_tunnelled_flows_total
-ecnwatch_tunnel_records_refused_total ecnwatch_flows_evaluated ecnwatch_flows ecnwatch_flows_by_negotiation
+ecnwatch_tunnel_records_refused_total ecnwatch_tunnel_codepoints_total ecnwatch_flows_evaluated ecnwatch_flows ecnwatch_flows_by_negotiation
 ecnwatch_misuse_flows ecnwatch_flow_directions_by_path ecnwatch_bottlenecks ecnwatch_bottleneck_flows
 ecnwatch_flow_queueing_delay_seconds""".split()
 HIST = ("_bucket", "_sum", "_count")

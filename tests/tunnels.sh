@@ -47,6 +47,25 @@ notcompared() { # CAPTURE MEMBER
         failed=$((failed + 1))
     fi
 }
+# the metrics' outer and inner pairs are the report's, summed over the flows
+pairs_agree() { # CAPTURE
+    local m=$tmp/$1.prom j=$tmp/$1.pairs.json
+    "$EW" -r "$tmp/$1.pcap" --hash-seed 1 -q -o "$j" --metrics-file "$m" 2>/dev/null || return 1
+    diff <(jq -r '[.flows[] | .c2s, .s2c | .tunnel // empty | .outer_to_inner | to_entries[] |
+                   .key as $o | .value | to_entries[] | {o: $o, i: .key, n: .value}] |
+                  group_by(.o, .i)[] | "\(.[0].o) \(.[0].i) \(map(.n) | add)"' "$j" | sort) \
+         <(sed -n 's/^ecnwatch_tunnel_codepoints_total{outer="\([a-z_0-9]*\)",inner="\([a-z_0-9]*\)"} \([0-9]*\)$/\1 \2 \3/p' "$m" | sort) \
+        >"$tmp/$1.pairs.diff"
+}
+for t in vxlan nested gtpu; do
+    if pairs_agree "$t"; then
+        echo "ok   $t: the metrics' outer and inner pairs are the report's"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $t: the metrics' outer and inner pairs differ from the report's: $(head -c 300 "$tmp/$t.pairs.diff" | tr '\n' ' ')"
+        failed=$((failed + 1))
+    fi
+done
 notcompared mpls no_outer_ip
 notcompared macsec no_outer_ip
 notcompared erspan mirrored

@@ -395,6 +395,23 @@ view_tun() { # the pane: the heading's TUN, and the connection's row naming vxla
     why="no TUN column naming vxlan on the row of $A_O: $(grep -m2 -e ID -e "$A_O" "$tmp/view.txt" | tr -s ' ' | tr '\n' '|')"
     return 1
 }
+view_detail() { # the TCP flow's detail pane: its tunnel, and the outer header of c2s
+    local t=0
+    tm send-keys -t vxview / t c p Enter
+    sleep 0.5
+    tm send-keys -t vxview d
+    while [ $t -lt 20 ]; do
+        tm capture-pane -p -t vxview >"$tmp/detail.txt" 2>/dev/null || :
+        if grep -q "tunnel: vxlan $A_U -> $B_U id $VNI" "$tmp/detail.txt" &&
+            grep -q 'c2s outer [0-9]*  Not-ECT' "$tmp/detail.txt"; then
+            return 0
+        fi
+        sleep 0.5
+        t=$((t + 1))
+    done
+    why="no tunnel in the detail pane: $(grep -m3 -e tunnel -e outer -e '^ *#' "$tmp/detail.txt" | tr -s ' ' | tr '\n' '|')"
+    return 1
+}
 view_end() { # q: the view ends and writes its report
     local t=0
     tm send-keys -t vxview q
@@ -460,6 +477,7 @@ live() {
     $send || st=1
     if [ "$r" = inherit ]; then
         check "$r: the view names the tunnel in its TUN column" view_tun
+        check "$r: the view's detail pane names the tunnel and the outer codepoints" view_detail
         check "$r: the view ends at q and its report holds the flow's tunnel" view_end
     fi
     sleep 0.3 # the last ACKs

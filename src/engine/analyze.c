@@ -423,9 +423,12 @@ ew_analyzer_frame_prepared(struct ew_analyzer *an, const struct ew_pkt *pkt, int
     }
     if (pkt->n_encap || f->tun) {
         bool had = f->tun != NULL;
+        int pair;
 
         tot->tunnelled += pkt->n_encap != 0;
-        ew_tunnel_packet(&an->tun, f, dir, pkt, frame);
+        pair = ew_tunnel_packet(&an->tun, f, dir, pkt, frame);
+        if (pair >= 0)
+            tot->tunnel_pair[pair >> 2][pair & 3]++;
         tot->tunnelled_flows += !had && f->tun;
     }
     if (an->series)

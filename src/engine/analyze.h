@@ -32,6 +32,7 @@ struct ew_totals {
     uint64_t duplicates_unsure; /* the same TCP bytes again where a copy and a resend look alike */
     uint64_t tunnelled;    /* IP packets counted that came through a tunnel (tunrec.h) */
     uint64_t tunnelled_flows; /* flows that were given a tunnel record */
+    uint64_t tunnel_pair[4][4]; /* tunnelled packets compared (tunrec.h), by outer and inner enum ew_ecn */
 };
 
 /* How whole the capture is (dedupe.h, infer.h): copies left out, possible

@@ -167,6 +167,8 @@ sum_totals(struct ew_analyzer *an, struct ew_analyzer *const *w, int n)
         t->duplicates_unsure += s->duplicates_unsure;
         t->tunnelled += s->tunnelled;
         t->tunnelled_flows += s->tunnelled_flows;
+        for (k = 0; k < 16; k++)
+            t->tunnel_pair[k >> 2][k & 3] += s->tunnel_pair[k >> 2][k & 3];
         if (!w[i]->have_time)
             continue;
         if (!an->have_time || w[i]->first_ns < an->first_ns)

@@ -1,8 +1,11 @@
 /* tunrec.c - a flow's tunnel (see tunrec.h). */
 #include "flow/tunrec.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "base/format.h"
 #include "flow/flow.h"
 
 int
@@ -47,7 +50,7 @@ same_layers(const struct ew_tunnel_dir *t, const struct ew_pkt *pkt)
     return true;
 }
 
-void
+int
 ew_tunnel_packet(struct ew_tunnel_pool *p, struct ew_flow *f, int dir, const struct ew_pkt *pkt,
                  uint64_t frame)
 {
@@ -57,10 +60,10 @@ ew_tunnel_packet(struct ew_tunnel_pool *p, struct ew_flow *f, int dir, const str
 
     if (!t) {
         if (pkt->n_encap == 0)
-            return;
+            return -1;
         t = ew_chunks_take(&p->c);
         if (!t)
-            return;
+            return -1;
         f->tun = t;
         t->first_dir = (uint8_t)dir;
         t->first_frame = frame;
@@ -68,7 +71,7 @@ ew_tunnel_packet(struct ew_tunnel_pool *p, struct ew_flow *f, int dir, const str
     d = &t->dir[dir];
     if (pkt->n_encap == 0) {
         d->plain++;
-        return;
+        return -1;
     }
     if (d->packets == 0)
         take_layers(d, pkt);
@@ -78,17 +81,18 @@ ew_tunnel_packet(struct ew_tunnel_pool *p, struct ew_flow *f, int dir, const str
     e = ew_tunnel_ecn_layer(pkt->encap, pkt->n_encap);
     if (e < 0) {
         d->no_outer_ip++;
-        return;
+        return -1;
     }
     if (ew_tunnel_rfc6040_layer(pkt->encap, pkt->n_encap) < 0) {
         d->mirrored++;
-        return;
+        return -1;
     }
     {
         unsigned o = pkt->encap[e].ecn & 3u, in = (unsigned)pkt->ecn & 3u;
 
         if (d->cell[o][in]++ == 0)
             d->cell_first[o][in] = frame;
+        return (int)(o * 4 + in);
     }
 }
 
@@ -147,5 +151,37 @@ ew_tunnel_dir_outer(const struct ew_tunnel_dir *d, uint64_t out[4])
         out[o] = 0;
         for (i = 0; i < 4; i++)
             out[o] += d->cell[o][i];
+    }
+}
+
+void
+ew_tunnel_layers_str(const struct ew_tunnel_dir *d, char *buf, size_t len)
+{
+    char a[64], b[64];
+    size_t at = 0;
+    int i, n;
+
+    if (len)
+        buf[0] = '\0';
+    for (i = 0; i < d->n && at < len; i++) {
+        const struct ew_encap *e = &d->layer[i];
+
+        a[0] = b[0] = '\0';
+        if (e->family) {
+            ew_addr_str(e->src, e->family, a, sizeof(a));
+            ew_addr_str(e->dst, e->family, b, sizeof(b));
+        }
+        n = snprintf(buf + at, len - at, "%s%s%s%s%s%s", i ? ", in " : "",
+                     e->type < EW_TUN_COUNT ? ew_tunnel_name[e->type] : "?", e->family ? " " : "",
+                     a, e->family ? " -> " : "", b);
+        if (n < 0)
+            return;
+        at += (size_t)n;
+        if (e->has_id && at < len) {
+            n = snprintf(buf + at, len - at, " id %" PRIu32, e->id);
+            if (n < 0)
+                return;
+            at += (size_t)n;
+        }
     }
 }

@@ -13,6 +13,7 @@
 #define ECNWATCH_TUNREC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/chunks.h"
@@ -84,14 +85,20 @@ void ew_tunnel_pool_free(struct ew_tunnel_pool *p);
 
 /* One counted packet of flow f, direction dir (canonical): a tunnelled one
  * takes the flow's record when it has none (NULL when refused, counted in
- * the pool), and every packet of a flow that has one is counted in it. */
-void ew_tunnel_packet(struct ew_tunnel_pool *p, struct ew_flow *f, int dir,
+ * the pool), and every packet of a flow that has one is counted in it.
+ * Returns outer * 4 + inner (enum ew_ecn) where the packet's outer and
+ * inner codepoints were compared, else -1. */
+int ew_tunnel_packet(struct ew_tunnel_pool *p, struct ew_flow *f, int dir,
                       const struct ew_pkt *pkt, uint64_t frame);
 /* f (a copy of from: ew_flowtab_copy()) given a record of its own in p
  * holding what from's holds, or none when from has none */
 void ew_tunnel_copy(struct ew_tunnel_pool *p, struct ew_flow *f, const struct ew_flow *from);
 /* the flow's record given back (the flow is evicted or freed) */
 void ew_tunnel_release(struct ew_tunnel_pool *p, struct ew_flow *f);
+
+/* the encapsulations of d as words in buf ("vxlan 192.0.2.1 -> 192.0.2.2
+ * id 42, in gre ..."), outermost first; "" when none */
+void ew_tunnel_layers_str(const struct ew_tunnel_dir *d, char *buf, size_t len);
 
 /* packets of a direction whose outer and inner codepoints differ */
 uint64_t ew_tunnel_dir_differ(const struct ew_tunnel_dir *d);

@@ -370,6 +370,16 @@ emit(struct sink *s, const struct ew_analyzer *an, const struct ew_metrics_flows
     family(s, "ecnwatch_tunnel_records_refused_total", "counter",
            "Tunnelled flows given no tunnel record (out of memory).");
     sample(s, "ecnwatch_tunnel_records_refused_total", an->tun.c.refused);
+    family(s, "ecnwatch_tunnel_codepoints_total", "counter",
+           "Tunnelled packets by the codepoint of the outer IP header nearest the inner packet "
+           "and the inner packet's own (RFC 6040's pairs; ERSPAN and headerless encapsulations "
+           "not counted).");
+    for (i = 0; i < 16; i++) {
+        int o = cp_order[i / 4], in = cp_order[i % 4];
+
+        put(s, "ecnwatch_tunnel_codepoints_total{outer=\"%s\",inner=\"%s\"} %" PRIu64 "\n",
+            ew_ecn_key[o], ew_ecn_key[in], t->tunnel_pair[o][in]);
+    }
 
     if (fl->evaluated == 0 && fl->held > 0)
         put(s, "# ecnwatch_flows, ecnwatch_flows_by_negotiation and ecnwatch_misuse_flows count "

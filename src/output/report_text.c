@@ -86,32 +86,12 @@ static void
 text_tunnel(FILE *out, int w, const struct ew_flow *f)
 {
     const struct ew_tunnel_rec *t = f->tun;
-    char line[512], a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-    size_t at = 0;
-    int d, i;
+    char line[512];
+    int d;
 
     if (!t)
         return;
-    for (i = 0; i < t->dir[t->first_dir].n && at < sizeof(line); i++) {
-        const struct ew_encap *e = &t->dir[t->first_dir].layer[i];
-        int n;
-
-        a[0] = b[0] = '\0';
-        if (e->family) {
-            ew_addr_str(e->src, e->family, a, sizeof(a));
-            ew_addr_str(e->dst, e->family, b, sizeof(b));
-        }
-        n = snprintf(line + at, sizeof(line) - at, "%s%s%s%s%s%s", i ? ", in " : "",
-                     e->type < EW_TUN_COUNT ? ew_tunnel_name[e->type] : "?", e->family ? " " : "",
-                     a, e->family ? " -> " : "", b);
-        if (n > 0)
-            at += (size_t)n;
-        if (e->has_id && at < sizeof(line)) {
-            n = snprintf(line + at, sizeof(line) - at, " id %" PRIu32, e->id);
-            if (n > 0)
-                at += (size_t)n;
-        }
-    }
+    ew_tunnel_layers_str(&t->dir[t->first_dir], line, sizeof(line));
     wrapf(out, w, 6, "    tunnel: %s", line);
     for (d = 0; d < 2; d++) {
         const struct ew_tunnel_dir *td = &t->dir[d == 0 ? f->client_dir : f->client_dir ^ 1];
@@ -343,6 +323,11 @@ text_totals(FILE *out, int w, const struct ew_analyzer *an, const struct ew_repo
     if (q.flows_midstream)
         wrapf(out, w, 2, "Joined mid-flow: %" PRIu64 " TCP flow%s without a captured handshake",
                 q.flows_midstream, q.flows_midstream == 1 ? "" : "s");
+    if (an->tot.tunnelled)
+        wrapf(out, w, 2,
+              "Tunnels: %" PRIu64 " packets of %" PRIu64 " flow%s came through tunnels, each "
+              "counted as its inner packet; their outer headers are under each flow",
+              an->tot.tunnelled, an->tot.tunnelled_flows, an->tot.tunnelled_flows == 1 ? "" : "s");
 }
 
 /* the flow's client end (client true) or server end as "addr:port"

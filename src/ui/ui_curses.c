@@ -47,6 +47,7 @@
 #include "output/output.h"
 #include "output/report.h"
 #include "output/snapshot.h"
+#include "flow/tunrec.h"
 #include "ui/ui_base.h"
 #include "ui/ui_curses_lib.h"
 #include "ui/ui_draw.h"
@@ -560,6 +561,34 @@ detail_body(struct ew_ui *ui, const struct ew_flow *f, const struct ew_flow_summ
                  pct * (double)ds.ecn[EW_ECN_ECT_1], pct * (double)ds.ecn[EW_ECN_CE],
                  ew_fb_name[vp->dir[dd].feedback], ew_ect1_name[vp->dir[dd].ect1]);
         y = ew_draw_wrap(y, 1, cols - 2, 4, INT_MAX, text);
+    }
+    if (f->tun) {
+        /* the tunnel, and each direction's outer header where it differs
+         * from the inner one */
+        const struct ew_tunnel_rec *t = f->tun;
+        char layers[400], text[480];
+
+        ew_tunnel_layers_str(&t->dir[t->first_dir], layers, sizeof(layers));
+        snprintf(text, sizeof(text), "tunnel: %s", layers);
+        y = ew_draw_wrap(y, 1, cols - 2, 4, INT_MAX, text);
+        for (dn = 0; dn < 2; dn++) {
+            const struct ew_tunnel_dir *td = &t->dir[dn == 0 ? f->client_dir : f->client_dir ^ 1];
+            uint64_t o[4], n;
+            double pct;
+
+            ew_tunnel_dir_outer(td, o);
+            n = o[0] + o[1] + o[2] + o[3];
+            if (!n)
+                continue;
+            pct = 100.0 / (double)n;
+            snprintf(text, sizeof(text),
+                     "%s outer %" PRIu64 "  Not-ECT %.0f%% ECT(0) %.0f%% ECT(1) %.0f%% CE %.1f%%  "
+                     "%" PRIu64 " differ from the inner",
+                     dn == 0 ? "c2s" : "s2c", n, pct * (double)o[EW_ECN_NOT_ECT],
+                     pct * (double)o[EW_ECN_ECT_0], pct * (double)o[EW_ECN_ECT_1],
+                     pct * (double)o[EW_ECN_CE], ew_tunnel_dir_differ(td));
+            y = ew_draw_wrap(y, 1, cols - 2, 4, INT_MAX, text);
+        }
     }
     {
         char text[320], line[340];
