@@ -37,9 +37,9 @@ oracle --outer --decap vxlan:8472 "$tmp/vxlan-8472.pcap"
 # session's for ERSPAN; every packet of those counted as such
 notcompared() { # CAPTURE MEMBER
     if "$EW" -r "$tmp/$1.pcap" --json --hash-seed 1 >"$tmp/$1.json" 2>/dev/null &&
-        jq -e --arg m "$2" '[.flows[] | .c2s, .s2c | .tunnel] | length > 0 and
+        jq_true "$tmp/$1.json" '[.flows[] | .c2s, .s2c | .tunnel] | length > 0 and
             all(.[]; .packets > 0 and .[$m] == .packets and .rfc6040_applies == false and
-                      (.outer_ecn | add) == 0)' "$tmp/$1.json" >/dev/null; then
+                      (.outer_ecn | add) == 0)' --arg m "$2"; then
         echo "ok   $1: every tunnelled packet counted in $2, none compared"
         passed=$((passed + 1))
     else
@@ -51,6 +51,9 @@ notcompared() { # CAPTURE MEMBER
 pairs_agree() { # CAPTURE
     local m=$tmp/$1.prom j=$tmp/$1.pairs.json
     "$EW" -r "$tmp/$1.pcap" --hash-seed 1 -q -o "$j" --metrics-file "$m" 2>/dev/null || return 1
+    json_ok "$j" || return 1
+    [ "$(grep -c '^ecnwatch_tunnel_codepoints_total{' "$m" 2>/dev/null)" = 16 ] ||
+        { echo "not the 16 pairs" >"$tmp/$1.pairs.diff"; return 1; }
     diff <(jq -r '[.flows[] | .c2s, .s2c | .tunnel // empty | .outer_to_inner | to_entries[] |
                    .key as $o | .value | to_entries[] | {o: $o, i: .key, n: .value}] |
                   group_by(.o, .i)[] | "\(.[0].o) \(.[0].i) \(map(.n) | add)"' "$j" | sort) \
