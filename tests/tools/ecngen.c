@@ -570,7 +570,8 @@ wrap4(uint8_t *out, const uint8_t *f, size_t n, uint8_t proto, uint8_t ecn, cons
     out[23] = proto;
     put32(out + 26, 0xc6336401);
     put32(out + 30, 0xc6336402);
-    memcpy(out + 34, shim, len);
+    if (len)
+        memcpy(out + 34, shim, len);
     memmove(out + 34 + len, body, blen);
     return 14 + ip;
 }
