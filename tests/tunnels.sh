@@ -36,7 +36,7 @@ oracle --outer --decap vxlan:8472 "$tmp/vxlan-8472.pcap"
 # no outer header to compare: none for MPLS and MACsec alone, a mirror
 # session's for ERSPAN; every packet of those counted as such
 notcompared() { # CAPTURE MEMBER
-    if "$EW" -r "$tmp/$1.pcap" --json --hash-seed 1 >"$tmp/$1.json" 2>/dev/null &&
+    if bounded "$EW_CMD_TIMEOUT" "$EW" -r "$tmp/$1.pcap" --json --hash-seed 1 >"$tmp/$1.json" 2>/dev/null &&
         jq_true "$tmp/$1.json" '[.flows[] | .c2s, .s2c | .tunnel] | length > 0 and
             all(.[]; .packets > 0 and .[$m] == .packets and .rfc6040_applies == false and
                       (.outer_ecn | add) == 0)' --arg m "$2"; then
@@ -50,7 +50,7 @@ notcompared() { # CAPTURE MEMBER
 # the metrics' outer and inner pairs are the report's, summed over the flows
 pairs_agree() { # CAPTURE
     local m=$tmp/$1.prom j=$tmp/$1.pairs.json
-    "$EW" -r "$tmp/$1.pcap" --hash-seed 1 -q -o "$j" --metrics-file "$m" 2>/dev/null || return 1
+    bounded "$EW_CMD_TIMEOUT" "$EW" -r "$tmp/$1.pcap" --hash-seed 1 -q -o "$j" --metrics-file "$m" 2>/dev/null || return 1
     json_ok "$j" || return 1
     [ "$(grep -c '^ecnwatch_tunnel_codepoints_total{' "$m" 2>/dev/null)" = 16 ] ||
         { echo "not the 16 pairs" >"$tmp/$1.pairs.diff"; return 1; }
