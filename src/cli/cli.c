@@ -50,6 +50,13 @@ enum {
     OPT_LIST,
     OPT_DECAP,
     OPT_NO_DECAP,
+    OPT_PROBE,
+    OPT_PROBE_MAX_TTL,
+    OPT_PROBE_RATE,
+    OPT_PROBE_MAX,
+    OPT_PROBE_WAIT,
+    OPT_PROBE_UDP_PORT,
+    OPT_PROBE_TYPES,
 };
 
 /* --list: the lists the code, the docs and the schema share (misuse.h,
@@ -298,6 +305,7 @@ defaults(struct ew_options *o)
     o->workers = 1;
     o->interval_s = 1.0;
     ew_decap_defaults(&o->decap);
+    ew_probe_defaults(&o->probe);
 }
 
 /* one option of getopt_long: -1 to go on, or an exit status */
@@ -476,6 +484,51 @@ parse_option(int c, char **argv, struct ew_options *o)
     case OPT_NO_DECAP:
         o->decap.off = true;
         break;
+    case OPT_PROBE: {
+        char host[256], err[300];
+        uint16_t port;
+
+        if (ew_probe_parse_target(optarg, host, sizeof(host), &port, err, sizeof(err)) != 0) {
+            ew_err("ecnwatch: %s\n", err);
+            return EW_EXIT_USAGE;
+        }
+        o->probe.target = optarg;
+        break;
+    }
+    case OPT_PROBE_MAX_TTL:
+        if (parse_u64(optarg, 1, EW_PROBE_MAX_TTL, &v) != 0)
+            return bad_value("--probe-max-ttl", optarg, "a TTL from 1 to 64");
+        o->probe.max_ttl = (int)v;
+        break;
+    case OPT_PROBE_RATE:
+        if (parse_u64(optarg, 1, 1000, &v) != 0)
+            return bad_value("--probe-rate", optarg, "probes a second, from 1 to 1000");
+        o->probe.rate = (int)v;
+        break;
+    case OPT_PROBE_MAX:
+        if (parse_u64(optarg, 1, 100000, &v) != 0)
+            return bad_value("--probe-max", optarg, "a number of probes from 1 to 100000");
+        o->probe.max_probes = (int)v;
+        break;
+    case OPT_PROBE_WAIT:
+        if (parse_u64(optarg, 10, 60000, &v) != 0)
+            return bad_value("--probe-wait", optarg, "milliseconds from 10 to 60000");
+        o->probe.wait_ms = (int)v;
+        break;
+    case OPT_PROBE_UDP_PORT:
+        if (parse_u64(optarg, 1, 65535, &v) != 0)
+            return bad_value("--probe-udp-port", optarg, "a port from 1 to 65535");
+        o->probe.udp_port = (int)v;
+        break;
+    case OPT_PROBE_TYPES: {
+        char bad[80];
+
+        if (ew_probe_parse_types(optarg, &o->probe.types, bad, sizeof(bad)) != 0) {
+            ew_err("ecnwatch: --probe-types: unknown probe type '%s' (see ecnwatch(1))\n", bad);
+            return EW_EXIT_USAGE;
+        }
+        break;
+    }
     case OPT_FAIL_ON: {
         char bad[80] = "";
         const char *near;
@@ -530,8 +583,17 @@ check_combination(const struct ew_options *o)
                 o->json ? "json" : "ndjson");
         return EW_EXIT_USAGE;
     }
+    if (o->probe.target) {
+        if (o->read_file || o->iface || o->ndjson || o->write_file || o->count || o->plot_dir ||
+            o->csv_file || o->metrics_listen || o->metrics_file || o->timeseries) {
+            ew_err("ecnwatch: --probe sends probes and reads their answers: it takes none "
+                   "of -r, -i, -w, -c, --ndjson, --csv, --plot, --timeseries, --metrics\n");
+            return EW_EXIT_USAGE;
+        }
+        return -1;
+    }
     if (!o->read_file && !o->iface) {
-        ew_err("ecnwatch: no input: give -r FILE or -i INTERFACE (try --help)\n");
+        ew_err("ecnwatch: no input: give -r FILE, -i INTERFACE or --probe HOST (try --help)\n");
         return EW_EXIT_USAGE;
     }
     if (o->read_file && o->iface) {
@@ -710,6 +772,13 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
         {"list", required_argument, NULL, OPT_LIST},
         {"decap", required_argument, NULL, OPT_DECAP},
         {"no-decap", no_argument, NULL, OPT_NO_DECAP},
+        {"probe", required_argument, NULL, OPT_PROBE},
+        {"probe-max-ttl", required_argument, NULL, OPT_PROBE_MAX_TTL},
+        {"probe-rate", required_argument, NULL, OPT_PROBE_RATE},
+        {"probe-max", required_argument, NULL, OPT_PROBE_MAX},
+        {"probe-wait", required_argument, NULL, OPT_PROBE_WAIT},
+        {"probe-udp-port", required_argument, NULL, OPT_PROBE_UDP_PORT},
+        {"probe-types", required_argument, NULL, OPT_PROBE_TYPES},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -731,6 +800,11 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
     rc = check_combination(o);
     if (rc >= 0)
         return rc;
+    if (o->probe.target && (optind < argc || o->filter_file)) {
+        ew_err("ecnwatch: --probe takes no filter expression ('%s')\n",
+               optind < argc ? argv[optind] : o->filter_file);
+        return EW_EXIT_USAGE;
+    }
     rc = join_filter(argc, argv, o);
     if (rc >= 0)
         return rc;
@@ -739,7 +813,8 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
         ew_err("ecnwatch: --json is for -r; with -i use -o FILE or --ndjson\n");
         return EW_EXIT_USAGE;
     }
-    /* reading a file, -o - is --json: the report on standard output, alone */
+    /* reading a file or probing, -o - is --json: the report on standard
+     * output, alone */
     if (!o->iface && o->out_file && !strcmp(o->out_file, "-")) {
         o->json = true;
         o->out_file = NULL;

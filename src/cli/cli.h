@@ -15,6 +15,7 @@
 
 #include "dissectors/decap.h"
 #include "engine/analyze.h"
+#include "probe/probe.h"
 
 enum {
     EW_EXIT_DONE = 0,
@@ -70,6 +71,7 @@ struct ew_options {
     struct ew_decap_cfg decap; /* --decap, --no-decap: set in the decoders before reading */
     bool decap_given;          /* a --decap was given */
     char *filter;     /* joined trailing words, or NULL */
+    struct ew_probe_opts probe; /* --probe: target NULL when not probing */
 };
 
 /* Fill o from argv (o is set to the defaults first). Returns -1 to go on,

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/live.h"
 #include "cli/offline.h"
+#include "cli/probe_main.h"
 #include "dissectors/decap.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -44,7 +45,10 @@ main(int argc, char **argv)
     struct ew_options o;
     int status = ew_cli_parse(argc, argv, &o);
 
-    if (status < 0) {
+    if (status < 0 && o.probe.target) {
+        catch_signals();
+        status = ew_probe_main(&o, &stop_requested);
+    } else if (status < 0) {
         struct ew_run_cfg c;
 
         ew_cli_run_cfg(&o, &c);

@@ -37,7 +37,9 @@
     X(QUIC_ECN_VALIDATION_FAILED, "quic_ecn_validation_failed", "QUIC ECN validation failed (RFC 9000 13.4.2)") \
     X(TUNNEL_ECN_NOT_PROPAGATED, "tunnel_ecn_not_propagated", "ECT or CE packets inside a tunnel whose outer header is Not-ECT: the underlay cannot mark them") \
     X(TUNNEL_ECN_UNSAFE_COMBINATION, "tunnel_ecn_unsafe_combination", "outer and inner codepoints RFC 6040 calls dangerous, such as an ECN-capable outer header over a Not-ECT packet") \
-    X(TUNNEL_DECAP_VIOLATION, "tunnel_decap_violation", "a packet left a tunnel egress with another codepoint than RFC 6040 gives for its outer and inner headers, or was not dropped")
+    X(TUNNEL_DECAP_VIOLATION, "tunnel_decap_violation", "a packet left a tunnel egress with another codepoint than RFC 6040 gives for its outer and inner headers, or was not dropped") \
+    X(ECN_SETUP_STRIPPED, "ecn_setup_stripped", "a SYN's ECN set-up flags (ECE, CWR, AE) cleared on the path (--probe)") \
+    X(ECN_BLACKHOLE, "ecn_blackhole", "probes with ECN set up dropped on the path where the same probes without ECN pass (--probe)")
 
 enum ew_misuse_kind {
 #define EW_X(id, name, text) EW_MU_##id,
