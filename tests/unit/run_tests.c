@@ -33,7 +33,7 @@ register_all(void)
            ew_test_register_bottleneck() || ew_test_register_snapshot() ||
            ew_test_register_dedupe() || ew_test_register_loss() || ew_test_register_qseries() ||
            ew_test_register_midflow() || ew_test_register_path() || ew_test_register_dynlib() ||
-           ew_test_register_fanout();
+           ew_test_register_fanout() || ew_test_register_probe();
 }
 
 /* choose SUITE or SUITE/TEST: mark it active; 0 when found */

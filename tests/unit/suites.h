@@ -28,6 +28,7 @@ int ew_test_register_midflow(void);
 int ew_test_register_path(void);
 int ew_test_register_dynlib(void);
 int ew_test_register_fanout(void);
+int ew_test_register_probe(void);
 
 /* xorshift64: the same numbers on every run from the same *state (not 0) */
 uint64_t ew_test_next(uint64_t *state);
