@@ -39,6 +39,13 @@ _ecnwatch_fallback_help='
   --decap TYPE:PORT
   --no-decap
   --fail-on KINDS
+  --probe HOST
+  --probe-max-ttl N
+  --probe-rate N
+  --probe-max N
+  --probe-wait MS
+  --probe-udp-port N
+  --probe-types LIST
   --metrics ADDR:PORT
   --metrics-file PATH
   --web-config FILE
@@ -51,7 +58,7 @@ _ecnwatch_kinds='ect_without_negotiation ce_on_not_ect ect_on_not_ect bleaching 
 ce_unmarked ect_on_syn ect_on_control ect1_without_l4s feedback_missing ece_ignored ece_held
 accecn_handshake_violation accecn_option_mangled accecn_ace_zeroed ecn_flags_reflected
 classic_aqm_under_l4s quic_ecn_validation_failed tunnel_ecn_not_propagated
-tunnel_ecn_unsafe_combination tunnel_decap_violation any'
+tunnel_ecn_unsafe_combination tunnel_decap_violation ecn_setup_stripped ecn_blackhole any'
 
 # _ecnwatch_options CMD: sets _ecnwatch_opts (every option) and
 # _ecnwatch_args (" -r:FILE --plot:DIR ... ": the options that take a value)
