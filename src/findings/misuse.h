@@ -47,6 +47,9 @@ enum ew_misuse_kind {
 #undef EW_X
     EW_MU_COUNT
 };
+/* the kinds a capture can show; the last ones only --probe finds */
+#define EW_MU_CAPTURE_COUNT EW_MU_ECN_SETUP_STRIPPED
+_Static_assert(EW_MU_ECN_BLACKHOLE == EW_MU_COUNT - 1, "the probe's kinds come last");
 extern const char *const ew_misuse_name[EW_MU_COUNT];
 extern const char *const ew_misuse_text[EW_MU_COUNT];
 

@@ -258,7 +258,7 @@ text_findings(FILE *out, int w, const struct ew_pass *p, struct ew_flow_room *ro
         fputc('\n', out);
         wrapf(out, w, 2, "No misuse found in %zu flow%s (%d kinds, checked where this point "
                          "can see them)",
-              p->c->n, p->c->n == 1 ? "" : "s", EW_MU_COUNT);
+              p->c->n, p->c->n == 1 ? "" : "s", EW_MU_CAPTURE_COUNT);
     }
     if (evicted)
         fprintf(out, "  flows evicted from the table had %" PRIu64 " more findings (totals.findings)\n",
@@ -347,6 +347,50 @@ text_endpoint(const struct ew_flow *f, bool client, char *buf, size_t len)
         snprintf(buf, len, "[%s]:%u", a, port);
     else
         snprintf(buf, len, "%s:%u", a, port);
+}
+
+/* the kinds that say the path changed ECN, which --probe can locate */
+#define PATH_KINDS                                                                             \
+    (1u << EW_MU_BLEACHING | 1u << EW_MU_REMARKING | 1u << EW_MU_CE_UNMARKED |                 \
+     1u << EW_MU_ECT_ON_NOT_ECT | 1u << EW_MU_CE_ON_NOT_ECT | 1u << EW_MU_ACCECN_OPTION_MANGLED | \
+     1u << EW_MU_ACCECN_ACE_ZEROED)
+
+/* Where a finding says the path changed ECN, the probe that would find the
+ * hop from the capturing host: toward the far end (the client when captured
+ * at the server side, else the server), at the flow's own port. */
+static void
+text_probe_hint(FILE *out, int w, const struct ew_pass *p, struct ew_flow_room *room,
+                struct ew_flow_summary *sum)
+{
+    size_t i, j;
+
+    for (i = 0; i < p->c->n; i++) {
+        const struct ew_flow *f;
+        char e[INET6_ADDRSTRLEN + 10];
+        bool client;
+
+        if (!p->c->row[i].nf)
+            continue;
+        f = ew_conclusion_words(p->c, i, 0, room, sum);
+        if (!(sum->kinds & PATH_KINDS) || f->key.l4 == EW_L4_NONE)
+            continue;
+        for (j = 0; j < sum->nf && !(PATH_KINDS & (1u << sum->fnd[j].kind)); j++)
+            ;
+        client = sum->v.vantage == EW_VANT_SERVER;
+        text_endpoint(f, client, e, sizeof(e));
+        fputc('\n', out);
+        if (f->key.l4 == EW_L4_UDP)
+            wrapf(out, w, 2, "To find the hop of #%" PRIu64 "'s %s from the %s side: ecnwatch "
+                             "--probe %s --probe-udp-port %u (ecnwatch(1), Probing a path)",
+                  f->id, ew_misuse_name[sum->fnd[j].kind], client ? "server" : "client", e,
+                  client ? (f->client_dir == EW_DIR_LO_HI ? f->key.port_lo : f->key.port_hi)
+                         : (f->client_dir == EW_DIR_LO_HI ? f->key.port_hi : f->key.port_lo));
+        else
+            wrapf(out, w, 2, "To find the hop of #%" PRIu64 "'s %s from the %s side: ecnwatch "
+                             "--probe %s (ecnwatch(1), Probing a path)",
+                  f->id, ew_misuse_name[sum->fnd[j].kind], client ? "server" : "client", e);
+        return;
+    }
 }
 
 /* the flow's size, duration and the rate of each direction that carried
@@ -495,6 +539,7 @@ ew_report_text(FILE *out, const struct ew_pass *p, const struct ew_text_opts *o)
     /* the findings of every flow come first, then the flows with their
      * reasons, each written out from the pass's row */
     text_findings(out, w, p, room, sum);
+    text_probe_hint(out, w, p, room, sum);
     text_bottlenecks(out, w, &p->c->bn);
     for (i = 0; i < n; i++) {
         const struct ew_flow *f = ew_flowtab_view(p->c->tab, p->c->row[i].ref, room);
