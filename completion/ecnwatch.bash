@@ -3,7 +3,7 @@
 # Options and the kind of value each takes are read from `ecnwatch --help`
 # (once per shell and binary), so that the completion follows the binary it
 # completes for; the list below is used when that binary cannot be run.
-# Values: files after -r, -o, -w, -F, --csv, --metrics-file and --web-config, folders after --plot,
+# Values: files after -r, -o, -w, -F, --csv, --metrics-file, --web-config and --probe-report, folders after --plot,
 # interface names after -i (from /sys/class/net), user names after -Z, and
 # misuse kinds after --fail-on (comma-separated).
 
@@ -46,6 +46,7 @@ _ecnwatch_fallback_help='
   --probe-wait MS
   --probe-udp-port N
   --probe-types LIST
+  --probe-report FILE
   --metrics ADDR:PORT
   --metrics-file PATH
   --web-config FILE

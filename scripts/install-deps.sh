@@ -8,16 +8,17 @@
 set -eu
 # building and running: a compiler, the libraries ecnwatch links
 RUNTIME="build-essential pkg-config libpcap-dev libncurses-dev libmicrohttpd-dev libssl-dev
-         zlib1g-dev liblzma-dev libyaml-dev libcrypt-dev"
-# the tests only: the unit test framework, the JSON parser the unit tests and
-# fuzz harnesses read the report back with, the tools the suites drive and
+         zlib1g-dev liblzma-dev libyaml-dev libcrypt-dev libjansson-dev"
+# (libjansson reads a probe's report back, --probe-report; the unit tests and
+# fuzz harnesses read the report back with it too)
+# the tests only: the unit test framework, the tools the suites drive and
 # compare against (tshark, jq, curl, tmux, Prometheus), the headless browser
 # the plots are rendered in (chromium, large), clang for the fuzzers, what
 # --web-config's test makes its certificates (openssl) and bcrypt hashes
 # (whois: mkpasswd) with, and what the VXLAN suite's router marks CE with (an
 # NFQUEUE program: libnetfilter-queue-dev, iptables), its offloads are turned
 # off with (ethtool) and its captures taken with (tcpdump)
-TEST="libcunit1-dev libjansson-dev curl tshark jq gzip xz-utils tmux python3 iproute2 util-linux
+TEST="libcunit1-dev curl tshark jq gzip xz-utils tmux python3 iproute2 util-linux
       procps man-db time python3-jsonschema chromium clang libclang-rt-14-dev prometheus openssl
       whois libnetfilter-queue-dev iptables ethtool tcpdump"
 case ${1:-} in

@@ -57,6 +57,7 @@ enum {
     OPT_PROBE_WAIT,
     OPT_PROBE_UDP_PORT,
     OPT_PROBE_TYPES,
+    OPT_PROBE_REPORT,
 };
 
 /* --list: the lists the code, the docs and the schema share (misuse.h,
@@ -162,6 +163,8 @@ usage(FILE *out)
             "  --probe-wait MS     wait for a TTL's answers (default 1000)\n"
             "  --probe-udp-port N  the UDP probes' port (default 443)\n"
             "  --probe-types LIST  only these probe types (see ecnwatch(1))\n"
+            "  --probe-report FILE with -r: a report --probe wrote (-o) of the same path; what\n"
+            "                      it located is set beside what the captures show\n"
             "  --metrics ADDR:PORT live: serve Prometheus metrics at http://ADDR:PORT/metrics\n"
             "                      (:PORT is 0.0.0.0:PORT, localhost:PORT is 127.0.0.1:PORT)\n"
             "  --metrics-file PATH the same metrics written to PATH (atomically) each interval;\n"
@@ -539,6 +542,9 @@ parse_option(int c, char **argv, struct ew_options *o)
         }
         break;
     }
+    case OPT_PROBE_REPORT:
+        o->probe_report = optarg;
+        break;
     case OPT_FAIL_ON: {
         char bad[80] = "";
         const char *near;
@@ -595,12 +601,17 @@ check_combination(const struct ew_options *o)
     }
     if (o->probe.target) {
         if (o->read_file || o->iface || o->ndjson || o->write_file || o->count || o->plot_dir ||
-            o->csv_file || o->metrics_listen || o->metrics_file || o->timeseries) {
+            o->csv_file || o->metrics_listen || o->metrics_file || o->timeseries || o->probe_report) {
             ew_err("ecnwatch: --probe sends probes and reads their answers: it takes none "
-                   "of -r, -i, -w, -c, --ndjson, --csv, --plot, --timeseries, --metrics\n");
+                   "of -r, -i, -w, -c, --ndjson, --csv, --plot, --timeseries, --metrics, "
+                   "--probe-report\n");
             return EW_EXIT_USAGE;
         }
         return -1;
+    }
+    if (o->probe_report && !o->read_file) {
+        ew_err("ecnwatch: --probe-report sets a probe's report beside captures: give -r FILE\n");
+        return EW_EXIT_USAGE;
     }
     if (!o->read_file && !o->iface) {
         ew_err("ecnwatch: no input: give -r FILE, -i INTERFACE or --probe HOST (try --help)\n");
@@ -789,6 +800,7 @@ ew_cli_parse(int argc, char **argv, struct ew_options *o)
         {"probe-wait", required_argument, NULL, OPT_PROBE_WAIT},
         {"probe-udp-port", required_argument, NULL, OPT_PROBE_UDP_PORT},
         {"probe-types", required_argument, NULL, OPT_PROBE_TYPES},
+        {"probe-report", required_argument, NULL, OPT_PROBE_REPORT},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -872,6 +884,7 @@ ew_cli_run_cfg(const struct ew_options *o, struct ew_run_cfg *c)
     c->user = o->user;
     c->interval_s = o->interval_s;
     c->files = o->files;
+    c->probe_report = o->probe_report;
     c->nfiles = o->nfiles;
     c->filter = o->filter;
     c->count = o->count;
@@ -910,6 +923,13 @@ ew_fail_on_eval(const struct ew_pass *p, struct ew_hop *const *hops, int nhops, 
     found = p->found;
     for (i = 0; i < nhops; i++)
         found |= ew_hop_kinds(hops[i], r->packets);
+    if (p->probe) {
+        size_t j;
+
+        found |= p->probe->found;
+        for (j = 0; j < p->probe->n; j++)
+            r->probe[p->probe->f[j].kind]++;
+    }
     r->found = found & mask;
     return r->found;
 }
@@ -929,6 +949,8 @@ ew_fail_on_print(FILE *out, const struct ew_fail_on *r)
         if (r->packets[k])
             fprintf(out, " (%" PRIu64 " packet%s between captures)", r->packets[k],
                     r->packets[k] == 1 ? "" : "s");
+        if (r->probe[k])
+            fprintf(out, " (%" PRIu64 " in the probe's report)", r->probe[k]);
     }
     fputc('\n', out);
 }

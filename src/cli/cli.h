@@ -72,6 +72,7 @@ struct ew_options {
     bool decap_given;          /* a --decap was given */
     char *filter;     /* joined trailing words, or NULL */
     struct ew_probe_opts probe; /* --probe: target NULL when not probing */
+    const char *probe_report;   /* --probe-report FILE (with -r) */
 };
 
 /* Fill o from argv (o is set to the defaults first). Returns -1 to go on,
@@ -92,6 +93,7 @@ struct ew_fail_on {
     uint32_t found;
     uint64_t flows[EW_MU_MASK_BITS];
     uint64_t packets[EW_MU_MASK_BITS];
+    uint64_t probe[EW_MU_MASK_BITS]; /* findings of --probe-report */
 };
 
 /* Which kinds of mask the pass p and the hops between captures (nhops of

@@ -3,11 +3,13 @@
 #include "cli/run.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "input/capture.h"
+#include "probe/probe.h"
 
 /* flow directions with a time series, at most (each EW_SERIES_BINS bins) */
 #define SERIES_MAX 1024
@@ -58,6 +60,13 @@ ew_run_start(struct ew_run *r, const struct ew_run_cfg *cfg, const struct ew_run
         ew_err("ecnwatch: %s\n", err);
         return EW_EXIT_OUTPUT;
     }
+    if (cfg->probe_report) {
+        r->probe = malloc(sizeof(*r->probe));
+        if (!r->probe || ew_probe_read_report(cfg->probe_report, r->probe, err, sizeof(err)) != 0) {
+            ew_err("ecnwatch: %s\n", r->probe ? err : "out of memory");
+            return EW_EXIT_INPUT;
+        }
+    }
     return run_analyzer(r) == 0 ? EW_EXIT_DONE : EW_EXIT_USAGE;
 }
 
@@ -95,6 +104,7 @@ ew_run_end(struct ew_run *r)
     /* -q with nothing to write, judge or fail on: no pass to make */
     if (!ew_outputs_wanted(&r->out) && !r->cfg->fail_on && r->path.ncaptures < 2) {
         ew_pass_init(&r->pass, &r->an, &r->concl, &r->src, NULL);
+        r->pass.probe = r->probe;
         return status;
     }
     if (ew_analyzer_pass(&r->an, &r->concl, EW_PASS_BOTTLENECKS, NULL) != 0) {
@@ -106,6 +116,7 @@ ew_run_end(struct ew_run *r)
     for (i = 1; i < r->path.ncaptures; i++)
         ew_hop_judge_sce(r->path.hops[i - 1], &r->concl);
     ew_pass_init(&r->pass, &r->an, &r->concl, &r->src, r->path.ncaptures > 1 ? &r->path : NULL);
+    r->pass.probe = r->probe;
     if (ew_outputs_finish(&r->out, &r->pass) != 0)
         status = EW_EXIT_OUTPUT;
     return status;
@@ -134,4 +145,6 @@ ew_run_free(struct ew_run *r)
         ew_analyzer_free(&r->an);
     r->have_an = false;
     ew_series_pool_free(&r->series);
+    free(r->probe);
+    r->probe = NULL;
 }

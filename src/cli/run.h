@@ -46,6 +46,7 @@ struct ew_run {
     struct ew_report_path path;        /* the captures and hops between them; 1 capture: none */
     struct ew_conclusions concl;       /* the end's */
     struct ew_pass pass;
+    struct ew_probe_summary *probe;    /* --probe-report, read at the start */
 };
 
 /* how the driver shows the run */

@@ -25,6 +25,7 @@ struct ew_capture;
 struct ew_savefile;
 struct ew_report_src;
 struct ew_report_path;
+struct ew_probe_summary;
 struct ew_stream;
 struct ew_hop;
 
@@ -60,6 +61,7 @@ struct ew_run_cfg {
     const char *web_config;     /* --web-config FILE: TLS and authentication, or NULL */
     const char *metrics_file; /* --metrics-file PATH, or NULL */
     const char *write_file;   /* -w: the frames read, as pcap; or NULL */
+    const char *probe_report; /* --probe-report FILE: a probe's report of the path, or NULL */
     struct ew_analyzer_cfg an;
 };
 
@@ -72,6 +74,7 @@ struct ew_pass {
     const struct ew_report_path *path; /* several captures of the same traffic, or NULL */
     uint64_t counts[EW_MU_MASK_BITS];  /* flows with each misuse kind (ew_analyzer_findings) */
     uint32_t found;                    /* the kinds found */
+    const struct ew_probe_summary *probe; /* --probe-report, or NULL */
 };
 
 /* Fill p for the pass c (of every flow held, EW_PASS_BOTTLENECKS) over an. */

@@ -99,6 +99,10 @@ struct ew_report_path {
     struct ew_hop *const *hops;  /* ncaptures - 1 hops */
 };
 
+/* The kinds the captures of pass p show: its flows' findings and the
+ * changes between captures. */
+uint32_t ew_report_capture_kinds(const struct ew_pass *p);
+
 /* Write pass p's report as indented JSON (jansson's JSON_INDENT(2) |
  * JSON_REAL_PRECISION(10) layout) and a newline, through a buffer, the flows
  * written out one at a time so that memory does not grow with their number;

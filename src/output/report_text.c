@@ -15,6 +15,7 @@
 #include "base/format.h"
 #include "findings/pathcmp.h"
 #include "flow/tunrec.h"
+#include "probe/probe.h"
 
 static double
 pct(uint64_t part, uint64_t whole)
@@ -393,6 +394,40 @@ text_probe_hint(FILE *out, int w, const struct ew_pass *p, struct ew_flow_room *
     }
 }
 
+/* --probe-report: where the probe located each change, and whether these
+ * captures show the same kind */
+static void
+text_probe_report(FILE *out, int w, const struct ew_pass *p)
+{
+    const struct ew_probe_summary *s = p->probe;
+    uint32_t seen = ew_report_capture_kinds(p);
+    size_t i;
+
+    fprintf(out, "\nPROBE REPORT (%s): the path to %s from %s\n", s->file, s->target, s->source);
+    if (s->n == 0)
+        wrapf(out, w, 2, "  The probe found no change of ECN on the path%s.",
+              seen & PATH_KINDS ? ", where these captures show one: the probe may have taken "
+                                  "another path, or the change is past its last hop"
+                                : "");
+    for (i = 0; i < s->n; i++) {
+        const struct ew_probe_located *l = &s->f[i];
+        char last[80];
+
+        if (l->last_ttl == 0)
+            snprintf(last, sizeof(last), "after the sender");
+        else if (l->last_ttl > 0)
+            snprintf(last, sizeof(last), "after hop %d%s%s%s", l->last_ttl,
+                     l->last_addr[0] ? " (" : "", l->last_addr, l->last_addr[0] ? ")" : "");
+        else
+            snprintf(last, sizeof(last), "no hop before it seen");
+        wrapf(out, w, 2, "  %s (%s) at hop %d%s%s%s, %s, %s; %s", ew_misuse_name[l->kind], l->dim,
+              l->ttl, l->addr[0] ? " (" : "", l->addr, l->addr[0] ? ")" : "", last, l->conf,
+              (seen >> l->kind) & 1u ? "these captures show it too" : "these captures do not show it");
+    }
+    if (s->more)
+        fprintf(out, "  ... and %zu more findings in the probe's report\n", s->more);
+}
+
 /* the flow's size, duration and the rate of each direction that carried
  * payload over the flow's whole duration */
 static void
@@ -539,7 +574,10 @@ ew_report_text(FILE *out, const struct ew_pass *p, const struct ew_text_opts *o)
     /* the findings of every flow come first, then the flows with their
      * reasons, each written out from the pass's row */
     text_findings(out, w, p, room, sum);
-    text_probe_hint(out, w, p, room, sum);
+    if (p->probe)
+        text_probe_report(out, w, p);
+    else
+        text_probe_hint(out, w, p, room, sum);
     text_bottlenecks(out, w, &p->c->bn);
     for (i = 0; i < n; i++) {
         const struct ew_flow *f = ew_flowtab_view(p->c->tab, p->c->row[i].ref, room);

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "findings/conclusions.h"
+#include "findings/pathcmp.h"
+#include "probe/probe.h"
 #include "base/jw.h"
 #include "base/outfile.h"
 #include "base/thread.h"
@@ -239,6 +241,66 @@ bottlenecks_write(struct jw *w, const struct ew_bottlenecks *b)
     ew_report_bottlenecks_write(w, b);
 }
 
+uint32_t
+ew_report_capture_kinds(const struct ew_pass *p)
+{
+    uint64_t counts[EW_MU_MASK_BITS];
+    uint32_t m = p->found;
+    int i;
+
+    for (i = 0; p->path && i < p->path->ncaptures - 1; i++)
+        m |= ew_hop_kinds(p->path->hops[i], counts);
+    return m;
+}
+
+/* --probe-report: what the probe located on the path, and whether these
+ * captures show the same kind of change */
+static void
+probe_write(struct jw *w, const struct ew_pass *p)
+{
+    const struct ew_probe_summary *s = p->probe;
+    uint32_t seen = ew_report_capture_kinds(p);
+    size_t i;
+
+    jw_key(w, "probe");
+    jw_object_begin(w);
+    jw_kstring(w, "file", s->file);
+    jw_kstring(w, "target", s->target);
+    jw_kstring(w, "addr", s->target_addr);
+    jw_kstring(w, "source", s->source);
+    if (s->dest_ttl > 0)
+        jw_kint(w, "destination_ttl", s->dest_ttl);
+    else
+        jw_knull(w, "destination_ttl");
+    jw_kcount(w, "findings_not_read", s->more);
+    jw_key(w, "findings");
+    jw_array_begin(w);
+    for (i = 0; i < s->n; i++) {
+        const struct ew_probe_located *l = &s->f[i];
+
+        jw_object_begin(w);
+        jw_kstring(w, "kind", ew_misuse_name[l->kind]);
+        jw_kstring(w, "dimension", l->dim);
+        jw_kint(w, "ttl", l->ttl);
+        jw_kstring_or_null(w, "addr", l->addr[0] ? l->addr : NULL);
+        jw_key(w, "last_as_sent");
+        if (l->last_ttl < 0) {
+            jw_null(w);
+        } else {
+            jw_object_begin(w);
+            jw_kint(w, "ttl", l->last_ttl);
+            jw_kstring_or_null(w, "addr", l->last_addr[0] ? l->last_addr : NULL);
+            jw_object_end(w);
+        }
+        jw_kstring(w, "confidence", l->conf);
+        jw_kstring(w, "detail", l->detail);
+        jw_kbool(w, "captures_show_it", (seen >> l->kind) & 1u);
+        jw_object_end(w);
+    }
+    jw_array_end(w);
+    jw_object_end(w);
+}
+
 int
 ew_report_dump(FILE *out, const struct ew_pass *p)
 {
@@ -260,6 +322,8 @@ ew_report_dump(FILE *out, const struct ew_pass *p)
         jw_key(&w, "path");
         ew_report_path_write(&w, p->path);
     }
+    if (p->probe && rc == 0)
+        probe_write(&w, p);
     jw_object_end(&w);
     jw_raw(&w, "\n", 1);
     if (jw_finish(&w) != 0)

@@ -254,4 +254,33 @@ void ew_probe_net_close(struct ew_probe_net *n);
 /* the TCP port probed */
 uint16_t ew_probe_net_port(const struct ew_probe_net *n);
 
+/* ---- a probe's report read back (probe_read.c) ---- */
+#define EW_PROBE_REPORT_MAX (4u << 20)
+
+/* one finding of a probe's report */
+struct ew_probe_located {
+    enum ew_misuse_kind kind;
+    char dim[24];            /* the dimension (probe type) */
+    int ttl;                 /* the first hop that showed it */
+    char addr[48];           /* its address, "" when none */
+    int last_ttl;            /* the last hop that saw it as sent (0 the sender), -1 */
+    char last_addr[48];
+    char conf[12];
+    char detail[200];
+};
+
+struct ew_probe_summary {
+    const char *file;        /* the path read (the caller's string) */
+    char target[264], target_addr[48], source[48];
+    int dest_ttl;            /* -1: the destination did not answer */
+    size_t n;
+    struct ew_probe_located f[EW_PROBE_FINDINGS_MAX];
+    size_t more;             /* findings past the room */
+    uint32_t found;          /* their kinds */
+};
+
+/* Read the report --probe wrote to path (-o): 0, or -1 with err set to one
+ * line naming the file and the problem (also: jansson cannot be loaded). */
+int ew_probe_read_report(const char *path, struct ew_probe_summary *s, char *err, size_t errlen);
+
 #endif /* ECNWATCH_PROBE_H */
