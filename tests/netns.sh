@@ -24,6 +24,13 @@
 #                       the server's end
 #   traffic SECONDS     both, the client once the server listens
 # The traffic is not a check of ecnwatch: it counts (bad) only when it fails.
+# The programs a suite runs beside its traffic (vxlan, probe), each bounded:
+#   started NAME PID PATTERN FILE  PID's output FILE has a line matching PATTERN
+#   nfq NAME NS PROGRAM ARGS...    an NFQUEUE program in NS; nfq_end NAME PID
+#   cap NAME NS DEV FILTER         tcpdump into $tmp/NAME.pcap; cap_settle FILE...,
+#                                  cap_end NAME PID
+#   netns_or_skip SUITE CMD...     CMD builds the network; the suite ends skipped
+#                                  when no namespace can be made here
 NS_C=""
 NS_S=""
 NS=""
@@ -126,3 +133,92 @@ traffic_client() { # traffic_client SECONDS
 }
 
 traffic() { traffic_server "$1" && traffic_client "$1"; } # traffic SECONDS
+
+# started NAME PID PATTERN FILE: 0 once FILE (PID's output) has a line
+# matching PATTERN, 10 s at most; else the output's start in $why
+started() {
+    local t=0
+    until grep -q "$3" "$4" 2>/dev/null; do
+        if ! kill -0 "$2" 2>/dev/null || [ $t -ge 100 ]; then
+            why="$1: not started: $(head -c 200 "$4" | tr '\n' ' ')"
+            return 1
+        fi
+        sleep 0.1
+        t=$((t + 1))
+    done
+}
+
+# Both programs run under timeout itself (bounded is a function, and a
+# function in the background is a shell, which passes no signal on): the
+# pid kept is timeout's, which passes TERM on to the program.
+# nfq NAME NS PROGRAM ARGS...: an NFQUEUE program (the lab's nfq_ecn,
+# tests/tools/pathbox) in NS, that pid in $nfq_pid; it prints "ready" once it
+# reads its queue, and writes its summary to -s $tmp/NAME.json when it is
+# ended (TERM); 0 once it is ready
+nfq_pid=""
+nfq() {
+    local name=$1 ns=$2 prog=$3
+    shift 3
+    rm -f "$tmp/$name.json"
+    timeout -k 5 300 ip netns exec "$ns" "$prog" "$@" -s "$tmp/$name.json" >"$tmp/$name.out" 2>&1 &
+    nfq_pid=$!
+    bg="$bg $nfq_pid"
+    started "$(basename "$prog") $*" $nfq_pid '^ready' "$tmp/$name.out"
+}
+# nfq_end NAME PID: ends it; 0 when it wrote its summary
+nfq_end() {
+    kill -TERM "$2" 2>/dev/null
+    wait_rc 10 "$2" || return 1
+    json_ok "$tmp/$1.json" || { why="$1 wrote no summary: $why"; return 1; }
+}
+
+# cap NAME NS DEV FILTER: tcpdump into $tmp/NAME.pcap, that pid in $cap_pid;
+# 0 once it listens
+cap_pid=""
+cap() {
+    timeout -k 5 300 ip netns exec "$2" tcpdump -Z root -U --immediate-mode -n -B 8192 -s 256 -i "$3" \
+        -w "$tmp/$1.pcap" "$4" 2>"$tmp/$1.tcpdump" &
+    cap_pid=$!
+    bg="$bg $cap_pid"
+    started "tcpdump on $3" $cap_pid 'listening on' "$tmp/$1.tcpdump"
+}
+# cap_settle FILE...: until the captures stop growing (tcpdump ends at TERM
+# without reading what its ring still holds), 20 s at most
+cap_settle() {
+    local t=0 same=0 now last=""
+    while [ $same -lt 5 ] && [ $t -lt 100 ]; do
+        now=$(stat -c %s "$@" 2>/dev/null | tr '\n' ' ')
+        if [ "$now" = "$last" ]; then same=$((same + 1)); else same=0; fi
+        last=$now
+        sleep 0.2
+        t=$((t + 1))
+    done
+}
+# cap_end NAME PID: tcpdump ended (TERM, passed on by timeout); 0 when it
+# wrote every packet its filter took, and the kernel dropped none
+cap_end() {
+    local got took
+    kill -TERM "$2" 2>/dev/null
+    wait_rc 10 "$2" || return 1
+    got=$(awk '$2 == "packets" && $3 == "captured" { print $1 }' "$tmp/$1.tcpdump")
+    took=$(awk '$3 == "received" && $5 == "filter" { print $1 }' "$tmp/$1.tcpdump")
+    if [ -z "$got" ] || [ "$got" != "$took" ] || ! grep -q '^0 packets dropped by kernel' "$tmp/$1.tcpdump"; then
+        why="tcpdump on $1: $(tail -n +2 "$tmp/$1.tcpdump" | tr '\n' ' ')"
+        return 1
+    fi
+}
+
+# netns_or_skip SUITE CMD...: CMD builds the suite's network (0: up; 2: no
+# namespaces can be made here; else a step failed, the step in $why); on 2
+# the suite ends skipped ("SUITE: 0 passed, 0 failed"), on a failure it ends
+# with that failure counted
+netns_or_skip() {
+    local suite=$1
+    shift
+    "$@"
+    case $? in
+    0) return 0 ;;
+    2) echo "$suite: skipped: $why"; echo "$suite: 0 passed, 0 failed"; exit 0 ;;
+    *) bad "setting up the namespaces: $why"; finish "$suite"; exit ;;
+    esac
+}

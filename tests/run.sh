@@ -10,8 +10,8 @@
 # shell suite against a stand-in binary that prints nothing (no check may
 # pass there), and the libFuzzer smoke run.
 #
-#   (no option)   make test: everything; the live, metrics, metrics-tls, prometheus
-#                 and vxlan suites must run (as root), a skip of theirs is a failure
+#   (no option)   make test: everything; the live, metrics, metrics-tls, prometheus,
+#                 vxlan and probe suites must run (as root), a skip of theirs is a failure
 #   --check       make check: the quick tests, of the first build only
 #                 (CHECK_SUITES below); what it leaves out make test runs
 #   --only NAME   make check T=NAME: one suite of the first build: a shell
@@ -40,11 +40,11 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # every report written, against the JSON Schema; imperfect; flood;
 # ThreadSanitizer; the libFuzzer run; the stand-in run of every suite), the
 # sanitizer build, and those that need root and network namespaces (live,
-# metrics, metrics-tls, prometheus, vxlan)
+# metrics, metrics-tls, prometheus, vxlan, probe)
 CHECK_SUITES="unit golden views lists inference field misuse path pathdiag plots quic sweep outputs neighbours replay install readme deps"
 # one at a time, beside the other suites: those that build network namespaces
 # and watch live traffic on time (and the stand-in run, which runs them too)
-LANE="standin live metrics metrics-tls prometheus vxlan"
+LANE="standin live metrics metrics-tls prometheus vxlan probe"
 
 RELINK_LINKS="vlan qinq sll sll2 raw ipv4 ipv6 null loop ppp chdlc ipoib nflog"
 RELINK_BASES="rfc3168-ce-client accecn-ce-v6-server udp-ect-client"
@@ -243,7 +243,7 @@ plain=$1
 # the time limit of each suite, in seconds (doubled for a sanitizer build)
 limit_of() {
     case $1 in
-    unit | views | lists | inference | field | misuse | path | plots | quic | sweep | hostile | replay | install | vxlan) echo 600 ;;
+    unit | views | lists | inference | field | misuse | path | plots | quic | sweep | hostile | replay | install | vxlan | probe) echo 600 ;;
     golden | cli | pathdiag | imperfect | tshark | tunnels | live | metrics | flood | fuzz) echo 900 ;;
     outputs | neighbours | prometheus | metrics-tls | readme | deps) echo 300 ;;
     schema) echo 1500 ;;
@@ -252,11 +252,11 @@ limit_of() {
     *) echo 600 ;;
     esac
 }
-EACH="unit golden cli views lists inference field misuse path pathdiag imperfect plots quic sweep tshark tunnels vxlan outputs neighbours hostile replay schema live metrics metrics-tls"
+EACH="unit golden cli views lists inference field misuse path pathdiag imperfect plots quic sweep tshark tunnels vxlan probe outputs neighbours hostile replay schema live metrics metrics-tls"
 ONCE="flood prometheus threads install readme deps standin fuzz"
 # the order they start in: the longest first, so that the last to end is short;
 # the lane's suites early, so that each starts as soon as the one before it ends
-ORDER="standin live metrics metrics-tls prometheus vxlan imperfect cli hostile golden threads fuzz inference path misuse sweep tshark tunnels schema plots views quic pathdiag lists outputs neighbours field unit replay install readme deps flood"
+ORDER="standin live metrics metrics-tls prometheus vxlan probe imperfect cli hostile golden threads fuzz inference path misuse sweep tshark tunnels schema plots views quic pathdiag lists outputs neighbours field unit replay install readme deps flood"
 
 if [ -n "$ONLY" ]; then
     builds=("$plain")
@@ -387,7 +387,7 @@ while :; do
     reap
 done
 
-[ $CHECK = 1 ] && echo "not run by make check (make test runs them): the sanitizer build; cli, hostile, tshark, tunnels, vxlan, schema, imperfect, live, metrics, metrics-tls, prometheus, flood, threads, fuzz, standin"
+[ $CHECK = 1 ] && echo "not run by make check (make test runs them): the sanitizer build; cli, hostile, tshark, tunnels, vxlan, probe, schema, imperfect, live, metrics, metrics-tls, prometheus, flood, threads, fuzz, standin"
 echo "   (all: $(($(date +%s) - t_start)) s)"
 echo
 echo "$passed passed, $failed failed"

@@ -9,7 +9,7 @@
 # failed, for one stand-in.
 . "$(dirname "$0")/lib.sh"
 shift
-SUITES=${*:-cli views lists golden inference field misuse path pathdiag imperfect plots quic outputs neighbours hostile schema tshark tunnels vxlan flood threads install readme live metrics metrics-tls prometheus}
+SUITES=${*:-cli views lists golden inference field misuse path pathdiag imperfect plots quic outputs neighbours hostile schema tshark tunnels vxlan probe flood threads install readme live metrics metrics-tls prometheus}
 # a command of a suite that waits on the stand-in gives up sooner than on the real binary
 export EW_CMD_TIMEOUT=20
 

@@ -168,78 +168,6 @@ tunnel() {
     [ -z "$_ew_setup" ] || { why=$_ew_setup; return 1; }
 }
 
-# started NAME PID PATTERN FILE: 0 once FILE (PID's output) has a line
-# matching PATTERN, 10 s at most; else the output's start in $why
-started() {
-    local t=0
-    until grep -q "$3" "$4" 2>/dev/null; do
-        if ! kill -0 "$2" 2>/dev/null || [ $t -ge 100 ]; then
-            why="$1: not started: $(head -c 200 "$4" | tr '\n' ' ')"
-            return 1
-        fi
-        sleep 0.1
-        t=$((t + 1))
-    done
-}
-
-# Both programs run under timeout itself (bounded is a function, and a
-# function in the background is a shell, which passes no signal on): the
-# pid kept is timeout's, which passes TERM on to the program.
-# nfq NAME NS ARGS...: nfq_ecn in NS, that pid in $nfq_pid; its summary goes
-# to $tmp/NAME.json when it is ended (TERM); 0 once it reads its queue
-nfq_pid=""
-nfq() {
-    local name=$1 ns=$2
-    shift 2
-    rm -f "$tmp/$name.json"
-    timeout -k 5 300 ip netns exec "$ns" "$tmp/nfq_ecn" "$@" -s "$tmp/$name.json" >"$tmp/$name.out" 2>&1 &
-    nfq_pid=$!
-    bg="$bg $nfq_pid"
-    started "nfq_ecn $*" $nfq_pid '^ready' "$tmp/$name.out"
-}
-# nfq_end NAME PID: ends it; 0 when it wrote its summary
-nfq_end() {
-    kill -TERM "$2" 2>/dev/null
-    wait_rc 10 "$2" || return 1
-    json_ok "$tmp/$1.json" || { why="nfq_ecn wrote no summary: $why"; return 1; }
-}
-
-# cap NAME NS DEV FILTER: tcpdump into $tmp/NAME.pcap, that pid in $cap_pid;
-# 0 once it listens
-cap_pid=""
-cap() {
-    timeout -k 5 300 ip netns exec "$2" tcpdump -Z root -U --immediate-mode -n -B 8192 -s 256 -i "$3" \
-        -w "$tmp/$1.pcap" "$4" 2>"$tmp/$1.tcpdump" &
-    cap_pid=$!
-    bg="$bg $cap_pid"
-    started "tcpdump on $3" $cap_pid 'listening on' "$tmp/$1.tcpdump"
-}
-# cap_settle FILE...: until the captures stop growing (tcpdump ends at TERM
-# without reading what its ring still holds), 20 s at most
-cap_settle() {
-    local t=0 same=0 now last=""
-    while [ $same -lt 5 ] && [ $t -lt 100 ]; do
-        now=$(stat -c %s "$@" 2>/dev/null | tr '\n' ' ')
-        if [ "$now" = "$last" ]; then same=$((same + 1)); else same=0; fi
-        last=$now
-        sleep 0.2
-        t=$((t + 1))
-    done
-}
-# cap_end NAME PID: tcpdump ended (TERM, passed on by timeout); 0 when it
-# wrote every packet its filter took, and the kernel dropped none
-cap_end() {
-    local got took
-    kill -TERM "$2" 2>/dev/null
-    wait_rc 10 "$2" || return 1
-    got=$(awk '$2 == "packets" && $3 == "captured" { print $1 }' "$tmp/$1.tcpdump")
-    took=$(awk '$3 == "received" && $5 == "filter" { print $1 }' "$tmp/$1.tcpdump")
-    if [ -z "$got" ] || [ "$got" != "$took" ] || ! grep -q '^0 packets dropped by kernel' "$tmp/$1.tcpdump"; then
-        why="tcpdump on $1: $(tail -n +2 "$tmp/$1.tcpdump" | tr '\n' ' ')"
-        return 1
-    fi
-}
-
 # table NAME: tshark's reading of $tmp/NAME.pcap (which may hold no frame:
 # the ground truth counts them), a line a frame in
 # $tmp/NAME.txt: outer source, outer ECN, inner source, inner destination,
@@ -439,14 +367,14 @@ live() {
     fi
     # U marks the tunnel from A to B; A clears its outer header when asked
     # shellcheck disable=SC2086 # MARK is words
-    if ! nfq "$r-u" "$NS_U" -q $Q_U -m aqm $mark; then
+    if ! nfq "$r-u" "$NS_U" "$tmp/nfq_ecn" -q $Q_U -m aqm $mark; then
         bad "$r: U's marking: $why"
         live_abort
         return 1
     fi
     p_u=$nfq_pid
     if [ "$clear" = 1 ]; then
-        if ! nfq "$r-a" "$NS_A" -q $Q_A -m bleach; then
+        if ! nfq "$r-a" "$NS_A" "$tmp/nfq_ecn" -q $Q_A -m bleach; then
             bad "$r: A's clearing: $why"
             live_abort
             return 1
@@ -625,12 +553,7 @@ if [ -n "${EW_VXLAN_FROM:-}" ]; then
         cp "$EW_VXLAN_FROM/$r-"* "$tmp/" || bad "$r: nothing kept in $EW_VXLAN_FROM"
     done
 else
-    underlay
-    case $? in
-    0) ;;
-    2) echo "vxlan: skipped: $why"; echo "vxlan: 0 passed, 0 failed"; exit 0 ;;
-    *) bad "setting up the namespaces: $why"; finish vxlan; exit ;;
-    esac
+    netns_or_skip vxlan underlay
     needs || { bad "set-up: $why"; finish vxlan; exit; }
     live inherit inherit 0 "-p $MARK_P" send_tcp || : >"$tmp/inherit.failed"
     live tos0 0 0 "-p $MARK_P" send_tcp || : >"$tmp/tos0.failed"
