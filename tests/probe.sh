@@ -262,8 +262,13 @@ frame() { # frame CASE FAM
     check "$c: the report: hops 1-3 answer Time Exceeded from their own address" pj "$c" \
         ". as \$r | all(1, 2, 3; . as \$k | \$r | hop(\$k).probes.tcp_plain | .answer == \"time_exceeded\" and .from == \$h[\"\(\$k)\"])
          and (hop(4).probes.tcp_plain.answer == \"syn_ack\") and (hop(4).probes.udp_not_ect.answer == \"unreachable\")"
+    check "$c: the report validates against man/ecnwatch-report.schema.json" schema_ok "$tmp/$c.json"
     check "$c: the report: a dimension for each probe type" pj "$c" \
         "([.dimensions[].name] | unique) == ($(printf '"%s",' $ALL_TYPES | sed 's/,$//; s/^/[/; s/$/]/') | sort)"
+}
+schema_ok() { # schema_ok FILE: a probe's report the schema takes
+    json_ok "$1" && bounded 60 python3 "$EW_ROOT/tests/schema_validate.py" \
+        "$EW_ROOT/man/ecnwatch-report.schema.json" "$1" >/dev/null
 }
 # unchanged CASE FIELD TYPE...: those dimensions unchanged
 unchanged() {
@@ -473,6 +478,17 @@ passive() {
          ([\$d[].name | select(startswith(\"tcp_\"))] | sort) == ([\$p[0].path.hops[0].changes[] |
             select(.proto == \"tcp\" and .dst.addr == \"$D4\") | {ect0: \"tcp_ect0\", ect1: \"tcp_ect1\", ce: \"tcp_ce\"}[.from]] | unique)" \
         --slurpfile p "$tmp/$c-path.json"
+    # the probe's report given back beside the two captures (--probe-report)
+    check "$c: two captures and the probe's report: each of its findings bleaching at hop 2, shown by the captures too" \
+        ew_then "$tmp/$c-with.json" \
+        "(.probe.findings | length) > 0 and all(.probe.findings[]; .kind == \"bleaching\" and .ttl == 2 and
+          .last_as_sent.ttl == 1 and .captures_show_it == true) and .probe.addr == \"$D4\"" \
+        -r "$tmp/$c-r1.pcap" -r "$tmp/$c-r3.pcap" --probe-report "$tmp/$c.json" --json --hash-seed 1
+    check "$c: two captures and the probe's report: the summary's PROBE REPORT block says where" \
+        eval "bounded 120 \"\$EW\" -r '$tmp/$c-r1.pcap' -r '$tmp/$c-r3.pcap' --probe-report '$tmp/$c.json' | tr -s ' \\n' ' ' |
+              grep -q 'bleaching (tcp_ect0) at hop 2 (10.213.2.2), after hop 1 (10.213.1.2), certain; these captures show it too'"
+    check "$c: --fail-on bleaching with only the probe's report to show it exits 1" \
+        eval "bounded 120 \"\$EW\" -r '$tmp/$c-r3.pcap' -q --probe-report '$tmp/$c.json' --fail-on bleaching 2>/dev/null; [ \$? = 1 ]"
 }
 ew_then() { # ew_then OUT EXPR ARGS...
     local out=$1 e=$2
