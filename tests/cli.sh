@@ -576,4 +576,52 @@ not_utf8_name() {
 }
 check "a capture name that is not UTF-8: named with U+FFFD, the report meets its schema" not_utf8_name
 
+# --probe: bad arguments end before anything is sent (no root is needed to
+# see that); --probe-report: a probe's report set beside captures
+# (captures/probe: tests/probe.sh's bleach case, Linux routers' own quotes)
+PB=captures/probe/bleach-at-r2
+expect "--probe with -r -> 2" 2 "--probe sends probes and reads their answers" -- "$EW" --probe 192.0.2.1 -r "$CAP"
+expect "--probe with a filter -> 2" 2 "--probe takes no filter expression \('tcp'\)" -- "$EW" --probe 192.0.2.1 tcp
+expect "--probe port 0 -> 2" 2 "'0' is not a port from 1 to 65535" -- "$EW" --probe 192.0.2.1:0
+expect "--probe [v6 without ] -> 2" 2 "no '\]' after the IPv6 address" -- "$EW" --probe '[2001:db8::1:80'
+expect "--probe-rate 0 -> 2" 2 "bad value '0' for --probe-rate" -- "$EW" --probe 192.0.2.1 --probe-rate 0
+expect "--probe-max-ttl 65 -> 2" 2 "bad value '65' for --probe-max-ttl" -- "$EW" --probe 192.0.2.1 --probe-max-ttl 65
+expect "--probe-types with an unknown type -> 2" 2 "unknown probe type 'tcp_ect2'" -- "$EW" --probe 192.0.2.1 --probe-types tcp_ect0,tcp_ect2
+expect "--probe a host that does not resolve -> 2" 2 "--probe no-such-host.invalid: " -- "$EW" --probe no-such-host.invalid:80
+expect "--probe-report without -r -> 2" 2 "--probe-report sets a probe's report beside captures" -- "$EW" --probe-report "$PB-probe.json"
+expect "--probe-report missing -> 3" 3 "--probe-report $tmp/none.json: No such file" -- "$EW" -r "$CAP" --probe-report "$tmp/none.json"
+expect "--probe-report a capture -> 3" 3 "--probe-report $CAP: not JSON" -- "$EW" -r "$CAP" --probe-report "$CAP"
+printf '{"schema": "ecnwatch.report/1"}' >"$tmp/notprobe.json"
+expect "--probe-report a capture's report -> 3" 3 "not a probe report \(its schema is not ecnwatch.probe/1\)" -- "$EW" -r "$CAP" --probe-report "$tmp/notprobe.json"
+jq '.findings[0].kind = "bleeching"' "$PB-probe.json" >"$tmp/badkind.json"
+expect "--probe-report with an unknown kind -> 3" 3 "finding 1: unknown kind 'bleeching'" -- "$EW" -r "$CAP" --probe-report "$tmp/badkind.json"
+jq '.findings[1].ttl = "2"' "$PB-probe.json" >"$tmp/badttl.json"
+expect "--probe-report with a string for a number -> 3" 3 "finding 2: a member is missing or of another type" -- "$EW" -r "$CAP" --probe-report "$tmp/badttl.json"
+head -c 3000 "$PB-probe.json" >"$tmp/cut.json"
+expect "--probe-report cut short -> 3" 3 "not JSON \(line" -- "$EW" -r "$CAP" --probe-report "$tmp/cut.json"
+{ printf '{"schema": "ecnwatch.probe/1", "pad": "'; head -c 4200000 /dev/zero | tr '\0' a; printf '"}'; } >"$tmp/big.json"
+expect "--probe-report past 4 MiB -> 3" 3 "larger than a probe report can be" -- "$EW" -r "$CAP" --probe-report "$tmp/big.json"
+probe_report() {
+    ew_json "$tmp/pr.json" -r "$PB-before.pcap" -r "$PB-after.pcap" --probe-report "$PB-probe.json" --json &&
+        jq_true "$tmp/pr.json" '.probe.file == "'"$PB-probe.json"'" and .probe.addr == "10.213.4.2" and
+            (.probe.findings | length) == 6 and
+            all(.probe.findings[]; .kind == "bleaching" and .ttl == 2 and .addr == "10.213.2.2" and
+                .last_as_sent == {ttl: 1, addr: "10.213.1.2"} and .captures_show_it) and
+            ([.path.hops[0].changes[] | select(.to == "not_ect" and .misuse == "bleaching")] | length) > 0' &&
+        bounded 60 python3 tests/schema_validate.py man/ecnwatch-report.schema.json "$tmp/pr.json" >"$tmp/pr.val" 2>&1 ||
+        { why="${why:-schema: $(head -c 200 "$tmp/pr.val")}"; return 1; }
+}
+check "--probe-report beside two captures: the probe's hop, shown by the captures too; the schema holds" probe_report
+probe_report_alone() {
+    ew_json "$tmp/pa.json" -r "$CAP" --probe-report "$PB-probe.json" --json &&
+        jq_true "$tmp/pa.json" '(.probe.findings | length) == 6 and all(.probe.findings[]; .captures_show_it == false)'
+}
+check "--probe-report beside a capture of other traffic: the captures do not show it" probe_report_alone
+expect "--probe-report: --fail-on bleaching matches the probe's findings" 1 "--fail-on matched: bleaching \(6 in the probe's report\)" -- \
+    "$EW" -r "$CAP" -q --probe-report "$PB-probe.json" --fail-on bleaching
+expect "--probe-report: --fail-on ecn_blackhole does not match" 0 "" "PROBE REPORT \(" -- \
+    "$EW" -r "$CAP" --probe-report "$PB-probe.json" --fail-on ecn_blackhole
+expect "--probe-report: the summary's PROBE REPORT block" 0 "" "bleaching \(tcp_ect0\) at hop 2 \(10.213.2.2\), after hop 1" -- \
+    "$EW" -r "$PB-before.pcap" -r "$PB-after.pcap" --probe-report "$PB-probe.json"
+
 finish cli
