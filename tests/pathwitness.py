@@ -184,6 +184,8 @@ def table(pcap, me):
             fl = num(v["tcp.flags"][0]) if v["tcp.flags"] else 0
             row["answer"] = "rst" if fl & 0x04 else "syn_ack" if (fl & 0x12) == 0x12 else "other"
             row["flags"] = {"ae": fl >> 8 & 1, "cwr": fl >> 7 & 1, "ece": fl >> 6 & 1}
+            ecn = v["ipv6.tclass.ecn"] or v["ip.dsfield.ecn"]
+            row["ecn"] = ECN[num(ecn[0]) & 3] if ecn else None
         else:
             continue
         if got is None:

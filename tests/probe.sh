@@ -409,9 +409,27 @@ case_clean() {
          and (map(select(.ttl == 4 and .answer == \"syn_ack\" and .from == \$h[\"4\"])) | length == 6)
          and (map(select(.ttl == 4 and .answer == \"unreachable\" and .from == \$h[\"4\"])) | length == 4)"
     frame $c 4
+    destination $c
     check "$c: every dimension unchanged, no finding" pj $c \
         "(.dimensions | length) >= 11 and all(.dimensions[]; .verdict == \"unchanged\" and .change == null) and .findings == []"
     fail_on $c any 0
+}
+
+# destination CASE: what the report says of D's SYN-ACKs is what the suite's
+# own SYNs got from D (its flags to the RFC 3168 and AccECN set-ups, its
+# codepoint to the plain SYN)
+destination() {
+    local c=$1 neg acc cp
+    neg='map(select(.ttl == 4 and .type == $t and .answer == "syn_ack"))[0].flags |
+         if . == null then "unseen" elif .ece == 1 and .cwr == 0 and .ae == 0 then "rfc3168"
+         elif .ece + .cwr + .ae == 0 then "refused" else "other" end'
+    acc=$(jq -rs --arg t tcp_accecn_setup "$neg" "$tmp/$c.w")
+    neg=$(jq -rs --arg t tcp_ecn_setup "$neg" "$tmp/$c.w")
+    cp=$(jq -rs 'map(select(.ttl == 4 and .type == "tcp_plain" and .answer == "syn_ack"))[0].ecn // "none"' "$tmp/$c.w")
+    truth $c "D's SYN-ACKs: $neg to the RFC 3168 set-up, $acc to the AccECN one, $cp to the plain SYN" \
+        eval "[ '$neg' = rfc3168 ] && [ '$cp' != none ]"
+    check "$c: the destination: RFC 3168 set-up $neg, AccECN set-up $acc, SYN-ACK $cp, as D answered the suite's SYNs" pj $c \
+        ".destination.rfc3168 == \"$neg\" and .destination.accecn == \"$acc\" and .destination.synack_codepoint == \"$cp\""
 }
 
 # case_ecn CASE FAM HOP MODE CHANGE KIND NEW TYPES...: router HOP rewrites

@@ -117,7 +117,7 @@ negotiation(const struct ew_probe_result *r, enum ew_probe_type t)
         return "unseen";
     ace = ew_tcp_ace((uint16_t)o->answer_flags);
     if (ace == 0)
-        return "none";
+        return "refused"; /* asked for, not granted */
     if (ace == 1)
         return "rfc3168";
     if (t == EW_PT_TCP_ACCECN_SETUP && (ace == 2 || ace == 3 || ace == 4 || ace == 6))
@@ -141,6 +141,20 @@ reflected(const struct ew_probe_result *r)
     case 6: return "ce";
     default: return NULL;
     }
+}
+
+/* the codepoint of the destination's SYN-ACK to the plain SYN */
+static const char *
+synack_codepoint(const struct ew_probe_result *r)
+{
+    const struct ew_probe_obs *o;
+
+    if (!r->dest_ttl || !r->types[EW_PT_TCP_PLAIN])
+        return NULL;
+    o = &r->obs[r->dest_ttl][EW_PT_TCP_PLAIN];
+    if (o->answer != EW_PA_SYN_ACK || !o->from_dst || o->answer_ecn < 0)
+        return NULL;
+    return ew_ecn_key[o->answer_ecn & 3];
 }
 
 static int
@@ -185,6 +199,7 @@ write_json(struct jw *w, const struct ew_probe_result *r, const struct ew_probe_
     jw_kstring(w, "rfc3168", negotiation(r, EW_PT_TCP_ECN_SETUP));
     jw_kstring(w, "accecn", negotiation(r, EW_PT_TCP_ACCECN_SETUP));
     jw_kstring_or_null(w, "syn_codepoint_reflected", reflected(r));
+    jw_kstring_or_null(w, "synack_codepoint", synack_codepoint(r));
     jw_object_end(w);
     jw_key(w, "hops");
     jw_array_begin(w);
