@@ -88,7 +88,7 @@ TOOLS = $(BUILD)/run_tests $(BUILD)/ecngen $(BUILD)/sweep $(BUILD)/tcpgen $(BUIL
 TOOLS += $(BUILD)/statesize
 # the fuzz harnesses without libFuzzer: replay saved inputs (tests/fuzz/README.md)
 TOOLS += $(BUILD)/replay_dissect $(BUILD)/replay_pipeline $(BUILD)/replay_quic $(BUILD)/mkseeds \
-         $(BUILD)/replay_pipeline_mem $(BUILD)/replay_pcapng $(BUILD)/replay_unzip
+         $(BUILD)/replay_pipeline_mem $(BUILD)/replay_pcapng $(BUILD)/replay_unzip $(BUILD)/replay_probe
 
 .PHONY: all tools test test-build check golden deps clean install uninstall fuzz fuzz-smoke fuzz-build bench
 
@@ -150,7 +150,7 @@ FUZZ_CC ?= clang
 FUZZ_BUILD = build/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 20
-FUZZ_NAMES = fuzz_dissect fuzz_pipeline fuzz_quic fuzz_pipeline_mem fuzz_pcapng fuzz_unzip
+FUZZ_NAMES = fuzz_dissect fuzz_pipeline fuzz_quic fuzz_pipeline_mem fuzz_pcapng fuzz_unzip fuzz_probe
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS = -g -O1 -std=c11 $(filter-out -Werror,$(WARN)) $(FUZZ_SAN) $(PKG_CFLAGS) -MMD -MP
 FUZZ_LIB_OBJ = $(DISSECT_SRC:%.c=$(FUZZ_BUILD)/%.o) $(CORE_SRC:%.c=$(FUZZ_BUILD)/%.o)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # lists.sh BUILD - the misuse kinds, path (AQM) verdicts, link types,
-# decoding events and tunnels come from one list each in the code (X(ID,
-# name, text) rows: src/findings/misuse.h, src/infer/infer.h, dissectors/pkt.h), which
+# decoding events, tunnels and probe types come from one list each in the code (X(ID,
+# name, text) rows: src/findings/misuse.h, src/infer/infer.h, dissectors/pkt.h,
+# src/probe/probe.h), which
 # `ecnwatch --list` prints. The schema's enums, the report's manual page, the
 # command's manual page and the shell completion must name exactly those, in
 # the same order where they list them, so that a row added in the code and
@@ -47,7 +48,7 @@ in_man() { # in_man PAGE WHAT: every name of WHAT appears in the page
     [ -z "$missing" ] || { why="$1 does not name:$missing"; return 1; }
 }
 
-for w in kinds aqm links events tunnels; do
+for w in kinds aqm links events tunnels probes; do
     check "--list $w: a numbered line per entry" names "$w"
 done
 check "schema: misuse kinds are the list's" schema_enum '."$defs".misuse_kind.enum' kinds
@@ -66,4 +67,7 @@ check "ecnwatch-report(5) names every path verdict" in_man man/ecnwatch-report.5
 check "ecnwatch-report(5) names every decoding event" in_man man/ecnwatch-report.5 events
 check "ecnwatch(1) names every link type" in_man man/ecnwatch.1 links
 check "ecnwatch(1) names every tunnel" in_man man/ecnwatch.1 tunnels
+check "schema: probe types are the list's" schema_enum '."$defs".probe_type.enum' probes
+check "ecnwatch(1) names every probe type" in_man man/ecnwatch.1 probes
+check "ecnwatch-report(5) names every probe type" in_man man/ecnwatch-report.5 probes
 finish lists

@@ -132,7 +132,7 @@ if [ "${1:-}" = --job ]; then
         exec bash tests/tshark.sh "$build" captures/*.pcap "${rl[@]}"
         ;;
     replay) # the fuzz regression inputs and hand-made seeds, replayed through each harness
-        for h in dissect pipeline quic pipeline_mem pcapng unzip; do
+        for h in dissect pipeline quic pipeline_mem pcapng unzip probe; do
             dirs=$(ls -d tests/fuzz/seeds/fuzz_$h tests/fuzz/regressions/fuzz_$h 2>/dev/null)
             # a replay of no input would prove nothing
             # shellcheck disable=SC2086

@@ -72,6 +72,7 @@ static const struct {
     {"links", ew_link_name, ew_link_text, EW_LINK_COUNT},
     {"events", ew_event_name, ew_event_text, EW_EV_COUNT},
     {"tunnels", ew_tunnel_name, ew_tunnel_text, EW_TUN_COUNT},
+    {"probes", ew_probe_type_name, ew_probe_type_text, EW_PT_COUNT},
 };
 
 int
@@ -106,7 +107,7 @@ usage(FILE *out)
             "       ecnwatch -i INTERFACE [options] [filter expression]\n"
             "       ecnwatch -D\n"
             "       ecnwatch --probe HOST[:PORT] [options]\n"
-            "       ecnwatch --list kinds|aqm|links|events|tunnels\n"
+            "       ecnwatch --list kinds|aqm|links|events|tunnels|probes\n"
             "Report what ECN is doing in a capture: codepoints, feedback, verdicts, misuse.\n"
             "\n"
             "  -r FILE             read a pcap or pcapng capture, also gzip or xz compressed;\n"
@@ -121,7 +122,8 @@ usage(FILE *out)
             "                      nobody), live and with -r\n"
             "  -D                  list the interfaces -i can capture on, and exit\n"
             "  --list WHAT         list the misuse kinds, path (AQM) verdicts, link types,\n"
-            "                      decoding events or tunnels, a line each: number, name, meaning\n"
+            "                      decoding events, tunnels or probe types, a line each:\n"
+            "                      number, name, meaning\n"
             "  -w FILE             write the packets read (after the filter, up to -c) to FILE\n"
             "                      as a pcap capture; a new or regular FILE appears whole at\n"
             "                      the end; '-' is standard output\n"
@@ -362,7 +364,7 @@ parse_option(int c, char **argv, struct ew_options *o)
         break;
     case OPT_LIST:
         if (ew_list_find(optarg) < 0)
-            return bad_value("--list", optarg, "kinds, aqm, links, events or tunnels");
+            return bad_value("--list", optarg, "kinds, aqm, links, events, tunnels or probes");
         o->list = optarg;
         break;
     case 'n':

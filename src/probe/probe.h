@@ -26,25 +26,26 @@
 #include "findings/misuse.h"
 
 /* The probe types, one row each: X(ID, name, udp, ip codepoint, TCP flags
- * (ecn.h's 9-bit value), AccECN option, field tested). Their order is the
- * order in which each TTL's probes are sent. */
+ * (ecn.h's 9-bit value), AccECN option, field tested, what it is; --list
+ * probes prints them). Their order is the order in which each TTL's probes
+ * are sent. */
 enum ew_probe_field { EW_PF_ECN, EW_PF_FLAGS, EW_PF_OPTION };
 
 #define EW_PROBE_TYPES(X) \
-    X(TCP_PLAIN, "tcp_plain", false, EW_ECN_NOT_ECT, EW_TCP_SYN, false, EW_PF_ECN) \
-    X(TCP_ECT0, "tcp_ect0", false, EW_ECN_ECT_0, EW_TCP_SYN, false, EW_PF_ECN) \
-    X(TCP_ECT1, "tcp_ect1", false, EW_ECN_ECT_1, EW_TCP_SYN, false, EW_PF_ECN) \
-    X(TCP_CE, "tcp_ce", false, EW_ECN_CE, EW_TCP_SYN, false, EW_PF_ECN) \
-    X(TCP_ECN_SETUP, "tcp_ecn_setup", false, EW_ECN_NOT_ECT, EW_TCP_SYN | EW_TCP_ECE | EW_TCP_CWR, false, EW_PF_FLAGS) \
-    X(TCP_ACCECN_SETUP, "tcp_accecn_setup", false, EW_ECN_NOT_ECT, EW_TCP_SYN | EW_TCP_ECE | EW_TCP_CWR | EW_TCP_AE, false, EW_PF_FLAGS) \
-    X(TCP_ACCECN_OPTION, "tcp_accecn_option", false, EW_ECN_NOT_ECT, EW_TCP_ACK | EW_TCP_PSH, true, EW_PF_OPTION) \
-    X(UDP_NOT_ECT, "udp_not_ect", true, EW_ECN_NOT_ECT, 0, false, EW_PF_ECN) \
-    X(UDP_ECT0, "udp_ect0", true, EW_ECN_ECT_0, 0, false, EW_PF_ECN) \
-    X(UDP_ECT1, "udp_ect1", true, EW_ECN_ECT_1, 0, false, EW_PF_ECN) \
-    X(UDP_CE, "udp_ce", true, EW_ECN_CE, 0, false, EW_PF_ECN)
+    X(TCP_PLAIN, "tcp_plain", false, EW_ECN_NOT_ECT, EW_TCP_SYN, false, EW_PF_ECN, "a SYN, Not-ECT, no ECN flags: the baseline") \
+    X(TCP_ECT0, "tcp_ect0", false, EW_ECN_ECT_0, EW_TCP_SYN, false, EW_PF_ECN, "a SYN whose IP ECN field is ECT(0)") \
+    X(TCP_ECT1, "tcp_ect1", false, EW_ECN_ECT_1, EW_TCP_SYN, false, EW_PF_ECN, "a SYN whose IP ECN field is ECT(1)") \
+    X(TCP_CE, "tcp_ce", false, EW_ECN_CE, EW_TCP_SYN, false, EW_PF_ECN, "a SYN whose IP ECN field is CE") \
+    X(TCP_ECN_SETUP, "tcp_ecn_setup", false, EW_ECN_NOT_ECT, EW_TCP_SYN | EW_TCP_ECE | EW_TCP_CWR, false, EW_PF_FLAGS, "a SYN with ECE and CWR (RFC 3168)") \
+    X(TCP_ACCECN_SETUP, "tcp_accecn_setup", false, EW_ECN_NOT_ECT, EW_TCP_SYN | EW_TCP_ECE | EW_TCP_CWR | EW_TCP_AE, false, EW_PF_FLAGS, "a SYN with AE, CWR and ECE (AccECN)") \
+    X(TCP_ACCECN_OPTION, "tcp_accecn_option", false, EW_ECN_NOT_ECT, EW_TCP_ACK | EW_TCP_PSH, true, EW_PF_OPTION, "an ACK with data and the AccECN option") \
+    X(UDP_NOT_ECT, "udp_not_ect", true, EW_ECN_NOT_ECT, 0, false, EW_PF_ECN, "a QUIC-Initial-shaped datagram, Not-ECT: the UDP baseline") \
+    X(UDP_ECT0, "udp_ect0", true, EW_ECN_ECT_0, 0, false, EW_PF_ECN, "the datagram with ECT(0)") \
+    X(UDP_ECT1, "udp_ect1", true, EW_ECN_ECT_1, 0, false, EW_PF_ECN, "the datagram with ECT(1)") \
+    X(UDP_CE, "udp_ce", true, EW_ECN_CE, 0, false, EW_PF_ECN, "the datagram with CE")
 
 enum ew_probe_type {
-#define EW_X(id, name, udp, ecn, flags, opt, field) EW_PT_##id,
+#define EW_X(id, name, udp, ecn, flags, opt, field, text) EW_PT_##id,
     EW_PROBE_TYPES(EW_X)
 #undef EW_X
     EW_PT_COUNT
@@ -59,6 +60,8 @@ struct ew_probe_spec {
     enum ew_probe_field field;
 };
 extern const struct ew_probe_spec ew_probe_specs[EW_PT_COUNT];
+extern const char *const ew_probe_type_name[EW_PT_COUNT];
+extern const char *const ew_probe_type_text[EW_PT_COUNT];
 extern const char *const ew_probe_field_name[3];
 
 /* ---- the wire (probe_wire.c) ---- */

@@ -9,7 +9,17 @@
 #include "probe/probe.h"
 
 const struct ew_probe_spec ew_probe_specs[EW_PT_COUNT] = {
-#define EW_X(id, nm, u, e, fl, opt, fld) {.name = nm, .udp = u, .ecn = e, .flags = fl, .option = opt, .field = fld},
+#define EW_X(id, nm, u, e, fl, opt, fld, text) {.name = nm, .udp = u, .ecn = e, .flags = fl, .option = opt, .field = fld},
+    EW_PROBE_TYPES(EW_X)
+#undef EW_X
+};
+const char *const ew_probe_type_name[EW_PT_COUNT] = {
+#define EW_X(id, nm, u, e, fl, opt, fld, text) nm,
+    EW_PROBE_TYPES(EW_X)
+#undef EW_X
+};
+const char *const ew_probe_type_text[EW_PT_COUNT] = {
+#define EW_X(id, nm, u, e, fl, opt, fld, text) text,
     EW_PROBE_TYPES(EW_X)
 #undef EW_X
 };
