@@ -627,6 +627,38 @@ socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"mark", (sys.argv[1], 9
     check "$c: not root: exit 3, one line on standard error, nothing sent; as root the same probe runs" \
         not_root "$c" "$n"
     check "$c: --probe 300.1.1.1 exits 2 with a message; a good target runs" bad_target "$c"
+    check "$c: as root, the probe runs as nobody (-Z's default) once its sockets are open" dropped
+    check "$c: -Z root keeps root, as tcpdump's -Z does" kept_root
+}
+# probe_uid [ARGS...]: the real, effective, saved and file-system user IDs of
+# a slow probe as root (one probe a second), read from /proc while it runs
+probe_uid() {
+    local pid i uid=""
+    timeout 30 ip netns exec "$NS_S" "$EW" --probe "$D4:80" -q --probe-rate 1 --probe-max 4 \
+        --probe-wait 2000 "$@" >/dev/null 2>&1 &
+    pid=$!
+    for i in $(seq 50); do
+        sleep 0.1
+        local child
+        child=$(pgrep -P "$pid" -f ecnwatch 2>/dev/null | head -1)
+        [ -n "$child" ] || child=$pid
+        uid=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$child/status" 2>/dev/null)
+        [ -n "$uid" ] && [ "$(tr -d '\0' <"/proc/$child/cmdline" 2>/dev/null | grep -c -- --probe)" = 1 ] &&
+            [ "$i" -ge 10 ] && break
+    done
+    wait_bounded 40 "$pid" || true
+    echo "$uid"
+}
+dropped() {
+    local uid
+    uid=$(probe_uid)
+    [ "$uid" = "65534 65534 65534 65534" ] || { why="user IDs while probing: '$uid'"; return 1; }
+    probe_runs
+}
+kept_root() {
+    local uid
+    uid=$(probe_uid -Z root)
+    [ "$uid" = "0 0 0 0" ] || { why="user IDs while probing with -Z root: '$uid'"; return 1; }
 }
 # probe_runs: the clean case's probe (root, a good target) wrote its report:
 # the exit statuses below are the probe's, not those of an unknown option
