@@ -213,7 +213,11 @@ judge_one(const struct ew_probe_result *r, enum ew_probe_type t, struct ew_probe
                      d->last_as_sent);
         return;
     }
-    if (t != b && p > a) {
+    /* a destination's Port Unreachable is an ICMP error its kernel rate-
+     * limits (Linux: one a second after a burst), so a UDP probe unanswered
+     * by the destination alone is no blackhole; a SYN's answer is not
+     * limited so */
+    if (t != b && p > a && !(ew_probe_specs[t].udp && p == r->dest_ttl && p - a == 1)) {
         int sent = 0;
 
         for (ttl = a + 1; ttl <= p; ttl++)

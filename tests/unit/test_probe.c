@@ -473,6 +473,36 @@ test_judge_blackhole(void)
     CU_ASSERT_EQUAL(d->verdict, EW_PV_BLACKHOLE);
     CU_ASSERT_EQUAL(d->first_silent, 4);
     CU_ASSERT_EQUAL(d->last_as_sent, 3);
+    /* a UDP probe the destination alone leaves unanswered: its Port
+     * Unreachable may be rate-limited, so no blackhole */
+    {
+        const struct ew_probe_dim *u = &r->dims[EW_PT_UDP_ECT1];
+
+        for (int ttl = 1; ttl <= 3; ttl++) {
+            hop(r, ttl, EW_PT_UDP_NOT_ECT, -2, 576);
+            hop(r, ttl, EW_PT_UDP_ECT1, -2, 576);
+        }
+        hop(r, 4, EW_PT_UDP_NOT_ECT, -2, 576);
+        r->obs[4][EW_PT_UDP_NOT_ECT].answer = EW_PA_UNREACHABLE;
+        r->obs[4][EW_PT_UDP_NOT_ECT].from_dst = true;
+        sent_only(r, 4, EW_PT_UDP_ECT1);
+        ew_probe_judge(r);
+        CU_ASSERT_EQUAL(u->verdict, EW_PV_UNCHANGED);
+        CU_ASSERT_EQUAL(u->last_as_sent, 3);
+        CU_ASSERT_EQUAL(u->conf, EW_PCONF_LIKELY);
+        CU_ASSERT_FALSE(ew_probe_found(r) & (1u << EW_MU_ECN_BLACKHOLE) &&
+                        r->findings[r->nfindings - 1].type == EW_PT_UDP_ECT1);
+        /* silent from hop 3 on: a blackhole */
+        memset(&r->obs[3][EW_PT_UDP_ECT1], 0, sizeof(r->obs[0][0]));
+        sent_only(r, 3, EW_PT_UDP_ECT1);
+        ew_probe_judge(r);
+        CU_ASSERT_EQUAL(u->verdict, EW_PV_BLACKHOLE);
+        CU_ASSERT_EQUAL(u->first_silent, 3);
+        for (int ttl = 1; ttl <= 4; ttl++) {
+            memset(&r->obs[ttl][EW_PT_UDP_NOT_ECT], 0, sizeof(r->obs[0][0]));
+            memset(&r->obs[ttl][EW_PT_UDP_ECT1], 0, sizeof(r->obs[0][0]));
+        }
+    }
     /* the plain probes silent past hop 1 too: no blackhole can be told */
     for (int ttl = 2; ttl <= 4; ttl++) {
         memset(&r->obs[ttl][EW_PT_TCP_PLAIN], 0, sizeof(r->obs[0][0]));
