@@ -377,6 +377,8 @@ text_probe_hint(FILE *out, int w, const struct ew_pass *p, struct ew_flow_room *
             continue;
         for (j = 0; j < sum->nf && !(PATH_KINDS & (1u << sum->fnd[j].kind)); j++)
             ;
+        if (j == sum->nf)
+            continue; /* the kind is among the findings not held in the row */
         client = sum->v.vantage == EW_VANT_SERVER;
         text_endpoint(f, client, e, sizeof(e));
         fputc('\n', out);
