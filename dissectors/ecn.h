@@ -67,6 +67,26 @@ ew_tcp_ace(uint16_t flags)
            ((flags & EW_TCP_ECE) ? 1u : 0u);
 }
 
+/* RFC 9768 §3.1.2 Table 2 and §3.2.2.1 Table 3: the codepoint an AccECN
+ * handshake code ((AE,CWR,ECE), ew_tcp_ace) says a packet arrived with; -1
+ * for codes that say nothing */
+static inline int
+ew_accecn_code_cp(unsigned code)
+{
+    switch (code) {
+    case 2:
+        return EW_ECN_NOT_ECT;
+    case 3:
+        return EW_ECN_ECT_1;
+    case 4:
+        return EW_ECN_ECT_0;
+    case 6:
+        return EW_ECN_CE;
+    default:
+        return -1;
+    }
+}
+
 /* names indexed by codepoint value */
 extern const char *const ew_ecn_name[4]; /* "Not-ECT", "ECT(1)", "ECT(0)", "CE" */
 extern const char *const ew_ecn_key[4];  /* "not_ect", "ect1", "ect0", "ce" */

@@ -202,25 +202,6 @@ fb_origin(const struct ctx *c, int d)
 
 /* ------------------------------------------------ the handshake's codes */
 
-/* RFC 9768 §3.1.2 Table 2 and §3.2.2.1 Table 3: the codepoint an AccECN
- * handshake code says a packet arrived with; -1 for codes that say nothing */
-static int
-code_to_cp(unsigned code)
-{
-    switch (code) {
-    case 2:
-        return EW_ECN_NOT_ECT;
-    case 3:
-        return EW_ECN_ECT_1;
-    case 4:
-        return EW_ECN_ECT_0;
-    case 6:
-        return EW_ECN_CE;
-    default:
-        return -1;
-    }
-}
-
 /* An AccECN handshake packet of direction d (the SYN on the client's, the
  * SYN-ACK on the server's) seen here as *sent; the peer reports it arrived as
  * *got. Any difference happened between this capture point and the peer. */
@@ -240,12 +221,12 @@ arrival_of(const struct ctx *c, int d, struct arrival *a)
         return false;
     if (d == c->f->client_dir) {
         *a = (struct arrival){h->synack_frame, "SYN", h->syn_ecn,
-                              code_to_cp(ew_tcp_ace(h->synack_flags))};
+                              ew_accecn_code_cp(ew_tcp_ace(h->synack_flags))};
     } else {
         if (!c->f->inf->ack3_seen)
             return false;
         *a = (struct arrival){c->f->inf->ack3_frame, "SYN-ACK", h->synack_ecn,
-                              code_to_cp(c->f->inf->ack3_ace)};
+                              ew_accecn_code_cp(c->f->inf->ack3_ace)};
     }
     return true;
 }
@@ -331,7 +312,7 @@ c_accecn_code_unasked(const struct ctx *c, int d, struct ew_finding *x)
 {
     unsigned syn = syn_code(c), sa = synack_code(c);
 
-    if (!both_handshake(c) || syn == HS_ACCECN_SYN || code_to_cp(sa) < 0 || syn == sa)
+    if (!both_handshake(c) || syn == HS_ACCECN_SYN || ew_accecn_code_cp(sa) < 0 || syn == sa)
         return false;
     x->first_frame = c->f->hs.synack_frame;
     return say(x,

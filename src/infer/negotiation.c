@@ -12,28 +12,27 @@ const char *const ew_neg_name[] = {
     [EW_NEG_NA] = "none",
 };
 
-static unsigned
-ecn_bits(uint16_t flags)
-{
-    return ew_tcp_ace(flags); /* (AE,CWR,ECE) as a 3-bit value, on a SYN: three flags */
-}
-
 enum ew_neg
 ew_flow_negotiation(const struct ew_flow *f)
 {
     const struct ew_handshake *h = &f->hs;
-    unsigned syn, sa;
 
     if (f->key.l4 != EW_L4_TCP)
         return EW_NEG_NA;
     if (h->syn_count == 0)
         return EW_NEG_UNSEEN;
-    syn = ecn_bits(h->syn_flags);
-    if (syn == 0)
+    if (ew_tcp_ace(h->syn_flags) == 0)
         return EW_NEG_NONE; /* no ECN requested */
     if (h->synack_count == 0)
         return EW_NEG_UNSEEN; /* requested; the answer was not captured */
-    sa = ecn_bits(h->synack_flags);
+    return ew_negotiation(ew_tcp_ace(h->syn_flags), ew_tcp_ace(h->synack_flags));
+}
+
+enum ew_neg
+ew_negotiation(unsigned syn, unsigned sa)
+{
+    if (syn == 0)
+        return EW_NEG_NONE;
     /* RFC 9768 §3.1.2, Table 2: "Some older TCP Server implementations
      * incorrectly set the TCP-ECN flags in the SYN/ACK by reflecting those in
      * the SYN." */

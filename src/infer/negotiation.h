@@ -20,5 +20,8 @@ extern const char *const ew_neg_name[];
 
 /* the handshake as far as it was seen (RFC 3168 §6.1.1, RFC 9768 Table 2) */
 enum ew_neg ew_flow_negotiation(const struct ew_flow *f);
+/* The negotiation a SYN's and its SYN-ACK's (AE,CWR,ECE) codes (ew_tcp_ace)
+ * make: none (the SYN asked for nothing), rfc3168, accecn, refused or broken. */
+enum ew_neg ew_negotiation(unsigned syn, unsigned synack);
 
 #endif /* ECNWATCH_NEGOTIATION_H */

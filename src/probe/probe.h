@@ -209,6 +209,10 @@ struct ew_probe_result {
 int ew_probe_obs_value(const struct ew_probe_obs *o, enum ew_probe_type t);
 /* The value sent. */
 int ew_probe_sent_value(enum ew_probe_type t);
+/* What the destination's SYN-ACK in o negotiated with the set-up of type t
+ * (enum ew_neg, negotiation.h), or -1 when o is no SYN-ACK of the
+ * destination. */
+int ew_probe_negotiation(const struct ew_probe_obs *o, enum ew_probe_type t);
 /* The dimensions and findings of r from its observations. */
 void ew_probe_judge(struct ew_probe_result *r);
 /* the mask of the kinds found */

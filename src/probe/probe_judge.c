@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "infer/negotiation.h"
 #include "probe/probe.h"
 
 const char *const ew_probe_verdict_name[EW_PV_COUNT] = {
@@ -38,19 +39,25 @@ ew_probe_sent_value(enum ew_probe_type t)
     return -1;
 }
 
-/* a SYN-ACK's answer to an ECN set-up SYN: what it proves arrived */
+int
+ew_probe_negotiation(const struct ew_probe_obs *o, enum ew_probe_type t)
+{
+    if (o->answer != EW_PA_SYN_ACK || !o->from_dst || o->answer_flags < 0)
+        return -1;
+    return ew_negotiation(ew_tcp_ace(ew_probe_specs[t].flags),
+                          ew_tcp_ace((uint16_t)o->answer_flags));
+}
+
+/* a SYN-ACK's answer to an ECN set-up SYN: the set-up arrived where the
+ * SYN-ACK negotiates what it asked for (RFC 3168 §6.1.1, RFC 9768 Table 2) */
 static int
 synack_value(const struct ew_probe_obs *o, enum ew_probe_type t)
 {
-    unsigned ace;
+    int neg = ew_probe_negotiation(o, t);
 
-    if (o->answer != EW_PA_SYN_ACK || !o->from_dst || o->answer_flags < 0)
-        return -1;
-    ace = ew_tcp_ace((uint16_t)o->answer_flags);
-    if (t == EW_PT_TCP_ECN_SETUP && ace == 1)
-        return ew_probe_sent_value(t); /* RFC 3168 §6.1.1: ECE, not CWR */
-    if (t == EW_PT_TCP_ACCECN_SETUP && (ace == 2 || ace == 3 || ace == 4 || ace == 6))
-        return ew_probe_sent_value(t); /* RFC 9768 Table 2: an AccECN reply */
+    if ((t == EW_PT_TCP_ECN_SETUP && neg == EW_NEG_RFC3168) ||
+        (t == EW_PT_TCP_ACCECN_SETUP && neg == EW_NEG_ACCECN))
+        return ew_probe_sent_value(t);
     return -1;
 }
 

@@ -8,6 +8,7 @@
 
 #include "base/jw.h"
 #include "base/version.h"
+#include "infer/negotiation.h"
 #include "probe/probe.h"
 
 static const char *
@@ -101,28 +102,21 @@ hop_ref(struct jw *w, const char *k, const struct ew_probe_result *r, enum ew_pr
     jw_object_end(w);
 }
 
-/* the destination's answers to the TCP set-up probes: what it negotiated */
+/* the destination's answers to the TCP set-up probes: what it negotiated
+ * (the capture's own rule, negotiation.h), "closed" (a RST) or "unseen" */
 static const char *
 negotiation(const struct ew_probe_result *r, enum ew_probe_type t)
 {
     const struct ew_probe_obs *o;
-    unsigned ace;
+    int neg;
 
     if (!r->dest_ttl || !r->types[t])
         return "unseen";
     o = &r->obs[r->dest_ttl][t];
     if (o->answer == EW_PA_RST && o->from_dst)
         return "closed";
-    if (o->answer != EW_PA_SYN_ACK || !o->from_dst || o->answer_flags < 0)
-        return "unseen";
-    ace = ew_tcp_ace((uint16_t)o->answer_flags);
-    if (ace == 0)
-        return "refused"; /* asked for, not granted */
-    if (ace == 1)
-        return "rfc3168";
-    if (t == EW_PT_TCP_ACCECN_SETUP && (ace == 2 || ace == 3 || ace == 4 || ace == 6))
-        return "accecn";
-    return "broken";
+    neg = ew_probe_negotiation(o, t);
+    return neg < 0 ? "unseen" : ew_neg_name[neg];
 }
 
 /* RFC 9768 Table 2: the codepoint of the SYN an AccECN SYN-ACK reflects */
@@ -130,17 +124,13 @@ static const char *
 reflected(const struct ew_probe_result *r)
 {
     const struct ew_probe_obs *o;
+    int cp;
 
     if (strcmp(negotiation(r, EW_PT_TCP_ACCECN_SETUP), "accecn"))
         return NULL;
     o = &r->obs[r->dest_ttl][EW_PT_TCP_ACCECN_SETUP];
-    switch (ew_tcp_ace((uint16_t)o->answer_flags)) {
-    case 2: return "not_ect";
-    case 3: return "ect1";
-    case 4: return "ect0";
-    case 6: return "ce";
-    default: return NULL;
-    }
+    cp = ew_accecn_code_cp(ew_tcp_ace((uint16_t)o->answer_flags));
+    return cp < 0 ? NULL : ew_ecn_key[cp];
 }
 
 /* the codepoint of the destination's SYN-ACK to the plain SYN */

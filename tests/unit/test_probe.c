@@ -422,6 +422,28 @@ test_judge_quotes(void)
     CU_ASSERT_EQUAL(d->verdict, EW_PV_UNCHANGED);
     CU_ASSERT_EQUAL(d->last_as_sent, 4);
     CU_ASSERT_EQUAL(d->conf, EW_PCONF_CERTAIN);
+    /* the AccECN set-up, quotes of 28 bytes: an AccECN SYN-ACK code shows it
+     * arrived, and so does 101 (AE, ECE: RFC 9768 §3.1.3, AccECN as the
+     * capture's negotiation rule reads it); ECE alone does not */
+    {
+        const struct ew_probe_dim *a = &r->dims[EW_PT_TCP_ACCECN_SETUP];
+
+        for (int ttl = 1; ttl <= 3; ttl++)
+            hop(r, ttl, EW_PT_TCP_ACCECN_SETUP, -2, 28);
+        dest(r, 4, EW_PT_TCP_ACCECN_SETUP, EW_TCP_SYN | EW_TCP_ACK | EW_TCP_CWR);
+        ew_probe_judge(r);
+        CU_ASSERT_EQUAL(a->verdict, EW_PV_UNCHANGED);
+        CU_ASSERT_EQUAL(a->last_as_sent, 4);
+        dest(r, 4, EW_PT_TCP_ACCECN_SETUP, EW_TCP_SYN | EW_TCP_ACK | EW_TCP_AE | EW_TCP_ECE);
+        ew_probe_judge(r);
+        CU_ASSERT_EQUAL(a->last_as_sent, 4);
+        dest(r, 4, EW_PT_TCP_ACCECN_SETUP, EW_TCP_SYN | EW_TCP_ACK | EW_TCP_ECE);
+        ew_probe_judge(r);
+        CU_ASSERT_EQUAL(a->verdict, EW_PV_UNKNOWN);
+        memset(r->obs[4] + EW_PT_TCP_ACCECN_SETUP, 0, sizeof(r->obs[0][0]));
+        for (int ttl = 1; ttl <= 3; ttl++)
+            memset(r->obs[ttl] + EW_PT_TCP_ACCECN_SETUP, 0, sizeof(r->obs[0][0]));
+    }
     /* stripped, hop 2 quoting short: after hop 1, likely */
     hop(r, 1, EW_PT_TCP_ECN_SETUP, -2, 576);
     hop(r, 2, EW_PT_TCP_ECN_SETUP, 0, 28);
