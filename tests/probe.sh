@@ -300,8 +300,9 @@ finding() {
             "any(.findings[]; .kind == \"$kind\" and .dimension == \"$t\" and .ttl == $k and .addr == \$h[\"$k\"])"
     done
 }
-# fail_on CASE KIND RC: --fail-on KIND exited RC, with its report, in the
-# run that run_case made while the boxes ran (FAIL_ON="KIND RC")
+# fail_on CASE KIND RC: --fail-on KIND exited RC, with its report (and with
+# RC 1 the line naming KIND and how many findings), in the run that run_case
+# made while the boxes ran (FAIL_ON="KIND RC")
 fail_on() {
     check "$1: --fail-on $2 exits $3" fail_on_was "$1"
 }
@@ -312,7 +313,9 @@ fail_on_was() {
 run_fail_on() { # run_fail_on CASE TARGET KIND RC
     # shellcheck disable=SC2086
     run_ew "$4" "$tmp/$1.fo.json" "$tmp/$1.fo.err" ip netns exec "$NS_S" "$EW" --probe "$2" --json $PROBE_OPTS \
-        --fail-on "$3" && jq_true "$tmp/$1.fo.json" '.schema == "ecnwatch.probe/1" and (.dimensions | length) > 0'
+        --fail-on "$3" && jq_true "$tmp/$1.fo.json" '.schema == "ecnwatch.probe/1" and (.dimensions | length) > 0' &&
+        { [ "$4" != 1 ] || grep -qx "ecnwatch: --fail-on matched: $3 ([0-9]* in the probe's report)" "$tmp/$1.fo.err" ||
+            { why="standard error: $(head -c 200 "$tmp/$1.fo.err")"; false; }; }
 }
 
 # ---------------------------------------------------------------- a case

@@ -27,18 +27,18 @@ json_fill(void *arg, FILE *out)
     return ew_probe_write_json(out, a->r, a->m);
 }
 
+/* --fail-on's line, as captures print it, counting the probe's findings */
 static void
-fail_on_line(uint32_t found)
+fail_on_print(const struct ew_probe_result *r, uint32_t mask)
 {
-    char line[512];
-    size_t n = 0;
-    int k;
+    struct ew_fail_on f;
+    size_t i;
 
-    for (k = 0; k < EW_MU_COUNT; k++)
-        if (found & (1u << k))
-            n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", n ? ", " : "",
-                                  ew_misuse_name[k]);
-    ew_err("ecnwatch: --fail-on matched: %s\n", line);
+    memset(&f, 0, sizeof(f));
+    f.found = ew_probe_found(r) & mask;
+    for (i = 0; i < r->nfindings; i++)
+        f.probe[r->findings[i].kind]++;
+    ew_fail_on_print(stderr, &f);
 }
 
 int
@@ -109,7 +109,7 @@ ew_probe_main(const struct ew_options *o, volatile sig_atomic_t *stop)
             }
         }
         if (status == EW_EXIT_DONE && (ew_probe_found(r) & o->fail_on)) {
-            fail_on_line(ew_probe_found(r) & o->fail_on);
+            fail_on_print(r, o->fail_on);
             status = EW_EXIT_FAIL_ON;
         }
     }
