@@ -331,15 +331,27 @@ text_totals(FILE *out, int w, const struct ew_analyzer *an, const struct ew_repo
               an->tot.tunnelled, an->tot.tunnelled_flows, an->tot.tunnelled_flows == 1 ? "" : "s");
 }
 
+/* the flow's client end (client true) or server end is its key's low end */
+static bool
+endpoint_is_lo(const struct ew_flow *f, bool client)
+{
+    return client ? f->client_dir == EW_DIR_LO_HI : f->client_dir != EW_DIR_LO_HI;
+}
+
+static uint16_t
+endpoint_port(const struct ew_flow *f, bool client)
+{
+    return endpoint_is_lo(f, client) ? f->key.port_lo : f->key.port_hi;
+}
+
 /* the flow's client end (client true) or server end as "addr:port"
  * ("[addr]:port" for IPv6, the address alone without ports) */
 static void
 text_endpoint(const struct ew_flow *f, bool client, char *buf, size_t len)
 {
     char a[INET6_ADDRSTRLEN];
-    bool from_lo = client ? f->client_dir == EW_DIR_LO_HI : f->client_dir != EW_DIR_LO_HI;
-    const uint8_t *addr = from_lo ? f->key.lo : f->key.hi;
-    uint16_t port = from_lo ? f->key.port_lo : f->key.port_hi;
+    const uint8_t *addr = endpoint_is_lo(f, client) ? f->key.lo : f->key.hi;
+    uint16_t port = endpoint_port(f, client);
 
     ew_addr_str(addr, f->key.family, a, sizeof(a));
     if (f->key.l4 == EW_L4_NONE)
@@ -386,8 +398,7 @@ text_probe_hint(FILE *out, int w, const struct ew_pass *p, struct ew_flow_room *
             wrapf(out, w, 2, "To find the hop of #%" PRIu64 "'s %s from the %s side: ecnwatch "
                              "--probe %s --probe-udp-port %u (ecnwatch(1), Probing a path)",
                   f->id, ew_misuse_name[sum->fnd[j].kind], client ? "server" : "client", e,
-                  client ? (f->client_dir == EW_DIR_LO_HI ? f->key.port_lo : f->key.port_hi)
-                         : (f->client_dir == EW_DIR_LO_HI ? f->key.port_hi : f->key.port_lo));
+                  endpoint_port(f, client));
         else
             wrapf(out, w, 2, "To find the hop of #%" PRIu64 "'s %s from the %s side: ecnwatch "
                              "--probe %s (ecnwatch(1), Probing a path)",
