@@ -88,7 +88,6 @@ ew_probe_main(const struct ew_options *o, volatile sig_atomic_t *stop)
             ew_err("ecnwatch: %s\n", err);
             status = EW_EXIT_INPUT; /* what was seen is still written */
         }
-        m.tcp_port = ew_probe_net_port(net);
         ew_probe_judge(r);
         fa.r = r;
         fa.m = &m;

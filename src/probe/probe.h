@@ -253,13 +253,12 @@ struct ew_probe_net;
  * sockets: not root, no CAP_NET_RAW), with err set. Nothing is sent. */
 int ew_probe_net_open(const struct ew_probe_opts *o, struct ew_probe_net **out,
                       struct ew_probe_result *r, char *err, size_t errlen);
-/* Send the probes and read the answers into r; m's counts filled. 0, or -1
+/* Send the probes and read the answers into r; m's counts and TCP port
+ * filled. 0, or -1
  * with err set when the network failed. */
 int ew_probe_net_run(struct ew_probe_net *n, struct ew_probe_result *r, struct ew_probe_meta *m,
                      volatile sig_atomic_t *stop, char *err, size_t errlen);
 void ew_probe_net_close(struct ew_probe_net *n);
-/* the TCP port probed */
-uint16_t ew_probe_net_port(const struct ew_probe_net *n);
 
 /* ---- a probe's report read back (probe_read.c) ---- */
 #define EW_PROBE_REPORT_MAX (4u << 20)

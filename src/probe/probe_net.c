@@ -290,12 +290,6 @@ ew_probe_net_close(struct ew_probe_net *n)
     free(n);
 }
 
-uint16_t
-ew_probe_net_port(const struct ew_probe_net *n)
-{
-    return n ? n->tcp_port : 0;
-}
-
 static int
 index_of(int ttl, int try, int type)
 {
@@ -492,6 +486,7 @@ ew_probe_net_run(struct ew_probe_net *n, struct ew_probe_result *r, struct ew_pr
     int ttl, try, t;
 
     m->stopped = "max_ttl";
+    m->tcp_port = n->tcp_port;
     for (ttl = 1; ttl <= n->o.max_ttl && ttl <= EW_PROBE_MAX_TTL; ttl++) {
         for (try = 0; try < TRIES; try++) {
             int sent = 0, any = 0;
